@@ -1,0 +1,1 @@
+"""retrieval_eval: measure retrieval, keep labels true, measure OOD robustness."""
