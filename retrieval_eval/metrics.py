@@ -1,0 +1,414 @@
+"""The metric engine: SPEC A3, once, vectorized over long DataFrames.
+
+Every number the toolkit reports about rankings comes from :func:`compute`. The seed API
+(``score``, ``query_metrics``), the DataFrame API (``evaluate``), the report, the CLI and the
+notebooks are thin faces on it. Three policies live here and nowhere else:
+
+* **Order** (:func:`order_run`): a run's own order is authoritative; rows are ranked by their
+  ``rank`` column within each (system, query_id). Readers decide ``rank`` (a TREC run read
+  with ``order="score"`` is re-ranked the trec_eval way before it gets here).
+* **Duplicates** (:func:`dedupe_run`): a key repeated inside one ranking counts once, at its
+  first occurrence. A repeat is not new evidence; counting it again pushes recall, AP and
+  nDCG above 1.
+* **Definitions** (:data:`METRIC_NAMES`, :func:`metric_name`): each metric once, with its
+  cutoff, relevance threshold and gain stated in its name when they differ from the spec's
+  defaults.
+
+There is no per-query Python loop: rows are grouped by integer codes and every sum is an
+``np.bincount`` over the whole run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+ID = pd.StringDtype()
+UNSTRATIFIED = "_unstratified"
+GAINS = ("exponential", "linear")
+#: Per-query metrics, in the order they appear in every table.
+METRIC_NAMES = ("precision", "recall", "ndcg", "mrr", "map", "hit_rate", "judged")
+#: The six metrics the spec defines; ``judged`` is this project's addition.
+SPEC_METRICS = METRIC_NAMES[:6]
+
+
+def metric_name(metric: str, k: int, gain: str = "exponential") -> str:
+    """The name a metric carries: ``ndcg@10``; ``ndcg_linear@10`` for trec_eval's gain.
+
+    The name says what the number is, so a linear-gain nDCG can never be compared with (or
+    gated as) the spec's exponential one by accident.
+    """
+    if gain not in GAINS:
+        raise ValueError(f"gain must be one of {GAINS}, got {gain!r}")
+    base = "ndcg_linear" if metric == "ndcg" and gain == "linear" else metric
+    return f"{base}@{int(k)}"
+
+
+def check_ks(k) -> tuple[int, ...]:
+    """Normalize ``k`` (an int or an iterable of ints) to a sorted tuple of distinct cutoffs."""
+    ks = (k,) if isinstance(k, (int, np.integer)) else tuple(k)
+    if not ks:
+        raise ValueError("at least one cutoff k is needed")
+    out = []
+    for value in ks:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"k must be a positive integer, got {value!r}")
+        out.append(int(value))
+    return tuple(sorted(set(out)))
+
+
+def judgment_keys(judgments: pd.DataFrame) -> pd.Series:
+    """The key that matches a judgment to a ranking entry: ``chunk_id``, else ``doc_uri``."""
+    return judgments["chunk_id"].fillna(judgments["doc_uri"]).astype(ID)
+
+
+def relevance_table(judgments: pd.DataFrame) -> pd.DataFrame:
+    """One row per (query_id, key) with its grade; when a pair is labeled twice the last wins.
+
+    ``validate`` reports such a pair as an error; scoring still needs one answer, and the last
+    line is the one a person editing the file most recently wrote.
+    """
+    table = pd.DataFrame(
+        {
+            "query_id": judgments["query_id"].astype(ID),
+            "key": judgment_keys(judgments),
+            "relevance": judgments["relevance"].astype("int64"),
+        }
+    )
+    return table.drop_duplicates(["query_id", "key"], keep="last").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Order and duplicates: the one place each is defined.
+
+
+def _codes(values: pd.Series, categories: pd.Index | None = None) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes for string values (first-appearance order), or their position in ``categories``."""
+    if categories is None:
+        codes, uniques = pd.factorize(values, sort=False)
+        return codes.astype(np.int64), pd.Index(uniques, dtype=ID)
+    return categories.get_indexer(values).astype(np.int64), categories
+
+
+@dataclass
+class _Prepared:
+    """A run reduced to integer arrays, ordered by (system, query_id, rank), deduplicated."""
+
+    system: np.ndarray  # system code per row
+    query: np.ndarray  # query code per row
+    doc: np.ndarray  # doc code per row
+    score: np.ndarray
+    position: np.ndarray  # 0-based position in the deduplicated ranking
+    block: np.ndarray  # ranking (system, query) code per row, non-decreasing
+    block_system: np.ndarray  # per block
+    block_query: np.ndarray  # per block
+    block_has_duplicates: np.ndarray  # per block
+    index: np.ndarray  # row labels of the kept rows in the input frame
+
+
+def _prepare(run: pd.DataFrame, systems: pd.Index, queries: pd.Index, docs: pd.Index | None,
+             depth: int | None) -> tuple[_Prepared, pd.Index]:
+    """Order, deduplicate and (optionally) cut a run to ``depth`` entries per ranking.
+
+    Rows whose query is not in ``queries`` are dropped (trec_eval ignores queries that have no
+    judgments). Doc ids are coded against ``docs`` when given, extending it with unseen ids.
+    """
+    sys_codes, _ = _codes(run["system"], systems)
+    q_codes, _ = _codes(run["query_id"], queries)
+    keep = q_codes >= 0
+    if docs is None:
+        doc_codes, docs = _codes(run["doc_id"])
+    else:
+        # Code the run's ids jointly with the judged keys: unjudged ids get codes past the end.
+        doc_codes, uniques = pd.factorize(
+            pd.concat([pd.Series(docs, dtype=ID), run["doc_id"].astype(ID)], ignore_index=True)
+        )
+        doc_codes = doc_codes[len(docs):].astype(np.int64)
+        docs = pd.Index(uniques, dtype=ID)
+    rank = run["rank"].to_numpy(dtype=np.int64)
+    score = run["score"].to_numpy(dtype=np.float64)
+    index = np.arange(len(run))
+    if not keep.all():
+        sys_codes, q_codes, doc_codes, rank, score, index = (
+            a[keep] for a in (sys_codes, q_codes, doc_codes, rank, score, index)
+        )
+    nq = max(len(queries), 1)
+    group = sys_codes * nq + q_codes
+    # Files keep each ranking contiguous and in rank order; sort only when they do not.
+    if len(group) > 1:
+        change = group[1:] != group[:-1]
+        contiguous = (
+            np.count_nonzero(change) + 1 == len(np.unique(group))
+            and bool(np.all((rank[1:] > rank[:-1]) | change))
+        )
+    else:
+        contiguous = True
+    if not contiguous:
+        order = np.lexsort((rank, group))
+        sys_codes, q_codes, doc_codes, rank, score, index, group = (
+            a[order] for a in (sys_codes, q_codes, doc_codes, rank, score, index, group)
+        )
+    n = len(group)
+    if n:
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    else:
+        starts = np.zeros(0, dtype=np.int64)
+    block = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
+    # First occurrence of a key within a ranking counts; later ones are dropped.
+    pair = block.astype(np.int64) * max(len(docs), 1) + doc_codes
+    dup = pd.Series(pair, copy=False).duplicated().to_numpy()
+    block_has_duplicates = np.bincount(block[dup], minlength=len(starts)) > 0
+    if dup.any():
+        keep = ~dup
+        sys_codes, q_codes, doc_codes, score, index, block = (
+            a[keep] for a in (sys_codes, q_codes, doc_codes, score, index, block)
+        )
+    counts = np.bincount(block, minlength=len(starts))
+    new_starts = np.r_[0, np.cumsum(counts)[:-1]] if len(starts) else starts
+    position = np.arange(len(block)) - np.repeat(new_starts, counts)
+    if depth is not None:
+        cut = position < depth
+        if not cut.all():
+            sys_codes, q_codes, doc_codes, score, index, block, position = (
+                a[cut] for a in (sys_codes, q_codes, doc_codes, score, index, block, position)
+            )
+    prepared = _Prepared(
+        system=sys_codes,
+        query=q_codes,
+        doc=doc_codes,
+        score=score,
+        position=position,
+        block=block,
+        block_system=(group[starts] // nq) if n else np.zeros(0, np.int64),
+        block_query=(group[starts] % nq) if n else np.zeros(0, np.int64),
+        block_has_duplicates=block_has_duplicates,
+        index=index,
+    )
+    return prepared, docs
+
+
+def order_run(run: pd.DataFrame) -> pd.DataFrame:
+    """The run in evaluation order: grouped by (system, query_id) in first-appearance order,
+    each ranking in ``rank`` order. Nothing is dropped."""
+    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
+    queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
+    nq = max(len(queries), 1)
+    group = _codes(run["system"], systems)[0] * nq + _codes(run["query_id"], queries)[0]
+    order = np.lexsort((run["rank"].to_numpy(np.int64), group))
+    return run.iloc[order].reset_index(drop=True)
+
+
+def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
+    """The run as metrics see it: ordered, each key counted at its first occurrence only.
+
+    Returns a new long frame (system, query_id, rank, doc_id, score, plus any other columns of
+    the input) where ``rank`` is the 1-based position in the deduplicated ranking, cut to
+    ``depth`` entries per ranking when given. ``top1`` of a query (calibration) is its row
+    with rank 1 here.
+    """
+    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
+    queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
+    prepared, _ = _prepare(run, systems, queries, None, depth)
+    out = run.iloc[prepared.index].reset_index(drop=True)
+    out["rank"] = (prepared.position + 1).astype(np.int64)
+    return out
+
+
+def duplicated_rankings(run: pd.DataFrame) -> pd.DataFrame:
+    """(system, query_id) pairs whose ranking repeated a key, in evaluation order."""
+    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
+    queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
+    prepared, _ = _prepare(run, systems, queries, None, 0)
+    flagged = prepared.block_has_duplicates
+    return pd.DataFrame(
+        {
+            "system": pd.array(systems[prepared.block_system[flagged]], dtype=ID),
+            "query_id": pd.array(queries[prepared.block_query[flagged]], dtype=ID),
+        }
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The engine.
+
+
+def _grouped_cumsum(values: np.ndarray, block: np.ndarray, n_blocks: int) -> np.ndarray:
+    """Cumulative sum of ``values`` restarting at every block (rows sorted by block)."""
+    total = np.cumsum(values)
+    block_totals = np.bincount(block, weights=values, minlength=n_blocks)
+    before = np.r_[0.0, np.cumsum(block_totals)[:-1]]
+    return total - before[block]
+
+
+def compute(
+    judgments: pd.DataFrame,
+    run: pd.DataFrame,
+    k=(10,),
+    threshold: int = 1,
+    gain: str = "exponential",
+) -> pd.DataFrame:
+    """Per-query metrics for every system of ``run`` at every cutoff in ``k``: SPEC A3.
+
+    ``judgments`` and ``run`` are the frames the readers return (``docs/data-model.md``).
+    Returns one row per (system, query_id) for every judged query of every system, systems in
+    first-appearance order, queries in the order they first appear in the judgments, with:
+
+    * ``system``, ``query_id``, ``stratum`` (the query's stratum, ``_unstratified`` without);
+    * ``n_judged``, ``n_relevant`` (labels at or above ``threshold``), ``retrieved``
+      (deduplicated ranking length, up to the largest cutoff);
+    * ``missing`` (the system has no ranking for the query: it scores zero, never dropped),
+      ``no_positives`` (nothing at the threshold: excluded from averages), ``duplicates``
+      (the ranking repeated a key; only the first occurrence counted);
+    * one float column per metric and cutoff, named by :func:`metric_name`:
+      precision (hits / k), recall (hits / relevant), ndcg (gain ``2**g - 1`` or ``g``,
+      discount ``log2(rank + 1)``, ideal list = every judged grade of the query, sorted,
+      cut at k), mrr (1 / rank of the first hit within k), map (average precision within k,
+      over all relevant), hit_rate, judged (share of the top k that has any judgment: how far
+      the closed-world assumption "unjudged = not relevant" is being trusted).
+
+    Runs' queries without judgments are ignored, as trec_eval ignores them.
+    """
+    if gain not in GAINS:
+        raise ValueError(f"gain must be one of {GAINS}, got {gain!r}")
+    ks = check_ks(k)
+    kmax = ks[-1]
+    rel = relevance_table(judgments)
+    queries = pd.Index(pd.unique(judgments["query_id"].astype(ID)), dtype=ID)
+    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
+    if len(systems) == 0:
+        systems = pd.Index(["run"], dtype=ID)
+    nq, ns = len(queries), len(systems)
+
+    # Judged keys, coded once; the run's ids are coded jointly against them.
+    key_codes, keys = _codes(rel["key"])
+    rel_q = queries.get_indexer(rel["query_id"]).astype(np.int64)
+    grades = rel["relevance"].to_numpy(np.int64)
+    prepared, docs = _prepare(run, systems, queries, keys, kmax)
+
+    # Relevance lookup: (query, key) pairs as one sorted int64 code, then searchsorted.
+    width = max(len(docs), 1)
+    judged_pairs = rel_q * width + key_codes
+    order = np.argsort(judged_pairs, kind="stable")
+    judged_pairs, judged_grades = judged_pairs[order], grades[order]
+    row_pairs = prepared.query * width + prepared.doc
+    at = np.searchsorted(judged_pairs, row_pairs)
+    at_clipped = np.minimum(at, max(len(judged_pairs) - 1, 0))
+    is_judged = (at < len(judged_pairs)) & (
+        judged_pairs[at_clipped] == row_pairs if len(judged_pairs) else False
+    )
+    row_grade = np.where(is_judged, judged_grades[at_clipped] if len(judged_pairs) else 0, 0)
+    hit = row_grade >= threshold
+    gains = (np.exp2(row_grade) - 1.0) if gain == "exponential" else row_grade.astype(float)
+    position = prepared.position
+    discount = 1.0 / np.log2(position + 2.0)
+
+    # Ideal DCG per query: every judged grade, sorted descending, cut at k.
+    ideal_order = np.lexsort((-grades, rel_q))
+    iq, ig = rel_q[ideal_order], grades[ideal_order]
+    istarts = np.r_[0, np.cumsum(np.bincount(iq, minlength=nq))[:-1]] if nq else np.zeros(0, int)
+    ipos = np.arange(len(iq)) - istarts[iq] if len(iq) else np.zeros(0, np.int64)
+    igain = (np.exp2(ig) - 1.0) if gain == "exponential" else ig.astype(float)
+    idisc = igain / np.log2(ipos + 2.0)
+    n_relevant = np.bincount(rel_q, weights=grades >= threshold, minlength=nq)
+    n_judged = np.bincount(rel_q, minlength=nq)
+
+    # Per ranking (block) sums, then scattered onto the (system x query) grid.
+    block = prepared.block
+    nb = len(prepared.block_system)
+    cell = prepared.block_system * nq + prepared.block_query
+    cumhits = _grouped_cumsum(hit.astype(float), block, nb)
+    first_hit = np.full(nb, np.inf)
+    hit_rows = np.flatnonzero(hit)
+    if len(hit_rows):
+        hb = block[hit_rows]
+        first = np.r_[True, hb[1:] != hb[:-1]]
+        first_hit[hb[first]] = position[hit_rows[first]]
+
+    grid = ns * nq
+    present = np.zeros(grid, dtype=bool)
+    present[cell] = True
+    dup_grid = np.zeros(grid, dtype=bool)
+    dup_grid[cell] = prepared.block_has_duplicates
+    retrieved = np.zeros(grid, dtype=np.int64)
+    retrieved[cell] = np.bincount(block, minlength=nb)
+    nrel = np.tile(n_relevant, ns)
+    safe_nrel = np.where(nrel > 0, nrel, 1.0)
+
+    columns: dict[str, np.ndarray] = {}
+    for kk in ks:
+        inside = position < kk
+        hits = np.bincount(block, weights=hit & inside, minlength=nb)
+        dcg = np.bincount(block, weights=gains * discount * inside, minlength=nb)
+        ap_sum = np.bincount(block, weights=(hit & inside) * cumhits / (position + 1.0), minlength=nb)
+        judged = np.bincount(block, weights=is_judged & inside, minlength=nb)
+        idcg = np.tile(np.bincount(iq, weights=idisc * (ipos < kk), minlength=nq), ns)
+        rr = np.where(first_hit < kk, 1.0 / (first_hit + 1.0), 0.0)
+
+        def spread(values: np.ndarray) -> np.ndarray:
+            out = np.zeros(grid)
+            out[cell] = values
+            return out
+
+        g_hits, g_dcg = spread(hits), spread(dcg)
+        columns[metric_name("precision", kk)] = g_hits / kk
+        columns[metric_name("recall", kk)] = np.where(nrel > 0, g_hits / safe_nrel, 0.0)
+        columns[metric_name("ndcg", kk, gain)] = np.where(
+            idcg > 0, g_dcg / np.where(idcg > 0, idcg, 1.0), 0.0
+        )
+        columns[metric_name("mrr", kk)] = spread(rr)
+        columns[metric_name("map", kk)] = np.where(nrel > 0, spread(ap_sum) / safe_nrel, 0.0)
+        columns[metric_name("hit_rate", kk)] = (g_hits > 0).astype(float)
+        columns[metric_name("judged", kk)] = spread(judged) / kk
+
+    ordered = {name: columns[name] for m in METRIC_NAMES for name in
+               [metric_name(m, kk, gain) for kk in ks]}
+    strata = _query_strata(judgments, queries)
+    frame = pd.DataFrame(
+        {
+            "system": pd.array(np.repeat(systems.to_numpy(), nq), dtype=ID),
+            "query_id": pd.array(np.tile(queries.to_numpy(), ns), dtype=ID),
+            "stratum": pd.array(np.tile(strata, ns), dtype=ID),
+            "n_judged": np.tile(n_judged, ns).astype(np.int64),
+            "n_relevant": nrel.astype(np.int64),
+            "retrieved": retrieved,
+            "missing": ~present,
+            "no_positives": nrel == 0,
+            "duplicates": dup_grid,
+            **ordered,
+        }
+    )
+    return frame
+
+
+def _query_strata(judgments: pd.DataFrame, queries: pd.Index) -> np.ndarray:
+    """Each query's stratum (its first labelled one), ``_unstratified`` when it has none."""
+    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
+    first = pd.Series(strata.to_numpy(), index=judgments["query_id"].astype(ID).to_numpy())
+    first = first[~first.index.duplicated()]
+    return first.reindex(queries.to_numpy()).to_numpy(dtype=object)
+
+
+def metric_columns(per_query: pd.DataFrame) -> list[str]:
+    """The metric columns of a per-query frame, in table order."""
+    return [c for c in per_query.columns if "@" in c]
+
+
+def aggregate(per_query: pd.DataFrame, by=("system",)) -> pd.DataFrame:
+    """Macro means over the scored queries (those with positives), with ``n`` = their count.
+
+    Queries without positives are excluded, not scored zero: there was nothing for retrieval
+    to find. Values are rounded to 12 decimals as the spec's report is. Groups with no scored
+    query have ``n`` 0 and NaN means (a metric that was not computed is absent, not zero).
+    """
+    cols = metric_columns(per_query)
+    by = list(by)
+    scored = per_query[~per_query["no_positives"]]
+    means = scored.groupby(by, sort=False, observed=True)[cols].mean()
+    counts = (~per_query["no_positives"]).groupby(
+        [per_query[c] for c in by], sort=False, observed=True
+    ).sum()
+    out = means.reindex(counts.index).round(12)
+    out.insert(0, "n", counts.astype(np.int64))
+    return out
