@@ -1,0 +1,424 @@
+"""CI gates over a report: PASS, FAIL or INDETERMINATE (SPEC A6).
+
+Four forms, because an absolute threshold alone gets tuned until it passes::
+
+    recall@5:0.8                  absolute floor
+    recall@5:-0.02                delta against a baseline report (regression tolerance)
+    worst-stratum:recall@5:0.7    floor on the weakest query class
+    auroc:ci-lower:0.8            floor on the lower end of the metric's interval
+
+A third outcome, INDETERMINATE, exists because "I cannot tell" is not "it failed" and must not
+be "it passed" either: a gate on a metric that was never computed, on a delta with no baseline,
+or on an interval that does not exist refuses to decide rather than guess.
+
+Reports are the spec's JSON dicts (``spec-fixtures/schemas/report.schema.json``); any object
+with a ``to_dict()`` returning one is accepted too.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal, Mapping
+
+from .errors import FormatError
+
+__all__ = [
+    "Gate",
+    "GateError",
+    "GateEvaluation",
+    "GateResult",
+    "Status",
+    "apply_gates",
+    "check_report",
+    "evaluate_gates",
+    "parse_gate",
+    "worse_status",
+]
+
+Status = Literal["PASS", "FAIL", "INDETERMINATE"]
+GateKind = Literal["absolute", "delta", "worst-stratum", "ci-lower"]
+
+_SEVERITY = {"PASS": 0, "INDETERMINATE": 1, "FAIL": 2}
+
+#: A finite decimal: optional sign, digits with an optional fraction (or a bare fraction such
+#: as ``.5``), optional exponent. ``float()`` alone would accept ``nan``, ``inf``, ``1_000`` and
+#: surrounding whitespace; a threshold two readers could understand differently is refused.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+#: Decimals both sides of a delta comparison are rounded to: report values carry 12 decimals,
+#: so a drop of exactly the tolerance must pass whatever binary rounding made of it.
+_DECIMALS = 12
+
+
+class GateError(ValueError):
+    """A malformed gate expression; ``str(err)`` is the one-line message a user sees."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A parsed gate expression: ``raw`` as written, its ``kind``, ``metric`` and ``threshold``.
+
+    For ``absolute``, ``worst-stratum`` and ``ci-lower`` the threshold is a floor; for ``delta``
+    it is the smallest acceptable change against the baseline (``-0.02``: may drop by at most
+    0.02; ``+0.01``: must rise by at least 0.01).
+    """
+
+    raw: str
+    kind: GateKind
+    metric: str
+    threshold: float
+
+    def __str__(self) -> str:
+        return self.raw
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One gate's outcome. ``observed`` is the number the gate compared (the metric value, the
+    worst stratum's value, or the interval's lower end); ``baseline`` the baseline value of a
+    delta gate. Either is None when there was nothing to observe."""
+
+    expression: str
+    status: Status
+    observed: float | None = None
+    baseline: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report's ``verdict.gates`` item; unset numbers are omitted."""
+        out: dict[str, Any] = {"expression": self.expression, "status": self.status}
+        if self.observed is not None:
+            out["observed"] = self.observed
+        if self.baseline is not None:
+            out["baseline"] = self.baseline
+        return out
+
+
+@dataclass(frozen=True)
+class GateEvaluation:
+    """Every gate's result, the combined status (the worst of them; PASS when there are no
+    gates) and one reason per gate that did not pass, in gate order."""
+
+    status: Status
+    results: list[GateResult]
+    reasons: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "PASS"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "results": [r.to_dict() for r in self.results],
+            "reasons": list(self.reasons),
+        }
+
+
+def worse_status(a: Status, b: Status) -> Status:
+    """The more serious of two verdicts: FAIL beats INDETERMINATE beats PASS.
+
+    A gate only knows about the numbers it was pointed at. It cannot clear a finding it never
+    looked at, such as a judgment set ``validate`` rejects, so combining a passing gate with a
+    worse verdict keeps the worse one.
+    """
+    for status in (a, b):
+        if status not in _SEVERITY:
+            raise ValueError(f"unknown status {status!r}; expected PASS, FAIL or INDETERMINATE")
+    return a if _SEVERITY[a] >= _SEVERITY[b] else b
+
+
+def _number(text: str, expression: str) -> float:
+    if not _NUMBER.fullmatch(text):
+        raise GateError(f"gate '{expression}': '{text}' is not a number")
+    value = float(text)
+    if not math.isfinite(value):  # e.g. 1e999
+        raise GateError(f"gate '{expression}': '{text}' is not a finite number")
+    return value
+
+
+def _metric(text: str, expression: str) -> str:
+    if not text or text != text.strip():
+        raise GateError(f"gate '{expression}': expected metric:threshold, the metric is empty")
+    return text
+
+
+def parse_gate(expression: str) -> Gate:
+    """Parse one gate expression into a :class:`Gate`.
+
+    ``metric:floor`` is absolute; a leading ``+`` or ``-`` on the number (``metric:-0.02``)
+    makes it a delta against a baseline, so a negative absolute floor cannot be written (none
+    of the metrics can go below zero); ``worst-stratum:metric:floor`` and
+    ``metric:ci-lower:floor`` are the other two forms. Metric names may contain ``@`` and
+    ``_`` (``ndcg@10``, ``fpr@95tpr``) but no ``:``. Numbers must be finite decimals
+    (``0.8``, ``.5``, ``1e-1``); anything else raises :class:`GateError`.
+    """
+    if not isinstance(expression, str):
+        raise GateError(f"gate {expression!r}: expected a string such as 'recall@10:0.8'")
+    parts = expression.split(":")
+    if parts[0] == "worst-stratum":
+        if len(parts) != 3:
+            raise GateError(f"gate '{expression}': expected worst-stratum:metric:floor")
+        metric = _metric(parts[1], expression)
+        return Gate(expression, "worst-stratum", metric, _number(parts[2], expression))
+    if len(parts) == 3 and parts[1] == "ci-lower":
+        metric = _metric(parts[0], expression)
+        return Gate(expression, "ci-lower", metric, _number(parts[2], expression))
+    if len(parts) != 2:
+        raise GateError(f"gate '{expression}': expected metric:threshold")
+    metric = _metric(parts[0], expression)
+    kind: GateKind = "delta" if parts[1][:1] in ("+", "-") else "absolute"
+    return Gate(expression, kind, metric, _number(parts[1], expression))
+
+
+# -- reading reports ---------------------------------------------------------------------------
+
+
+def _as_report(report: Any) -> Mapping[str, Any]:
+    if report is None:
+        return {}
+    if isinstance(report, Mapping):
+        return report
+    to_dict = getattr(report, "to_dict", None)
+    if callable(to_dict):
+        out = to_dict()
+        if isinstance(out, Mapping):
+            return out
+    raise TypeError(f"expected a report dict or an object with to_dict(), got {type(report).__name__}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_report(data: Any, label: str = "baseline") -> dict[str, Any]:
+    """Check that ``data`` (parsed JSON) is a report a gate can read, and return it.
+
+    Only what gates rely on is checked: an object with a ``metrics`` object whose measurements
+    each carry a finite numeric ``value`` (and, when present, a two-number ``ci``), and the
+    same inside ``per_stratum``. A baseline that is not a report would otherwise make every
+    delta gate quietly INDETERMINATE, or worse, compare against garbage. Raises
+    :class:`~retrieval_eval.errors.FormatError` naming ``label``.
+    """
+    if not isinstance(data, Mapping):
+        raise FormatError(label, None, f"not a report: expected a JSON object, got {_json_type(data)}")
+    metrics = data.get("metrics")
+    if not isinstance(metrics, Mapping):
+        raise FormatError(label, None, "not a report: no 'metrics' object")
+    _check_measurements(metrics, label, "metrics")
+    strata = data.get("per_stratum")
+    if strata is not None:
+        if not isinstance(strata, Mapping):
+            raise FormatError(label, None, "'per_stratum' must be an object")
+        for name, stratum in strata.items():
+            if not isinstance(stratum, Mapping):
+                raise FormatError(label, None, f"per_stratum.{name} must be an object")
+            n = stratum.get("n")
+            if not (isinstance(n, int) and not isinstance(n, bool) and n >= 0):
+                raise FormatError(label, None, f"per_stratum.{name}.n must be a non-negative integer")
+            inner = stratum.get("metrics", {})
+            if not isinstance(inner, Mapping):
+                raise FormatError(label, None, f"per_stratum.{name}.metrics must be an object")
+            _check_measurements(inner, label, f"per_stratum.{name}.metrics")
+    return dict(data)
+
+
+def _check_measurements(metrics: Mapping[str, Any], label: str, where: str) -> None:
+    for name, m in metrics.items():
+        if not isinstance(m, Mapping):
+            raise FormatError(label, None, f"{where}.{name} must be an object with a 'value'")
+        if "value" not in m:
+            raise FormatError(label, None, f"{where}.{name} has no 'value'")
+        if not _is_number(m["value"]):
+            raise FormatError(label, None, f"{where}.{name}.value must be a finite number")
+        ci = m.get("ci")
+        if ci is not None and not (
+            isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_is_number(x) for x in ci)
+        ):
+            raise FormatError(label, None, f"{where}.{name}.ci must be two finite numbers")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _measurement(report: Mapping[str, Any], metric: str) -> Mapping[str, Any] | None:
+    metrics = report.get("metrics") or {}
+    m = metrics.get(metric) if isinstance(metrics, Mapping) else None
+    if isinstance(m, Mapping) and _is_number(m.get("value")):
+        return m
+    return None
+
+
+def _indeterminate(m: Mapping[str, Any] | None) -> str | None:
+    """The measurement's own reason it cannot be trusted (a calibration metric over fewer
+    negatives than it needs), or None."""
+    if m is None:
+        return None
+    why = m.get("indeterminate")
+    if why in (None, False, ""):
+        return None
+    return str(why) if why is not True else "the measurement is marked indeterminate"
+
+
+# -- evaluating ---------------------------------------------------------------------------------
+
+
+def _fmt(value: float, threshold: float | None = None) -> str:
+    """Four decimals, or as many as it takes to show why ``value`` fell short of ``threshold``."""
+    text = f"{value:.4f}"
+    if threshold is not None and float(text) >= threshold > value:
+        text = f"{value:.12g}"
+    return text
+
+
+def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
+    raw, metric, threshold = gate.raw, gate.metric, gate.threshold
+    judgments = report.get("judgments") or {}
+    nothing_scored = isinstance(judgments, Mapping) and judgments.get("queries_scored") == 0
+
+    def undecided(reason: str, observed: float | None = None, base: float | None = None):
+        return GateResult(raw, "INDETERMINATE", observed, base), f"{raw}: {reason}"
+
+    if gate.kind == "worst-stratum":
+        strata = report.get("per_stratum") or {}
+        scored = {
+            name: s for name, s in strata.items()
+            if isinstance(s, Mapping) and isinstance(s.get("n"), int) and s["n"] > 0
+        }
+        if strata and not scored:
+            return undecided(f"no stratum was scored for '{metric}'")
+        values: dict[str, float] = {}
+        unsure: dict[str, str] = {}
+        for name, s in scored.items():
+            m = _measurement(s, metric)
+            if m is None:
+                continue
+            why = _indeterminate(m)
+            if why is not None:
+                unsure[name] = why
+            else:
+                values[name] = float(m["value"])
+        if not values and not unsure:
+            return undecided(f"no per-stratum data for '{metric}'")
+        if values:
+            worst = min(values, key=lambda name: values[name])
+            observed = values[worst]
+            if observed < threshold:
+                return GateResult(raw, "FAIL", observed), (
+                    f"{raw}: worst stratum '{worst}' has {metric} {_fmt(observed, threshold)}, "
+                    f"below {threshold!r}"
+                )
+        else:
+            observed = None
+        if unsure:
+            name = next(iter(unsure))
+            return undecided(f"'{metric}' in stratum '{name}' cannot be gated: {unsure[name]}", observed)
+        return GateResult(raw, "PASS", observed), None
+
+    m = _measurement(report, metric)
+    if m is None:
+        if nothing_scored:
+            return undecided(f"no query was scored, so '{metric}' was not computed")
+        return undecided(f"metric '{metric}' not present in the report")
+    value = float(m["value"])
+    why = _indeterminate(m)
+    if why is not None:
+        return undecided(f"'{metric}' cannot be gated: {why}", value)
+
+    if gate.kind == "ci-lower":
+        ci = m.get("ci")
+        if not (isinstance(ci, (list, tuple)) and len(ci) == 2 and _is_number(ci[0])):
+            return undecided(f"no confidence interval on '{metric}', sample it more than once", value)
+        lower = float(ci[0])
+        if lower >= threshold:
+            return GateResult(raw, "PASS", lower), None
+        return GateResult(raw, "FAIL", lower), (
+            f"{raw}: the lower end of the interval on {metric} is {_fmt(lower, threshold)}, "
+            f"below {threshold!r}"
+        )
+
+    if gate.kind == "delta":
+        previous = _measurement(baseline, metric) if baseline is not None else None
+        if previous is None:
+            return undecided(f"no baseline value for '{metric}'", value)
+        base = float(previous["value"])
+        why = _indeterminate(previous)
+        if why is not None:
+            return undecided(f"the baseline's '{metric}' cannot be gated: {why}", value, base)
+        change = round(value - base, _DECIMALS)
+        if change >= round(threshold, _DECIMALS):
+            return GateResult(raw, "PASS", value, base), None
+        moved = f"fell {-change:.4f}" if change < 0 else f"rose only {change:.4f}"
+        return GateResult(raw, "FAIL", value, base), (
+            f"{raw}: {metric} {moved}, from {base:.4f} to {value:.4f}, "
+            f"beyond the allowed change of {threshold:+}"
+        )
+
+    if value >= threshold:
+        return GateResult(raw, "PASS", value), None
+    return GateResult(raw, "FAIL", value), f"{raw}: {metric} is {_fmt(value, threshold)}, below {threshold!r}"
+
+
+def evaluate_gates(
+    report: Any,
+    gates: Iterable[Gate | str],
+    baseline: Any = None,
+) -> GateEvaluation:
+    """Evaluate every gate against ``report`` (and ``baseline`` for delta gates).
+
+    Returns a :class:`GateEvaluation`: one :class:`GateResult` per gate in order, the combined
+    status (the worst; PASS for no gates) and a reason for every gate that did not pass. A gate
+    is INDETERMINATE rather than FAIL when its number does not exist (metric absent, nothing
+    scored, no baseline value, no interval, no scored stratum) or the measurement says it is
+    too thin to trust (``"indeterminate": "<why>"``, e.g. too few negatives for a calibration
+    metric): failing would blame the system for a missing measurement, passing would certify
+    one that was never made. Gates given as strings are parsed with :func:`parse_gate`.
+    """
+    rep = _as_report(report)
+    base = _as_report(baseline) if baseline is not None else None
+    results: list[GateResult] = []
+    reasons: list[str] = []
+    status: Status = "PASS"
+    for gate in gates:
+        if not isinstance(gate, Gate):
+            gate = parse_gate(gate)
+        result, reason = _evaluate_one(gate, rep, base)
+        results.append(result)
+        if reason is not None:
+            reasons.append(reason)
+        status = worse_status(status, result.status)
+    return GateEvaluation(status, results, reasons)
+
+
+def apply_gates(report: Any, gates: Iterable[Gate | str], baseline: Any = None) -> dict[str, Any]:
+    """A new report dict with the gates folded into its verdict; ``report`` is not modified.
+
+    The verdict's status becomes the worse of its own and the gates' (a gate never upgrades a
+    verdict: it cannot clear a finding such as an unsound judgment set that it never looked
+    at), the gates' reasons are appended to the verdict's reasons, and ``verdict.gates`` lists
+    every gate's result. With no gates the verdict is returned unchanged.
+    """
+    out = copy.deepcopy(dict(_as_report(report)))
+    gate_list = list(gates)
+    if not gate_list:
+        return out
+    evaluation = evaluate_gates(out, gate_list, baseline)
+    verdict = dict(out.get("verdict") or {})
+    verdict["status"] = worse_status(verdict.get("status", "PASS"), evaluation.status)
+    verdict["reasons"] = list(verdict.get("reasons") or []) + evaluation.reasons
+    verdict["gates"] = [r.to_dict() for r in evaluation.results]
+    out["verdict"] = verdict
+    return out
