@@ -304,6 +304,18 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
     return live
 
 
+def _isin(values: pd.Series, pool: Any) -> np.ndarray:
+    """Boolean mask: which of ``values`` occur in ``pool``; a missing value never does.
+
+    Goes through object arrays and pandas' hash table: ``isin`` on pyarrow-backed strings
+    loops in Python, which is seconds for a million ids.
+    """
+    left = values.to_numpy(dtype=object, na_value=None)
+    right = pd.Series(pool).to_numpy(dtype=object, na_value=None)
+    hit = pd.Series(left, dtype=object).isin(right).to_numpy(dtype=bool)
+    return hit & values.notna().to_numpy(dtype=bool)
+
+
 def _single_fingerprint(values: pd.Series) -> str | None:
     present = values.dropna()
     present = present[present != ""].unique()
@@ -357,13 +369,12 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     split_into = np.full(n, None, dtype=object)
 
     # Document-level labels: valid while the document has any live chunk.
-    live_docs = pd.Index(live["doc_uri"].dropna().unique())
-    has_doc = doc.isin(live_docs).to_numpy(dtype=bool)
+    has_doc = _isin(doc, live["doc_uri"])
     doc_level = cid.isna().to_numpy(dtype=bool)
     codes[doc_level] = np.where(has_doc[doc_level], _VALID, _ORPHANED)
 
     # The labeled chunk_id is still live.
-    id_live = cid.isin(pd.Index(live["chunk_id"].unique())).to_numpy(dtype=bool) & ~doc_level
+    id_live = _isin(cid, live["chunk_id"]) & ~doc_level
     codes[id_live] = _VALID
 
     # Exact text still present under another id.
@@ -434,7 +445,7 @@ def _match_text_sha(
     want = want[want["text_sha"].notna()]
     if want.empty:
         return
-    cand = live[live["text_sha"].isin(pd.Index(want["text_sha"].unique()))]
+    cand = live[_isin(live["text_sha"], want["text_sha"])]
     if cand.empty:
         return
     # Same document: lowest ordinal, then corpus order.
@@ -472,7 +483,7 @@ def _match_substrings(
     """SPLIT, else MERGED, searching only the live chunks of each label's own document."""
     docs = doc.iloc[rest].to_numpy(dtype=object)
     texts = chunk_text.iloc[rest].to_numpy(dtype=object)
-    pool = live[live["doc_uri"].isin(pd.Index(pd.unique(docs))) & live["text"].notna()]
+    pool = live[_isin(live["doc_uri"], docs) & live["text"].notna().to_numpy(dtype=bool)]
     pool = pool.sort_values(["doc_uri", "ord", "pos"], kind="stable")
     pool_docs = pool["doc_uri"].to_numpy(dtype=object)
     pool_ids = pool["chunk_id"].to_numpy(dtype=object)
