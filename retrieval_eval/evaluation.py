@@ -1,0 +1,390 @@
+"""Faces on the metric engine: the DataFrame API (``evaluate``) and the seed API (``score``).
+
+Nothing here computes a metric: every number comes from :func:`retrieval_eval.metrics.compute`
+and :func:`retrieval_eval.metrics.aggregate`. This module decides only which rows go in, and
+how the answer is shaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as engine
+from .measurement import Measurement
+from .metrics import ID, UNSTRATIFIED
+
+DEFAULT_K = 10
+DEFAULT_THRESHOLD = 1
+
+# The seed's per-query names for the spec metrics.
+_SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mrr": "mrr",
+               "map": "ap", "hit_rate": "hit_rate"}
+
+
+def _coerce(judgments, run):
+    from .formats import as_judgments, as_run
+
+    return as_judgments(judgments), as_run(run)
+
+
+def _negative_ids(queries, negatives) -> list[str]:
+    if queries is None and negatives is None:
+        return []
+    from .calibration import negative_ids
+
+    return list(negative_ids(queries, negatives))
+
+
+def _query_strata_from(queries) -> pd.Series | None:
+    if queries is None:
+        return None
+    from .formats import as_queries
+
+    q = as_queries(queries)
+    return pd.Series(q["stratum"].to_numpy(), index=q["query_id"].to_numpy())
+
+
+def _stratum_order(names, counts: Mapping[str, int]) -> list[str]:
+    """Scored strata first, then unscored ones, each in Unicode code-point order.
+
+    Code-point order is what Python's ``sorted`` gives and does not change with the machine's
+    locale, so two implementations (and two machines) list strata the same way.
+    """
+    names = list(names)
+    return sorted(n for n in names if counts.get(n, 0) > 0) + sorted(
+        n for n in names if counts.get(n, 0) == 0
+    )
+
+
+def _per_stratum(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gain,
+                 per_query: pd.DataFrame) -> pd.DataFrame:
+    """Each stratum scored on its own rows, one row per (system, stratum) with ``n``.
+
+    When every query carries one stratum (the usual case) this is the per-query frame grouped
+    by stratum. A query labelled in several strata is scored once per stratum, on that
+    stratum's labels only, by running the engine on (stratum, query) pairs.
+    """
+    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
+    spans = strata.groupby(judgments["query_id"].astype(ID), sort=False).nunique()
+    if (spans > 1).any():
+        sep = "\x1f"
+        composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
+        j2 = judgments.assign(query_id=composite)
+        mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID),
+                                "composite": composite}).drop_duplicates()
+        r2 = run.merge(mapping, on="query_id", how="inner")
+        r2 = r2.assign(query_id=r2["composite"]).drop(columns="composite")
+        # A run query's ranking is matched once per stratum its labels fall in.
+        pq = engine.compute(j2, r2, k=ks, threshold=threshold, gain=gain)
+    else:
+        pq = per_query
+    out = engine.aggregate(pq, by=("system", "stratum"))
+    order = []
+    for system in pd.unique(out.index.get_level_values("system")):
+        sub = out.xs(system, level="system")
+        counts = dict(zip(sub.index, sub["n"]))
+        order.extend((system, s) for s in _stratum_order(sub.index, counts))
+    return out.loc[order]
+
+
+class Evaluation:
+    """The result of :func:`evaluate`.
+
+    * ``per_query``: one row per (system, query_id) of every judged query (see
+      :func:`retrieval_eval.metrics.compute` for the columns), plus ``negative`` (the query is
+      declared ``expect_none``; it never enters the positive averages).
+    * ``summary``: system x metric macro means over the scored queries, with ``n``.
+    * ``per_stratum``: (system, stratum) x metric, with ``n``; strata scored on their own rows.
+    """
+
+    def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
+                 queries=None, negatives=()):
+        self.judgments = judgments
+        self.run = run
+        self.per_query = per_query
+        self.summary = summary
+        self.per_stratum = per_stratum
+        self.ks = ks
+        self.threshold = threshold
+        self.gain = gain
+        self.queries = queries
+        self.negatives = list(negatives)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.summary.index)
+
+    @property
+    def has_strata(self) -> bool:
+        return bool(self.judgments["stratum"].notna().any())
+
+    def metric(self, name: str, k: int | None = None) -> str:
+        """The column name of a metric at a cutoff (the largest one by default)."""
+        return engine.metric_name(name, k or self.ks[-1], self.gain)
+
+    def worst_stratum(self, metric: str, system: str | None = None) -> dict[str, Any] | None:
+        """The lowest-scoring stratum for ``metric`` (a column name such as ``recall@10``).
+
+        Strata with no scored query are skipped rather than treated as zero: reporting an
+        empty class as the worst would fail a build over an empty set. Ties go to the first
+        stratum in code-point order.
+        """
+        system = self._system(system)
+        table = self.per_stratum.xs(system, level="system")
+        table = table[table["n"] > 0]
+        if metric not in table.columns or table.empty:
+            return None
+        values = table[metric]
+        name = values.idxmin()
+        return {"name": name, "value": float(values[name]), "n": int(table.loc[name, "n"])}
+
+    def _system(self, system: str | None) -> str:
+        if system is None:
+            if len(self.systems) != 1:
+                raise ValueError(
+                    f"the run has {len(self.systems)} systems ({', '.join(self.systems)}); "
+                    "name one with system="
+                )
+            return self.systems[0]
+        if system not in self.systems:
+            raise ValueError(f"no system {system!r} in the run; it has {', '.join(self.systems)}")
+        return system
+
+    def report(self, system: str | None = None, corpus=None, drift_result=None,
+               calibration=None, queries=None, now=None):
+        """The spec report (SPEC A6) for one system, as a :class:`retrieval_eval.report.Report`."""
+        from .report import report_from_evaluation
+
+        return report_from_evaluation(
+            self, system=self._system(system), corpus=corpus, drift_result=drift_result,
+            calibration=calibration, queries=queries if queries is not None else self.queries,
+            now=now,
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.per_query.copy()
+
+    def _repr_html_(self) -> str:
+        from ._html import evaluation_html
+
+        return evaluation_html(self)
+
+    def __repr__(self) -> str:
+        return (f"Evaluation(systems={self.systems}, k={list(self.ks)}, "
+                f"threshold={self.threshold}, gain={self.gain!r}, "
+                f"queries={self.per_query['query_id'].nunique()})")
+
+
+def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
+             gain: str = "exponential", queries=None, negatives=None) -> Evaluation:
+    """Evaluate one or several systems at several cutoffs in one pass of the engine.
+
+    ``judgments`` and ``run`` are frames from the readers, lists of wire-format dicts, or
+    paths; ``run`` may also be a mapping ``{system: run}``. ``queries`` (a queries file) and
+    ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
+    positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
+    ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
+    """
+    j, r = _coerce(judgments, run)
+    ks = engine.check_ks(k)
+    negs = _negative_ids(queries, negatives)
+    per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
+    if queries is not None:
+        extra = _query_strata_from(queries)
+        unstrat = per_query["stratum"] == UNSTRATIFIED
+        if unstrat.any() and extra is not None:
+            filled = per_query.loc[unstrat, "query_id"].map(extra)
+            per_query.loc[unstrat, "stratum"] = filled.fillna(UNSTRATIFIED).astype(ID)
+    negative = per_query["query_id"].isin(negs).to_numpy()
+    per_query.insert(per_query.columns.get_loc("duplicates") + 1, "negative", negative)
+    scored = per_query.assign(no_positives=per_query["no_positives"] | per_query["negative"])
+    summary = engine.aggregate(scored)
+    summary.index = pd.Index(summary.index, dtype=ID, name="system")
+    per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
+    return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
+                      queries=queries, negatives=negs)
+
+
+# --------------------------------------------------------------------------------------------
+# The seed API (``seeds/001``): same names in snake_case, same semantics, all on the engine.
+
+
+def judgment_key(judgment) -> str:
+    """Key that matches a judgment to a ranking entry: ``chunk_id`` when present, else ``doc_uri``."""
+    chunk = judgment.get("chunk_id") if isinstance(judgment, Mapping) else judgment["chunk_id"]
+    if chunk is not None and not (isinstance(chunk, float) and np.isnan(chunk)) and chunk is not pd.NA:
+        return str(chunk)
+    return str(judgment["doc_uri"])
+
+
+def _run_frame(rankings: Mapping[str, Sequence[str]], system: str = "run") -> pd.DataFrame:
+    qids, docs, ranks = [], [], []
+    for qid, ranking in rankings.items():
+        ranking = list(ranking)
+        qids.extend([qid] * len(ranking))
+        docs.extend(ranking)
+        ranks.extend(range(1, len(ranking) + 1))
+    return pd.DataFrame({
+        "system": pd.array([system] * len(qids), dtype=ID),
+        "query_id": pd.array(qids, dtype=ID),
+        "rank": np.asarray(ranks, dtype=np.int64),
+        "doc_id": pd.array(docs, dtype=ID),
+        "score": np.full(len(qids), np.nan),
+    })
+
+
+def dedupe(ranking: Sequence[str]) -> list[str]:
+    """Drop repeated keys from a ranking, keeping the first occurrence.
+
+    A retriever that returns the same chunk twice is routine (a hybrid merges two indexes, a
+    multi-query expansion unions results). Counted naively the repeat scores as a second hit
+    and pushes recall, AP and nDCG above 1, so only the first occurrence counts.
+    """
+    return engine.dedupe_run(_run_frame({"q": ranking}))["doc_id"].tolist()
+
+
+def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
+    """Group judgments by query, as ``query_id -> (key -> relevance)``; the last label wins."""
+    from .formats import as_judgments
+
+    table = engine.relevance_table(as_judgments(judgments))
+    out: dict[str, dict[str, int]] = {}
+    for qid, sub in table.groupby("query_id", sort=False):
+        out[str(qid)] = dict(zip(sub["key"].tolist(), sub["relevance"].astype(int).tolist()))
+    return out
+
+
+def query_metrics(relevance: Mapping[str, int], ranking: Sequence[str], k: int = DEFAULT_K,
+                  threshold: int = DEFAULT_THRESHOLD) -> dict[str, float]:
+    """Metrics for a single query: keys absent from ``relevance`` count as grade 0.
+
+    Unjudged means not relevant: the closed-world assumption. It is a real limitation of
+    shallow pools, which is why ``evaluate`` also reports ``judged@k``.
+    """
+    judgments = pd.DataFrame({
+        "query_id": pd.array(["q"] * len(relevance), dtype=ID),
+        "doc_uri": pd.array(list(relevance.keys()), dtype=ID),
+        "chunk_id": pd.array([None] * len(relevance), dtype=ID),
+        "relevance": np.asarray(list(relevance.values()), dtype=np.int64),
+        "stratum": pd.array([None] * len(relevance), dtype=ID),
+    })
+    if judgments.empty:
+        judgments = pd.DataFrame({"query_id": pd.array(["q"], dtype=ID),
+                                  "doc_uri": pd.array(["\x00none"], dtype=ID),
+                                  "chunk_id": pd.array([None], dtype=ID),
+                                  "relevance": np.asarray([0], dtype=np.int64),
+                                  "stratum": pd.array([None], dtype=ID)})
+    row = engine.compute(judgments, _run_frame({"q": ranking}), k=(k,), threshold=threshold).iloc[0]
+    return {seed: float(row[engine.metric_name(m, k)]) for m, seed in _SEED_NAMES.items()}
+
+
+@dataclass
+class StratumScore:
+    """One stratum's scores: ``n`` queries scored and their metrics."""
+
+    n: int
+    metrics: dict[str, Measurement] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "metrics": {k: m.to_dict() for k, m in self.metrics.items()}}
+
+
+@dataclass
+class ScoreResult:
+    """The seed's ``score`` result.
+
+    ``metrics`` are macro means over queries with positives; ``per_query`` is indexed by
+    ``query_id`` with the seed's column names (``ap`` for average precision). The three lists
+    name, in judgment order, the queries the run missed (scored zero, never dropped), the
+    queries with nothing at the threshold (excluded: recall is undefined without a positive),
+    and the queries whose ranking repeated a key (counted once, and said so).
+    """
+
+    metrics: dict[str, Measurement]
+    per_query: pd.DataFrame
+    missing_queries: list[str]
+    queries_without_positives: list[str]
+    queries_with_duplicates: list[str]
+
+
+def _measurements(row: pd.Series, names) -> dict[str, Measurement]:
+    return {name: Measurement(value=float(row[name]), n=1, deterministic=True)
+            for name in names if pd.notna(row[name])}
+
+
+def _single_system(ev: Evaluation) -> str:
+    if len(ev.systems) > 1:
+        raise ValueError(f"score takes one system; the run has {', '.join(ev.systems)}")
+    return ev.systems[0]
+
+
+def _spec_names(k: int) -> list[str]:
+    return [engine.metric_name(m, k) for m in engine.SPEC_METRICS]
+
+
+def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD) -> ScoreResult:
+    """Macro-average the spec's six metrics over queries (seed ``score``).
+
+    Judged queries with no run entry score zero rather than being dropped (skipping them
+    inflates every metric); queries with no label at the threshold are excluded rather than
+    scored zero (there was nothing to find). When no query is left, no metric is emitted.
+    """
+    ev = evaluate(judgments, run, k=(k,), threshold=threshold)
+    system = _single_system(ev)
+    pq = ev.per_query[ev.per_query["system"] == system]
+    names = _spec_names(k)
+    metrics = _measurements(ev.summary.loc[system], names) if ev.summary.loc[system, "n"] else {}
+    per_query = pd.DataFrame(
+        {seed: pq[engine.metric_name(m, k)].to_numpy() for m, seed in _SEED_NAMES.items()},
+        index=pd.Index(pq["query_id"].to_numpy(), dtype=ID, name="query_id"),
+    )
+    return ScoreResult(
+        metrics=metrics,
+        per_query=per_query,
+        missing_queries=pq.loc[pq["missing"], "query_id"].tolist(),
+        queries_without_positives=pq.loc[pq["no_positives"], "query_id"].tolist(),
+        queries_with_duplicates=pq.loc[pq["duplicates"], "query_id"].tolist(),
+    )
+
+
+def stratum_scores(ev: Evaluation, system: str, names) -> dict[str, StratumScore]:
+    """The per-stratum table of one system as the seed's ``{stratum: StratumScore}``."""
+    table = ev.per_stratum.xs(system, level="system")
+    return {
+        str(name): StratumScore(n=int(row["n"]),
+                                metrics=_measurements(row, names) if row["n"] else {})
+        for name, row in table.iterrows()
+    }
+
+
+def score_by_stratum(judgments, run, k: int = DEFAULT_K,
+                     threshold: int = DEFAULT_THRESHOLD) -> dict[str, StratumScore]:
+    """Per-stratum scores: a system can improve on the mean while failing a query class.
+
+    Judgments without a stratum fall in ``_unstratified``. Scored strata come first, then
+    unscored ones (n = 0, no metrics), each in code-point order.
+    """
+    ev = evaluate(judgments, run, k=(k,), threshold=threshold)
+    return stratum_scores(ev, _single_system(ev), _spec_names(k))
+
+
+def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[str, Any] | None:
+    """The lowest-scoring stratum with n > 0 for ``metric``: what gates should watch.
+
+    Strata with no scored query are skipped rather than treated as zero; a class with nothing
+    to find must not fail a build. Ties go to the first stratum in code-point order.
+    """
+    best = None
+    for name in sorted(per_stratum):
+        s = per_stratum[name]
+        if s.n <= 0 or metric not in s.metrics:
+            continue
+        value = s.metrics[metric].value
+        if best is None or value < best["value"]:
+            best = {"name": name, "value": value, "n": s.n}
+    return best

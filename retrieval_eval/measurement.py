@@ -1,0 +1,98 @@
+"""Measurements: a value with its sample size and, when it has one, its interval."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One reported number: ``value``, ``n`` samples, ``stdev`` and a two-sided ``ci``.
+
+    ``deterministic`` is True for a metric computed once from fixed data (retrieval metrics),
+    False for a summary of repeated noisy samples. ``indeterminate``, when set, says why a gate
+    on this number cannot PASS (too few samples, scores that are rank-based), so a confident
+    looking value can still carry its own caveat into the verdict.
+    """
+
+    value: float
+    n: int | None = 1
+    stdev: float | None = None
+    ci: tuple[float, float] | None = None
+    deterministic: bool | None = True
+    indeterminate: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.value}
+        if self.n is not None:
+            out["n"] = int(self.n)
+        if self.stdev is not None:
+            out["stdev"] = self.stdev
+        if self.ci is not None:
+            out["ci"] = [self.ci[0], self.ci[1]]
+        if self.deterministic is not None:
+            out["deterministic"] = self.deterministic
+        if self.indeterminate:
+            out["indeterminate"] = self.indeterminate
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Measurement":
+        """Rebuild from report JSON, keeping the interval (so ``ci-lower`` gates still work)."""
+        known = {"value", "n", "stdev", "ci", "deterministic", "indeterminate"}
+        ci = data.get("ci")
+        return cls(
+            value=data["value"],
+            n=data.get("n"),
+            stdev=data.get("stdev"),
+            ci=(float(ci[0]), float(ci[1])) if ci else None,
+            deterministic=data.get("deterministic"),
+            indeterminate=data.get("indeterminate"),
+            extra={k: v for k, v in data.items() if k not in known},
+        )
+
+
+def _round(x: float) -> float:
+    return float(round(x, 12))
+
+
+def t_quantile_975(df: int) -> float:
+    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (df > 120 uses 120)."""
+    from .stats import t_ppf
+
+    return float(t_ppf(0.975, min(int(df), 120)))
+
+
+def summarize(samples) -> Measurement:
+    """Turn repeated samples of a non-deterministic metric into a measurement with error bars.
+
+    The mean; for n >= 2 also the sample standard deviation (n - 1) and a two-sided 95%
+    Student-t interval on the mean (df = n - 1, capped at 120). One sample gives no interval
+    rather than a zero-width one, so a ``ci-lower`` gate over it is INDETERMINATE instead of
+    quietly passing. The interval is not clamped: a bound outside the metric's range is what the
+    samples support, and raising it to 0 would let a gate pass.
+    """
+    values = np.asarray(list(samples), dtype=float)
+    if values.size == 0:
+        raise ValueError("summarize needs at least one sample")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("summarize needs finite samples")
+    n = int(values.size)
+    mean = float(values.mean())
+    if n == 1:
+        return Measurement(value=_round(mean), n=1, deterministic=False)
+    stdev = float(values.std(ddof=1))
+    half = t_quantile_975(n - 1) * stdev / math.sqrt(n)
+    return Measurement(
+        value=_round(mean),
+        n=n,
+        stdev=_round(stdev),
+        ci=(_round(mean - half), _round(mean + half)),
+        deterministic=False,
+    )

@@ -1,0 +1,209 @@
+"""The engine against independent oracles: hand-computed values, trec_eval, and invariants."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import retrieval_eval as re_
+from retrieval_eval.metrics import compute, metric_name
+
+
+def judgments_frame(rows):
+    return re_.as_judgments([{"query_id": q, "doc_uri": d, "relevance": r} for q, d, r in rows])
+
+
+def run_frame(rankings: dict, system="run", scores=None):
+    lines = []
+    for qid, ranking in rankings.items():
+        line = {"query_id": qid, "ranking": list(ranking), "system": system}
+        if scores is not None:
+            line["scores"] = list(scores[qid])
+        lines.append(line)
+    return re_.as_run(lines)
+
+
+# ------------------------------------------------------------------ hand-computed values
+
+
+def test_hand_computed_query():
+    # rel: a=3, b=0 (judged), c=1; ranking x a y c b, k=4, exponential gain.
+    rel = {"a": 3, "b": 0, "c": 1}
+    got = re_.query_metrics(rel, ["x", "a", "y", "c", "b"], k=4)
+    dcg = 7 / math.log2(3) + 1 / math.log2(5)
+    idcg = 7 / math.log2(2) + 1 / math.log2(3)
+    assert got["precision"] == pytest.approx(2 / 4, abs=1e-15)
+    assert got["recall"] == pytest.approx(1.0)
+    assert got["mrr"] == pytest.approx(1 / 2)
+    assert got["ap"] == pytest.approx((1 / 2 + 2 / 4) / 2)
+    assert got["ndcg"] == pytest.approx(dcg / idcg, abs=1e-15)
+    assert got["hit_rate"] == 1.0
+
+
+def test_linear_gain_is_named_and_differs():
+    j = judgments_frame([("q", "a", 3), ("q", "b", 1)])
+    r = run_frame({"q": ["b", "a"]})
+    exp = compute(j, r, k=(2,))
+    lin = compute(j, r, k=(2,), gain="linear")
+    assert "ndcg@2" in exp and "ndcg_linear@2" in lin and "ndcg@2" not in lin
+    assert lin["ndcg_linear@2"].iloc[0] == pytest.approx((1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3)))
+    assert exp["ndcg@2"].iloc[0] == pytest.approx((1 + 7 / math.log2(3)) / (7 + 1 / math.log2(3)))
+
+
+def test_judged_at_k_is_share_of_top_k_with_any_judgment():
+    j = judgments_frame([("q", "a", 0), ("q", "b", 2)])
+    r = run_frame({"q": ["a", "x", "b", "y"]})
+    row = compute(j, r, k=(2, 4)).iloc[0]
+    assert row["judged@2"] == 0.5 and row["judged@4"] == 0.5
+
+
+def test_missing_query_scores_zero_and_unjudged_run_query_is_ignored():
+    j = judgments_frame([("q1", "a", 1), ("q2", "b", 1)])
+    r = run_frame({"q1": ["a"], "zz": ["a"]})
+    pq = compute(j, r, k=(1,))
+    assert pq["query_id"].tolist() == ["q1", "q2"]
+    assert pq["missing"].tolist() == [False, True]
+    assert pq["recall@1"].tolist() == [1.0, 0.0]
+
+
+def test_several_systems_in_one_pass_equal_one_at_a_time():
+    j = judgments_frame([("q1", "a", 2), ("q1", "b", 1), ("q2", "c", 1)])
+    r = pd.concat([run_frame({"q1": ["a", "b"], "q2": ["x"]}, system="s1"),
+                   run_frame({"q1": ["b", "x", "a"], "q2": ["c"]}, system="s2")])
+    both = compute(j, r, k=(1, 3)).set_index(["system", "query_id"])
+    for s in ("s1", "s2"):
+        alone = compute(j, r[r["system"] == s], k=(1, 3)).set_index(["system", "query_id"])
+        pd.testing.assert_frame_equal(both.loc[[s]], alone)
+
+
+def test_inputs_are_not_mutated():
+    j = judgments_frame([("q1", "a", 2), ("q1", "a", 1)])
+    r = run_frame({"q1": ["a", "a", "b"]})
+    j0, r0 = j.copy(), r.copy()
+    re_.evaluate(j, r)
+    pd.testing.assert_frame_equal(j, j0)
+    pd.testing.assert_frame_equal(r, r0)
+
+
+def test_last_label_wins_for_a_repeated_pair():
+    j = judgments_frame([("q", "a", 0), ("q", "a", 2)])
+    assert re_.query_metrics({"a": 2}, ["a"], k=1)["recall"] == 1.0
+    assert compute(j, run_frame({"q": ["a"]}), k=(1,))["recall@1"].iloc[0] == 1.0
+
+
+def test_run_order_is_the_rank_column_not_the_row_order():
+    j = judgments_frame([("q", "a", 1)])
+    r = run_frame({"q": ["x", "a"]})
+    shuffled = r.iloc[::-1].reset_index(drop=True)
+    assert compute(j, shuffled, k=(1,))["mrr@1"].iloc[0] == 0.0
+    assert compute(j, shuffled, k=(2,))["mrr@2"].iloc[0] == 0.5
+
+
+def test_top1_score_is_first_deduplicated_entry():
+    j = judgments_frame([("q", "a", 1)])
+    r = run_frame({"q": ["a", "b"]}, scores={"q": [0.9, 0.5]})
+    assert compute(j, r, k=(1,))["top1_score"].iloc[0] == 0.9
+
+
+def test_summary_follows_the_aggregation_rules():
+    j = judgments_frame([("q1", "a", 1), ("q2", "b", 0), ("q3", "c", 1)])
+    r = run_frame({"q1": ["a"], "q2": ["b"]})
+    ev = re_.evaluate(j, r, k=(1,))
+    assert ev.summary.loc["run", "n"] == 2  # q2 excluded, q3 missing scores zero
+    assert ev.summary.loc["run", "recall@1"] == 0.5
+
+
+# ------------------------------------------------------------------ invariants
+
+query_ids = st.sampled_from(["q1", "q2", "q3", "q4"])
+doc_ids = st.sampled_from([f"d{i}" for i in range(8)])
+
+
+@st.composite
+def graded_case(draw):
+    labels = draw(st.lists(st.tuples(query_ids, doc_ids, st.integers(0, 3)), min_size=1, max_size=20))
+    rankings = draw(st.dictionaries(query_ids, st.lists(doc_ids, max_size=12), max_size=4))
+    return labels, rankings
+
+
+@settings(max_examples=60, deadline=None)
+@given(graded_case(), st.integers(1, 10))
+def test_metrics_stay_in_unit_interval(case, k):
+    labels, rankings = case
+    pq = compute(judgments_frame(labels), run_frame(rankings), k=(k,))
+    values = pq[[c for c in pq.columns if "@" in c]].to_numpy()
+    assert np.all(values >= 0) and np.all(values <= 1 + 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(graded_case(), st.randoms(use_true_random=False))
+def test_row_and_query_order_change_nothing(case, rnd):
+    labels, rankings = case
+    j, r = judgments_frame(labels), run_frame(rankings)
+    base = compute(j, r, k=(3, 10)).set_index(["system", "query_id"]).sort_index()
+    jperm = list(range(len(j)))
+    rnd.shuffle(jperm)
+    # Reordering judgment rows may only change which of two labels of one pair is "last".
+    if not j.duplicated(["query_id", "doc_uri"]).any():
+        rperm = list(range(len(r)))
+        rnd.shuffle(rperm)
+        moved = compute(j.iloc[jperm], r.iloc[rperm], k=(3, 10)).set_index(["system", "query_id"]).sort_index()
+        pd.testing.assert_frame_equal(base, moved)
+
+
+@settings(max_examples=60, deadline=None)
+@given(graded_case(), st.integers(1, 10), st.data())
+def test_a_repeated_key_never_raises_a_metric(case, k, data):
+    labels, rankings = case
+    j = judgments_frame(labels)
+    base = compute(j, run_frame(rankings), k=(k,)).set_index("query_id")
+    noisy = {}
+    for qid, ranking in rankings.items():
+        ranking = list(ranking)
+        if ranking:
+            at = data.draw(st.integers(0, len(ranking)))
+            ranking.insert(at, data.draw(st.sampled_from(ranking)))
+        noisy[qid] = ranking
+    after = compute(j, run_frame(noisy), k=(k,)).set_index("query_id")
+    cols = [c for c in base.columns if "@" in c]
+    assert np.all(after[cols].to_numpy() <= base[cols].to_numpy() + 1e-12)
+
+
+# ------------------------------------------------------------------ trec_eval
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+
+def test_matches_trec_eval_on_random_graded_runs():
+    rng = np.random.default_rng(7)
+    labels, rankings, scores = [], {}, {}
+    for q in range(60):
+        qid = f"q{q}"
+        docs = [f"d{i}" for i in rng.choice(200, size=40, replace=False)]
+        for d in docs[:25]:
+            labels.append((qid, d, int(rng.integers(0, 4))))
+        ranking = list(rng.permutation(docs))[:30] + [f"u{i}" for i in range(5)]
+        rankings[qid] = ranking
+        scores[qid] = list(np.sort(rng.random(len(ranking)))[::-1] + 1.0)
+    j = judgments_frame(labels)
+    r = run_frame(rankings, scores=scores)
+    qrel = {}
+    for qid, d, g in labels:
+        qrel.setdefault(qid, {})[d] = g
+    runp = {qid: {d: float(s) for d, s in zip(rankings[qid], scores[qid])} for qid in rankings}
+    ev = pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut.5,10,20", "P.5,10,20", "recall.5,10,20",
+                                              "map_cut.5,10,20", "recip_rank"})
+    trec = ev.evaluate(runp)
+    ours = compute(j, r, k=(5, 10, 20, 1000), gain="linear").set_index("query_id")
+    for qid, m in trec.items():
+        for k in (5, 10, 20):
+            assert ours.loc[qid, f"ndcg_linear@{k}"] == pytest.approx(m[f"ndcg_cut_{k}"], abs=1e-9)
+            assert ours.loc[qid, f"precision@{k}"] == pytest.approx(m[f"P_{k}"], abs=1e-9)
+            assert ours.loc[qid, f"recall@{k}"] == pytest.approx(m[f"recall_{k}"], abs=1e-9)
+            assert ours.loc[qid, f"map@{k}"] == pytest.approx(m[f"map_cut_{k}"], abs=1e-9)
+        assert ours.loc[qid, "mrr@1000"] == pytest.approx(m["recip_rank"], abs=1e-9)
