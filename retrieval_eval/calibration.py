@@ -1,0 +1,1033 @@
+"""Out-of-distribution calibration from absolute relevance scores (SPEC B2).
+
+A retrieval engine never abstains: an off-topic query still gets a rank-1 document, so rank
+order says nothing about whether the engine *knows* it has no answer. The signal is the
+absolute relevance score of the top hit (a cosine, a cross-encoder score): covered queries
+score high, out-of-distribution (OOD) queries score low, and the gap is the robustness
+measure. This module turns that gap into numbers a report can gate on:
+
+* :func:`score_rows` — the deduplicated run with each hit's grade and its query's kind
+  (``positive``, ``negative``, ``no_positives``, ``unjudged``), stratum and text;
+* :func:`calibrate` — per system: a cutoff ``C`` (the ``q``-quantile of the positives' top-1
+  scores, or the fixed cutoff production uses), negative satisfaction, positive retention,
+  separation margin, AUROC, AUPR-in/out, FPR at 95% TPR, with intervals; and an honesty check
+  that refuses to report a confident separation from rank-based scores (RRF);
+* :func:`apply_cutoff` and :func:`cutoff_sweep` — the run as a production consumer that drops
+  hits below the cutoff would see it, and the trade-off (risk, coverage, recall) per cutoff.
+
+Order and duplicates come from :func:`retrieval_eval.metrics.dedupe_run` (the one place they
+are defined): ``top1`` of a query is its rank-1 row there. Recall after a cutoff comes from
+:func:`retrieval_eval.metrics.compute`; nothing here computes a ranking metric of its own.
+
+Decisions stated once:
+
+* A query (positive or negative) that a system did not rank, or whose top hit has no score,
+  has no ``top1``. It is left out of that system's calibration figures and listed
+  (``missing_positives``, ``missing_negatives``, and a warning), never counted: counting a
+  missing negative as satisfied would let an empty run score 1.0, and counting a missing
+  positive as an abstention would invent a score. The ranking metrics (``evaluate``) already
+  score a missing positive zero, so the loss is visible there.
+* Queries without any label at the threshold and not marked ``expect_none`` (``no_positives``)
+  and queries nobody judged (``unjudged``) are neither class: calibration ignores them.
+* ``negative_satisfaction`` is strict (``top1 < C``) and ``positive_retention`` is not
+  (``top1 >= C``): a production cutoff keeps a hit whose score equals it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .errors import FormatError
+from .metrics import ID, UNSTRATIFIED, _query_strata, aggregate, compute, dedupe_run, relevance_table
+
+__all__ = [
+    "Calibration",
+    "KINDS",
+    "MIN_SAMPLES",
+    "apply_cutoff",
+    "calibrate",
+    "check_negatives",
+    "cutoff_sweep",
+    "negative_ids",
+    "score_rows",
+]
+
+#: Query kinds in :func:`score_rows`, in table order.
+KINDS = ("positive", "negative", "no_positives", "unjudged")
+#: Fewer positives or negatives than this makes every calibration measurement indeterminate.
+MIN_SAMPLES = 10
+#: Summary columns, in table order.
+SUMMARY_COLUMNS = (
+    "cutoff", "quantile", "n_positive", "n_negative", "negative_satisfaction",
+    "positive_retention", "separation_margin", "auroc", "aupr_in", "aupr_out", "fpr@95tpr",
+    "threshold@95tpr", "rank_based",
+)
+_SEP = "\x1f"
+
+
+# --------------------------------------------------------------------------------------------
+# Input coercion: the formats module when it is there, else the frames the data model defines.
+
+
+def _formats():
+    try:
+        from . import formats  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - formats is written by another helper
+        return None
+    return formats
+
+
+def _read_jsonl(path) -> list[dict]:
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("//"):
+            out.append(json.loads(line))
+    return out
+
+
+def _as_judgments(judgments) -> pd.DataFrame:
+    if not isinstance(judgments, pd.DataFrame):
+        fm = _formats()
+        if fm is not None and hasattr(fm, "as_judgments"):
+            judgments = fm.as_judgments(judgments)
+        else:  # pragma: no cover - fallback while formats.py does not exist
+            rows = _read_jsonl(judgments) if isinstance(judgments, (str, Path)) else list(judgments)
+            judgments = pd.DataFrame(rows)
+    j = judgments
+    missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in j.columns]
+    if missing:
+        raise ValueError(f"judgments need columns {', '.join(missing)} (docs/data-model.md)")
+    add = {c: pd.array([pd.NA] * len(j), dtype=ID)
+           for c in ("chunk_id", "stratum", "query") if c not in j.columns}
+    if "line" not in j.columns:
+        add["line"] = np.zeros(len(j), dtype=np.int64)
+    return j.assign(**add) if add else j
+
+
+def _as_run(run) -> pd.DataFrame:
+    if not isinstance(run, pd.DataFrame):
+        fm = _formats()
+        if fm is not None and hasattr(fm, "as_run"):
+            run = fm.as_run(run)
+        else:  # pragma: no cover - fallback while formats.py does not exist
+            lines = _read_jsonl(run) if isinstance(run, (str, Path)) else list(run)
+            recs = []
+            for line in lines:
+                scores = line.get("scores") or [np.nan] * len(line["ranking"])
+                for i, (doc, s) in enumerate(zip(line["ranking"], scores), start=1):
+                    recs.append((line.get("system", "run"), line["query_id"], i, doc, s))
+            run = pd.DataFrame(recs, columns=["system", "query_id", "rank", "doc_id", "score"])
+    r = run
+    missing = [c for c in ("query_id", "rank", "doc_id") if c not in r.columns]
+    if missing:
+        raise ValueError(f"a run needs columns {', '.join(missing)} (docs/data-model.md)")
+    add = {}
+    if "system" not in r.columns:
+        add["system"] = pd.array(["run"] * len(r), dtype=ID)
+    if "score" not in r.columns:
+        add["score"] = np.full(len(r), np.nan)
+    return r.assign(**add) if add else r
+
+
+def _as_queries(queries) -> pd.DataFrame | None:
+    if queries is None:
+        return None
+    if not isinstance(queries, pd.DataFrame):
+        fm = _formats()
+        if fm is not None and hasattr(fm, "as_queries"):
+            queries = fm.as_queries(queries)
+        else:  # pragma: no cover - fallback while formats.py does not exist
+            rows = _read_jsonl(queries) if isinstance(queries, (str, Path)) else list(queries)
+            queries = pd.DataFrame(rows)
+    q = queries
+    if "query_id" not in q.columns:
+        raise ValueError("a queries table needs a query_id column (docs/data-model.md)")
+    out = pd.DataFrame({"query_id": q["query_id"].astype(ID)})
+    for col in ("query", "stratum"):
+        out[col] = (q[col] if col in q.columns else pd.Series([pd.NA] * len(q))).astype(ID).to_numpy()
+    if "expect_none" in q.columns:
+        out["expect_none"] = q["expect_none"].fillna(False).astype(bool).to_numpy()
+    else:
+        out["expect_none"] = False
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Negatives.
+
+
+def negative_ids(queries=None, negatives=None) -> list[str]:
+    """The ids of the ``expect_none`` (out-of-distribution) queries, each once.
+
+    ``queries`` is a queries table (DataFrame, list of dicts, or a JSONL path) whose
+    ``expect_none`` column marks negatives; ``negatives`` is an explicit list of query ids.
+    Both may be given: the union is returned, queries-file order first. These queries have no
+    answer in the corpus, so they never enter the positive metrics' averages; calibration
+    measures them by their top-1 score instead.
+    """
+    ids: list[str] = []
+    q = _as_queries(queries)
+    if q is not None:
+        ids.extend(q.loc[q["expect_none"], "query_id"].astype(str).tolist())
+    if negatives is not None:
+        if isinstance(negatives, str):
+            raise TypeError("negatives must be a list of query ids, not one string")
+        ids.extend(str(x) for x in negatives)
+    return list(dict.fromkeys(ids))
+
+
+def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1) -> None:
+    """Raise :class:`FormatError` when a negative has a label at or above ``threshold``.
+
+    A query marked ``expect_none`` claims the corpus holds nothing for it; a relevant label
+    says the opposite. One of the two is wrong, and scoring either way would hide it, so the
+    message names the query, the label's line and document, and what to fix.
+    """
+    j = _as_judgments(judgments)
+    negs = pd.Index(list(negatives), dtype=ID)
+    if len(negs) == 0 or len(j) == 0:
+        return
+    bad = j[j["query_id"].astype(ID).isin(negs) & (j["relevance"].to_numpy() >= threshold)]
+    if bad.empty:
+        return
+    first = bad.iloc[0]
+    key = first["chunk_id"] if pd.notna(first["chunk_id"]) else first["doc_uri"]
+    others = list(dict.fromkeys(bad["query_id"].astype(str)))[1:]
+    more = f" (also {', '.join(repr(o) for o in others[:5])}{', ...' if len(others) > 5 else ''})" if others else ""
+    line = int(first["line"]) if int(first["line"]) > 0 else None
+    raise FormatError(
+        "judgments", line,
+        f"query {str(first['query_id'])!r} is marked expect_none but has a label with relevance "
+        f"{int(first['relevance'])} >= threshold {threshold} on {str(key)!r}{more}; "
+        "remove the label or the expect_none mark",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Rows.
+
+
+def _query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
+                 threshold: int) -> pd.DataFrame:
+    """One row per known query: kind, stratum, query text.
+
+    Stratum: the judgments' (the engine's rule: a query's first label), else the queries
+    file's, else ``_unstratified``. Query text: the first labelled one, else the queries file's.
+    """
+    rel = relevance_table(j)
+    judged = pd.Index(pd.unique(j["query_id"].astype(ID)), dtype=ID)
+    n_rel = (rel["relevance"] >= threshold).groupby(rel["query_id"], sort=False).sum()
+    ids = list(judged) + list(negs) + ([] if q is None else list(q["query_id"]))
+    ids = pd.Index(list(dict.fromkeys(ids)), dtype=ID, name="query_id")
+    table = pd.DataFrame(index=ids)
+    nr = n_rel.reindex(ids).fillna(0).astype(np.int64).to_numpy()
+    is_judged = ids.isin(judged)
+    kind = np.where(is_judged & (nr > 0), "positive", np.where(is_judged, "no_positives", "unjudged"))
+    kind = np.where(ids.isin(pd.Index(negs, dtype=ID)), "negative", kind)
+    table["kind"] = pd.array(kind, dtype=ID)
+    strata = pd.Series(_query_strata(j, judged), index=judged.to_numpy(), dtype=ID)
+    stratum = strata.reindex(ids.to_numpy())
+    text = j["query"].astype(ID)
+    text = text[text.notna()].groupby(j["query_id"].astype(ID)[text.notna()], sort=False).first()
+    query = text.reindex(ids.to_numpy())
+    if q is not None:
+        qq = q.drop_duplicates("query_id", keep="first").set_index("query_id")
+        stratum = stratum.mask(stratum.isna() | (stratum == UNSTRATIFIED),
+                               qq["stratum"].reindex(ids.to_numpy()).to_numpy())
+        query = query.fillna(qq["query"].reindex(ids.to_numpy()))
+    table["stratum"] = pd.array(stratum.fillna(UNSTRATIFIED).to_numpy(), dtype=ID)
+    table["query"] = pd.array(query.to_numpy(), dtype=ID)
+    return table
+
+
+def _rows(r: pd.DataFrame, j: pd.DataFrame, qt: pd.DataFrame, threshold: int) -> pd.DataFrame:
+    d = dedupe_run(r)
+    d = pd.DataFrame({
+        "system": d["system"].astype(ID).to_numpy(),
+        "query_id": d["query_id"].astype(ID).to_numpy(),
+        "rank": d["rank"].to_numpy(np.int64),
+        "doc_id": d["doc_id"].astype(ID).to_numpy(),
+        "score": d["score"].to_numpy(np.float64),
+    })
+    for c in ("system", "query_id", "doc_id"):
+        d[c] = d[c].astype(ID)
+    rel = relevance_table(j).rename(columns={"key": "doc_id"})
+    rel["relevance"] = rel["relevance"].astype(np.float64)
+    out = d.merge(rel, on=["query_id", "doc_id"], how="left", sort=False)
+    out["relevance"] = out["relevance"].astype(np.float64)
+    out["relevant"] = (out["relevance"] >= threshold).to_numpy(bool)
+    info = qt.reset_index()
+    out = out.merge(info, on="query_id", how="left", sort=False)
+    out["kind"] = out["kind"].fillna("unjudged").astype(ID)
+    out["stratum"] = out["stratum"].fillna(UNSTRATIFIED).astype(ID)
+    out["query"] = out["query"].astype(ID)
+    return out[["system", "query_id", "rank", "doc_id", "score", "relevance", "relevant", "kind",
+                "stratum", "query"]]
+
+
+def score_rows(run, judgments, queries=None, threshold: int = 1, negatives=None) -> pd.DataFrame:
+    """The deduplicated run, one row per (system, query_id, rank), with what calibration needs.
+
+    Columns: ``system``, ``query_id``, ``rank`` (position in the deduplicated ranking),
+    ``doc_id``, ``score``, ``relevance`` (the hit's grade, NaN when unjudged), ``relevant``
+    (grade >= ``threshold``), ``kind`` (``positive``: judged with a grade >= threshold;
+    ``negative``: ``expect_none``; ``no_positives``: judged, nothing at the threshold;
+    ``unjudged``), ``stratum`` (judgments, else the queries file, else ``_unstratified``) and
+    ``query`` (text when known). Raises when a negative carries a relevant label.
+    """
+    j, r, q = _as_judgments(judgments), _as_run(run), _as_queries(queries)
+    negs = negative_ids(q, negatives)
+    check_negatives(j, negs, threshold)
+    return _rows(r, j, _query_table(j, q, negs, threshold), threshold)
+
+
+# --------------------------------------------------------------------------------------------
+# Figures.
+
+
+def _average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Step-wise average precision, scikit-learn's ``average_precision_score`` definition:
+    ``sum_n (R_n - R_{n-1}) P_n`` over the distinct score thresholds, ties grouped."""
+    if labels.sum() == 0 or labels.all():
+        return math.nan
+    order = np.argsort(-scores, kind="mergesort")
+    s, y = scores[order], labels[order]
+    last = np.r_[s[1:] != s[:-1], True]
+    tp = np.cumsum(y)[last].astype(np.float64)
+    fp = np.cumsum(~y)[last].astype(np.float64)
+    precision = tp / (tp + fp)
+    recall = tp / tp[-1]
+    return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
+
+
+def _threshold_95(pos: np.ndarray) -> float:
+    """The largest ``t`` with share of positives ``>= t`` at least 0.95 (integer arithmetic:
+    the m-th largest positive, m = ceil(0.95 n))."""
+    if pos.size == 0:
+        return math.nan
+    m = (95 * pos.size + 99) // 100
+    return float(np.sort(pos)[::-1][m - 1])
+
+
+def _wins(values: np.ndarray, other_sorted: np.ndarray, positive: bool) -> np.ndarray:
+    """Per query: share of the other class it is correctly ordered against, ties 1/2.
+
+    For a positive: share of negatives scoring below it; for a negative: share of positives
+    scoring above it. The mean over either class is the AUROC.
+    """
+    if other_sorted.size == 0:
+        return np.full(values.size, np.nan)
+    lo = np.searchsorted(other_sorted, values, side="left")
+    hi = np.searchsorted(other_sorted, values, side="right")
+    if positive:
+        return (lo + 0.5 * (hi - lo)) / other_sorted.size
+    return (other_sorted.size - hi + 0.5 * (hi - lo)) / other_sorted.size
+
+
+def _figures(pos: np.ndarray, neg: np.ndarray, cutoff: float) -> dict[str, float]:
+    npos, nneg = pos.size, neg.size
+    neg_sorted = np.sort(neg)
+    t95 = _threshold_95(pos)
+    scores = np.r_[pos, neg]
+    labels = np.r_[np.ones(npos, bool), np.zeros(nneg, bool)]
+    both = npos > 0 and nneg > 0
+    return {
+        "negative_satisfaction": float(np.mean(neg < cutoff)) if nneg and not math.isnan(cutoff) else math.nan,
+        "positive_retention": float(np.mean(pos >= cutoff)) if npos and not math.isnan(cutoff) else math.nan,
+        "separation_margin": float(np.median(pos) - np.median(neg)) if both else math.nan,
+        "auroc": float(_wins(pos, neg_sorted, True).mean()) if both else math.nan,
+        "aupr_in": _average_precision(scores, labels) if both else math.nan,
+        "aupr_out": _average_precision(-scores, ~labels) if both else math.nan,
+        "fpr@95tpr": float(np.mean(neg >= t95)) if both else math.nan,
+        "threshold@95tpr": t95,
+    }
+
+
+def _median_difference(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    return np.median(pos, axis=-1) - np.median(neg, axis=-1)
+
+
+def _bootstrap(pos: np.ndarray, neg: np.ndarray, n_resamples: int, seed) -> dict[str, tuple[float, float]]:
+    """Seeded percentile intervals for AUROC and the separation margin.
+
+    Positives and negatives are resampled separately (the design fixes how many of each were
+    asked), each as one ``(n_resamples, n)`` index matrix; the same seed gives the same
+    interval on every machine. Uses :func:`retrieval_eval.stats.bootstrap_ci`.
+    """
+    from .stats import auroc, bootstrap_ci
+
+    if pos.size == 0 or neg.size == 0:
+        return {"auroc": (math.nan, math.nan), "separation_margin": (math.nan, math.nan)}
+    a = bootstrap_ci(auroc, pos, neg, n_resamples=n_resamples, seed=seed)
+    m = bootstrap_ci(_median_difference, pos, neg, n_resamples=n_resamples, seed=seed)
+    return {"auroc": (float(a.ci_low), float(a.ci_high)),
+            "separation_margin": (float(m.ci_low), float(m.ci_high))}
+
+
+# --------------------------------------------------------------------------------------------
+# Honesty: rank-based scores.
+
+#: RRF constants tried by the fusion-pattern check, and the deepest source rank considered.
+_RRF_CONSTANTS = np.arange(0, 101)
+_RRF_DEPTH = 100
+
+
+def _decimals(values: np.ndarray) -> int | None:
+    """The number of decimals every value is written with (1..9), or None (full precision)."""
+    for d in range(0, 10):
+        scaled = values * 10.0 ** d
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return d
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _rrf_table(c: int) -> np.ndarray:
+    a = np.arange(1, _RRF_DEPTH + 1, dtype=np.float64)
+    single = 1.0 / (c + a)
+    ii, jj = np.triu_indices(_RRF_DEPTH)
+    return np.unique(np.r_[single, single[ii] + single[jj]])
+
+
+def _rrf_match(scores: np.ndarray) -> tuple[int, float] | None:
+    """The RRF constant ``c`` for which (nearly) every score is ``1/(c+a)`` or
+    ``1/(c+a) + 1/(c+b)`` (one or two fused lists, source ranks up to 100), with the share of
+    scores that match; None when no constant explains 95% of them. Coarsely rounded scores
+    (4 decimals or fewer) are not tested: too many sums would match by chance."""
+    scores = scores[np.isfinite(scores)]
+    if scores.size < 10 or np.any(scores <= 0) or np.any(scores > 2.0):
+        return None
+    d = _decimals(scores)
+    if d is not None and d <= 4:
+        return None
+    tol = (0.5 * 10.0 ** -d + 1e-12) if d is not None else 1e-9 * max(1.0, float(np.max(np.abs(scores))))
+    best: tuple[int, float] | None = None
+    # Largest constant first: 1/(0 + 61) is also 1/(60 + 1), and the conventional k = 60
+    # (not "c = 0 with source ranks from 61") is the explanation worth naming.
+    for c in _RRF_CONSTANTS[::-1]:  # a hundred constants, each one vectorized over every score
+        table = _rrf_table(int(c))
+        if scores.max() > table[-1] + tol or scores.min() < table[0] - tol:
+            continue
+        at = np.clip(np.searchsorted(table, scores), 1, table.size - 1)
+        near = np.minimum(np.abs(table[at] - scores), np.abs(table[at - 1] - scores)) <= tol
+        share = float(near.mean())
+        if share >= 0.95 and (best is None or share > best[1]):
+            best = (int(c), share)
+            if share == 1.0:
+                break
+    return best
+
+
+def _distinct(values: np.ndarray) -> int:
+    """Distinct values up to a relative tolerance of 1e-9 of the largest magnitude."""
+    if values.size == 0:
+        return 0
+    s = np.sort(values)
+    tol = 1e-9 * max(float(np.max(np.abs(s))), 1e-300)
+    return int(1 + np.count_nonzero(np.diff(s) > tol))
+
+
+def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
+    """Why a system's scores look determined by rank (empty when they do not).
+
+    Three independent signs, any one suffices:
+
+    1. top-1 scores take only a handful of distinct values across queries (at least 10
+       queries; at most max(3, 5% of them) values): an RRF run of two lists gives values like
+       1/61 + 1/61, 1/61 + 1/62, ... whatever the query;
+    2. the score is a fixed function of rank: over ranks 1-10, the spread of scores across
+       queries at the same rank is under 5% of the spread between ranks (a cosine differs from
+       query to query at every rank, OOD queries lower);
+    3. scores match reciprocal-rank-fusion sums ``1/(c + a) [+ 1/(c + b)]`` for one constant c.
+    """
+    reasons = []
+    n = int(np.isfinite(top1).sum())
+    finite = top1[np.isfinite(top1)]
+    distinct = _distinct(finite)
+    if n >= 10 and distinct <= max(3, int(0.05 * n)):
+        reasons.append(f"top-1 scores take only {distinct} distinct value{'s' * (distinct != 1)} "
+                       f"across {n} queries")
+    head = rows[(rows["rank"] <= 10) & np.isfinite(rows["score"].to_numpy())]
+    by_rank = head.groupby("rank", sort=True)["score"]
+    counts = by_rank.count()
+    usable = counts[counts >= 2].index
+    if len(usable) >= 2 and head["query_id"].nunique() >= 3:
+        h = head[head["rank"].isin(usable)]
+        grouped = h.groupby("rank")["score"]
+        means = grouped.transform("mean").to_numpy()
+        resid = h["score"].to_numpy() - means
+        dof = max(len(h) - len(usable), 1)
+        within = math.sqrt(float(np.sum(resid ** 2)) / dof)
+        between = float(np.std(grouped.mean().to_numpy()))
+        if between > 0 and within <= 0.05 * between:
+            reasons.append(
+                f"the score is a function of rank (across queries, scores at the same rank "
+                f"vary by {within:.3g}, {within / between:.1%} of their spread between ranks)")
+        elif between == 0 and within == 0:
+            reasons.append("every hit has the same score")
+    match = _rrf_match(head["score"].to_numpy(np.float64))
+    if match is not None:
+        c, share = match
+        reasons.append(f"{share:.0%} of the top-10 scores are reciprocal-rank-fusion sums "
+                       f"of 1/({c} + rank) terms")
+    return reasons
+
+
+# --------------------------------------------------------------------------------------------
+# The result.
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(float(value)) else float(value)
+    return value
+
+
+def _r12(x: float) -> float:
+    return float(round(float(x), 12))
+
+
+@dataclass
+class Calibration:
+    """The result of :func:`calibrate`.
+
+    * ``summary``: one row per calibrated system (index ``system``) with :data:`SUMMARY_COLUMNS`.
+    * ``top1``: one row per (system, query_id) for every ranked query and every missing
+      positive or negative: ``kind``, ``stratum``, ``query``, ``top1_doc_id``, ``top1_score``,
+      ``missing`` (no ranking or no score: left out), ``above_cutoff`` and ``pairwise_win``
+      (share of the other class this query is correctly ordered against, ties 1/2; its mean
+      over either class is the AUROC).
+    * ``per_stratum``: one row per (system, kind, stratum) of positives and negatives: ``n``,
+      ``cutoff`` (the system's), ``share`` with its Wilson interval (``share_ci_low``,
+      ``share_ci_high``) — the negative satisfaction of a negatives' stratum, the positive
+      retention of a positives' stratum — ``auroc`` of the stratum's queries against the
+      whole other class, and ``median_top1``.
+    * ``intervals``: one row per (system, metric): ``value``, ``n``, ``ci_low``, ``ci_high``,
+      ``interval`` (how it was computed).
+    * ``warnings``: everything a reader must know before trusting the numbers.
+    * ``missing_negatives`` / ``missing_positives``: per system, query ids without a top-1 score.
+    """
+
+    summary: pd.DataFrame
+    top1: pd.DataFrame
+    per_stratum: pd.DataFrame
+    intervals: pd.DataFrame
+    warnings: list[str]
+    missing_negatives: dict[str, list[str]]
+    missing_positives: dict[str, list[str]]
+    settings: dict[str, Any]
+    system_warnings: dict[str, list[str]] = field(default_factory=dict)
+    rows: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def systems(self) -> list[str]:
+        """The calibrated systems (those with scores), in run order."""
+        return [str(s) for s in self.summary.index]
+
+    def cutoff(self, system: str) -> float:
+        """The system's cutoff (calibrated or fixed)."""
+        return float(self._row(system)["cutoff"])
+
+    def _row(self, system: str) -> pd.Series:
+        if system not in self.systems:
+            why = next((w for w in self.system_warnings.get(system, []) if "no scores" in w), None)
+            raise KeyError(why or f"no calibrated system {system!r}; calibrated: {', '.join(self.systems)}")
+        return self.summary.loc[system]
+
+    def _indeterminate(self, system: str) -> str | None:
+        row = self._row(system)
+        reasons = []
+        for label, n in (("negatives", int(row["n_negative"])), ("positives", int(row["n_positive"]))):
+            if n < MIN_SAMPLES:
+                reasons.append(f"only {n} {label} with a top-1 score (fewer than {MIN_SAMPLES})")
+        if bool(row["rank_based"]):
+            why = self.settings.get("rank_reasons", {}).get(system, [])
+            reasons.append(f"scores look rank-based ({'; '.join(why)})")
+        return "; ".join(reasons) or None
+
+    def metrics(self, system: str) -> dict[str, dict[str, Any]]:
+        """Report measurements for ``system``: name -> ``{"value", "n", "ci", "deterministic"}``.
+
+        ``negative_satisfaction`` (n = negatives) and ``positive_retention`` (n = positives)
+        carry a Wilson 95% interval; ``auroc`` and ``separation_margin`` (n = both classes)
+        a seeded percentile bootstrap interval; ``aupr_in``, ``aupr_out`` and ``fpr@95tpr``
+        none. Values and bounds are rounded to 12 decimals. When fewer than
+        :data:`MIN_SAMPLES` negatives or positives were scored, or the scores look rank-based,
+        every measurement carries ``"indeterminate": "<reason>"``: a gate on it must not
+        PASS. A figure that cannot be computed (no negatives) is absent, not NaN.
+        """
+        self._row(system)
+        why = self._indeterminate(system)
+        table = self.intervals[self.intervals["system"] == system]
+        out: dict[str, dict[str, Any]] = {}
+        for rec in table.itertuples(index=False):  # seven metrics, not queries
+            if not math.isfinite(rec.value):
+                continue
+            m: dict[str, Any] = {"value": _r12(rec.value), "n": int(rec.n)}
+            if math.isfinite(rec.ci_low) and math.isfinite(rec.ci_high):
+                m["ci"] = [_r12(rec.ci_low), _r12(rec.ci_high)]
+                m["interval"] = rec.interval
+            m["deterministic"] = True
+            if why:
+                m["indeterminate"] = why
+            out[rec.metric] = m
+        return out
+
+    def report_block(self, system: str) -> dict[str, Any]:
+        """The report's ``calibration`` block for ``system`` (JSON-able)."""
+        row = self._row(system)
+        fixed = math.isnan(float(row["quantile"]))
+        return _jsonable({
+            "system": system,
+            "cutoff": float(row["cutoff"]),
+            "method": "fixed" if fixed else "quantile",
+            "quantile": None if fixed else float(row["quantile"]),
+            "n_positive": int(row["n_positive"]),
+            "n_negative": int(row["n_negative"]),
+            "missing_negatives": list(self.missing_negatives.get(system, [])),
+            "rank_based": bool(row["rank_based"]),
+            "warnings": list(self.system_warnings.get(system, [])),
+        })
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary table (a copy)."""
+        return self.summary.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the per-query frames, JSON-able (NaN -> None)."""
+        summary = self.summary.reset_index()
+        return _jsonable({
+            "settings": {k: v for k, v in self.settings.items() if k != "rank_reasons"},
+            "summary": summary.to_dict(orient="records"),
+            "metrics": {s: self.metrics(s) for s in self.systems},
+            "per_stratum": self.per_stratum.to_dict(orient="records"),
+            "warnings": list(self.warnings),
+            "missing_negatives": self.missing_negatives,
+            "missing_positives": self.missing_positives,
+        })
+
+    def _repr_html_(self) -> str:
+        from ._html import box, esc, table, warnings_html
+
+        s = self.settings
+        how = (f"cutoff = {s['quantile']:.0%} quantile of the positives' top-1 scores"
+               if s.get("cutoff") is None else "fixed cutoff (production behaviour)")
+        body = (table(self.summary, max_rows=20) + warnings_html(self.warnings)
+                + f"<div>{esc(how)}; intervals: Wilson 95% for shares, percentile bootstrap "
+                  f"({s['n_resamples']} resamples, seed {s['seed']}) for auroc and margin. "
+                  "Details: .top1, .per_stratum, .intervals</div>")
+        return box("Calibration (out-of-distribution queries)", body)
+
+    def __repr__(self) -> str:
+        return (f"Calibration(systems={self.systems}, warnings={len(self.warnings)})\n"
+                + self.summary.to_string())
+
+
+def _cutoff_for(system: str, cutoff, quantile: float, pos: np.ndarray) -> tuple[float, float]:
+    """(cutoff, quantile) for a system: the fixed one when given, else the q-quantile."""
+    fixed = cutoff.get(system) if isinstance(cutoff, Mapping) else cutoff
+    if fixed is not None:
+        fixed = float(fixed)
+        if not math.isfinite(fixed):
+            raise ValueError(f"cutoff for {system!r} must be a finite number, got {fixed}")
+        return fixed, math.nan
+    if pos.size == 0:
+        return math.nan, quantile
+    return float(np.quantile(pos, quantile, method="linear")), quantile
+
+
+def _no_scores_message(system: str) -> str:
+    return (f"system {system!r} has no scores: calibration needs the absolute relevance score "
+            "of each hit (SPEC B1)")
+
+
+def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.10,
+              cutoff=None, threshold: int = 1, n_resamples: int = 1000, seed=0) -> Calibration:
+    """Calibrate a relevance cutoff per system and measure how well it rejects OOD queries.
+
+    For each system with scores: ``top1`` of a query is the score of its rank-1 row in
+    :func:`retrieval_eval.metrics.dedupe_run`; positives are judged queries with a grade
+    >= ``threshold`` that the system ranked, negatives the ``expect_none`` queries (from
+    ``queries`` and/or ``negatives``). The cutoff is the ``quantile`` of the positives' top1
+    (linear interpolation), keeping the rule embedder-portable: no absolute number is
+    hard-coded. A fixed ``cutoff`` (a number, or ``{system: number}``; systems not in the
+    mapping are calibrated) replaces it: the figures are then what production does with its
+    cutoff, and ``quantile`` is NaN. See SPEC B2 for every figure's definition.
+
+    Raises when a negative carries a relevant label, and when no system has scores (a
+    score-less system next to scored ones is left out with a warning). Systems whose scores
+    look rank-based (RRF) are flagged, warned about, and their measurements marked
+    indeterminate, as are all measurements over fewer than 10 positives or negatives.
+    """
+    if not 0.0 <= float(quantile) <= 1.0:
+        raise ValueError(f"quantile must be in [0, 1], got {quantile}")
+    if int(n_resamples) < 1:
+        raise ValueError("n_resamples must be >= 1")
+    j, r, q = _as_judgments(judgments), _as_run(run), _as_queries(queries)
+    negs = negative_ids(q, negatives)
+    check_negatives(j, negs, threshold)
+    qt = _query_table(j, q, negs, threshold)
+    rows = _rows(r, j, qt, threshold)
+    systems = list(pd.unique(rows["system"]))
+    if not systems:
+        raise ValueError("the run is empty: nothing to calibrate")
+    has_scores = rows.groupby("system", sort=False)["score"].apply(lambda s: s.notna().any())
+    scoreless = [s for s in systems if not has_scores[s]]
+    scored = [s for s in systems if has_scores[s]]
+    if not scored:
+        raise ValueError("; ".join(_no_scores_message(s) for s in scoreless))
+
+    warnings: list[str] = []
+    system_warnings: dict[str, list[str]] = {s: [] for s in systems}
+
+    def warn(system: str | None, text: str) -> None:
+        warnings.append(text)
+        if system is not None:
+            system_warnings[system].append(text)
+
+    for s in scoreless:
+        warn(s, _no_scores_message(s) + "; it is left out")
+    if not negs:
+        warn(None, "no negatives: mark out-of-distribution queries with expect_none: true in a "
+                   "queries file (or pass negatives=[...]) to measure OOD rejection")
+
+    # top1: the rank-1 row of every ranking, plus a row for each positive/negative not ranked.
+    first = rows[rows["rank"] == 1]
+    present = first[["system", "query_id"]]
+    wanted_ids = qt.index[qt["kind"].isin(["positive", "negative"])]
+    grid = pd.DataFrame({
+        "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(wanted_ids)), dtype=ID),
+        "query_id": pd.array(np.tile(wanted_ids.to_numpy(dtype=object), len(systems)), dtype=ID),
+    })
+    absent = grid.merge(present, on=["system", "query_id"], how="left", indicator=True)
+    absent = absent[absent["_merge"] == "left_only"].drop(columns="_merge")
+    absent = absent.merge(qt.reset_index(), on="query_id", how="left")
+    top1 = pd.concat([
+        pd.DataFrame({
+            "system": first["system"].to_numpy(), "query_id": first["query_id"].to_numpy(),
+            "kind": first["kind"].to_numpy(), "stratum": first["stratum"].to_numpy(),
+            "query": first["query"].to_numpy(), "top1_doc_id": first["doc_id"].to_numpy(),
+            "top1_score": first["score"].to_numpy(np.float64),
+        }),
+        pd.DataFrame({
+            "system": absent["system"].to_numpy(), "query_id": absent["query_id"].to_numpy(),
+            "kind": absent["kind"].to_numpy(), "stratum": absent["stratum"].to_numpy(),
+            "query": absent["query"].to_numpy(),
+            "top1_doc_id": pd.array([pd.NA] * len(absent), dtype=ID),
+            "top1_score": np.full(len(absent), np.nan),
+        }),
+    ], ignore_index=True)
+    for c in ("system", "query_id", "kind", "stratum", "query", "top1_doc_id"):
+        top1[c] = top1[c].astype(ID)
+    top1["missing"] = ~np.isfinite(top1["top1_score"].to_numpy(np.float64))
+    top1 = top1[top1["system"].isin(scored)].reset_index(drop=True)
+    top1["above_cutoff"] = pd.array([pd.NA] * len(top1), dtype="boolean")
+    top1["pairwise_win"] = np.nan
+
+    records, interval_rows = [], []
+    missing_neg: dict[str, list[str]] = {}
+    missing_pos: dict[str, list[str]] = {}
+    rank_reasons: dict[str, list[str]] = {}
+    sys_col = top1["system"].to_numpy(dtype=object)
+    kind_col = top1["kind"].to_numpy(dtype=object)
+    miss_col = top1["missing"].to_numpy()
+    score_col = top1["top1_score"].to_numpy(np.float64)
+    qid_col = top1["query_id"].to_numpy(dtype=object)
+    above = np.full(len(top1), -1, dtype=np.int8)
+    win = np.full(len(top1), np.nan)
+    cutoffs: dict[str, float] = {}
+    for s in scored:  # one pass per system; everything inside is vectorized over queries
+        mine = sys_col == s
+        is_pos, is_neg = mine & (kind_col == "positive"), mine & (kind_col == "negative")
+        missing_neg[s] = [str(x) for x in qid_col[is_neg & miss_col]]
+        missing_pos[s] = [str(x) for x in qid_col[is_pos & miss_col]]
+        if missing_neg[s]:
+            warn(s, f"system {s!r}: {len(missing_neg[s])} negative(s) have no top-1 score (not in "
+                    f"the run or unscored) and are left out: {_names(missing_neg[s])}")
+        if missing_pos[s]:
+            warn(s, f"system {s!r}: {len(missing_pos[s])} positive(s) have no top-1 score (not in "
+                    f"the run or unscored) and are left out: {_names(missing_pos[s])}")
+        pos_m, neg_m = is_pos & ~miss_col, is_neg & ~miss_col
+        pos, neg = score_col[pos_m], score_col[neg_m]
+        c, qv = _cutoff_for(s, cutoff, float(quantile), pos)
+        cutoffs[s] = c
+        if math.isnan(c):
+            warn(s, f"system {s!r}: no positive has a top-1 score, so no cutoff can be calibrated")
+        fig = _figures(pos, neg, c)
+        reasons = _rank_reasons(rows[rows["system"] == s], score_col[mine & ~miss_col])
+        rank_reasons[s] = reasons
+        if reasons:
+            n_q = int(np.count_nonzero(mine & ~miss_col))
+            warn(s, f"system {s!r}: {'; '.join(reasons)}; scores look determined by rank (RRF?), "
+                    "so they carry no absolute relevance and cannot separate OOD queries "
+                    f"({n_q} queries)")
+        for label, n in (("negatives", neg.size), ("positives", pos.size)):
+            if n < MIN_SAMPLES:
+                warn(s, f"system {s!r}: only {n} {label} with a top-1 score (fewer than "
+                        f"{MIN_SAMPLES}): calibration figures are indeterminate")
+        if not math.isnan(c):
+            above[mine & ~miss_col] = (score_col[mine & ~miss_col] >= c).astype(np.int8)
+        win[pos_m] = _wins(pos, np.sort(neg), True)
+        win[neg_m] = _wins(neg, np.sort(pos), False)
+        records.append({"system": s, "cutoff": c, "quantile": qv, "n_positive": int(pos.size),
+                        "n_negative": int(neg.size), **fig, "rank_based": bool(reasons)})
+        boot = _bootstrap(pos, neg, int(n_resamples), seed)
+        ns = int(np.count_nonzero(neg < c)) if not math.isnan(c) else 0
+        ps = int(np.count_nonzero(pos >= c)) if not math.isnan(c) else 0
+        boot_label = f"percentile bootstrap 95% ({int(n_resamples)} resamples, seed {seed})"
+        for name, value, n, ci, hits, how in (
+            ("negative_satisfaction", fig["negative_satisfaction"], neg.size, None, ns, "wilson 95%"),
+            ("positive_retention", fig["positive_retention"], pos.size, None, ps, "wilson 95%"),
+            ("auroc", fig["auroc"], pos.size + neg.size, boot["auroc"], 0, boot_label),
+            ("separation_margin", fig["separation_margin"], pos.size + neg.size,
+             boot["separation_margin"], 0, boot_label),
+            ("aupr_in", fig["aupr_in"], pos.size + neg.size, (math.nan, math.nan), 0, ""),
+            ("aupr_out", fig["aupr_out"], pos.size + neg.size, (math.nan, math.nan), 0, ""),
+            ("fpr@95tpr", fig["fpr@95tpr"], neg.size, (math.nan, math.nan), 0, ""),
+        ):
+            lo, hi = ci if ci is not None else (math.nan, math.nan)
+            interval_rows.append({"system": s, "metric": name, "value": value, "n": int(n),
+                                  "ci_low": lo, "ci_high": hi, "interval": how,
+                                  "hits": hits if ci is None else -1})
+
+    top1["above_cutoff"] = pd.array(np.where(above < 0, None, above == 1), dtype="boolean")
+    top1["pairwise_win"] = win
+    summary = pd.DataFrame.from_records(records, columns=["system", *SUMMARY_COLUMNS])
+    summary["system"] = summary["system"].astype(ID)
+    summary = summary.set_index("system")
+    summary["n_positive"] = summary["n_positive"].astype(np.int64)
+    summary["n_negative"] = summary["n_negative"].astype(np.int64)
+    summary["rank_based"] = summary["rank_based"].astype(bool)
+    intervals = pd.DataFrame.from_records(
+        interval_rows,
+        columns=["system", "metric", "value", "n", "ci_low", "ci_high", "interval", "hits"])
+    # Wilson intervals for every share at once (one normal quantile, not one per share).
+    wil = ((intervals["hits"] >= 0) & (intervals["n"] > 0) & intervals["value"].notna()).to_numpy()
+    if wil.any():
+        from .stats import wilson_interval
+
+        lo, hi = wilson_interval(intervals.loc[wil, "hits"].to_numpy(np.float64),
+                                 intervals.loc[wil, "n"].to_numpy(np.float64))
+        intervals.loc[wil, "ci_low"], intervals.loc[wil, "ci_high"] = lo, hi
+    intervals = intervals.drop(columns="hits")
+    intervals["system"] = intervals["system"].astype(ID)
+    intervals["metric"] = intervals["metric"].astype(ID)
+    intervals["n"] = intervals["n"].astype(np.int64)
+    per_stratum = _per_stratum(top1, cutoffs)
+    settings = {
+        "quantile": float(quantile), "cutoff": _jsonable(cutoff) if cutoff is not None else None,
+        "threshold": int(threshold), "n_resamples": int(n_resamples), "seed": _jsonable(seed),
+        "min_samples": MIN_SAMPLES, "rank_reasons": rank_reasons,
+    }
+    return Calibration(summary, top1, per_stratum, intervals, warnings, missing_neg, missing_pos,
+                       settings, {s: w for s, w in system_warnings.items()}, rows)
+
+
+def _names(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
+
+
+def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float]) -> pd.DataFrame:
+    """(system, kind, stratum) rows for positives and negatives with a top-1 score."""
+    from .stats import wilson_interval
+
+    t = top1[~top1["missing"] & top1["kind"].isin(["positive", "negative"])]
+    cut = t["system"].map(cutoffs).to_numpy(np.float64)
+    score = t["top1_score"].to_numpy(np.float64)
+    neg = (t["kind"] == "negative").to_numpy()
+    success = np.where(neg, score < cut, score >= cut).astype(np.float64)
+    success[np.isnan(cut)] = np.nan
+    frame = pd.DataFrame({
+        "system": t["system"].to_numpy(), "kind": t["kind"].to_numpy(),
+        "stratum": t["stratum"].to_numpy(), "success": success,
+        "win": t["pairwise_win"].to_numpy(np.float64), "score": score,
+    })
+    g = frame.groupby(["system", "kind", "stratum"], sort=False, observed=True)
+    out = pd.DataFrame({
+        "n": g.size(),
+        "hits": g["success"].sum(min_count=1),
+        "share": g["success"].mean(),
+        "auroc": g["win"].mean(),
+        "median_top1": g["score"].median(),
+    }).reset_index()
+    out["cutoff"] = out["system"].map(cutoffs).astype(np.float64)
+    ok = out["share"].notna().to_numpy()
+    lo = np.full(len(out), np.nan)
+    hi = np.full(len(out), np.nan)
+    if ok.any():
+        lo[ok], hi[ok] = wilson_interval(out.loc[ok, "hits"].to_numpy(), out.loc[ok, "n"].to_numpy())
+    out["share_ci_low"], out["share_ci_high"] = lo, hi
+    out["figure"] = np.where(out["kind"] == "negative", "negative_satisfaction", "positive_retention")
+    out = out.sort_values(["system", "kind", "stratum"], kind="stable",
+                          key=lambda c: c.map({s: i for i, s in enumerate(cutoffs)}) if c.name == "system" else c)
+    cols = ["system", "stratum", "kind", "n", "cutoff", "figure", "share", "share_ci_low",
+            "share_ci_high", "auroc", "median_top1"]
+    out = out[cols].reset_index(drop=True)
+    for c in ("system", "stratum", "kind", "figure"):
+        out[c] = out[c].astype(ID)
+    out["n"] = out["n"].astype(np.int64)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# After the cutoff.
+
+
+def apply_cutoff(run, cutoff) -> pd.DataFrame:
+    """The run as a production consumer with a relevance cutoff sees it: hits scoring below
+    the cutoff removed (a hit exactly at the cutoff stays).
+
+    ``cutoff`` is a number (every system), a mapping ``{system: cutoff}`` or a
+    :class:`Calibration` (each system's own cutoff). Every system of the run must have a
+    cutoff and scores. Rows keep their columns and their ``rank`` as written (the engine
+    orders by it, so gaps do not matter); a query whose every hit is removed has no rows
+    left, and ``evaluate`` then treats it as missing and scores it zero: that is what an
+    abstention costs on a covered query.
+    """
+    r = _as_run(run)
+    systems = r["system"].astype(ID)
+    if isinstance(cutoff, Calibration):
+        mapping = {s: cutoff.cutoff(s) for s in cutoff.systems}
+    elif isinstance(cutoff, Mapping):
+        mapping = {str(k): float(v) for k, v in cutoff.items()}
+    else:
+        value = float(cutoff)
+        mapping = {str(s): value for s in pd.unique(systems)}
+    present = [str(s) for s in pd.unique(systems)]
+    lacking = [s for s in present if s not in mapping or not math.isfinite(mapping[s])]
+    if lacking:
+        raise ValueError(f"no cutoff for system(s) {', '.join(map(repr, lacking))}")
+    has = r["score"].notna().groupby(systems, sort=False).any()
+    scoreless = [s for s in present if not has[s]]
+    if scoreless:
+        raise ValueError("; ".join(_no_scores_message(s) for s in scoreless))
+    limit = systems.map(mapping).to_numpy(np.float64)
+    keep = r["score"].to_numpy(np.float64) >= limit
+    return r[keep].reset_index(drop=True)
+
+
+def _default_cutoffs(top: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Every distinct top-1 score (a 101-point quantile grid when there are more than 99),
+    plus both ends: the lowest score (keeps everything) and just above the highest (keeps
+    nothing)."""
+    top = top[np.isfinite(top)]
+    scores = scores[np.isfinite(scores)]
+    if scores.size == 0:
+        return np.zeros(0)
+    inner = np.unique(top)
+    if inner.size > 99:
+        inner = np.quantile(top, np.linspace(0.0, 1.0, 101))
+    ends = [float(scores.min()), float(np.nextafter(scores.max(), np.inf))]
+    return np.unique(np.r_[inner, ends])
+
+
+def cutoff_sweep(run, judgments, queries=None, negatives=None, cutoffs=None, k: int = 10,
+                 threshold: int = 1) -> pd.DataFrame:
+    """The trade-off a cutoff makes, per system and cutoff: one tidy row each.
+
+    Columns: ``system``, ``cutoff``, ``n_positive``, ``n_negative`` (queries with a top-1
+    score, as in :func:`calibrate`), ``negative_satisfaction`` (negatives with top1 < cutoff),
+    ``positive_retention`` (positives with top1 >= cutoff), ``abstain_rate`` (positives with
+    nothing left after :func:`apply_cutoff`), ``recall@k`` after the cutoff (the metric
+    engine's: :func:`retrieval_eval.metrics.compute` and ``aggregate`` on the cut run, every
+    judged positive counted, a query left empty scoring zero), ``risk`` (share of answered
+    positives and negatives that are negatives: OOD queries that still get an answer) and
+    ``coverage`` (share of positives and negatives answered at all).
+
+    ``cutoffs``: a list of numbers (every system), ``{system: list}``, or None (every
+    distinct top-1 score plus both ends, or a 101-point quantile grid when there are many).
+    """
+    j, r, q = _as_judgments(judgments), _as_run(run), _as_queries(queries)
+    negs = negative_ids(q, negatives)
+    check_negatives(j, negs, threshold)
+    qt = _query_table(j, q, negs, threshold)
+    rows = _rows(r, j, qt, threshold)
+    systems = [str(s) for s in pd.unique(rows["system"])]
+    has = rows.groupby("system", sort=False)["score"].apply(lambda s: s.notna().any())
+    scoreless = [s for s in systems if not has[s]]
+    if scoreless:
+        raise ValueError("; ".join(_no_scores_message(s) for s in scoreless))
+    recall_name = f"recall@{int(k)}"
+    pieces, runs = [], []
+    for s in systems:  # per system; each vectorized over queries x cutoffs
+        mine = rows[rows["system"] == s]
+        if cutoffs is None:
+            grid = None
+        elif isinstance(cutoffs, Mapping):
+            grid = np.asarray(cutoffs.get(s, []), dtype=np.float64)
+        else:
+            grid = np.asarray(list(cutoffs), dtype=np.float64)
+        per_q = mine.groupby("query_id", sort=False).agg(
+            kind=("kind", "first"), top=("score", "first"), best=("score", "max"))
+        per_q = per_q[per_q["kind"].isin(["positive", "negative"]) & np.isfinite(per_q["top"])]
+        if grid is None:
+            grid = _default_cutoffs(per_q["top"].to_numpy(np.float64), mine["score"].to_numpy(np.float64))
+        grid = np.unique(grid)
+        is_neg = (per_q["kind"] == "negative").to_numpy()
+        top = per_q["top"].to_numpy(np.float64)
+        best = per_q["best"].to_numpy(np.float64)
+        c = grid[:, None]
+        answered = best[None, :] >= c
+        npos, nneg = int((~is_neg).sum()), int(is_neg.sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n_answered = answered.sum(axis=1)
+            frame = pd.DataFrame({
+                "system": s,
+                "cutoff": grid,
+                "n_positive": npos,
+                "n_negative": nneg,
+                "negative_satisfaction": (top[None, is_neg] < c).sum(axis=1) / nneg if nneg else np.nan,
+                "positive_retention": (top[None, ~is_neg] >= c).sum(axis=1) / npos if npos else np.nan,
+                "abstain_rate": (~answered[:, ~is_neg]).sum(axis=1) / npos if npos else np.nan,
+                "risk": np.where(n_answered > 0, answered[:, is_neg].sum(axis=1) / np.maximum(n_answered, 1), np.nan),
+                "coverage": n_answered / (npos + nneg) if npos + nneg else np.nan,
+            })
+        pieces.append(frame)
+        # The cut runs, one synthetic system per cutoff, for one call of the engine.
+        score = mine["score"].to_numpy(np.float64)
+        ci, ri = np.nonzero(score[None, :] >= c)
+        runs.append(pd.DataFrame({
+            "system": pd.array(np.char.add(f"{s}{_SEP}", ci.astype(str)), dtype=ID),
+            "query_id": mine["query_id"].to_numpy()[ri],
+            "rank": mine["rank"].to_numpy(np.int64)[ri],
+            "doc_id": mine["doc_id"].to_numpy()[ri],
+            "score": score[ri],
+        }))
+    out = pd.concat(pieces, ignore_index=True)
+    cut = pd.concat(runs, ignore_index=True)
+    for col in ("query_id", "doc_id"):
+        cut[col] = cut[col].astype(ID)
+    per_query = compute(j, cut, k=(int(k),), threshold=threshold)
+    per_query = per_query[~per_query["query_id"].isin(pd.Index(negs, dtype=ID))]
+    means = aggregate(per_query)
+    scored_any = bool((~per_query["no_positives"]).any()) if len(per_query) else False
+    labels = out["system"] + _SEP + out.groupby("system", sort=False).cumcount().astype(str)
+    recall = means[recall_name].reindex(labels.to_numpy()).to_numpy(np.float64) if len(means) else np.full(len(out), np.nan)
+    if scored_any or (len(j) and (relevance_table(j)["relevance"] >= threshold).any()):
+        # A cutoff that removed every hit leaves its synthetic system out of the run: every
+        # positive is then missing and scores zero.
+        recall = np.where(np.isnan(recall), 0.0, recall)
+    out.insert(out.columns.get_loc("abstain_rate") + 1, recall_name, recall)
+    out["system"] = out["system"].astype(ID)
+    out["n_positive"] = out["n_positive"].astype(np.int64)
+    out["n_negative"] = out["n_negative"].astype(np.int64)
+    return out
