@@ -542,7 +542,8 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     - SPLIT and ORPHANED rows are left untouched and listed in ``needs_review``: guessing at
       them would fabricate ground truth, the failure drift exists to expose.
 
-    Every other column (``extra`` included), the row order and the index are kept. Running
+    Every other column (``extra`` included), the row order and the caller's index are kept
+    (the frame is otherwise the one ``formats.as_judgments`` returns). Running
     :func:`drift` again on the fixed labels finds no RE_ANCHORABLE or MERGED label.
     """
     j = _coerce_judgments(judgments)
@@ -585,5 +586,7 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
         fp = _strings(out, "corpus_fingerprint").to_numpy(dtype=object)
         fp[stamp] = result.corpus_fingerprint
         out["corpus_fingerprint"] = pd.array(fp, dtype=_STRING)
+    if isinstance(judgments, pd.DataFrame) and len(judgments) == n:
+        out.index = judgments.index.copy()  # the caller's row labels, so it can join back
     needs_review = findings[findings["status"].isin(["SPLIT", "ORPHANED"])].reset_index(drop=True)
     return FixResult(judgments=out, reanchored=int(moved.sum()), needs_review=needs_review)

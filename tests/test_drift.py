@@ -556,7 +556,7 @@ def rechunked(draw):
     return judgments_frame(rows), corpus_frame(new_chunks)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rechunked())
 def test_fix_never_touches_split_or_orphaned_and_reanchors_to_containing_text(case):
     judgments, corpus = case
