@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .formats import as_corpus, as_judgments
 from .identity import normalize, text_sha
 
 __all__ = [
@@ -236,35 +237,6 @@ def _missing(value: Any) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
 
 
-def _coerce_judgments(judgments: Any) -> pd.DataFrame:
-    try:
-        from .formats import as_judgments
-    except ImportError:  # formats not available: accept frames and lists of dicts as they are
-        as_judgments = None
-    if as_judgments is not None:
-        return as_judgments(judgments)
-    if isinstance(judgments, pd.DataFrame):
-        return judgments
-    return pd.DataFrame(list(judgments))
-
-
-def _coerce_corpus(corpus: Any) -> pd.DataFrame:
-    try:
-        from .formats import as_corpus
-    except ImportError:
-        as_corpus = None
-    if as_corpus is not None:
-        return as_corpus(corpus)
-    if isinstance(corpus, pd.DataFrame):
-        return corpus
-    if isinstance(corpus, dict):
-        frame = pd.DataFrame(list(corpus.get("chunks", [])))
-        frame.attrs["corpus_fingerprint"] = corpus.get("corpus_fingerprint")
-        frame.attrs["chunker_fingerprint"] = corpus.get("chunker_fingerprint")
-        return frame
-    return pd.DataFrame(list(corpus))
-
-
 def _strings(frame: pd.DataFrame, name: str) -> pd.Series:
     """Column ``name`` as a string Series on a RangeIndex; all ``<NA>`` when absent."""
     if name not in frame.columns:
@@ -353,8 +325,8 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     - MERGED re-anchors to the shortest containing chunk (by normalized length; tie: lowest
       ordinal, then corpus order): the tightest chunk that still holds the judged text.
     """
-    j = _coerce_judgments(judgments)
-    c = _coerce_corpus(corpus)
+    j = as_judgments(judgments)
+    c = as_corpus(corpus)
     n = len(j)
 
     qid = _strings(j, "query_id")
@@ -546,7 +518,7 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     (the frame is otherwise the one ``formats.as_judgments`` returns). Running
     :func:`drift` again on the fixed labels finds no RE_ANCHORABLE or MERGED label.
     """
-    j = _coerce_judgments(judgments)
+    j = as_judgments(judgments)
     findings = result.findings
     n = len(j)
     idx = findings["judgment_index"].to_numpy(dtype=np.int64)

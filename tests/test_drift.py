@@ -588,3 +588,19 @@ def test_fix_never_touches_split_or_orphaned_and_reanchors_to_containing_text(ca
     assert again.summary.re_anchorable == 0 and again.summary.merged == 0
     assert again.summary.split == result.summary.split
     assert again.summary.orphaned == result.summary.orphaned
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_accepts_paths_and_wire_format(case):
+    folder = spec_fixtures_dir() / case
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    from_paths = drift(folder / "judgments.jsonl", folder / "corpus.json")
+    rows = [json.loads(line) for line in (folder / "judgments.jsonl").read_text().splitlines()]
+    wire = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
+    from_dicts = drift(rows, wire)
+    for result in (from_paths, from_dicts):
+        assert result.summary.to_dict() == expected["summary"]
+        assert result.corpus_fingerprint == wire["corpus_fingerprint"]
+    assert from_paths.to_dict() == from_dicts.to_dict()
+    fixed = fix(rows, from_dicts)
+    assert fixed.reanchored == len(expected.get("reanchor", {}))
