@@ -1,1 +1,70 @@
-"""retrieval_eval: measure retrieval, keep labels true, measure OOD robustness."""
+"""retrieval_eval: measure retrieval, keep labels true, measure out-of-distribution robustness.
+
+The public names, re-exported from the modules that define them. Importing the package loads
+numpy and pandas only; matplotlib, ipywidgets and pyarrow's heavier parts load when used.
+"""
+
+from .errors import FormatError
+from .identity import chunk_id, normalize, text_sha
+from .formats import (
+    as_corpus,
+    as_judgments,
+    as_queries,
+    as_run,
+    from_qrels,
+    from_trec_run,
+    parse_corpus,
+    parse_judgments,
+    parse_queries,
+    parse_run,
+    read_corpus,
+    read_judgments,
+    read_qrels,
+    read_queries,
+    read_run,
+    read_trec_run,
+    serialize_judgments,
+    to_qrels,
+    to_trec_run,
+    write_corpus,
+    write_judgments,
+    write_queries,
+    write_run,
+)
+from .measurement import Measurement, summarize
+from .metrics import compute, dedupe_run, metric_name
+from .evaluation import (
+    Evaluation,
+    ScoreResult,
+    StratumScore,
+    dedupe,
+    evaluate,
+    judgment_key,
+    query_metrics,
+    relevance_by_query,
+    score,
+    score_by_stratum,
+    worst_stratum,
+)
+from .validation import ValidationIssue, ValidationResult, validate
+from .report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report, build_report
+from .drift import DriftResult, FixResult, drift, fix
+from .gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
+from .calibration import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
+
+__version__ = TOOL_VERSION
+
+__all__ = [
+    "Calibration", "DriftResult", "Evaluation", "FixResult", "FormatError", "Gate", "GateError",
+    "GateResult", "Measurement", "Report", "SPEC_VERSION", "ScoreResult", "StratumScore",
+    "TOOL_NAME", "TOOL_VERSION", "ValidationIssue", "ValidationResult", "apply_cutoff",
+    "as_corpus", "as_judgments", "as_queries", "as_run", "build_report", "calibrate",
+    "chunk_id", "compute", "cutoff_sweep", "dedupe", "dedupe_run", "drift", "evaluate",
+    "evaluate_gates", "fix", "from_qrels", "from_trec_run", "judgment_key", "metric_name",
+    "normalize", "parse_corpus", "parse_gate", "parse_judgments", "parse_queries", "parse_run",
+    "query_metrics", "read_corpus", "read_judgments", "read_qrels", "read_queries", "read_run",
+    "read_trec_run", "relevance_by_query", "score", "score_by_stratum", "score_rows",
+    "serialize_judgments", "summarize", "text_sha", "to_qrels", "to_trec_run", "validate",
+    "worse_status", "worst_stratum", "write_corpus", "write_judgments", "write_queries",
+    "write_run",
+]
