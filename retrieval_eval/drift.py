@@ -26,8 +26,7 @@ document, so 100,000 judgments against a million chunks take seconds.
 
 from __future__ import annotations
 
-import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -107,7 +106,7 @@ class DriftSummary:
         return self.valid + self.re_anchorable + self.merged + self.split + self.orphaned
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class DriftResult:
     """The outcome of :func:`drift`.
 
@@ -169,45 +168,55 @@ class DriftResult:
             "corpus_fingerprint": self.corpus_fingerprint,
         }
 
+    def __repr__(self) -> str:
+        return (
+            f"DriftResult({self.summary!r}, judgments_fingerprint="
+            f"{self.judgments_fingerprint!r}, corpus_fingerprint={self.corpus_fingerprint!r})"
+        )
+
     def _repr_html_(self) -> str:
+        """Summary counts first, then at most 20 findings that are not VALID."""
+        from . import _html
+
         s = self.summary
-        esc = html.escape
-        head = (
-            "<div><strong>drift</strong>: "
-            f"{s.total} judgments, {s.invalid_ratio:.1%} not VALID"
-            f" &middot; labeled against <code>{esc(str(self.judgments_fingerprint))}</code>,"
-            f" live corpus <code>{esc(str(self.corpus_fingerprint))}</code></div>"
+        counts = pd.DataFrame(
+            [[s[name.lower()] for name in DRIFT_STATUSES] + [f"{s.invalid_ratio:.1%}"]],
+            columns=[*DRIFT_STATUSES, "not VALID"],
+            index=pd.Index(["labels"]),
         )
-        counts = "".join(
-            f"<th>{name}</th>" for name in DRIFT_STATUSES
-        ), "".join(f"<td>{s[name.lower()]}</td>" for name in DRIFT_STATUSES)
-        table = f"<table><tr>{counts[0]}</tr><tr>{counts[1]}</tr></table>"
+        body = (
+            f"<div>labeled against {_html.esc(self.judgments_fingerprint or '(none)')}, "
+            f"live corpus {_html.esc(self.corpus_fingerprint or '(none)')}</div>"
+            + _html.table(counts)
+        )
         bad = self.findings[self.findings["status"] != "VALID"]
-        if bad.empty:
-            return head + table
-        rows = []
-        for rec in bad.head(_HTML_MAX_FINDINGS).itertuples(index=False):
-            if rec.split_into is not None:
-                detail = "spans " + ", ".join(esc(c) for c in rec.split_into)
-            elif not _missing(rec.reanchor_to):
-                detail = "&rarr; " + esc(rec.reanchor_to)
-            else:
-                detail = ""
-            cid = "" if _missing(rec.chunk_id) else esc(rec.chunk_id)
-            rows.append(
-                f"<tr><td>{esc(rec.query_id)}</td><td>{esc(rec.doc_uri)}</td>"
-                f"<td>{cid}</td><td>{rec.status}</td><td>{detail}</td></tr>"
+        if len(bad):
+            shown = bad.head(_HTML_MAX_FINDINGS)
+            detail = []
+            for target, split in zip(shown["reanchor_to"], shown["split_into"], strict=True):
+                if split is not None:
+                    detail.append("spans " + ", ".join(split))
+                elif not _missing(target):
+                    detail.append("-> " + target)
+                else:
+                    detail.append("")
+            frame = pd.DataFrame(
+                {
+                    "doc_uri": shown["doc_uri"].to_numpy(dtype=object),
+                    "chunk_id": shown["chunk_id"].fillna("").to_numpy(dtype=object),
+                    "status": shown["status"].to_numpy(dtype=object),
+                    "detail": detail,
+                },
+                index=pd.Index(shown["query_id"].to_numpy(dtype=object), name="query_id"),
             )
-        more = len(bad) - _HTML_MAX_FINDINGS
-        tail = f"<div>&hellip; and {more} more not VALID</div>" if more > 0 else ""
-        findings = (
-            "<table><tr><th>query_id</th><th>doc_uri</th><th>chunk_id</th><th>status</th>"
-            "<th>detail</th></tr>" + "".join(rows) + "</table>"
-        )
-        return head + table + findings + tail
+            body += "<div>not VALID</div>" + _html.table(frame, max_rows=_HTML_MAX_FINDINGS)
+            more = len(bad) - len(shown)
+            if more > 0:
+                body += f"<div>… and {more} more not VALID (use .to_frame())</div>"
+        return _html.box(f"Drift: {s.total} labels", body)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FixResult:
     """The outcome of :func:`fix`.
 
@@ -219,13 +228,22 @@ class FixResult:
 
     judgments: pd.DataFrame
     reanchored: int
-    needs_review: pd.DataFrame = field(repr=False)
+    needs_review: pd.DataFrame
+
+    def __repr__(self) -> str:
+        return (
+            f"FixResult(reanchored={self.reanchored}, needs_review={len(self.needs_review)}, "
+            f"judgments=<{len(self.judgments)} rows>)"
+        )
 
     def _repr_html_(self) -> str:
-        return (
-            f"<div><strong>fix</strong>: {self.reanchored} labels re-anchored, "
-            f"{len(self.needs_review)} need review (SPLIT or ORPHANED)</div>"
-        )
+        from . import _html
+
+        body = f"<div>{len(self.needs_review)} need review (SPLIT or ORPHANED)</div>"
+        if len(self.needs_review):
+            shown = self.needs_review[["query_id", "doc_uri", "chunk_id", "status"]]
+            body += _html.table(shown.set_index("query_id"), max_rows=_HTML_MAX_FINDINGS)
+        return _html.box(f"Fix: {self.reanchored} labels re-anchored", body)
 
 
 # --------------------------------------------------------------------------------------------

@@ -425,6 +425,10 @@ def test_repr_html_is_compact():
     assert page.count("<tr>") <= 2 + 1 + 20
     assert "80 more" in page
     assert "doc://gone&lt;b&gt;" in page
+    assert len(repr(result)) < 300  # never the whole frame
+    fixed = fix(judgments_frame(rows), result)
+    assert "100 need review" in fixed._repr_html_()
+    assert fixed._repr_html_().count("<tr>") <= 21
 
 
 # -- fix ---------------------------------------------------------------------------------------
