@@ -272,12 +272,18 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
     in its document. Chunks without a chunk_id cannot be anchored to and are left out.
     """
     n = len(corpus)
+
+    def objects(name: str) -> np.ndarray:  # ids as plain objects: hashing them is C-speed
+        if name not in corpus.columns:
+            return np.full(n, None, dtype=object)
+        return corpus[name].to_numpy(dtype=object, na_value=None)
+
     live = pd.DataFrame(
         {
-            "chunk_id": _strings(corpus, "chunk_id"),
-            "doc_uri": _strings(corpus, "doc_uri"),
-            "text": _strings(corpus, "text"),
-            "text_sha": _strings(corpus, "text_sha"),
+            "chunk_id": objects("chunk_id"),
+            "doc_uri": objects("doc_uri"),
+            "text": _strings(corpus, "text").array,
+            "text_sha": objects("text_sha"),
             "pos": np.arange(n, dtype=np.int64),
         }
     )
@@ -286,8 +292,10 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
         live["ord"] = ordinal.astype("Float64").fillna(np.inf).to_numpy(dtype=np.float64)
     else:
         live["ord"] = np.inf
-    live = live[live["chunk_id"].notna()]
-    need = live["text_sha"].isna() & live["text"].notna()
+    has_id = live["chunk_id"].notna().to_numpy(dtype=bool)
+    if not has_id.all():
+        live = live[has_id]
+    need = (live["text_sha"].isna() & live["text"].notna()).to_numpy(dtype=bool)
     if need.any():
         live = live.copy()
         live.loc[need, "text_sha"] = [text_sha(t) for t in live.loc[need, "text"]]
