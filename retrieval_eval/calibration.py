@@ -36,10 +36,8 @@ Decisions stated once:
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -74,90 +72,54 @@ _SEP = "\x1f"
 
 
 # --------------------------------------------------------------------------------------------
-# Input coercion: the formats module when it is there, else the frames the data model defines.
+# Input coercion: frames, lists of wire-format dicts or paths, through the formats module.
 
 
-def _formats():
-    try:
-        from . import formats  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - formats is written by another helper
-        return None
-    return formats
-
-
-def _read_jsonl(path) -> list[dict]:
-    out = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.lstrip().startswith("//"):
-            out.append(json.loads(line))
-    return out
+def _na_strings(n: int) -> pd.arrays.ArrowStringArray:
+    return pd.array([pd.NA] * n, dtype=ID)
 
 
 def _as_judgments(judgments) -> pd.DataFrame:
+    """A judgments frame. A frame already in the data model's shape is used as is (optional
+    columns added as NA); anything else goes through :func:`retrieval_eval.formats.as_judgments`."""
     if not isinstance(judgments, pd.DataFrame):
-        fm = _formats()
-        if fm is not None and hasattr(fm, "as_judgments"):
-            judgments = fm.as_judgments(judgments)
-        else:  # pragma: no cover - fallback while formats.py does not exist
-            rows = _read_jsonl(judgments) if isinstance(judgments, (str, Path)) else list(judgments)
-            judgments = pd.DataFrame(rows)
-    j = judgments
-    missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in j.columns]
+        from .formats import as_judgments
+
+        return as_judgments(judgments)
+    missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in judgments.columns]
     if missing:
         raise ValueError(f"judgments need columns {', '.join(missing)} (docs/data-model.md)")
-    add = {c: pd.array([pd.NA] * len(j), dtype=ID)
-           for c in ("chunk_id", "stratum", "query") if c not in j.columns}
-    if "line" not in j.columns:
-        add["line"] = np.zeros(len(j), dtype=np.int64)
-    return j.assign(**add) if add else j
+    add: dict[str, Any] = {c: _na_strings(len(judgments))
+                           for c in ("chunk_id", "stratum", "query") if c not in judgments.columns}
+    if "line" not in judgments.columns:
+        add["line"] = np.zeros(len(judgments), dtype=np.int64)
+    return judgments.assign(**add) if add else judgments
 
 
 def _as_run(run) -> pd.DataFrame:
+    """A run frame (system defaults to ``"run"``, score to NaN); non-frames go through
+    :func:`retrieval_eval.formats.as_run`."""
     if not isinstance(run, pd.DataFrame):
-        fm = _formats()
-        if fm is not None and hasattr(fm, "as_run"):
-            run = fm.as_run(run)
-        else:  # pragma: no cover - fallback while formats.py does not exist
-            lines = _read_jsonl(run) if isinstance(run, (str, Path)) else list(run)
-            recs = []
-            for line in lines:
-                scores = line.get("scores") or [np.nan] * len(line["ranking"])
-                for i, (doc, s) in enumerate(zip(line["ranking"], scores), start=1):
-                    recs.append((line.get("system", "run"), line["query_id"], i, doc, s))
-            run = pd.DataFrame(recs, columns=["system", "query_id", "rank", "doc_id", "score"])
-    r = run
-    missing = [c for c in ("query_id", "rank", "doc_id") if c not in r.columns]
+        from .formats import as_run
+
+        return as_run(run)
+    missing = [c for c in ("query_id", "rank", "doc_id") if c not in run.columns]
     if missing:
         raise ValueError(f"a run needs columns {', '.join(missing)} (docs/data-model.md)")
-    add = {}
-    if "system" not in r.columns:
-        add["system"] = pd.array(["run"] * len(r), dtype=ID)
-    if "score" not in r.columns:
-        add["score"] = np.full(len(r), np.nan)
-    return r.assign(**add) if add else r
+    add: dict[str, Any] = {}
+    if "system" not in run.columns:
+        add["system"] = pd.array(["run"] * len(run), dtype=ID)
+    if "score" not in run.columns:
+        add["score"] = np.full(len(run), np.nan)
+    return run.assign(**add) if add else run
 
 
 def _as_queries(queries) -> pd.DataFrame | None:
     if queries is None:
         return None
-    if not isinstance(queries, pd.DataFrame):
-        fm = _formats()
-        if fm is not None and hasattr(fm, "as_queries"):
-            queries = fm.as_queries(queries)
-        else:  # pragma: no cover - fallback while formats.py does not exist
-            rows = _read_jsonl(queries) if isinstance(queries, (str, Path)) else list(queries)
-            queries = pd.DataFrame(rows)
-    q = queries
-    if "query_id" not in q.columns:
-        raise ValueError("a queries table needs a query_id column (docs/data-model.md)")
-    out = pd.DataFrame({"query_id": q["query_id"].astype(ID)})
-    for col in ("query", "stratum"):
-        out[col] = (q[col] if col in q.columns else pd.Series([pd.NA] * len(q))).astype(ID).to_numpy()
-    if "expect_none" in q.columns:
-        out["expect_none"] = q["expect_none"].fillna(False).astype(bool).to_numpy()
-    else:
-        out["expect_none"] = False
-    return out
+    from .formats import as_queries
+
+    return as_queries(queries)
 
 
 # --------------------------------------------------------------------------------------------
