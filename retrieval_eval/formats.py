@@ -176,7 +176,8 @@ def _refuse_constant(name: str) -> Any:
 
 def _json_detail(err: ValueError) -> str:
     if isinstance(err, json.JSONDecodeError):
-        return f"invalid JSON, {err.msg} at column {err.colno}"
+        msg = err.msg[:-3] if err.msg.endswith(" at") else err.msg
+        return f"invalid JSON, {msg} at column {err.colno}"
     return f"invalid JSON, {err}"
 
 
@@ -199,24 +200,19 @@ def _arrow_strings(arr: pa.Array | pa.ChunkedArray) -> Any:
     """A pyarrow string array as a pandas "string" array, without a Python-object detour."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    if arr.type != pa.string() and arr.type != pa.large_string():
-        arr = arr.cast(pa.string())
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
     if _STRING.storage == "pyarrow":
         return pd.arrays.ArrowStringArray(arr)
     return pd.array(arr.to_pandas(types_mapper={pa.string(): _STRING, pa.large_string(): _STRING}.get), dtype=_STRING)
 
 
 def _constant_strings(value: str, n: int) -> Any:
-    if _STRING.storage == "pyarrow":
-        dic = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
-        return pd.arrays.ArrowStringArray(dic.cast(pa.string()))
-    return pd.array(np.full(n, value, dtype=object), dtype=_STRING)
+    return _arrow_strings(_const_large_strings(value, n))
 
 
 def _na_strings(n: int) -> Any:
-    if _STRING.storage == "pyarrow":
-        return pd.arrays.ArrowStringArray(pa.nulls(n, pa.string()))
-    return pd.array([None] * n, dtype=_STRING)
+    return _arrow_strings(pa.nulls(n, pa.large_string()))
 
 
 def _read_bytes(path: str | os.PathLike) -> bytes:
@@ -251,6 +247,19 @@ def _strip_bom(content: str) -> str:
     return content[1:] if content.startswith("\ufeff") else content
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_unicode(obj: Any, label: str, line: int | None) -> None:
+    """Refuse a lone surrogate escape (``"\\ud800"``): Python's json accepts it, UTF-8 cannot hold it."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise FormatError(label, line, "invalid JSON, a lone surrogate escape is not valid Unicode") from None
+    except (TypeError, ValueError):
+        pass
+
+
 def _json_lines(content: str, label: str, raw_floats: bool = False) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every line that is not blank or a ``//`` comment.
 
@@ -266,11 +275,14 @@ def _json_lines(content: str, label: str, raw_floats: bool = False) -> Iterator[
         if not stripped or stripped.startswith("//"):
             continue
         try:
-            yield i, loads(line)
+            obj = loads(line)
         except ValueError as err:
             raise FormatError(label, i, _json_detail(err)) from None
         except RecursionError:
             raise FormatError(label, i, "invalid JSON, nested too deeply") from None
+        if "\\u" in line and _SURROGATE_ESCAPE.search(line):
+            _check_unicode(obj, label, i)
+        yield i, obj
 
 
 def _type_name(value: Any) -> str:
@@ -485,10 +497,40 @@ def write_judgments(judgments: Any, path: str | os.PathLike, backup: bool = Fals
 # ---------------------------------------------------------------------------------------------
 
 _RUN_SCHEMA = None
+_LS = pa.large_string()
 
 
 def _run_frame(system: Any, qid: Any, rank: Any, doc: Any, score: Any) -> pd.DataFrame:
     return pd.DataFrame({"system": system, "query_id": qid, "rank": rank, "doc_id": doc, "score": score})
+
+
+def _count_object_lines(data: bytes) -> int | None:
+    """How many non-blank lines ``data`` has when each of them starts with ``{``, else None."""
+    total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    led = data.count(b"\n{") + (1 if data.startswith(b"{") else 0)
+    if led == total:
+        return total
+    count = 0
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        if not line.startswith(b"{"):
+            return None  # indentation, comments: let the careful pass decide
+        count += 1
+    return count
+
+
+def _const_large_strings(value: str, n: int) -> pa.Array:
+    """``n`` copies of ``value`` as a large_string array, built from buffers (no Python loop)."""
+    raw = value.encode("utf-8")
+    offsets = np.arange(n + 1, dtype=np.int64) * len(raw)
+    return pa.Array.from_buffers(_LS, n, [None, pa.py_buffer(offsets), pa.py_buffer(raw * n)])
+
+
+def _no_empty(arr: pa.Array) -> bool:
+    import pyarrow.compute as pc
+
+    return len(arr) == 0 or not pc.any(pc.equal(pc.binary_length(arr), 0)).as_py()
 
 
 def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
@@ -499,56 +541,41 @@ def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
     global _RUN_SCHEMA
     if _RUN_SCHEMA is None:
         _RUN_SCHEMA = pa.schema(
-            [
-                ("query_id", pa.string()),
-                ("ranking", pa.list_(pa.string())),
-                ("scores", pa.list_(pa.float64())),
-                ("system", pa.string()),
-            ]
+            [("query_id", _LS), ("ranking", pa.list_(_LS)), ("scores", pa.list_(pa.float64())), ("system", _LS)]
         )
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
     if not data.strip():
         return None
-    buf = np.frombuffer(data, dtype=np.uint8)
-    nl = np.flatnonzero(buf == 10)
-    starts = np.concatenate(([0], nl + 1))
-    ends = np.concatenate((nl, [len(buf)]))
-    nonempty = starts < ends
-    first = buf[starts[nonempty]]
-    if not np.all(first == ord("{")):
-        return None  # indentation, comments, whitespace-only lines: let the careful pass decide
-    n_lines = int(nonempty.sum())
-    longest = int((ends - starts).max()) + 2
-    block = max(1 << 22, longest)
-    if block >= 2**31 - 1:
+    n_lines = _count_object_lines(data)
+    if n_lines is None:
         return None
-    try:
-        table = pj.read_json(
-            pa.BufferReader(data),
-            read_options=pj.ReadOptions(block_size=block),
-            parse_options=pj.ParseOptions(explicit_schema=_RUN_SCHEMA, unexpected_field_behavior="ignore"),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError):
-        return None
-    if table.num_rows != n_lines:
-        return None
+    table = None
+    for block in (1 << 24, len(data) + 1):
+        try:
+            table = pj.read_json(
+                pa.BufferReader(data),
+                read_options=pj.ReadOptions(block_size=block),
+                parse_options=pj.ParseOptions(explicit_schema=_RUN_SCHEMA, unexpected_field_behavior="ignore"),
+            )
+            break
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError) as err:
+            if "straddl" not in str(err) or block > len(data) or len(data) >= 2**31 - 1:
+                return None
+    if table is None or table.num_rows != n_lines:
+        return None  # e.g. two objects on one line
     qid = table.column("query_id").combine_chunks()
     ranking = table.column("ranking").combine_chunks()
-    if qid.null_count or ranking.null_count:
-        return None
-    if pc.any(pc.equal(pc.binary_length(qid), 0)).as_py():
+    if qid.null_count or ranking.null_count or not _no_empty(qid):
         return None
     docs = pc.list_flatten(ranking)
-    if docs.null_count or (len(docs) and pc.any(pc.equal(pc.binary_length(docs), 0)).as_py()):
+    if docs.null_count or not _no_empty(docs):
         return None
     lengths = pc.list_value_length(ranking).to_numpy(zero_copy_only=False).astype(np.int64)
     total = int(lengths.sum())
-    # scores: absent/null on a line means no scores for that line
+    # scores: absent or null on a line means that line has none
     scores_col = table.column("scores").combine_chunks()
     score = np.full(total, np.nan)
     if scores_col.null_count < len(scores_col):
-        has = ~np.asarray(scores_col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        has = ~scores_col.is_null().to_numpy(zero_copy_only=False)
         slen = pc.list_value_length(scores_col).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
         if np.any(slen[has] != lengths[has]):
             return None
@@ -558,35 +585,38 @@ def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
         values = flat.to_numpy(zero_copy_only=False)
         if not np.all(np.isfinite(values)):
             return None
-        score[np.repeat(has, lengths)] = values
-    # systems
-    if system is not None:
-        line_sys = None
-    else:
+        if has.all():
+            score = np.ascontiguousarray(values, dtype=np.float64)
+        else:
+            score[np.repeat(has, lengths)] = values
+    # systems: the argument, else each line's own, else the default
+    line_sys = None
+    if system is None:
         sys_col = table.column("system").combine_chunks()
         if sys_col.null_count == len(sys_col):
-            line_sys = None
             system = DEFAULT_SYSTEM
         else:
-            sys_col = sys_col.fill_null(DEFAULT_SYSTEM)
-            if pc.any(pc.equal(pc.binary_length(sys_col), 0)).as_py():
+            line_sys = sys_col.fill_null(DEFAULT_SYSTEM)
+            if not _no_empty(line_sys):
                 return None
-            line_sys = sys_col
     # one line per (system, query)
-    keys = pd.DataFrame({"q": _arrow_strings(qid)})
+    keys = pd.DataFrame({"q": pd.arrays.ArrowStringArray(qid) if _STRING.storage == "pyarrow" else _arrow_strings(qid)})
     if line_sys is not None:
         keys["s"] = _arrow_strings(line_sys)
     if keys.duplicated().any():
         return None
-    parent = np.repeat(np.arange(len(qid), dtype=np.int64), lengths)
+    parent = pa.array(np.repeat(np.arange(len(lengths), dtype=np.int64), lengths))
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    rank = np.arange(total, dtype=np.int64) - np.repeat(offsets, lengths) + 1
-    q_rows = _arrow_strings(qid.take(pa.array(parent)))
-    if line_sys is None:
-        s_rows = _constant_strings(system, total)
-    else:
-        s_rows = _arrow_strings(line_sys.take(pa.array(parent)))
-    return _run_frame(s_rows, q_rows, rank, _arrow_strings(docs), score)
+    rank = np.arange(1, total + 1, dtype=np.int64) - np.repeat(offsets, lengths)
+    q_rows = _arrow_strings(qid.take(parent))
+    s_rows = _arrow_strings(_const_large_strings(system, total) if line_sys is None else line_sys.take(parent))
+    df = _run_frame(s_rows, q_rows, rank, _arrow_strings(docs), score)
+    empty = np.flatnonzero(lengths == 0)
+    if len(empty):
+        qs = qid.take(pa.array(empty)).to_pylist()
+        ss = [system] * len(qs) if line_sys is None else line_sys.take(pa.array(empty)).to_pylist()
+        df.attrs["empty_rankings"] = list(zip(ss, qs))
+    return df
 
 
 def _run_python(items: Iterable[tuple[int, Any]], label: str, system: str | None) -> pd.DataFrame:
@@ -701,14 +731,25 @@ def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame
     return _parse_run(text, data, label, system)
 
 
+def _group_codes(system: Any, qid: Any) -> np.ndarray:
+    """Integer code per row for its (system, query_id), numbered in order of first appearance."""
+    import pyarrow.compute as pc
+
+    cs = pc.dictionary_encode(system).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    cq = pc.dictionary_encode(qid).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    if len(cs) and cs.max() == 0:
+        return cq
+    combined = cs * (int(cq.max()) + 1 if len(cq) else 1) + cq
+    return pd.factorize(combined, sort=False)[0].astype(np.int64)
+
+
 def _run_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Row order sorted by (first appearance of (system, query), rank) and the group starts."""
     import pyarrow.compute as pc
 
-    s = pa.array(df["system"].to_numpy(dtype=object, na_value=None), type=pa.string())
-    q = pa.array(df["query_id"].to_numpy(dtype=object, na_value=None), type=pa.string())
-    key = pc.binary_join_element_wise(s, q, "\x1f")
-    codes = pc.dictionary_encode(key).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    s = pa.array(df["system"].array).cast(_LS)
+    q = pa.array(df["query_id"].array).cast(_LS)
+    codes = _group_codes(s, q)
     order = np.lexsort((df["rank"].to_numpy(), codes))
     sorted_codes = codes[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_codes[1:] != sorted_codes[:-1]))) if len(order) else np.zeros(0, dtype=np.int64)
@@ -853,8 +894,7 @@ def _order_trec(
     n = len(rank_in)
     if n == 0:
         return empty_run()
-    key = pc.binary_join_element_wise(system, qid, "\x1f")
-    codes = pc.dictionary_encode(key).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    codes = _group_codes(system, qid)
     if order == "rank":
         in_order = bool(np.all(codes[1:] >= codes[:-1])) and bool(
             np.all((codes[1:] != codes[:-1]) | (rank_in[1:] > rank_in[:-1]))
@@ -905,7 +945,7 @@ def _from_trec(text: str | None, data: bytes | None, label: str, order: str, sys
         table = _arrow_table(
             data,
             ["q", "it", "d", "r", "s", "m"],
-            {"q": pa.string(), "it": pa.string(), "d": pa.string(), "r": pa.int64(), "s": pa.float64(), "m": pa.string()},
+            {"q": _LS, "it": _LS, "d": _LS, "r": pa.int64(), "s": pa.float64(), "m": _LS},
         )
     if table is not None:
         import pyarrow.compute as pc
@@ -926,13 +966,13 @@ def _from_trec(text: str | None, data: bytes | None, label: str, order: str, sys
             text = _decode(data, label)
         q, d, r, s, m = _trec_python(text, label)
         try:
-            qid, doc, names = pa.array(q, pa.string()), pa.array(d, pa.string()), pa.array(m, pa.string())
+            qid, doc, names = pa.array(q, _LS), pa.array(d, _LS), pa.array(m, _LS)
         except (UnicodeEncodeError, pa.ArrowException):
             raise FormatError(label, None, "text is not valid Unicode (a lone surrogate escape)") from None
         rank_in = np.asarray(r, dtype=np.int64)
         score = np.asarray(s, dtype=np.float64)
     if system is not None:
-        names = pa.DictionaryArray.from_arrays(pa.array(np.zeros(len(qid), dtype=np.int32)), pa.array([system])).cast(pa.string())
+        names = _const_large_strings(system, len(qid))
     return _order_trec(names, qid, doc, rank_in, score, order)
 
 
@@ -1014,10 +1054,10 @@ def _qrels_fast(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray
     n_fields = len(data[: data.find(b"\n")].split()) if b"\n" in data else len(data.split())
     if n_fields == 4:
         names = ["q", "it", "d", "r"]
-        types = {"q": pa.string(), "it": pa.string(), "d": pa.string(), "r": pa.int64()}
+        types = {"q": _LS, "it": _LS, "d": _LS, "r": pa.int64()}
     elif n_fields == 3:
         names = ["q", "d", "r"]
-        types = {"q": pa.string(), "d": pa.string(), "r": pa.int64()}
+        types = {"q": _LS, "d": _LS, "r": pa.int64()}
     else:
         return None
     table = _arrow_table(data, names, types)
@@ -1190,6 +1230,8 @@ def parse_corpus(content: str, label: str = "corpus") -> pd.DataFrame:
         raise FormatError(label, None, _json_detail(err)) from None
     except RecursionError:
         raise FormatError(label, None, "invalid JSON, nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(content):
+        _check_unicode(obj, label, None)
     return _corpus_from_obj(obj, label)
 
 

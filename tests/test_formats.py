@@ -1,0 +1,766 @@
+"""File formats (SPEC A2, B1, B2): one test per rule, spec fixtures first."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import load_expected, spec_fixtures_dir
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval import formats as F
+from retrieval_eval.errors import FormatError
+from retrieval_eval.formats import (
+    CORPUS_COLUMNS,
+    JUDGMENT_COLUMNS,
+    QUERY_COLUMNS,
+    RUN_COLUMNS,
+    as_corpus,
+    as_judgments,
+    as_queries,
+    as_run,
+    atomic_write_text,
+    from_qrels,
+    from_trec_run,
+    parse_corpus,
+    parse_judgments,
+    parse_queries,
+    parse_run,
+    read_corpus,
+    read_judgments,
+    read_qrels,
+    read_queries,
+    read_run,
+    read_trec_run,
+    serialize_judgments,
+    to_qrels,
+    to_trec_run,
+    write_corpus,
+    write_judgments,
+    write_queries,
+    write_run,
+)
+
+
+def refused(fn, *args, **kwargs) -> str:
+    with pytest.raises(FormatError) as info:
+        fn(*args, **kwargs)
+    return str(info.value)
+
+
+def assert_dtypes(df: pd.DataFrame, columns: dict) -> None:
+    assert list(df.columns[: len(columns)]) == list(columns)
+    for name, dtype in columns.items():
+        assert df[name].dtype == dtype, (name, df[name].dtype)
+        if dtype == "string":
+            assert isinstance(df[name].dtype, pd.StringDtype) and df[name].dtype.na_value is pd.NA
+
+
+J = '{"query_id":"q1","doc_uri":"d1","relevance":1}'
+
+
+# ---------------------------------------------------------------------------------------------
+# Spec fixtures
+# ---------------------------------------------------------------------------------------------
+
+
+def _rejected_cases():
+    exp = load_expected("duplicate-ranking")
+    return [(c["file"], c["message"]) for c in exp["rejected"]["cases"]]
+
+
+@pytest.mark.parametrize("case", range(2))
+def test_fixture_duplicate_ranking_rejected_with_exact_message(fixtures, case):
+    file, message = _rejected_cases()[case]
+    path = fixtures / "duplicate-ranking" / file
+    assert refused(parse_run, path.read_text(encoding="utf-8")) == message
+    # read_run names the file instead of "run"
+    assert refused(read_run, path) == str(path) + message[len("run") :]
+
+
+def test_fixture_repeated_key_inside_a_ranking_is_kept(fixtures):
+    run = read_run(fixtures / "duplicate-ranking" / "run.jsonl")
+    assert run[run.query_id == "q1"].doc_id.tolist() == ["d1"] * 5
+    assert run[run.query_id == "q2"].doc_id.tolist() == ["d9", "d3", "d9", "d3"]
+    assert run[run.query_id == "q2"]["rank"].tolist() == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("shape,file", [("beir", "beir.tsv"), ("trec", "trec.qrels")])
+def test_fixture_qrels_both_shapes(fixtures, shape, file):
+    expected = load_expected("qrels")[shape]
+    path = fixtures / "qrels" / file
+    for df in (read_qrels(path), from_qrels(path.read_text(encoding="utf-8"))):
+        assert_dtypes(df, JUDGMENT_COLUMNS)
+        got = df[["query_id", "doc_uri", "relevance"]].astype(object).to_dict("records")
+        assert got == expected
+
+
+def test_fixture_qrels_lines(fixtures):
+    beir = read_qrels(fixtures / "qrels" / "beir.tsv")
+    assert to_qrels(beir).splitlines() == load_expected("qrels")["qrels_lines"]
+    basic = read_judgments(fixtures / "basic" / "judgments.jsonl")
+    assert to_qrels(basic).splitlines() == load_expected("basic")["qrels_lines"]
+
+
+def _fixture_judgment_files():
+    return sorted(p.relative_to(spec_fixtures_dir()).as_posix() for p in spec_fixtures_dir().glob("*/judgments.jsonl"))
+
+
+def test_every_fixture_judgments_file_reads_and_round_trips(fixtures):
+    files = _fixture_judgment_files()
+    assert files
+    for rel in files:
+        path = fixtures / rel
+        df = read_judgments(path)
+        assert_dtypes(df, JUDGMENT_COLUMNS)
+        lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln.strip()]
+        assert len(df) == len(lines)
+        # canonical bytes are a fixed point, and say the same labels as the file
+        text = serialize_judgments(df)
+        assert serialize_judgments(parse_judgments(text)) == text
+        for line, obj in zip(text.splitlines(), lines):
+            assert json.loads(line) == json.loads(obj)
+
+
+def test_fixture_corpus_reads_with_fingerprints(fixtures):
+    df = read_corpus(fixtures / "drift" / "corpus.json")
+    assert_dtypes(df, CORPUS_COLUMNS)
+    raw = json.loads((fixtures / "drift" / "corpus.json").read_text(encoding="utf-8"))
+    assert df.attrs["corpus_fingerprint"] == raw["corpus_fingerprint"]
+    assert df.attrs["chunker_fingerprint"] == raw["chunker_fingerprint"]
+    assert df.chunk_id.tolist() == [c["chunk_id"] for c in raw["chunks"]]
+    assert df.ordinal.tolist() == [c.get("ordinal") for c in raw["chunks"]]
+    assert json.loads(write_corpus(df)) == raw
+
+
+# ---------------------------------------------------------------------------------------------
+# Judgments
+# ---------------------------------------------------------------------------------------------
+
+
+def test_judgments_frame_has_contract_columns_and_dtypes():
+    df = parse_judgments(J + "\n")
+    assert_dtypes(df, JUDGMENT_COLUMNS)
+    assert list(df.columns) == list(JUDGMENT_COLUMNS)
+    assert df.loc[0, "chunk_id"] is pd.NA and df.loc[0, "extra"] is None and df.loc[0, "line"] == 1
+    for empty in (parse_judgments(""), F.empty_judgments(), as_judgments([])):
+        assert_dtypes(empty, JUDGMENT_COLUMNS)
+        assert len(empty) == 0
+
+
+REFUSED_JUDGMENTS = [
+    ('{"doc_uri":"d","relevance":1}', "missing query_id"),
+    ('{"query_id":"","doc_uri":"d","relevance":1}', "missing query_id"),
+    ('{"query_id":null,"doc_uri":"d","relevance":1}', "missing query_id"),
+    ('{"query_id":7,"doc_uri":"d","relevance":1}', "missing query_id"),
+    ('{"query_id":"q","relevance":1}', "missing doc_uri"),
+    ('{"query_id":"q","doc_uri":"","relevance":1}', "missing doc_uri"),
+    ('{"query_id":"q","doc_uri":"d"}', "relevance must be a non-negative integer"),
+    ('{"query_id":"q","doc_uri":"d","relevance":-1}', "relevance must be a non-negative integer"),
+    ('{"query_id":"q","doc_uri":"d","relevance":true}', "relevance must be a non-negative integer"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1.0}', "relevance must be a non-negative integer"),
+    ('{"query_id":"q","doc_uri":"d","relevance":"1"}', "relevance must be a non-negative integer"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"chunk_id":5}', "chunk_id must be a string"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"stratum":["a"]}', "stratum must be a string"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"query":{}}', "query must be a string"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"text_sha":1}', "text_sha must be a string"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"chunk_text":false}', "chunk_text must be a string"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"labeled_by":1}', "labeled_by must be a string"),
+    ('[1, 2]', "must be a JSON object, got a list"),
+    ('"text"', "must be a JSON object, got a string"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"x":NaN}', "invalid JSON, NaN is not a JSON number"),
+    ('{"query_id":"q","doc_uri":"d","relevance":1,"x":"\\ud800"}', "invalid JSON, a lone surrogate escape is not valid Unicode"),
+]
+
+
+@pytest.mark.parametrize("line,detail", REFUSED_JUDGMENTS)
+def test_judgment_refusals_name_the_real_line(line, detail):
+    # blank lines and // comments are skipped but still count as lines
+    content = J + "\n\n// a comment\n   \n" + line + "\n" + J + "\n"
+    assert refused(parse_judgments, content) == f"judgments:5: {detail}"
+
+
+def test_judgment_invalid_json_detail():
+    msg = refused(parse_judgments, J + '\n{"query_id": "q",\n')
+    assert msg.startswith("judgments:2: invalid JSON, ")
+    assert "column" in msg
+
+
+def test_judgment_refusal_from_dicts_uses_the_index_and_from_files_the_path(tmp_path):
+    assert refused(as_judgments, [json.loads(J), {"query_id": "q", "relevance": 1}]) == "judgments:2: missing doc_uri"
+    path = tmp_path / "j.jsonl"
+    path.write_text(J + '\n{"query_id":"q","doc_uri":"d","relevance":-2}\n', encoding="utf-8")
+    assert refused(read_judgments, path) == f"{path}:2: relevance must be a non-negative integer"
+
+
+def test_judgment_line_numbers_count_blank_and_comment_lines():
+    df = parse_judgments("// header\n\n" + J + "\n  // indented comment\n" + J + "\n")
+    assert df.line.tolist() == [3, 5]
+
+
+def test_judgment_lines_split_on_newline_only():
+    # U+2028 and NEL are legal raw inside JSON strings; they must not shift line numbers
+    text = '{"query_id":"q","doc_uri":"d","relevance":1,"notes":"a\u2028b\x85c"}\n' + '{"query_id":"q"}\n'
+    assert refused(parse_judgments, text) == "judgments:2: missing doc_uri"
+    assert parse_judgments(text.split("\n")[0]).notes.tolist() == ["a\u2028b\x85c"]
+    msg = refused(parse_judgments, '{"query_id":"q\x0c"}')
+    assert msg == "judgments:1: invalid JSON, Invalid control character at column 15"
+
+
+def test_judgment_bom_is_stripped(tmp_path):
+    assert parse_judgments("\ufeff" + J).query_id.tolist() == ["q1"]
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + J.encode() + b"\n")
+    assert read_judgments(path).doc_uri.tolist() == ["d1"]
+
+
+def test_judgment_null_optional_field_is_unset():
+    df = parse_judgments('{"query_id":"q","doc_uri":"d","relevance":0,"chunk_id":null,"notes":null}')
+    assert df.loc[0, "chunk_id"] is pd.NA and df.loc[0, "extra"] is None
+    assert serialize_judgments(df) == '{"query_id":"q","doc_uri":"d","relevance":0}\n'
+
+
+def test_canonical_field_order_compact_non_ascii_and_trailing_newline():
+    line = (
+        '{"zeta": 1, "notes": "n", "stratum": "s", "labeled_at": "2024-01-01T00:00:00Z", '
+        '"labeled_by": "human:ana", "corpus_fingerprint": "fp", "relevance": 2, "chunk_text": "café", '
+        '"text_sha": "t1:00000000000000000000000000000000", "chunk_id": "c1:00000000000000000000000000000000", '
+        '"doc_uri": "d", "query": "q?", "query_id": "q", "alpha": [1, 2]}'
+    )
+    expected = (
+        '{"query_id":"q","query":"q?","doc_uri":"d","chunk_id":"c1:00000000000000000000000000000000",'
+        '"text_sha":"t1:00000000000000000000000000000000","chunk_text":"café","relevance":2,'
+        '"corpus_fingerprint":"fp","labeled_by":"human:ana","labeled_at":"2024-01-01T00:00:00Z",'
+        '"stratum":"s","notes":"n","zeta":1,"alpha":[1,2]}\n'
+    )
+    assert serialize_judgments(parse_judgments(line)) == expected
+    assert serialize_judgments(F.empty_judgments()) == ""
+    assert serialize_judgments([]) == ""
+
+
+def test_unknown_fields_survive_byte_for_byte():
+    canonical = (
+        '{"query_id":"q1","doc_uri":"d1","relevance":1,"score":1e5,"weight":1.50,"neg":-0.0,'
+        '"tiny":1E-7,"big":123456789012345678901234567890,"nested":{"b":[1.0,2.50e-3,{"z":null,"a":true}],'
+        '"a":"é\\n\\"x\\""},"flag":false,"emoji":"😀"}\n'
+        '{"query_id":"q2","doc_uri":"d2","relevance":0,"extra":{"line":3},"line":7}\n'
+    )
+    df = parse_judgments(canonical)
+    assert list(df.loc[0, "extra"]) == ["score", "weight", "neg", "tiny", "big", "nested", "flag", "emoji"]
+    assert df.loc[0, "extra"]["weight"] == 1.5
+    assert df.line.tolist() == [1, 2]  # an unknown field called "line" stays in extra
+    assert df.loc[1, "extra"] == {"extra": {"line": 3}, "line": 7}
+    assert serialize_judgments(df) == canonical
+
+
+def test_unknown_fields_from_dicts_write_as_json():
+    df = as_judgments([{"query_id": "q", "doc_uri": "d", "relevance": 1, "w": 0.5, "n": np.int64(3)}])
+    assert serialize_judgments(df) == '{"query_id":"q","doc_uri":"d","relevance":1,"w":0.5,"n":3}\n'
+
+
+def test_write_judgments_writes_canonical_bytes_and_keeps_a_backup(tmp_path):
+    path = tmp_path / "j.jsonl"
+    path.write_text("old\n", encoding="utf-8")
+    write_judgments(parse_judgments('{"relevance": 1, "doc_uri": "d", "query_id": "q"}'), path, backup=True)
+    assert path.read_bytes() == b'{"query_id":"q","doc_uri":"d","relevance":1}\n'
+    assert (tmp_path / "j.jsonl.bak").read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j.jsonl", "j.jsonl.bak"]
+
+
+def test_atomic_write_leaves_the_original_intact_when_the_write_fails(tmp_path, monkeypatch):
+    path = tmp_path / "j.jsonl"
+    path.write_text("original\n", encoding="utf-8")
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        write_judgments([json.loads(J)], path)
+    assert path.read_text(encoding="utf-8") == "original\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["j.jsonl"]  # no temporary file left behind
+
+
+def test_atomic_write_text_keeps_permissions_and_newlines(tmp_path):
+    path = tmp_path / "f.txt"
+    path.write_text("x", encoding="utf-8")
+    os.chmod(path, 0o640)
+    atomic_write_text(path, "a\r\nb\n")
+    assert path.read_bytes() == b"a\r\nb\n"
+    assert os.stat(path).st_mode & 0o777 == 0o640
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs
+# ---------------------------------------------------------------------------------------------
+
+
+def test_run_frame_is_long_with_contract_dtypes():
+    run = parse_run('{"query_id":"q1","ranking":["a","b"]}\n{"query_id":"q2","ranking":["c"]}\n')
+    assert_dtypes(run, RUN_COLUMNS)
+    assert list(run.columns) == list(RUN_COLUMNS)
+    assert run.system.tolist() == ["run"] * 3
+    assert run.query_id.tolist() == ["q1", "q1", "q2"]
+    assert run["rank"].tolist() == [1, 2, 1]
+    assert run.doc_id.tolist() == ["a", "b", "c"]
+    assert np.isnan(run.score).all()
+    for empty in (parse_run(""), F.empty_run(), as_run([])):
+        assert_dtypes(empty, RUN_COLUMNS)
+
+
+def test_run_scores_align_with_ranking_and_lines_without_scores_are_nan():
+    text = (
+        '{"query_id":"q1","ranking":["a","b","c"],"scores":[3.5,2,-1e-3]}\n'
+        '{"query_id":"q2","ranking":["d"]}\n'
+        '{"query_id":"q3","ranking":["e","f"],"scores":[0.25,0.125],"extra":{"ignored":[1]}}\n'
+    )
+    run = parse_run(text)
+    assert run.doc_id.tolist() == list("abcdef")
+    np.testing.assert_array_equal(run.score.to_numpy(), [3.5, 2.0, -1e-3, np.nan, 0.25, 0.125])
+
+
+def test_run_careful_pass_agrees_with_fast_path():
+    text = (
+        '{"query_id":"q1","ranking":["a","b"],"scores":[1,2]}\n\n'
+        '// comment forces the careful pass\n'
+        '{"query_id":"q2","ranking":["c"],"system":"bm25"}\n'
+    )
+    slow = parse_run(text)
+    fast = parse_run(text.replace("// comment forces the careful pass\n", ""))
+    pd.testing.assert_frame_equal(slow, fast)
+    assert slow.system.tolist() == ["run", "run", "bm25"]
+
+
+REFUSED_RUNS = [
+    ('{"query_id":"q","ranking":["a",42]}', "ranking[1] must be a non-empty string"),
+    ('{"query_id":"q","ranking":["a",""]}', "ranking[1] must be a non-empty string"),
+    ('{"query_id":"q","ranking":[null]}', "ranking[0] must be a non-empty string"),
+    ('{"query_id":"q","ranking":"a"}', "ranking must be a list"),
+    ('{"query_id":"q"}', "missing ranking"),
+    ('{"ranking":["a"]}', "missing query_id"),
+    ('{"query_id":3,"ranking":["a"]}', "missing query_id"),
+    ('["q",["a"]]', "must be a JSON object, got a list"),
+    ('{"query_id":"q","ranking":["a"],"scores":"1"}', "scores must be a list"),
+    ('{"query_id":"q","ranking":["a","b","c","d"],"scores":[1,2,3]}', "scores has 3 entries, ranking has 4"),
+    ('{"query_id":"q","ranking":["a"],"scores":[NaN]}', "scores[0] must be a finite number"),
+    ('{"query_id":"q","ranking":["a","b"],"scores":[1,Infinity]}', "scores[1] must be a finite number"),
+    ('{"query_id":"q","ranking":["a"],"scores":[1e400]}', "scores[0] must be a finite number"),
+    ('{"query_id":"q","ranking":["a"],"scores":[true]}', "scores[0] must be a finite number"),
+    ('{"query_id":"q","ranking":["a"],"scores":["1"]}', "scores[0] must be a finite number"),
+    ('{"query_id":"q","ranking":["a"],"system":3}', "system must be a non-empty string"),
+    ('{"query_id":"q","ranking":["a"],"system":""}', "system must be a non-empty string"),
+    ('{"query_id":"q","ranking":["a"]} {"query_id":"r","ranking":["a"]}', "invalid JSON, Extra data at column 34"),
+    ('{"query_id":"q1","ranking":["x"]}', "duplicate entry for query q1, already on line 1"),
+]
+
+
+@pytest.mark.parametrize("line,detail", REFUSED_RUNS)
+def test_run_refusals_name_the_real_line(line, detail):
+    content = '{"query_id":"q1","ranking":["d1"]}\n\n' + line + "\n"
+    assert refused(parse_run, content) == f"run:3: {detail}"
+    assert refused(parse_run, content.encode("utf-8")) == f"run:3: {detail}"
+
+
+def test_run_duplicate_rule_is_per_system():
+    text = (
+        '{"query_id":"q1","ranking":["a"],"system":"bm25"}\n'
+        '{"query_id":"q1","ranking":["b"],"system":"vector"}\n'
+        '{"query_id":"q1","ranking":["c"]}\n'
+    )
+    run = parse_run(text)
+    assert run.system.tolist() == ["bm25", "vector", "run"]
+    dup = text + '{"query_id":"q1","ranking":["d"],"system":"vector"}\n'
+    assert refused(parse_run, dup) == "run:4: duplicate entry for query q1 of system vector, already on line 2"
+
+
+def test_run_system_argument_names_every_line():
+    text = '{"query_id":"q1","ranking":["a"]}\n{"query_id":"q2","ranking":["b"],"system":"x"}\n'
+    assert parse_run(text, system="hybrid").system.tolist() == ["hybrid", "hybrid"]
+    assert parse_run(text).system.tolist() == ["run", "x"]
+    clash = '{"query_id":"q1","ranking":["a"],"system":"x"}\n{"query_id":"q1","ranking":["b"],"system":"y"}\n'
+    assert refused(parse_run, clash, system="z") == "run:2: duplicate entry for query q1 of system z, already on line 1"
+
+
+def test_run_empty_ranking_is_listed():
+    run = parse_run('{"query_id":"q1","ranking":[]}\n{"query_id":"q2","ranking":["a"]}\n')
+    assert run.query_id.tolist() == ["q2"]
+    assert run.attrs["empty_rankings"] == [("run", "q1")]
+
+
+def test_read_run_labels_messages_with_the_path(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"query_id":"q","ranking":["a"]}\n{"query_id":"q","ranking":"a"}\n', encoding="utf-8")
+    assert refused(read_run, path) == f"{path}:2: ranking must be a list"
+
+
+_ids = st.text(alphabet="ab\"\\ é\u2028", min_size=1, max_size=3)
+_line = st.fixed_dictionaries(
+    {"ranking": st.lists(_ids, max_size=4)},
+    optional={"system": st.sampled_from(["bm25", "vector"]), "scores": st.just(True)},
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_line, max_size=6), st.booleans())
+def test_property_fast_path_and_careful_pass_return_the_same_frame(lines, pad):
+    objs = []
+    for i, line in enumerate(lines):
+        obj = {"query_id": f"q{i}", "ranking": line["ranking"]}
+        if "scores" in line:
+            obj["scores"] = [float(len(line["ranking"]) - j) / 3 for j in range(len(line["ranking"]))]
+        if "system" in line:
+            obj["system"] = line["system"]
+        objs.append(obj)
+    text = "".join(json.dumps(o, ensure_ascii=pad) + ("\n\n" if pad else "\n") for o in objs)
+    careful = F._run_python(F._json_lines(text, "run"), "run", None)
+    fast = F._parse_run_fast(text.encode("utf-8"), None)
+    if objs:
+        assert fast is not None
+        pd.testing.assert_frame_equal(fast, careful)
+    pd.testing.assert_frame_equal(parse_run(text), careful)
+    assert parse_run(text).attrs == careful.attrs
+
+
+def test_write_run_round_trips_with_scores_and_systems(tmp_path):
+    text = (
+        '{"query_id":"q1","ranking":["a","b"],"scores":[0.5,0.25]}\n'
+        '{"query_id":"q2","ranking":["c"],"system":"bm25"}\n'
+        '{"query_id":"q1","ranking":["c","a"],"system":"bm25"}\n'
+    )
+    assert write_run(parse_run(text)) == (
+        '{"query_id":"q1","ranking":["a","b"],"scores":[0.5,0.25]}\n'
+        '{"query_id":"q2","ranking":["c"],"system":"bm25"}\n'
+        '{"query_id":"q1","ranking":["c","a"],"system":"bm25"}\n'
+    )
+    path = tmp_path / "out.jsonl"
+    out = write_run(parse_run(text), path)
+    assert path.read_text(encoding="utf-8") == out
+    pd.testing.assert_frame_equal(read_run(path), parse_run(text))
+    # rows out of rank order are written in rank order
+    shuffled = parse_run(text).iloc[::-1].reset_index(drop=True)
+    assert write_run(shuffled).splitlines()[0].startswith('{"query_id":"q1","ranking":["c","a"]')
+
+
+# ---------------------------------------------------------------------------------------------
+# TREC runs
+# ---------------------------------------------------------------------------------------------
+
+
+def test_trec_run_is_ordered_by_the_rank_column_and_renumbered():
+    text = "q1 Q0 d1 3 0.1 bm25\nq1 Q0 d2 1 0.2 bm25\nq2 Q0 d9 0 5 bm25\nq1 Q0 d3 2 0.9 bm25\n"
+    run = from_trec_run(text)
+    assert_dtypes(run, RUN_COLUMNS)
+    assert run.query_id.tolist() == ["q1", "q1", "q1", "q2"]
+    assert run.doc_id.tolist() == ["d2", "d3", "d1", "d9"]
+    assert run["rank"].tolist() == [1, 2, 3, 1]
+    assert run.score.tolist() == [0.2, 0.9, 0.1, 5.0]
+    assert run.system.tolist() == ["bm25"] * 4
+
+
+def test_trec_run_order_score_breaks_ties_by_doc_id_descending():
+    # trec_eval's order: score descending, then doc id descending; the rank column is ignored
+    text = "q1 Q0 a 1 0.5 r\nq1 Q0 c 2 0.5 r\nq1 Q0 b 3 0.9 r\nq1 Q0 b2 4 0.5 r\nq2 Q0 x 1 1 r\n"
+    run = from_trec_run(text, order="score")
+    assert run[run.query_id == "q1"].doc_id.tolist() == ["b", "c", "b2", "a"]
+    assert run["rank"].tolist() == [1, 2, 3, 4, 1]
+    assert from_trec_run(text).doc_id.tolist() == ["a", "c", "b", "b2", "x"]
+    with pytest.raises(ValueError):
+        from_trec_run(text, order="bogus")
+
+
+def test_trec_run_system_from_run_name_unless_given():
+    text = "q1 Q0 a 1 2 bm25\nq1 Q0 b 1 3 dense\n"
+    assert from_trec_run(text).system.tolist() == ["bm25", "dense"]
+    assert from_trec_run(text, system="mine").system.tolist() == ["mine", "mine"]
+
+
+def test_trec_run_tolerates_tabs_repeated_spaces_crlf_blank_lines_and_comments():
+    text = "# header\nq1\tQ0  d1 1 0.5 r\r\n\nq1 Q0 d2 2 0.25 r\n"
+    run = from_trec_run(text)
+    assert run.doc_id.tolist() == ["d1", "d2"]
+    assert run.score.tolist() == [0.5, 0.25]
+
+
+@pytest.mark.parametrize(
+    "line,detail",
+    [
+        ("q1 Q0 d2 2", "expected 6 fields, got 4"),
+        ("q1 Q0 d2 2 0.5 r extra", "expected 6 fields, got 7"),
+        ("q1 Q0 d2 two 0.5 r", "rank must be an integer, got 'two'"),
+        ("q1 Q0 d2 1.0 0.5 r", "rank must be an integer, got '1.0'"),
+        ("q1 Q0 d2 2 high r", "score must be a finite number, got 'high'"),
+        ("q1 Q0 d2 2 nan r", "score must be a finite number, got 'nan'"),
+        ("q1 Q0 d2 2 -inf r", "score must be a finite number, got '-inf'"),
+    ],
+)
+def test_trec_run_refusals_name_the_real_line(line, detail, tmp_path):
+    text = "q1 Q0 d1 1 1.0 r\n\n" + line + "\n"
+    assert refused(from_trec_run, text) == f"run:3: {detail}"
+    path = tmp_path / "r.trec"
+    path.write_text(text, encoding="utf-8")
+    assert refused(read_trec_run, path) == f"{path}:3: {detail}"
+
+
+def test_to_trec_run_real_scores_synthetic_scores_and_run_name():
+    scored = parse_run('{"query_id":"q1","ranking":["a","b"],"scores":[0.5,1e-05]}\n')
+    assert to_trec_run(scored) == "q1 Q0 a 1 0.5 retrieval-eval\nq1 Q0 b 2 1e-05 retrieval-eval\n"
+    plain = parse_run('{"query_id":"q1","ranking":["a","b","c"],"system":"bm25"}\n{"query_id":"q2","ranking":["d"]}\n')
+    assert to_trec_run(plain, run_name="mine") == (
+        "q1 Q0 a 1 3 bm25\nq1 Q0 b 2 2 bm25\nq1 Q0 c 3 1 bm25\nq2 Q0 d 1 1 mine\n"
+    )
+    # the synthetic score keeps the run's order under trec_eval's re-sort
+    back = from_trec_run(to_trec_run(plain), order="score")
+    assert back.doc_id.tolist() == ["a", "b", "c", "d"]
+    assert to_trec_run(F.empty_run()) == ""
+    with pytest.raises(ValueError, match="whitespace"):
+        to_trec_run(as_run([{"query_id": "q 1", "ranking": ["a"]}]))
+
+
+def test_trec_round_trip_keeps_scores():
+    run = parse_run('{"query_id":"q1","ranking":["a","b"],"scores":[0.75,0.5],"system":"s"}\n')
+    pd.testing.assert_frame_equal(from_trec_run(to_trec_run(run)), run)
+
+
+# ---------------------------------------------------------------------------------------------
+# Qrels
+# ---------------------------------------------------------------------------------------------
+
+
+def test_qrels_options_and_line_numbers():
+    text = "# comment\n\nq1 0 c1:aa 2\nq1 0 c1:bb -3\n"
+    df = from_qrels(text, as_chunk_ids=True, corpus_fingerprint="fp", labeled_by="human:trec")
+    assert_dtypes(df, JUDGMENT_COLUMNS)
+    assert df.chunk_id.tolist() == ["c1:aa", "c1:bb"] == df.doc_uri.tolist()
+    assert df.relevance.tolist() == [2, 0]
+    assert df.line.tolist() == [3, 4]
+    assert df.corpus_fingerprint.tolist() == ["fp", "fp"] and df.labeled_by.tolist() == ["human:trec"] * 2
+    assert df["query"].isna().all() and df.extra.isna().all()
+    fast = from_qrels("q1 0 a 1\nq2 0 b 0\n")
+    assert fast.line.tolist() == [1, 2] and fast.chunk_id.isna().all()
+
+
+def test_qrels_fast_and_careful_paths_agree():
+    fast = from_qrels("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t2\n")
+    careful = from_qrels("# c\nquery-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t2\n")
+    careful["line"] -= 1
+    pd.testing.assert_frame_equal(fast, careful)
+
+
+@pytest.mark.parametrize(
+    "line,detail",
+    [
+        ("q1 0 d1 1 9", "expected 3 or 4 fields, got 5"),
+        ("q1 d1", "expected 3 or 4 fields, got 2"),
+        ("q1 0 d1 high", "relevance must be an integer, got 'high'"),
+        ("q1 0 d1 1.5", "relevance must be an integer, got '1.5'"),
+    ],
+)
+def test_qrels_refusals_name_the_real_line(line, detail):
+    assert refused(from_qrels, "q1 0 d0 1\n# c\n" + line + "\n") == f"qrels:3: {detail}"
+
+
+def test_to_qrels_key_is_chunk_id_else_doc_uri():
+    df = as_judgments(
+        [
+            {"query_id": "q1", "doc_uri": "d1", "chunk_id": "c1:x", "relevance": 2},
+            {"query_id": "q1", "doc_uri": "d2", "relevance": 0},
+        ]
+    )
+    assert to_qrels(df) == "q1 0 c1:x 2\nq1 0 d2 0\n"
+    assert to_qrels([]) == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Corpus
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "doc,message",
+    [
+        ("[]", "corpus: must be a JSON object with a chunks list"),
+        ('{"chunk": []}', "corpus: must be a JSON object with a chunks list"),
+        ('{"chunks": {}}', "corpus: must be a JSON object with a chunks list"),
+        ('{"chunks": [{"chunk_id": "a", "doc_uri": "d"}, 3]}', "corpus: chunks[1] must be a JSON object, got a number"),
+        ('{"chunks": [{"chunk_id": "a", "doc_uri": "d"}, {"doc_uri": "d"}]}', "corpus: chunks[1] has no chunk_id"),
+        ('{"chunks": [{"chunk_id": "a"}]}', "corpus: chunks[0] has no doc_uri"),
+        ('{"chunks": [{"chunk_id": 1, "doc_uri": "d"}]}', "corpus: chunks[0] chunk_id must be a string"),
+        ('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": true}]}', "corpus: chunks[0] ordinal must be an integer"),
+        ('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 1.5}]}', "corpus: chunks[0] ordinal must be an integer"),
+        ('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "text": 5}]}', "corpus: chunks[0] text must be a string"),
+        ('{"corpus_fingerprint": 5, "chunks": []}', "corpus: corpus_fingerprint must be a string"),
+        ('{\n  "chunks": [\n  }', "corpus:3: invalid JSON, Expecting value at column 3"),
+    ],
+)
+def test_corpus_refusals(doc, message):
+    assert refused(parse_corpus, doc) == message
+
+
+def test_corpus_without_fingerprints_and_write_round_trip(tmp_path):
+    df = parse_corpus('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 2}, {"chunk_id": "b", "doc_uri": "d"}]}')
+    assert df.attrs == {"corpus_fingerprint": None, "chunker_fingerprint": None}
+    assert df.ordinal.tolist() == [2, pd.NA]
+    path = tmp_path / "c.json"
+    text = write_corpus(df, path)
+    assert json.loads(path.read_text(encoding="utf-8")) == json.loads(text)
+    assert json.loads(text) == {"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 2}, {"chunk_id": "b", "doc_uri": "d"}]}
+    pd.testing.assert_frame_equal(read_corpus(path), df)
+    assert_dtypes(parse_corpus('{"chunks": []}'), CORPUS_COLUMNS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Queries
+# ---------------------------------------------------------------------------------------------
+
+
+def test_queries_parse_and_write():
+    text = '{"query_id":"q1","query":"refund?","stratum":"billing"}\n// ood\n{"query_id":"q2","expect_none":true}\n'
+    df = parse_queries(text)
+    assert_dtypes(df, QUERY_COLUMNS)
+    assert df.expect_none.tolist() == [False, True]
+    assert df.loc[1, "query"] is pd.NA
+    assert write_queries(df) == (
+        '{"query_id":"q1","query":"refund?","stratum":"billing"}\n{"query_id":"q2","expect_none":true}\n'
+    )
+    assert_dtypes(parse_queries(""), QUERY_COLUMNS)
+
+
+@pytest.mark.parametrize(
+    "line,detail",
+    [
+        ('{"query_id":"q2","expect_none":"yes"}', "expect_none must be true or false"),
+        ('{"query_id":"q2","expect_none":1}', "expect_none must be true or false"),
+        ('{"query_id":"q1"}', "duplicate entry for query q1, already on line 1"),
+        ('{"query":"x"}', "missing query_id"),
+        ('{"query_id":"q2","stratum":3}', "stratum must be a string"),
+        ("[]", "must be a JSON object, got a list"),
+    ],
+)
+def test_queries_refusals(line, detail):
+    assert refused(parse_queries, '{"query_id":"q1"}\n\n' + line + "\n") == f"queries:3: {detail}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Coercion
+# ---------------------------------------------------------------------------------------------
+
+
+def test_as_judgments_from_dicts_path_and_frame_without_mutating(tmp_path):
+    dicts = [
+        {"query_id": "q1", "doc_uri": "d1", "relevance": 2, "custom": {"k": 1}},
+        {"query_id": "q2", "doc_uri": "d2", "relevance": 0, "stratum": "s"},
+    ]
+    snapshot = json.loads(json.dumps(dicts))
+    from_dicts = as_judgments(dicts)
+    assert dicts == snapshot
+    assert from_dicts.line.tolist() == [0, 0]
+    path = tmp_path / "j.jsonl"
+    write_judgments(dicts, path)
+    from_path = as_judgments(path)
+    assert from_path.line.tolist() == [1, 2]
+    pd.testing.assert_frame_equal(from_dicts.drop(columns="line"), from_path.drop(columns="line"))
+    assert as_judgments(str(path)).equals(from_path)
+
+    frame = pd.DataFrame({"query_id": ["q1"], "doc_uri": ["d1"], "relevance": [1.0], "mine": [7]})
+    before = frame.copy()
+    out = as_judgments(frame)
+    pd.testing.assert_frame_equal(frame, before)
+    assert_dtypes(out, JUDGMENT_COLUMNS)
+    assert out["mine"].tolist() == [7] and out.line.tolist() == [0]
+    out.loc[0, "query_id"] = "changed"
+    out.loc[0, "mine"] = 8
+    pd.testing.assert_frame_equal(frame, before)
+    again = as_judgments(from_path)
+    again.loc[0, "doc_uri"] = "x"
+    assert from_path.loc[0, "doc_uri"] == "d1"
+
+
+def test_as_judgments_refuses_bad_frames():
+    with pytest.raises(FormatError, match="missing column relevance"):
+        as_judgments(pd.DataFrame({"query_id": ["q"], "doc_uri": ["d"]}))
+    with pytest.raises(FormatError, match="relevance must be a non-negative integer"):
+        as_judgments(pd.DataFrame({"query_id": ["q"], "doc_uri": ["d"], "relevance": [1.5]}))
+    with pytest.raises(FormatError, match="missing doc_uri"):
+        as_judgments(pd.DataFrame({"query_id": ["q"], "doc_uri": [None], "relevance": [1]}))
+    with pytest.raises(TypeError):
+        as_judgments(42)
+
+
+def test_as_judgments_reads_qrels_paths(tmp_path):
+    path = tmp_path / "x.qrels"
+    path.write_text("q1 0 d1 1\n", encoding="utf-8")
+    assert as_judgments(path).doc_uri.tolist() == ["d1"]
+
+
+def test_as_run_from_every_shape_without_mutating(tmp_path):
+    lines = [{"query_id": "q1", "ranking": ["a", "b"], "scores": [2, 1]}]
+    snapshot = json.loads(json.dumps(lines))
+    run = as_run(lines)
+    assert lines == snapshot
+    assert run.score.tolist() == [2.0, 1.0]
+
+    long = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"]})
+    before = long.copy()
+    out = as_run(long)
+    pd.testing.assert_frame_equal(long, before)
+    assert_dtypes(out, RUN_COLUMNS)
+    assert out.system.tolist() == ["run"] * 3 and out["rank"].tolist() == [1, 2, 1] and out.score.isna().all()
+
+    both = as_run({"bm25": lines, "dense": long})
+    assert_dtypes(both, RUN_COLUMNS)
+    assert both.system.tolist() == ["bm25", "bm25", "dense", "dense", "dense"]
+
+    jsonl = tmp_path / "r.jsonl"
+    write_run(run, jsonl)
+    pd.testing.assert_frame_equal(as_run(jsonl), run)
+    trec = tmp_path / "r.txt"
+    trec.write_text(to_trec_run(run), encoding="utf-8")
+    assert as_run(trec).doc_id.tolist() == ["a", "b"]
+    assert as_run(str(trec), system="x").system.tolist() == ["x", "x"]
+    with pytest.raises(FormatError, match=r"run:1: ranking\[0\] must be a non-empty string"):
+        as_run([{"query_id": "q", "ranking": [1]}])
+
+
+def test_as_queries_and_as_corpus(tmp_path):
+    q = pd.DataFrame({"query_id": ["q1", "q2"], "expect_none": [True, None]})
+    before = q.copy()
+    out = as_queries(q)
+    pd.testing.assert_frame_equal(q, before)
+    assert_dtypes(out, QUERY_COLUMNS)
+    assert out.expect_none.tolist() == [True, False]
+    assert as_queries([{"query_id": "a", "expect_none": True}]).expect_none.tolist() == [True]
+    with pytest.raises(FormatError, match="duplicate"):
+        as_queries(pd.DataFrame({"query_id": ["a", "a"]}))
+
+    corpus = as_corpus({"corpus_fingerprint": "fp", "chunks": [{"chunk_id": "c", "doc_uri": "d"}]})
+    assert corpus.attrs["corpus_fingerprint"] == "fp"
+    copy = as_corpus(corpus)
+    assert copy.attrs == corpus.attrs and copy is not corpus
+    assert_dtypes(as_corpus(pd.DataFrame({"chunk_id": ["c"], "doc_uri": ["d"], "ordinal": [3]})), CORPUS_COLUMNS)
+    path = tmp_path / "c.json"
+    write_corpus(corpus, path)
+    assert as_corpus(path).chunk_id.tolist() == ["c"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading files
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reader", [read_judgments, read_run, read_trec_run, read_qrels, read_corpus, read_queries])
+def test_readers_refuse_missing_files_and_folders(reader, tmp_path):
+    missing = tmp_path / "nope.jsonl"
+    assert refused(reader, missing) == f"{missing}: cannot read: no such file or directory"
+    assert refused(reader, tmp_path) == f"{tmp_path}: cannot read: is a directory"
+
+
+@pytest.mark.parametrize("reader", [read_judgments, read_run, read_trec_run, read_qrels, read_queries])
+def test_readers_name_the_line_of_invalid_utf8(reader, tmp_path):
+    path = tmp_path / "bad"
+    path.write_bytes(b"first line\n\nab\xffcd\n")
+    assert refused(reader, path) == f"{path}:3: not valid UTF-8 (byte 0xff at column 3)"
