@@ -19,7 +19,7 @@ Statuses, decided in this order (the first rule that applies wins):
   (a coarser chunk absorbed it), so the label re-anchors to it;
 - ``ORPHANED``: the text or its document is gone.
 
-The id and text_sha steps are vectorized (pandas ``isin`` and merges); substring search runs
+The id and text_sha steps are vectorized (hash-table lookups and merges); substring search runs
 only for the judgments those steps leave, and only among the live chunks of the judgment's own
 document, so 100,000 judgments against a million chunks take seconds.
 """
@@ -97,7 +97,8 @@ class DriftSummary:
     def __getitem__(self, key: str) -> Any:
         return self.to_dict()[key]
 
-    def keys(self):  # noqa: D401 - dict protocol
+    def keys(self):
+        """The summary's keys, so ``dict(summary)`` works."""
         return self.to_dict().keys()
 
     @property
