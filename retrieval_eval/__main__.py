@@ -1,0 +1,10 @@
+"""``python -m retrieval_eval``: the same command line as ``retrieval-eval``."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1190 @@
+"""The ``retrieval-eval`` command line: a thin face on the library (SPEC A6).
+
+Exit codes are the contract a CI job reads:
+
+- ``0``: ok (the verdict is PASS, the labels are all VALID, the judgment set is sound);
+- ``1``: a finding: a gate failed, the verdict is INDETERMINATE, labels decayed, ``validate``
+  found an error;
+- ``2``: the command could not run as asked: a usage error, or input that is missing,
+  unreadable or malformed. Exactly one line goes to stderr, naming the file and, where there
+  is one, the line, and never a traceback: a CI log should say what to fix, not where the
+  tool's stack was.
+- ``3``: an internal error (a bug in this tool), also one line; set ``RETRIEVAL_EVAL_DEBUG=1``
+  for the traceback.
+
+Nothing here computes a metric: files are read by :mod:`retrieval_eval.formats`, scored by
+:mod:`retrieval_eval.report`, checked by :mod:`retrieval_eval.gates`, and this module only
+reads arguments, calls them and renders what they return.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+from . import _term
+from .errors import FormatError
+from .gates import GateError, apply_gates, check_report, parse_gate, worse_status
+
+__all__ = ["CLIError", "COMMANDS", "atomic_write_text", "build_parser", "main", "read_text"]
+
+PROG = "retrieval-eval"
+EXIT_OK, EXIT_FINDING, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class CLIError(Exception):
+    """A usage error or unreadable input: printed as one line on stderr, exit code 2."""
+
+
+# -----------------------------------------------------------------------------------------------
+# Argument parsing
+# -----------------------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that an error is one line and raises instead of exiting.
+
+    argparse's own ``error`` prints the whole usage block and exits; a CI log then shows ten
+    lines for a typo. Raising :class:`CLIError` lets :func:`main` print one line and return 2,
+    which also keeps ``main`` callable from tests and notebooks without ``SystemExit``.
+    """
+
+    def error(self, message: str):  # type: ignore[override]
+        raise CLIError(f"{message}; see '{self.prog} --help'")
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=34, width=min(100, _terminal_width()))
+
+
+def _terminal_width() -> int:
+    try:
+        return os.get_terminal_size().columns
+    except OSError:
+        return 100
+
+
+def _positive_int(flag: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+            raise CLIError(f"{flag} expects a positive integer, got '{text}'")
+        return int(text)
+
+    return parse
+
+
+def _non_negative_int(flag: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"[0-9]+", text):
+            raise CLIError(f"{flag} expects a non-negative integer, got '{text}'")
+        return int(text)
+
+    return parse
+
+
+def _finite_float(flag: str, low: float | None = None, high: float | None = None) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise CLIError(f"{flag} expects a finite number, got '{text}'")
+        if (low is not None and value <= low) or (high is not None and value >= high):
+            raise CLIError(f"{flag} expects a number strictly between {low:g} and {high:g}, got '{text}'")
+        return value
+
+    return parse
+
+
+_DESCRIPTION = """\
+Evaluate retrieval for search and RAG: metrics, a spec-conformant JSON report, CI gates,
+label drift after re-chunking, and out-of-distribution calibration from relevance scores.
+
+exit codes:
+  0  ok: verdict PASS, labels VALID, judgments sound
+  1  a finding: a gate failed, the verdict is INDETERMINATE, labels decayed,
+     or validate found an error
+  2  usage error, or input that is missing, unreadable or malformed (one line on stderr)
+"""
+
+_EPILOG = """\
+examples:
+  retrieval-eval score --judgments judgments.jsonl --run run.jsonl -k 10 --gate recall@10:0.8
+  retrieval-eval score --judgments j.jsonl --run run.jsonl --baseline last.json --gate ndcg@10:-0.02
+  retrieval-eval drift --judgments judgments.jsonl --corpus corpus.json --fix --backup
+  retrieval-eval convert --qrels test.qrels --to judgments --out judgments.jsonl
+
+run 'retrieval-eval <command> --help' for a command's options.
+"""
+
+_GATE_HELP = (
+    "a gate, repeatable: METRIC:FLOOR (recall@10:0.8), METRIC:-D or METRIC:+D (change against "
+    "--baseline, e.g. ndcg@10:-0.02), worst-stratum:METRIC:FLOOR, METRIC:ci-lower:FLOOR"
+)
+
+COMMANDS: dict[str, str] = {
+    "score": "score a run against judgments: metrics, strata, verdict, gates",
+    "drift": "check judgments against a live corpus after re-chunking; --fix re-anchors",
+    "validate": "check a judgment set for errors and thin spots",
+    "convert": "convert between judgments, qrels, JSONL runs and TREC runs",
+    "calibrate": "measure out-of-distribution separation from top-1 relevance scores",
+    "compare": "compare the systems of one or more runs with significance tests",
+    "demo": "run the bundled demo end to end and write a report, plots and a page",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every command (exposed for documentation and tests)."""
+    parser = _Parser(
+        prog=PROG,
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=_HelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="<command>", title="commands", parser_class=_Parser)
+
+    def command(name: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        p = sub.add_parser(
+            name,
+            help=COMMANDS[name],
+            description=description,
+            epilog=epilog,
+            formatter_class=_HelpFormatter,
+            allow_abbrev=False,
+        )
+        return p
+
+    def output_flags(p: argparse.ArgumentParser, json_help: str) -> None:
+        p.add_argument("--json", action="store_true", help=json_help)
+        p.add_argument(
+            "--color",
+            choices=("auto", "always", "never"),
+            default="auto",
+            help="colour the output: auto (a terminal, unless NO_COLOR is set), always or never",
+        )
+
+    # score -------------------------------------------------------------------------------------
+    p = command(
+        "score",
+        "Score a run against relevance judgments and print the metrics, the per-stratum table,\n"
+        "the verdict and every gate. The verdict is INDETERMINATE when nothing could be scored or\n"
+        "the judgment set is unsound; gates can only make it worse, never better.\n\n"
+        "exit: 0 PASS, 1 FAIL or INDETERMINATE, 2 usage error or malformed input",
+        "examples:\n"
+        "  retrieval-eval score --judgments j.jsonl --run run.jsonl -k 5 --gate recall@5:0.8\n"
+        "  retrieval-eval score --judgments j.jsonl --run run.jsonl --baseline main.json \\\n"
+        "      --gate ndcg@10:-0.02 --gate worst-stratum:recall@10:0.6 --out report.json\n"
+        "  retrieval-eval score --judgments j.jsonl --run scored.jsonl --queries queries.jsonl \\\n"
+        "      --gate negative_satisfaction:0.9",
+    )
+    labels = p.add_mutually_exclusive_group(required=True)
+    labels.add_argument("--judgments", metavar="FILE", help="judgments JSONL")
+    labels.add_argument("--qrels", metavar="FILE", help="TREC or BEIR qrels, instead of --judgments")
+    p.add_argument("--run", metavar="FILE", required=True, help="run JSONL (or a TREC run file)")
+    p.add_argument("--as-chunk-ids", action="store_true", help="with --qrels: the qrels ids are chunk_ids")
+    p.add_argument("--corpus", metavar="FILE", help="live corpus JSON: adds the label drift summary")
+    p.add_argument("--queries", metavar="FILE", help="queries JSONL with expect_none negatives: adds calibration")
+    p.add_argument("--baseline", metavar="FILE", help="a previous report JSON, for delta gates")
+    p.add_argument("--gate", metavar="EXPR", action="append", default=[], help=_GATE_HELP)
+    p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
+    p.add_argument("--threshold", metavar="T", type=_non_negative_int("--threshold"), default=1,
+                   help="lowest grade that counts as relevant (default 1)")
+    p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
+                   help="nDCG gain: exponential 2^g-1 (the spec's, default) or linear g (trec_eval's)")
+    p.add_argument("--system", metavar="NAME", help="score only this system of a multi-system run")
+    p.add_argument("--quantile", metavar="Q", type=_finite_float("--quantile", 0.0, 1.0),
+                   help="with --queries: quantile of positive top-1 scores used as the cutoff (default 0.10)")
+    p.add_argument("--cutoff", metavar="X", type=_finite_float("--cutoff"),
+                   help="with --queries: a fixed score cutoff (the one production uses) instead")
+    p.add_argument("--out", metavar="FILE", help="also write the JSON report here (atomically)")
+    output_flags(p, "print the JSON report instead of tables")
+    p.set_defaults(handler=cmd_score)
+
+    # drift -------------------------------------------------------------------------------------
+    p = command(
+        "drift",
+        "Classify every judgment against the live corpus: VALID, RE_ANCHORABLE (same text, new\n"
+        "id), MERGED (absorbed into a coarser chunk), SPLIT (now spans several chunks) or\n"
+        "ORPHANED. --fix rewrites the judgments file, re-anchoring RE_ANCHORABLE and MERGED labels;\n"
+        "SPLIT and ORPHANED are left for a human, because guessing would invent ground truth.\n\n"
+        "exit: 0 every label VALID (with --fix: nothing left to review), 1 labels decayed,\n"
+        "2 usage error or malformed input",
+        "examples:\n"
+        "  retrieval-eval drift --judgments judgments.jsonl --corpus corpus.json\n"
+        "  retrieval-eval drift --judgments judgments.jsonl --corpus corpus.json --fix --backup",
+    )
+    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL")
+    p.add_argument("--corpus", metavar="FILE", required=True, help="live corpus JSON")
+    p.add_argument("--fix", action="store_true",
+                   help="rewrite the judgments file with recoverable labels re-anchored")
+    p.add_argument("--backup", action="store_true", help="with --fix: keep the old file as FILE.bak")
+    output_flags(p, "print the drift result as JSON")
+    p.set_defaults(handler=cmd_drift)
+
+    # validate ----------------------------------------------------------------------------------
+    p = command(
+        "validate",
+        "Check a judgment set: errors (duplicate labels, conflicting query texts, malformed ids,\n"
+        "no positives) make every number computed from it untrustworthy; warnings (thin strata,\n"
+        "no human labels, mixed fingerprints) make them fragile.\n\n"
+        "exit: 0 no error (warnings allowed), 1 an error, 2 usage error or malformed input",
+        "example:\n  retrieval-eval validate --judgments judgments.jsonl",
+    )
+    labels = p.add_mutually_exclusive_group(required=True)
+    labels.add_argument("--judgments", metavar="FILE", help="judgments JSONL")
+    labels.add_argument("--qrels", metavar="FILE", help="TREC or BEIR qrels")
+    p.add_argument("--as-chunk-ids", action="store_true", help="with --qrels: the qrels ids are chunk_ids")
+    output_flags(p, "print the validation result as JSON")
+    p.set_defaults(handler=cmd_validate)
+
+    # convert -----------------------------------------------------------------------------------
+    p = command(
+        "convert",
+        "Convert between formats. Labels: --judgments or --qrels to judgments or qrels. Runs:\n"
+        "--run (JSONL or TREC) to run (JSONL) or trec-run. Writes to --out (atomically) or stdout.",
+        "examples:\n"
+        "  retrieval-eval convert --qrels qrels.test.tsv --to judgments --out judgments.jsonl\n"
+        "  retrieval-eval convert --judgments judgments.jsonl --to qrels\n"
+        "  retrieval-eval convert --run run.jsonl --to trec-run --out run.trec",
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--judgments", metavar="FILE", help="judgments JSONL")
+    source.add_argument("--qrels", metavar="FILE", help="TREC or BEIR qrels")
+    source.add_argument("--run", metavar="FILE", help="run JSONL or TREC run")
+    p.add_argument("--to", required=True, choices=("judgments", "qrels", "run", "trec-run"),
+                   help="output format")
+    p.add_argument("--as-chunk-ids", action="store_true",
+                   help="with --qrels: store each qrels id as chunk_id as well as doc_uri")
+    p.add_argument("--system", metavar="NAME",
+                   help="with --run: keep only this system (and name the TREC run after it)")
+    p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
+    p.set_defaults(handler=cmd_convert)
+
+    # calibrate ---------------------------------------------------------------------------------
+    p = command(
+        "calibrate",
+        "Out-of-distribution robustness from absolute relevance scores. Retrieval never abstains,\n"
+        "so rank order says nothing about an off-topic query; the top-1 score does. A cutoff is\n"
+        "set at a quantile of the positives' top-1 scores (or given), and the negatives\n"
+        "(expect_none queries) are scored against it.\n\n"
+        "exit: 0 computed, 2 usage error or malformed input",
+        "example:\n"
+        "  retrieval-eval calibrate --run scored.jsonl --judgments j.jsonl --queries queries.jsonl",
+    )
+    p.add_argument("--run", metavar="FILE", required=True, help="run JSONL with scores (or a TREC run)")
+    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL (the positives)")
+    p.add_argument("--queries", metavar="FILE", required=True,
+                   help="queries JSONL; expect_none: true marks the negatives")
+    p.add_argument("--quantile", metavar="Q", type=_finite_float("--quantile", 0.0, 1.0), default=0.10,
+                   help="quantile of positive top-1 scores used as the cutoff (default 0.10)")
+    p.add_argument("--cutoff", metavar="X", type=_finite_float("--cutoff"),
+                   help="a fixed score cutoff (the one production uses)")
+    p.add_argument("--threshold", metavar="T", type=_non_negative_int("--threshold"), default=1,
+                   help="lowest grade that makes a query a positive (default 1)")
+    p.add_argument("--system", metavar="NAME", help="only this system of a multi-system run")
+    output_flags(p, "print the calibration table as JSON")
+    p.set_defaults(handler=cmd_calibrate)
+
+    # compare -----------------------------------------------------------------------------------
+    p = command(
+        "compare",
+        "Compare systems (the systems of one run file, or several run files) on the same\n"
+        "judgments, with paired significance tests and a multiple-comparison correction.\n\n"
+        "exit: 0 computed, 2 usage error or malformed input",
+        "example:\n"
+        "  retrieval-eval compare --judgments j.jsonl --run bm25.jsonl --run hybrid.jsonl --baseline bm25",
+    )
+    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL")
+    p.add_argument("--run", metavar="FILE", action="append", required=True,
+                   help="a run file, repeatable; one file may hold several systems")
+    p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are compared with")
+    p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
+    p.add_argument("--threshold", metavar="T", type=_non_negative_int("--threshold"), default=1,
+                   help="lowest grade that counts as relevant (default 1)")
+    p.add_argument("--test", default="randomization", help="significance test (default randomization)")
+    p.add_argument("--correction", default="holm", help="multiple-comparison correction (default holm)")
+    output_flags(p, "print the comparison table as JSON")
+    p.set_defaults(handler=cmd_compare)
+
+    # demo --------------------------------------------------------------------------------------
+    p = command(
+        "demo",
+        "Run the bundled demo data end to end: score, drift, calibration, and write report.json,\n"
+        "plots and an index.html listing them into --out.",
+        "example:\n  retrieval-eval demo --out demo-output",
+    )
+    p.add_argument("--out", metavar="DIR", default="retrieval-eval-demo",
+                   help="folder to write into (default ./retrieval-eval-demo)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the output: auto, always or never")
+    p.set_defaults(handler=cmd_demo, json=False)
+    return parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("retrieval-eval")
+    except Exception:  # not installed (a source checkout on sys.path)
+        return "0.1.0"
+
+
+def _check_command(argv: Sequence[str]) -> None:
+    """Refuse a missing or unknown command with a suggestion, before argparse sees it.
+
+    argparse would list every choice; a typo deserves the nearest command instead.
+    """
+    for token in argv:
+        if token in ("-h", "--help", "--version"):
+            return
+        if token.startswith("-"):
+            raise CLIError(f"unknown option '{token}' before the command; see '{PROG} --help'")
+        if token in COMMANDS:
+            return
+        close = difflib.get_close_matches(token, list(COMMANDS), n=1, cutoff=0.5)
+        if close:
+            raise CLIError(f"unknown command '{token}'; did you mean '{close[0]}'?")
+        raise CLIError(f"unknown command '{token}'; choose one of {', '.join(COMMANDS)}")
+    raise CLIError(f"no command given; choose one of {', '.join(COMMANDS)} (see '{PROG} --help')")
+
+
+# -----------------------------------------------------------------------------------------------
+# Reading and writing files
+# -----------------------------------------------------------------------------------------------
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise CLIError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CLIError(f"{path}: is a directory, expected a file") from None
+    except PermissionError:
+        raise CLIError(f"{path}: permission denied") from None
+    except OSError as err:
+        raise CLIError(f"{path}: cannot read ({err.strerror or err})") from None
+
+
+def read_text(path: str) -> str:
+    """The text of ``path`` (``-`` is stdin), decoded as UTF-8.
+
+    A leading UTF-8 byte-order mark is accepted and dropped: editors on Windows write one, it
+    carries no meaning in UTF-8, and refusing it would make a file that looks right fail.
+    Invalid UTF-8 is refused with the line it is on; guessing an encoding would silently change
+    ids. Raises :class:`CLIError`.
+    """
+    return _decode(_read_bytes(path), path)
+
+
+def _decode(data: bytes, path: str) -> str:
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise CLIError(
+            f"{path}:{line}: not valid UTF-8 (byte 0x{data[err.start]:02x}); save the file as UTF-8"
+        ) from None
+
+
+def _load_json(path: str) -> Any:
+    text = read_text(path)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as err:
+        raise CLIError(f"{path}:{err.lineno}: invalid JSON, {err.msg} (column {err.colno})") from None
+    except ValueError as err:
+        raise CLIError(f"{path}: invalid JSON, {err}") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    A reader (or a crash) never sees half a file: either the old content or the new. Raises
+    :class:`CLIError` naming the path when the folder is missing or not writable.
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as err:
+        raise CLIError(f"{path}: cannot write ({err.strerror or err})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise CLIError(f"{path}: cannot write ({err.strerror or err})") from None
+        raise
+
+
+def _formats():
+    from . import formats
+
+    return formats
+
+
+def _load_judgments(path: str):
+    text = read_text(path)
+    return _formats().parse_judgments(text, label=path)
+
+
+def _load_qrels(path: str, as_chunk_ids: bool = False):
+    text = read_text(path)
+    return _formats().from_qrels(text, as_chunk_ids=as_chunk_ids, label=path)
+
+
+def _load_labels(args: argparse.Namespace):
+    if getattr(args, "qrels", None):
+        return _load_qrels(args.qrels, as_chunk_ids=args.as_chunk_ids), args.qrels
+    if getattr(args, "as_chunk_ids", False):
+        raise CLIError("--as-chunk-ids applies to --qrels only")
+    return _load_judgments(args.judgments), args.judgments
+
+
+def _looks_like_trec(path: str, text: str) -> bool:
+    """A run file is JSONL unless its name or its first content line says TREC."""
+    name = path.lower()
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        return False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("//") or stripped.startswith("#"):
+            continue
+        return not stripped.startswith(("{", "["))
+    return False
+
+
+def _load_run(path: str, system: str | None = None):
+    data = _read_bytes(path)
+    text = _decode(data, path)
+    fm = _formats()
+    body = data[len(_BOM):] if data.startswith(_BOM) else data  # bytes: the readers' fast path
+    if _looks_like_trec(path, text):
+        run = fm.from_trec_run(body, label=path)
+    else:
+        run = fm.parse_run(body, label=path)
+    if system is not None:
+        systems = list(dict.fromkeys(run["system"].tolist()))
+        if system not in systems:
+            raise CLIError(f"{path}: no system '{system}' in the run (it has {', '.join(map(str, systems)) or 'none'})")
+        run = run[run["system"] == system].reset_index(drop=True)
+    return run
+
+
+def _load_corpus(path: str):
+    text = read_text(path)
+    return _formats().parse_corpus(text, label=path)
+
+
+def _load_queries(path: str):
+    text = read_text(path)
+    return _formats().parse_queries(text, label=path)
+
+
+def _load_baseline(path: str) -> dict[str, Any]:
+    return check_report(_load_json(path), label=path)
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON values: numpy scalars unwrapped, NaN and missing values as null."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    item = getattr(value, "item", None)
+    if callable(item):
+        try:
+            return _jsonable(item())
+        except (TypeError, ValueError):
+            pass
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist):
+        return _jsonable(tolist())
+    try:
+        import pandas as pd
+
+        if value is pd.NA or value is pd.NaT:
+            return None
+    except ImportError:  # pragma: no cover
+        pass
+    return str(value)
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(_jsonable(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _frame_records(frame) -> list[dict[str, Any]]:
+    """A DataFrame (index included when it is named) as JSON-ready records."""
+    if frame.index.name is not None or any(n is not None for n in frame.index.names):
+        frame = frame.reset_index()
+    return [_jsonable(r) for r in frame.to_dict(orient="records")]
+
+
+# -----------------------------------------------------------------------------------------------
+# Output
+# -----------------------------------------------------------------------------------------------
+
+
+class _Out:
+    """Where a command writes: stdout, with colour when it is wanted."""
+
+    def __init__(self, stream: TextIO, color: bool) -> None:
+        self.stream = stream
+        self.s = _term.Style(color)
+
+    def __call__(self, text: str = "") -> None:
+        self.stream.write(text + "\n")
+
+
+def _num(value: Any, decimals: int = 4) -> str:
+    return _term.fmt_number(value, decimals)
+
+
+def _n(count: int, one: str, many: str | None = None) -> str:
+    """``1 query``, ``2 queries``."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+# -----------------------------------------------------------------------------------------------
+# score
+# -----------------------------------------------------------------------------------------------
+
+
+def cmd_score(args: argparse.Namespace, out: _Out) -> int:
+    gates = [parse_gate(g) for g in args.gate]
+    if (args.quantile is not None or args.cutoff is not None) and not args.queries:
+        raise CLIError("--quantile and --cutoff need --queries (the negatives to calibrate on)")
+    if args.quantile is not None and args.cutoff is not None:
+        raise CLIError("give --quantile or --cutoff, not both")
+    judgments, labels_path = _load_labels(args)
+    run = _load_run(args.run, args.system)
+    corpus = _load_corpus(args.corpus) if args.corpus else None
+    queries = _load_queries(args.queries) if args.queries else None
+    baseline = _load_baseline(args.baseline) if args.baseline else None
+
+    from .evaluation import evaluate
+
+    drift_result = None
+    if corpus is not None:
+        from .drift import drift
+
+        drift_result = drift(judgments, corpus)
+    calibration = None
+    if queries is not None and bool(run["score"].notna().any()):
+        from .calibration import calibrate
+
+        options: dict[str, Any] = {"threshold": args.threshold}
+        if args.cutoff is not None:
+            options["cutoff"] = args.cutoff
+        if args.quantile is not None:
+            options["quantile"] = args.quantile
+        calibration = calibrate(run, judgments, queries=queries, **options)
+    # The same steps as report.build_report, once for every system of the run.
+    ev = evaluate(judgments, run, k=(args.k,), threshold=args.threshold, gain=args.gain, queries=queries)
+    systems = list(ev.systems)
+    reports: dict[str, dict[str, Any]] = {}
+    for system in systems:
+        report = ev.report(system=system, corpus=corpus, drift_result=drift_result,
+                           calibration=calibration, queries=queries)
+        reports[system] = apply_gates(report.to_dict(), gates, _baseline_for(baseline, system, args.baseline))
+    if len(reports) == 1:
+        payload: dict[str, Any] = next(iter(reports.values()))
+    else:
+        # Several systems in one run: one spec report per system, keyed by system.
+        payload = {"systems": reports}
+    text = _dumps(payload)
+    if args.out:
+        atomic_write_text(args.out, text)
+    if args.json:
+        out.stream.write(text)
+    else:
+        _render_score(out, reports, args, labels_path, calibration,
+                      no_scores=queries is not None and calibration is None)
+    worst = "PASS"
+    for data in reports.values():
+        worst = worse_status(worst, data["verdict"]["status"])
+    return EXIT_OK if worst == "PASS" else EXIT_FINDING
+
+
+def _baseline_for(baseline: dict[str, Any] | None, system: str, path: str | None) -> dict[str, Any] | None:
+    """The baseline report for ``system``: the file itself, or its entry when the baseline is a
+    multi-system file (``{"systems": {name: report}}``, what ``score --out`` writes then)."""
+    if baseline is None:
+        return None
+    systems = baseline.get("systems")
+    if isinstance(systems, dict) and "metrics" not in baseline:
+        entry = systems.get(system)
+        return check_report(entry, label=f"{path} (system {system})") if entry is not None else None
+    return baseline
+
+
+def _render_score(out: _Out, reports: dict[str, dict[str, Any]], args: argparse.Namespace,
+                  labels_path: str, calibration: Any, no_scores: bool = False) -> None:
+    s = out.s
+    first = next(iter(reports.values()))
+    j = first.get("judgments", {})
+    out(f"{s('score', 'bold')}  {labels_path}  {s('against', 'dim')}  {args.run}")
+    counts = [_n(j.get("queries", 0), "query", "queries"), f"{j.get('queries_scored', 0)} scored",
+              _n(j.get("labels", 0), "label")]
+    if "human_labels" in j or "synthetic_labels" in j:
+        counts.append(f"{j.get('human_labels', 0)} human / {j.get('synthetic_labels', 0)} synthetic")
+    settings = [f"k={args.k}", f"threshold={args.threshold}"]
+    if args.gain != "exponential":
+        settings.append(f"gain={args.gain}")
+    if args.system:
+        settings.append(f"system={args.system}")
+    elif len(reports) > 1:
+        settings.append(f"{len(reports)} systems")
+    out(f"  {', '.join(settings)}  {s('|', 'dim')}  {', '.join(counts)}")
+    drift = j.get("drift")
+    if drift:
+        out(f"  drift: {drift.get('valid', 0)} VALID, {drift.get('re_anchorable', 0)} RE_ANCHORABLE, "
+            f"{drift.get('merged', 0)} MERGED, {drift.get('split', 0)} SPLIT, "
+            f"{drift.get('orphaned', 0)} ORPHANED ({drift.get('invalid_ratio', 0.0):.1%} not VALID)")
+    out()
+
+    if len(reports) > 1:
+        _render_system_metrics(out, reports)
+    elif first.get("metrics"):
+        _render_metrics(out, first["metrics"])
+    else:
+        out(f"  {s('no metric was computed', 'yellow')}")
+    out()
+
+    for system, data in reports.items():
+        strata = data.get("per_stratum")
+        if strata:
+            title = "per stratum" if len(reports) == 1 else f"per stratum, {system}"
+            _render_strata(out, strata, title)
+            out()
+
+    if calibration is not None:
+        _render_calibration(out, calibration)
+        out()
+    elif no_scores:
+        out(f"{s('calibration', 'bold')}  {s('skipped: the run has no scores', 'yellow')} "
+            "(calibration needs each ranking's relevance scores)")
+        out()
+
+    for system, data in reports.items():
+        verdict = data.get("verdict", {})
+        status = verdict.get("status", "INDETERMINATE")
+        label = "verdict" if len(reports) == 1 else f"verdict, {system}"
+        out(f"{s(label, 'bold')}  {s.status(status)}")
+        for reason in verdict.get("reasons") or []:
+            out(f"  - {reason}")
+        gates = verdict.get("gates") or []
+        if gates:
+            out()
+            rows = []
+            for g in gates:
+                rows.append([
+                    s.status(g["status"]),
+                    g["expression"],
+                    _num(g.get("observed")),
+                    _num(g.get("baseline")) if "baseline" in g else "",
+                ])
+            headers = ["gate", "expression", "observed", "baseline"]
+            if not any(r[3] for r in rows):
+                headers, rows = headers[:3], [r[:3] for r in rows]
+            out(_term.table(headers, rows, align=["l", "l"] + ["r"] * (len(headers) - 2), style=s))
+        if len(reports) > 1:
+            out()
+
+
+def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]], list[str]]:
+    any_ci = any(isinstance(m, dict) and m.get("ci") for m in metrics.values())
+    any_n = any(isinstance(m, dict) and m.get("n") not in (None, 1) for m in metrics.values())
+    headers = ["metric", "value"] + (["95% CI"] if any_ci else []) + (["n"] if any_n else [])
+    rows, notes = [], []
+    for name, m in metrics.items():
+        row = [name, _num(m.get("value"))]
+        if any_ci:
+            ci = m.get("ci")
+            row.append(f"[{_num(ci[0])}, {_num(ci[1])}]" if ci else "")
+        if any_n:
+            row.append(str(m.get("n", "")))
+        if m.get("indeterminate"):
+            row[0] = name + " !"
+            notes.append(f"{name}: {m['indeterminate']}")
+        rows.append(row)
+    return headers, rows, notes
+
+
+def _render_metrics(out: _Out, metrics: dict[str, Any]) -> None:
+    headers, rows, notes = _measurement_rows(metrics)
+    out(_term.table(headers, rows, style=out.s))
+    for note in notes:
+        out(f"  ! {note}")
+
+
+def _render_system_metrics(out: _Out, reports: dict[str, dict[str, Any]]) -> None:
+    names = list(reports)
+    metric_names: list[str] = []
+    for data in reports.values():
+        for name in data.get("metrics") or {}:
+            if name not in metric_names:
+                metric_names.append(name)
+    rows = []
+    for metric in metric_names:
+        row = [metric]
+        for system in names:
+            m = (reports[system].get("metrics") or {}).get(metric)
+            row.append(_num(m.get("value")) if isinstance(m, dict) else "-")
+        rows.append(row)
+    out(_term.table(["metric"] + names, rows, style=out.s))
+
+
+def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum") -> None:
+    s = out.s
+    metric_names: list[str] = []
+    for st in strata.values():
+        for name in st.get("metrics") or {}:
+            if name not in metric_names:
+                metric_names.append(name)
+    worst: dict[str, float] = {}
+    for name in metric_names:
+        values = [
+            st["metrics"][name]["value"]
+            for st in strata.values()
+            if st.get("n", 0) > 0 and name in (st.get("metrics") or {})
+        ]
+        if values:
+            worst[name] = min(values)
+    rows = []
+    for stratum, st in strata.items():
+        row = [stratum, str(st.get("n", 0))]
+        for name in metric_names:
+            m = (st.get("metrics") or {}).get(name)
+            if m is None:
+                row.append("-")
+                continue
+            cell = _num(m.get("value"))
+            if st.get("n", 0) > 0 and name in worst and m.get("value") == worst[name] and len(strata) > 1:
+                cell = s(cell + "*", "red")
+            else:
+                cell += " "
+            row.append(cell)
+        rows.append(row)
+    out(f"{s(title, 'bold')}  (n = queries scored; * = worst stratum for the metric)")
+    out(_term.table(["stratum", "n"] + metric_names, rows, style=s))
+
+
+def _render_calibration(out: _Out, calibration: Any) -> None:
+    s = out.s
+    summary = getattr(calibration, "summary", None)
+    out(f"{s('calibration', 'bold')}  (top-1 scores of positives vs expect_none negatives)")
+    if summary is not None and len(summary):
+        frame = summary.reset_index()
+        columns = [c for c in (
+            "system", "cutoff", "n_positive", "n_negative", "negative_satisfaction",
+            "positive_retention", "separation_margin", "auroc", "fpr@95tpr", "rank_based",
+        ) if c in frame.columns]
+        rows = []
+        for rec in frame[columns].to_dict(orient="records"):
+            rows.append([_cell(rec[c]) for c in columns])
+        out(_term.table(columns, rows, style=s))
+    for warning in getattr(calibration, "warnings", None) or []:
+        out(f"  ! {s(warning, 'yellow')}")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return _num(_jsonable(value))
+
+
+# -----------------------------------------------------------------------------------------------
+# drift
+# -----------------------------------------------------------------------------------------------
+
+
+def cmd_drift(args: argparse.Namespace, out: _Out) -> int:
+    if args.backup and not args.fix:
+        raise CLIError("--backup applies to --fix only")
+    from .drift import drift, fix
+
+    judgments = _load_judgments(args.judgments)
+    corpus = _load_corpus(args.corpus)
+    result = drift(judgments, corpus)
+    summary = result.summary
+    decayed = summary.total - summary.valid
+    fixed = None
+    written = False
+    if args.fix and decayed:
+        fixed = fix(judgments, result)
+        if fixed.reanchored or _fingerprint_changed(judgments, fixed.judgments):
+            try:
+                _formats().write_judgments(fixed.judgments, args.judgments, backup=args.backup)
+            except OSError as err:
+                raise CLIError(
+                    f"{args.judgments}: cannot rewrite ({err.strerror or err}); the file was left as it was"
+                ) from None
+            written = True
+    if args.json:
+        payload = result.to_dict()
+        if args.fix:
+            payload["fix"] = {
+                "reanchored": fixed.reanchored if fixed else 0,
+                "needs_review": len(fixed.needs_review) if fixed else 0,
+                "written": written,
+            }
+        out.stream.write(_dumps(payload))
+    else:
+        _render_drift(out, args, result, fixed, written)
+    if args.fix:
+        # The recoverable labels were re-anchored; what is left is what a human must review.
+        remaining = len(fixed.needs_review) if fixed else 0
+        return EXIT_FINDING if remaining else EXIT_OK
+    return EXIT_FINDING if decayed else EXIT_OK
+
+
+def _fingerprint_changed(before, after) -> bool:
+    if "corpus_fingerprint" not in after.columns:
+        return False
+    if "corpus_fingerprint" not in before.columns:
+        return bool(after["corpus_fingerprint"].notna().any())
+    return not before["corpus_fingerprint"].reset_index(drop=True).equals(
+        after["corpus_fingerprint"].reset_index(drop=True)
+    )
+
+
+def _render_drift(out: _Out, args: argparse.Namespace, result: Any, fixed: Any, written: bool) -> None:
+    s = out.s
+    summary = result.summary
+    out(f"{s('drift', 'bold')}  {args.judgments}  {s('against', 'dim')}  {args.corpus}")
+    out(f"  labels' corpus fingerprint: {result.judgments_fingerprint or '(none, or mixed)'}; "
+        f"live corpus: {result.corpus_fingerprint or '(none)'}")
+    out()
+    rows = []
+    for status in ("VALID", "RE_ANCHORABLE", "MERGED", "SPLIT", "ORPHANED"):
+        count = summary[status.lower()]
+        rows.append([s.status(status) if count else status, str(count)])
+    out(_term.table(["status", "labels"], rows, style=s))
+    out(f"  {_n(summary.total, 'label')}, {summary.invalid_ratio:.1%} not VALID")
+
+    findings = result.findings
+    bad = findings[findings["status"] != "VALID"]
+    if len(bad):
+        out()
+        rows = []
+        shown = bad.head(50)
+        for rec in shown.to_dict(orient="records"):
+            split = rec.get("split_into")
+            target = rec.get("reanchor_to")
+            if split is not None and not _is_missing(split):
+                detail = "spans " + ", ".join(map(str, split))
+            elif not _is_missing(target):
+                detail = f"-> {target}"
+            else:
+                detail = ""
+            cid = rec.get("chunk_id")
+            rows.append([
+                str(rec["query_id"]), str(rec["doc_uri"]),
+                "" if _is_missing(cid) else str(cid), s.status(rec["status"]), detail,
+            ])
+        out(_term.table(["query_id", "doc_uri", "chunk_id", "status", "detail"], rows,
+                        align=["l"] * 5, style=s))
+        if len(bad) > len(shown):
+            out(f"  ... and {len(bad) - len(shown)} more not VALID (use --json for all)")
+    out()
+    decayed = summary.total - summary.valid
+    if fixed is not None:
+        review = len(fixed.needs_review)
+        if written:
+            wrote = f"rewrote {args.judgments}" + (f" (old file kept as {args.judgments}.bak)" if args.backup else "")
+        else:
+            wrote = f"{args.judgments} left as it was"
+        out(f"{s('fix', 'bold')}  re-anchored {_n(fixed.reanchored, 'label')}; {wrote}")
+        if review:
+            need = f"{_n(review, 'label')} {'needs' if review == 1 else 'need'} review"
+            out(f"  {s(need, 'yellow')} (SPLIT or ORPHANED): "
+                "left as they are, since guessing would invent ground truth")
+        else:
+            out(f"  {s('nothing left to review', 'green')}")
+    elif args.fix:
+        out(f"{s('fix', 'bold')}  nothing to fix; {args.judgments} left as it is")
+    elif decayed:
+        recoverable = summary.re_anchorable + summary.merged
+        hint = f"; {recoverable} can be re-anchored with --fix" if recoverable else ""
+        out(f"{s.status('FAIL')}  {_n(decayed, 'label')} decayed{hint}")
+    else:
+        out(f"{s.status('PASS')}  every label is VALID")
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        import pandas as pd
+
+        if value is pd.NA:
+            return True
+    except ImportError:  # pragma: no cover
+        pass
+    return isinstance(value, float) and math.isnan(value)
+
+
+# -----------------------------------------------------------------------------------------------
+# validate
+# -----------------------------------------------------------------------------------------------
+
+
+def cmd_validate(args: argparse.Namespace, out: _Out) -> int:
+    from .validation import validate
+
+    judgments, path = _load_labels(args)
+    result = validate(judgments)
+    if args.json:
+        out.stream.write(_dumps(result.to_dict()))
+    else:
+        _render_validation(out, path, result)
+    return EXIT_OK if result.ok else EXIT_FINDING
+
+
+def _render_validation(out: _Out, path: str, result: Any) -> None:
+    s = out.s
+    d = _jsonable(result.to_dict())
+    out(f"{s('validate', 'bold')}  {path}")
+    out(f"  {_n(d.get('queries', 0), 'query', 'queries')}, {_n(d.get('labels', 0), 'label')} "
+        f"({d.get('humanLabels', 0)} human, {d.get('syntheticLabels', 0)} synthetic), "
+        f"fingerprint {d.get('fingerprint') or '(none)'}")
+    strata = d.get("strata") or {}
+    if strata:
+        out("  strata: " + ", ".join(f"{name} {count}" for name, count in strata.items()))
+    issues = d.get("issues") or []
+    if issues:
+        out()
+        rows = [[s.status(i["severity"]), i["code"], i["message"]] for i in issues]
+        out(_term.table(["severity", "code", "message"], rows, align=["l", "l", "l"], style=s))
+    out()
+    errors = sum(1 for i in issues if i.get("severity") == "error")
+    warnings = len(issues) - errors
+    if result.ok:
+        tail = f" ({_n(warnings, 'warning')})" if warnings else ""
+        out(f"{s.status('PASS')}  no errors{tail}")
+    else:
+        out(f"{s.status('FAIL')}  {_n(errors, 'error')}, {_n(warnings, 'warning')}: "
+            "metrics computed from this set cannot be trusted")
+
+
+# -----------------------------------------------------------------------------------------------
+# convert
+# -----------------------------------------------------------------------------------------------
+
+
+def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
+    fm = _formats()
+    if args.run:
+        if args.to not in ("run", "trec-run"):
+            raise CLIError(f"--run converts to run or trec-run, not {args.to}")
+        if args.as_chunk_ids:
+            raise CLIError("--as-chunk-ids applies to --qrels only")
+        run = _load_run(args.run, args.system)
+        if args.to == "trec-run":
+            name = args.system
+            text = fm.to_trec_run(run, run_name=name) if name else fm.to_trec_run(run)
+        else:
+            text = fm.write_run(run)
+    else:
+        if args.to not in ("judgments", "qrels"):
+            raise CLIError(f"{'--qrels' if args.qrels else '--judgments'} converts to judgments or qrels, not {args.to}")
+        if args.system:
+            raise CLIError("--system applies to --run only")
+        judgments, _ = _load_labels(args)
+        text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments)
+    if args.out:
+        atomic_write_text(args.out, text)
+    else:
+        out.stream.write(text)
+    return EXIT_OK
+
+
+# -----------------------------------------------------------------------------------------------
+# calibrate
+# -----------------------------------------------------------------------------------------------
+
+
+def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
+    from .calibration import calibrate
+
+    run = _load_run(args.run, args.system)
+    judgments = _load_judgments(args.judgments)
+    queries = _load_queries(args.queries)
+    options: dict[str, Any] = {"threshold": args.threshold, "quantile": args.quantile}
+    if args.cutoff is not None:
+        options["cutoff"] = args.cutoff
+    result = calibrate(run, judgments, queries=queries, **options)
+    if args.json:
+        to_dict = getattr(result, "to_dict", None)
+        payload = to_dict() if callable(to_dict) else {
+            "summary": _frame_records(result.summary),
+            "warnings": list(getattr(result, "warnings", []) or []),
+        }
+        out.stream.write(_dumps(payload))
+    else:
+        out(f"{out.s('calibrate', 'bold')}  {args.run}  {out.s('against', 'dim')}  {args.queries}")
+        out()
+        _render_calibration(out, result)
+    return EXIT_OK
+
+
+# -----------------------------------------------------------------------------------------------
+# compare
+# -----------------------------------------------------------------------------------------------
+
+
+def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
+    import pandas as pd
+
+    from .compare import compare
+
+    judgments = _load_judgments(args.judgments)
+    runs = [_load_run(path) for path in args.run]
+    run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
+    if len(runs) > 1:
+        keys = run[["system", "query_id", "rank"]]
+        if keys.duplicated().any():
+            raise CLIError("two run files hold the same system; give each run a distinct \"system\"")
+    result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
+                     test=args.test, correction=args.correction)
+    if args.json:
+        to_dict = getattr(result, "to_dict", None)
+        out.stream.write(_dumps(to_dict() if callable(to_dict) else {"table": _frame_records(result.table)}))
+    else:
+        out(f"{out.s('compare', 'bold')}  {', '.join(args.run)}  "
+            f"(k={args.k}, test={args.test}, correction={args.correction})")
+        out()
+        out(result.to_markdown())
+    return EXIT_OK
+
+
+# -----------------------------------------------------------------------------------------------
+# demo
+# -----------------------------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace, out: _Out) -> int:
+    from .demo import run_demo
+
+    folder = Path(args.out)
+    if folder.exists() and not folder.is_dir():
+        raise CLIError(f"{args.out}: exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CLIError(f"{args.out}: cannot create the folder ({err.strerror or err})") from None
+    written = run_demo(folder)
+    out(f"{out.s('demo', 'bold')}  wrote {len(written)} files to {folder}")
+    for name, path in written.items():
+        out(f"  {name:<16} {path}")
+    return EXIT_OK
+
+
+# -----------------------------------------------------------------------------------------------
+# main
+# -----------------------------------------------------------------------------------------------
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    """Run the command line; returns the exit code (the console script exits with it).
+
+    Every expected failure (usage errors, unreadable or malformed files, malformed gates) is
+    reported as one ``retrieval-eval: error: ...`` line on stderr with exit code 2.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+
+    def fail(message: str, code: int = EXIT_USAGE) -> int:
+        stderr.write(f"{PROG}: error: {_one_line(message)}\n")
+        stderr.flush()
+        return code
+
+    try:
+        _check_command(argv)
+        parser = build_parser()
+        try:
+            with contextlib.redirect_stdout(stdout):  # argparse prints help to sys.stdout
+                args = parser.parse_args(argv)
+        except SystemExit as done:  # --help and --version print, then exit 0
+            code = done.code
+            return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+        color = _term.color_enabled(getattr(args, "color", "auto"), stdout)
+        out = _Out(stdout, color)
+        code = args.handler(args, out)
+        stdout.flush()
+        return code
+    except (CLIError, FormatError, GateError) as err:
+        return fail(str(err))
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return EXIT_FINDING
+    except UnicodeDecodeError as err:
+        return fail(f"not valid UTF-8: {err}")
+    except OSError as err:
+        if err.filename is not None:
+            return fail(f"{err.filename}: {err.strerror or err}")
+        return fail(str(err))
+    except ValueError as err:
+        return fail(str(err))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # a bug in this tool, not in the input
+        if os.environ.get("RETRIEVAL_EVAL_DEBUG"):
+            raise
+        return fail(
+            f"internal error: {type(err).__name__}: {err} "
+            "(this is a bug; set RETRIEVAL_EVAL_DEBUG=1 for the traceback)",
+            EXIT_INTERNAL,
+        )
+
+
+def _console() -> None:  # pragma: no cover - exercised through the console script
+    sys.exit(main())
