@@ -84,12 +84,27 @@ def relevance_table(judgments: pd.DataFrame) -> pd.DataFrame:
 # Order and duplicates: the one place each is defined.
 
 
-def _codes(values: pd.Series, categories: pd.Index | None = None) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes for string values (first-appearance order), or their position in ``categories``."""
-    if categories is None:
-        codes, uniques = pd.factorize(values, sort=False)
-        return codes.astype(np.int64), pd.Index(uniques, dtype=ID)
-    return categories.get_indexer(values).astype(np.int64), categories
+def _arrow(values) -> "pa.Array":
+    import pyarrow as pa
+
+    if isinstance(values, pd.Index):
+        values = values.to_series()
+    arr = pa.array(values.astype(ID) if values.dtype != ID else values)
+    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+
+
+def _lookup(values, categories) -> np.ndarray:
+    """Position of each value in ``categories`` (-1 when absent), by a C++ hash lookup."""
+    import pyarrow.compute as pc
+
+    found = pc.index_in(_arrow(values), value_set=_arrow(categories))
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes for string values, in first-appearance order, and the distinct values."""
+    codes, uniques = pd.factorize(values, sort=False)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques, dtype=ID)
 
 
 @dataclass
@@ -108,25 +123,18 @@ class _Prepared:
     index: np.ndarray  # row labels of the kept rows in the input frame
 
 
-def _prepare(run: pd.DataFrame, systems: pd.Index, queries: pd.Index, docs: pd.Index | None,
+def _prepare(run: pd.DataFrame, systems: pd.Index, queries: pd.Index,
              depth: int | None) -> tuple[_Prepared, pd.Index]:
     """Order, deduplicate and (optionally) cut a run to ``depth`` entries per ranking.
 
     Rows whose query is not in ``queries`` are dropped (trec_eval ignores queries that have no
-    judgments). Doc ids are coded against ``docs`` when given, extending it with unseen ids.
+    judgments). Returns the prepared arrays and the distinct doc ids the codes index.
     """
-    sys_codes, _ = _codes(run["system"], systems)
-    q_codes, _ = _codes(run["query_id"], queries)
+    sys_codes = (_lookup(run["system"], systems) if len(systems) > 1
+                 else np.zeros(len(run), dtype=np.int64))
+    q_codes = _lookup(run["query_id"], queries)
     keep = q_codes >= 0
-    if docs is None:
-        doc_codes, docs = _codes(run["doc_id"])
-    else:
-        # Code the run's ids jointly with the judged keys: unjudged ids get codes past the end.
-        doc_codes, uniques = pd.factorize(
-            pd.concat([pd.Series(docs, dtype=ID), run["doc_id"].astype(ID)], ignore_index=True)
-        )
-        doc_codes = doc_codes[len(docs):].astype(np.int64)
-        docs = pd.Index(uniques, dtype=ID)
+    doc_codes, docs = _factorize(run["doc_id"])
     rank = run["rank"].to_numpy(dtype=np.int64)
     score = run["score"].to_numpy(dtype=np.float64)
     index = np.arange(len(run))
@@ -195,7 +203,7 @@ def order_run(run: pd.DataFrame) -> pd.DataFrame:
     systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
     queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
     nq = max(len(queries), 1)
-    group = _codes(run["system"], systems)[0] * nq + _codes(run["query_id"], queries)[0]
+    group = _lookup(run["system"], systems) * nq + _lookup(run["query_id"], queries)
     order = np.lexsort((run["rank"].to_numpy(np.int64), group))
     return run.iloc[order].reset_index(drop=True)
 
@@ -210,7 +218,7 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
     """
     systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
     queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
-    prepared, _ = _prepare(run, systems, queries, None, depth)
+    prepared, _ = _prepare(run, systems, queries, depth)
     out = run.iloc[prepared.index].reset_index(drop=True)
     out["rank"] = (prepared.position + 1).astype(np.int64)
     return out
@@ -220,7 +228,7 @@ def duplicated_rankings(run: pd.DataFrame) -> pd.DataFrame:
     """(system, query_id) pairs whose ranking repeated a key, in evaluation order."""
     systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
     queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
-    prepared, _ = _prepare(run, systems, queries, None, 0)
+    prepared, _ = _prepare(run, systems, queries, 0)
     flagged = prepared.block_has_duplicates
     return pd.DataFrame(
         {
@@ -261,6 +269,8 @@ def compute(
     * ``missing`` (the system has no ranking for the query: it scores zero, never dropped),
       ``no_positives`` (nothing at the threshold: excluded from averages), ``duplicates``
       (the ranking repeated a key; only the first occurrence counted);
+    * ``top1_score``: the score of the first entry of the deduplicated ranking (NaN without
+      scores), the signal out-of-distribution calibration works from;
     * one float column per metric and cutoff, named by :func:`metric_name`:
       precision (hits / k), recall (hits / relevant), ndcg (gain ``2**g - 1`` or ``g``,
       discount ``log2(rank + 1)``, ideal list = every judged grade of the query, sorted,
@@ -281,17 +291,18 @@ def compute(
         systems = pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
 
-    # Judged keys, coded once; the run's ids are coded jointly against them.
-    key_codes, keys = _codes(rel["key"])
-    rel_q = queries.get_indexer(rel["query_id"]).astype(np.int64)
+    rel_q = _lookup(rel["query_id"], queries)
     grades = rel["relevance"].to_numpy(np.int64)
-    prepared, docs = _prepare(run, systems, queries, keys, kmax)
+    prepared, docs = _prepare(run, systems, queries, kmax)
+    # Judged keys are coded against the run's distinct ids; keys never retrieved match nothing.
+    key_codes = _lookup(rel["key"], docs)
 
     # Relevance lookup: (query, key) pairs as one sorted int64 code, then searchsorted.
     width = max(len(docs), 1)
-    judged_pairs = rel_q * width + key_codes
+    retrieved_key = key_codes >= 0
+    judged_pairs = rel_q[retrieved_key] * width + key_codes[retrieved_key]
     order = np.argsort(judged_pairs, kind="stable")
-    judged_pairs, judged_grades = judged_pairs[order], grades[order]
+    judged_pairs, judged_grades = judged_pairs[order], grades[retrieved_key][order]
     row_pairs = prepared.query * width + prepared.doc
     at = np.searchsorted(judged_pairs, row_pairs)
     at_clipped = np.minimum(at, max(len(judged_pairs) - 1, 0))
@@ -333,6 +344,9 @@ def compute(
     dup_grid[cell] = prepared.block_has_duplicates
     retrieved = np.zeros(grid, dtype=np.int64)
     retrieved[cell] = np.bincount(block, minlength=nb)
+    top1 = np.full(grid, np.nan)
+    first_rows = position == 0
+    top1[cell[block[first_rows]]] = prepared.score[first_rows]
     nrel = np.tile(n_relevant, ns)
     safe_nrel = np.where(nrel > 0, nrel, 1.0)
 
@@ -376,6 +390,7 @@ def compute(
             "missing": ~present,
             "no_positives": nrel == 0,
             "duplicates": dup_grid,
+            "top1_score": top1,
             **ordered,
         }
     )
