@@ -167,7 +167,13 @@ def _fmt(x) -> str:
     return f"{x:.3g}"
 
 
-def _score_axis_label(score_label: str | None, prefix: str = "top-1 score") -> str:
+def _score_axis_label(score_label, prefix: str = "top-1 score", system: str | None = None) -> str:
+    """``"top-1 score (cosine)"`` when the score's kind is known, else ``"top-1 score"``.
+
+    ``score_label`` is one kind for every system or a mapping ``{system: kind}`` (a hybrid
+    run mixes cosines, BM25 and RRF, and only some are cosines)."""
+    if isinstance(score_label, Mapping):
+        score_label = score_label.get(system)
     return f"{prefix} ({score_label})" if score_label else prefix
 
 
@@ -192,7 +198,7 @@ def _select_systems(available: Sequence[str], system) -> list[str]:
 def _score_label_of(cal, score_label):
     """The score's kind for axis labels: the argument, else what the calibration says."""
     if score_label is not None:
-        return score_label or None
+        return score_label if isinstance(score_label, Mapping) else (score_label or None)
     for source in (getattr(cal, "score_kind", None), getattr(cal, "settings", {}).get("score_kind")
                    if isinstance(getattr(cal, "settings", None), Mapping) else None):
         if isinstance(source, str):
@@ -287,7 +293,8 @@ class ScoreDistributionDisplay:
     @classmethod
     def from_calibration(cls, calibration, system=None, score_label: str | None = None):
         """From a :class:`~retrieval_eval.calibration.Calibration`; ``system``: one name, a list,
-        or None (every calibrated system). ``score_label`` (e.g. ``"cosine"``) labels the axis."""
+        or None (every calibrated system). ``score_label`` (e.g. ``"cosine"``, or
+        ``{"dense": "cosine"}``) names the score's kind on the axis."""
         systems = _select_systems(calibration.summary.index, system)
         cols = ["cutoff", "quantile", "separation_margin", "auroc", "rank_based", "n_positive",
                 "n_negative"]
@@ -347,7 +354,7 @@ class ScoreDistributionDisplay:
                                  label=f"cutoff {_fmt(c)} ({_quantile_text(st['quantile'])})")
                 self.cutoff_lines_[s] = line
                 handles.append(line)
-            a.set_xlabel(_score_axis_label(self.score_label))
+            a.set_xlabel(_score_axis_label(self.score_label, system=s))
             a.set_ylabel("share of queries (per class)")
             a.set_title(f"{s}: top-1 scores")
             a.set_ylim(bottom=0)
@@ -691,7 +698,7 @@ class CutoffTradeoffDisplay:
             else:
                 a.set_ylim(-0.02, 1.02)
             a.set_yticks(np.linspace(0, 1, 6))
-            a.set_xlabel(_score_axis_label(self.score_label, "cutoff c on the top-1 score"))
+            a.set_xlabel(_score_axis_label(self.score_label, "cutoff c on the top-1 score", s))
             a.set_ylabel("share of queries")
             a.set_title(f"{s}: what a cutoff keeps and rejects")
             a.grid(True, alpha=0.25)
@@ -969,23 +976,26 @@ class PerQueryDeltaDisplay:
                                wide[candidate].to_numpy(np.float64), name, baseline, candidate)
 
     @classmethod
-    def from_comparison(cls, comparison, metric: str | None = None):
-        """From a :mod:`retrieval_eval.compare` result (its per-query table and system names)."""
-        pq = getattr(comparison, "per_query", None)
-        if pq is None:
-            raise TypeError("the comparison has no per_query table")
-        base = str(getattr(comparison, "baseline"))
-        cand = str(getattr(comparison, "candidate"))
-        metric = metric or getattr(comparison, "metric", None)
+    def from_comparison(cls, comparison, metric: str | None = None, system: str | None = None):
+        """From a :class:`retrieval_eval.compare.Comparison`: one candidate (default: the
+        first) against the baseline on one metric (default: the first compared)."""
+        pq = comparison.per_query
         if metric is None:
-            raise ValueError("name the metric")
-        cols = set(pq.columns)
-        if {"baseline", "candidate"} <= cols:
-            sub = pq if "metric" not in cols else pq[pq["metric"] == metric]
-            return cls.from_values(sub["query_id"], sub["baseline"], sub["candidate"], metric,
-                                   base, cand)
-        raise TypeError("unrecognised comparison per_query layout: "
-                        f"{', '.join(map(str, pq.columns))}")
+            metric = comparison.metrics[0]
+        elif metric not in set(pq["metric"]):
+            named = f"{metric}@{comparison.k}"
+            if named not in set(pq["metric"]):
+                raise ValueError(f"metric {metric!r} was not compared; compared: "
+                                 f"{', '.join(comparison.metrics)}")
+            metric = named
+        candidates = list(comparison.candidates)
+        system = system or (candidates[0] if candidates else None)
+        if system not in candidates:
+            raise ValueError(f"no candidate {system!r}; candidates: {', '.join(candidates)}")
+        sub = pq[(pq["system"] == system) & (pq["metric"] == metric)]
+        return cls.from_values(sub["query_id"], sub["baseline"].to_numpy(np.float64),
+                               sub["candidate"].to_numpy(np.float64), metric,
+                               str(comparison.baseline), str(system))
 
     def plot(self, ax=None, *, max_labels: int = 40):
         """Bars per query (sorted), wins and losses coloured; returns self with ``bars_``."""
@@ -1136,6 +1146,8 @@ def plot_drift(result, ax=None):
     return DriftDisplay.from_drift(result).plot(ax=ax)
 
 
-def plot_comparison(comparison, ax=None, metric: str | None = None, **kwargs):
-    """Draw a comparison's per-query deltas (:class:`PerQueryDeltaDisplay`); returns the display."""
-    return PerQueryDeltaDisplay.from_comparison(comparison, metric).plot(ax=ax, **kwargs)
+def plot_comparison(comparison, ax=None, metric: str | None = None, system: str | None = None,
+                    **kwargs):
+    """Draw a comparison's per-query deltas for one candidate (:class:`PerQueryDeltaDisplay`);
+    returns the display."""
+    return PerQueryDeltaDisplay.from_comparison(comparison, metric, system).plot(ax=ax, **kwargs)

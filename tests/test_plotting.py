@@ -216,13 +216,15 @@ RANKINGS = {
 }
 
 
+HAND_JUDGMENTS = [{"query_id": q, "doc_uri": d, "relevance": 1, "stratum": st}
+                  for q, (st, docs) in LABELS.items() for d in docs]
+HAND_RUN = [{"system": s, "query_id": q, "ranking": r}
+            for s, by_q in RANKINGS.items() for q, r in by_q.items()]
+
+
 @pytest.fixture(scope="module")
 def hand_ev():
-    judgments = [{"query_id": q, "doc_uri": d, "relevance": 1, "stratum": st}
-                 for q, (st, docs) in LABELS.items() for d in docs]
-    run = [{"system": s, "query_id": q, "ranking": r}
-           for s, by_q in RANKINGS.items() for q, r in by_q.items()]
-    return evaluate(judgments, run, k=(1, 2))
+    return evaluate(HAND_JUDGMENTS, HAND_RUN, k=(1, 2))
 
 
 def test_stratum_values_intervals_and_worst(hand_ev):
@@ -288,6 +290,25 @@ def test_per_query_delta_order_and_counts(hand_ev):
     assert [t.get_text() for t in d.ax_.get_xticklabels()] == ["qa1", "qa3", "qb2", "qa2", "qb1"]
     colors = {tuple(np.round(p.get_facecolor()[:3], 3)) for p in d.bars_.patches[:2]}
     assert colors == {tuple(np.round(matplotlib.colors.to_rgb(P.WIN_COLOR), 3))}
+
+
+def test_per_query_delta_from_a_comparison():
+    compare = pytest.importorskip("retrieval_eval.compare")
+    cmp = compare.compare(HAND_JUDGMENTS, HAND_RUN, baseline="s1", k=2, metrics=["recall"],
+                          n_resamples=20, calibration=False)
+    d = P.PerQueryDeltaDisplay.from_comparison(cmp, "recall")
+    assert (d.baseline, d.candidate, d.metric) == ("s1", "s2", "recall@2")
+    assert d.deltas["query_id"].tolist() == ["qa1", "qa3", "qb2", "qa2", "qb1"]
+    np.testing.assert_allclose(d.deltas["delta"], [0.5, 0.5, -0.5, -1, -1])
+    assert P.plot_comparison(cmp).counts == {"wins": 2, "losses": 3, "ties": 0}
+    with pytest.raises(ValueError, match="not compared"):
+        P.PerQueryDeltaDisplay.from_comparison(cmp, "ndcg")
+
+
+def test_score_label_can_name_each_systems_score():
+    cal = _rrf_cal()
+    d = P.ScoreDistributionDisplay.from_calibration(cal, score_label={"dense": "cosine"}).plot()
+    assert [a.get_xlabel() for a in d.axes_] == ["top-1 score (cosine)", "top-1 score"]
 
 
 def test_per_query_delta_defaults_to_the_two_systems_and_needs_names_otherwise(hand_ev):
