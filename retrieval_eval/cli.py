@@ -729,11 +729,12 @@ def _render_score(out: _Out, reports: dict[str, dict[str, Any]], args: argparse.
             out()
 
 
-def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]], list[str]]:
+def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]], dict[str, list[str]]]:
     any_ci = any(isinstance(m, dict) and m.get("ci") for m in metrics.values())
     any_n = any(isinstance(m, dict) and m.get("n") not in (None, 1) for m in metrics.values())
     headers = ["metric", "value"] + (["95% CI"] if any_ci else []) + (["n"] if any_n else [])
-    rows, notes = [], []
+    rows: list[list[str]] = []
+    notes: dict[str, list[str]] = {}  # reason -> the metrics it applies to
     for name, m in metrics.items():
         row = [name, _num(m.get("value"))]
         if any_ci:
@@ -743,7 +744,7 @@ def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str
             row.append(str(m.get("n", "")))
         if m.get("indeterminate"):
             row[0] = name + " !"
-            notes.append(f"{name}: {m['indeterminate']}")
+            notes.setdefault(str(m["indeterminate"]), []).append(name)
         rows.append(row)
     return headers, rows, notes
 
@@ -751,12 +752,13 @@ def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str
 def _render_metrics(out: _Out, metrics: dict[str, Any]) -> None:
     headers, rows, notes = _measurement_rows(metrics)
     out(_term.table(headers, rows, style=out.s))
-    for note in notes:
-        out(f"  ! {note}")
+    for why, names in notes.items():
+        out(f"  ! {', '.join(names)}: a gate on {'it' if len(names) == 1 else 'these'} cannot pass: {why}")
 
 
 def _render_system_metrics(out: _Out, reports: dict[str, dict[str, Any]]) -> None:
     names = list(reports)
+    notes: dict[str, str] = {}
     metric_names: list[str] = []
     for data in reports.values():
         for name in data.get("metrics") or {}:
@@ -767,9 +769,17 @@ def _render_system_metrics(out: _Out, reports: dict[str, dict[str, Any]]) -> Non
         row = [metric]
         for system in names:
             m = (reports[system].get("metrics") or {}).get(metric)
-            row.append(_num(m.get("value")) if isinstance(m, dict) else "-")
+            if not isinstance(m, dict):
+                row.append("- ")
+            elif m.get("indeterminate"):
+                row.append(_num(m.get("value")) + "!")
+                notes.setdefault(system, str(m["indeterminate"]))
+            else:
+                row.append(_num(m.get("value")) + " ")
         rows.append(row)
     out(_term.table(["metric"] + names, rows, style=out.s))
+    for system, why in notes.items():
+        out(f"  ! {system}: a gate on these cannot pass: {why}")
 
 
 def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum") -> None:
@@ -786,7 +796,7 @@ def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum"
             for st in strata.values()
             if st.get("n", 0) > 0 and name in (st.get("metrics") or {})
         ]
-        if values:
+        if values and min(values) < max(values):  # a tie everywhere marks nothing
             worst[name] = min(values)
     rows = []
     for stratum, st in strata.items():
@@ -1112,9 +1122,10 @@ def cmd_demo(args: argparse.Namespace, out: _Out) -> int:
     except OSError as err:
         raise CLIError(f"{args.out}: cannot create the folder ({err.strerror or err})") from None
     written = run_demo(folder)
-    out(f"{out.s('demo', 'bold')}  wrote {len(written)} files to {folder}")
+    out(f"{out.s('demo', 'bold')}  wrote {_n(len(written), 'file')} to {folder}")
+    width = max((len(name) for name in written), default=0)
     for name, path in written.items():
-        out(f"  {name:<16} {path}")
+        out(f"  {name:<{width}}  {path}")
     return EXIT_OK
 
 
@@ -1125,6 +1136,13 @@ def cmd_demo(args: argparse.Namespace, out: _Out) -> int:
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
+
+
+def _from_a_library(err: BaseException) -> bool:
+    """True for a ValueError raised by pandas, numpy or pyarrow themselves (``ArrowInvalid``...):
+    that is this tool mishandling data, a bug to report, not input to blame the user for."""
+    module = type(err).__module__ or ""
+    return module.split(".")[0] in ("pyarrow", "pandas", "numpy")
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
@@ -1143,6 +1161,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         stderr.flush()
         return code
 
+    internal: BaseException | None = None
     try:
         _check_command(argv)
         parser = build_parser()
@@ -1173,17 +1192,21 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
             return fail(f"{err.filename}: {err.strerror or err}")
         return fail(str(err))
     except ValueError as err:
-        return fail(str(err))
+        if not _from_a_library(err):  # the library's own refusal of an input: a usage error
+            return fail(str(err))
+        internal = err
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # a bug in this tool, not in the input
-        if os.environ.get("RETRIEVAL_EVAL_DEBUG"):
-            raise
-        return fail(
-            f"internal error: {type(err).__name__}: {err} "
-            "(this is a bug; set RETRIEVAL_EVAL_DEBUG=1 for the traceback)",
-            EXIT_INTERNAL,
-        )
+        internal = err
+    assert internal is not None
+    if os.environ.get("RETRIEVAL_EVAL_DEBUG"):
+        raise internal
+    return fail(
+        f"internal error: {type(internal).__name__}: {internal} "
+        "(this is a bug; set RETRIEVAL_EVAL_DEBUG=1 for the traceback)",
+        EXIT_INTERNAL,
+    )
 
 
 def _console() -> None:  # pragma: no cover - exercised through the console script
