@@ -699,7 +699,7 @@ class CutoffTradeoffDisplay:
                 a.set_ylim(-0.02, 1.02)
             a.set_yticks(np.linspace(0, 1, 6))
             a.set_xlabel(_score_axis_label(self.score_label, "cutoff c on the top-1 score", s))
-            a.set_ylabel("share of queries")
+            a.set_ylabel("share of queries" + "".join(f"; {c}" for c in recall_cols))
             a.set_title(f"{s}: what a cutoff keeps and rejects")
             a.grid(True, alpha=0.25)
             if legend:
@@ -1010,6 +1010,9 @@ class PerQueryDeltaDisplay:
         x = np.arange(n)
         self.bars_ = a.bar(x, d, width=0.85 if n < 200 else 1.0, color=list(colors))
         self.zero_line_ = a.axhline(0.0, color=fg, linewidth=1)
+        tied = d == 0
+        if tied.any():  # a zero-height bar is invisible: mark ties on the zero line
+            a.plot(x[tied], d[tied], linestyle="none", marker="o", markersize=4, color="#999999")
         cnt = self.counts
         if label_queries:
             a.set_xticks(x, self.deltas["query_id"].astype(str).tolist(), rotation=90,

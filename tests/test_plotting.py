@@ -107,6 +107,21 @@ def test_tradeoff_default_grid_contains_every_observed_score_and_the_chosen_cuto
     assert ch["positive_retention"] == pytest.approx(0.75)
 
 
+def test_tradeoff_from_sweep_adds_engine_recall(small_cal):
+    from retrieval_eval.calibration import cutoff_sweep
+
+    run, judgments, negatives = _small_run()
+    sweep = cutoff_sweep(run, judgments, negatives=negatives, cutoffs=[0.1, 0.63, 0.85], k=10)
+    d = P.CutoffTradeoffDisplay.from_sweep(sweep, small_cal)
+    np.testing.assert_allclose(d.curve["positive_retention"], [1, 0.75, 0.25])
+    # one relevant doc per positive, ranked first: recall@10 after the cut = retention
+    np.testing.assert_allclose(d.curve["recall@10"], [1, 0.75, 0.25])
+    d.plot()
+    assert set(d.lines_["dense"]) == {"negative_satisfaction", "positive_retention", "recall@10"}
+    assert d.ax_.get_ylabel() == "share of queries; recall@10"
+    assert d.cutoff_lines_["dense"].get_xdata()[0] == pytest.approx(0.63)
+
+
 def test_roc_points_and_area_match_hand_computation(small_cal):
     d = P.RocCurveDisplay.from_calibration(small_cal)
     c = d.curve[d.curve["system"] == "dense"]
