@@ -648,3 +648,38 @@ def test_to_dict_is_json_and_html_shows_summary_then_warnings():
     json.dumps(block, allow_nan=False)
     assert set(block) == {"system", "cutoff", "method", "quantile", "n_positive", "n_negative",
                           "missing_negatives", "rank_based", "warnings"}
+
+
+def test_cutoff_sweep_on_scores_that_do_not_follow_the_order_matches_the_engine():
+    # A reranked order carrying the first stage's cosine: scores are not monotone in rank, so a
+    # cutoff can remove a hit above one it keeps and pull deeper hits into the top k.
+    rng = np.random.default_rng(11)
+    rows, j = [], []
+    for q in range(15):
+        scores = rng.uniform(0.0, 1.0, 8)
+        rows += [("rr", f"p{q}", r + 1, f"d{q}_{r}", float(scores[r])) for r in range(8)]
+        j += [{"query_id": f"p{q}", "doc_uri": f"d{q}_{r}", "relevance": 1}
+              for r in rng.choice(8, 3, replace=False)]
+    r = run_frame(rows)
+    sweep = cutoff_sweep(r, j, k=3, cutoffs=[0.0, 0.3, 0.5, 0.7, 0.95])
+    jf = pd.DataFrame(j).assign(chunk_id=pd.NA, stratum=pd.NA)
+    for cut, got in zip(sweep["cutoff"], sweep["recall@3"]):
+        cut_run = apply_cutoff(r, cut)
+        expected = float(aggregate(compute(jf, cut_run, k=(3,)))["recall@3"].iloc[0])
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=9),
+       st.lists(st.integers(0, 5), min_size=1, max_size=9), st.integers(0, 100))
+def test_bootstrap_auroc_on_codes_equals_auroc_on_scores(pos_i, neg_i, seed):
+    from retrieval_eval.calibration import _coded_auroc
+    from retrieval_eval.stats import auroc
+
+    pos, neg = np.array(pos_i) / 5.0, np.array(neg_i) / 5.0
+    values, codes = np.unique(np.r_[pos, neg], return_inverse=True)
+    g = np.random.default_rng(seed)
+    ip = g.integers(0, pos.size, (40, pos.size))
+    iN = g.integers(0, neg.size, (40, neg.size))
+    got = _coded_auroc(values.size)(codes[:pos.size][ip], codes[pos.size:][iN])
+    np.testing.assert_allclose(got, auroc(pos[ip], neg[iN]), rtol=0, atol=1e-12)
