@@ -434,8 +434,9 @@ def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
     Three independent signs, any one suffices:
 
     1. top-1 scores take only a handful of distinct values across queries (at least 10
-       queries; at most max(3, 5% of them) values): an RRF run of two lists gives values like
-       1/61 + 1/61, 1/61 + 1/62, ... whatever the query;
+       queries; at most max(3, 5% of them) values, and never more than 10, so a cosine
+       rounded to two decimals over thousands of queries is not mistaken for one): an RRF
+       run of two lists gives values like 1/61 + 1/61, 1/61 + 1/62, ... whatever the query;
     2. the score is a fixed function of rank: over ranks 1-10, the spread of scores across
        queries at the same rank is under 5% of the spread between ranks (a cosine differs from
        query to query at every rank, OOD queries lower);
@@ -445,7 +446,7 @@ def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
     n = int(np.isfinite(top1).sum())
     finite = top1[np.isfinite(top1)]
     distinct = _distinct(finite)
-    if n >= 10 and distinct <= max(3, int(0.05 * n)):
+    if n >= 10 and distinct <= max(3, min(int(0.05 * n), 10)):
         reasons.append(f"top-1 scores take only {distinct} distinct value{'s' * (distinct != 1)} "
                        f"across {n} queries")
     head = rows[(rows["rank"] <= 10) & np.isfinite(rows["score"].to_numpy())]
@@ -692,9 +693,10 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     system_warnings: dict[str, list[str]] = {s: [] for s in systems}
 
     def warn(system: str | None, text: str) -> None:
+        """Record a warning; one about no system in particular concerns every system."""
         warnings.append(text)
-        if system is not None:
-            system_warnings[system].append(text)
+        for name in ([system] if system is not None else systems):
+            system_warnings[name].append(text)
 
     for s in scoreless:
         warn(s, _no_scores_message(s) + "; it is left out")
@@ -827,7 +829,8 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     per_stratum = _per_stratum(top1, cutoffs)
     settings = {
         "quantile": float(quantile), "cutoff": _jsonable(cutoff) if cutoff is not None else None,
-        "threshold": int(threshold), "n_resamples": int(n_resamples), "seed": _jsonable(seed),
+        "threshold": int(threshold), "n_resamples": int(n_resamples),
+        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
         "min_samples": MIN_SAMPLES, "rank_reasons": rank_reasons,
     }
     return Calibration(summary, top1, per_stratum, intervals, warnings, missing_neg, missing_pos,

@@ -195,7 +195,7 @@ def test_aupr_groups_ties_by_hand():
     assert row(c)["aupr_out"] == pytest.approx(0.5, abs=1e-12)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     st.lists(st.integers(0, 6), min_size=1, max_size=12),
     st.lists(st.integers(0, 6), min_size=1, max_size=12),
@@ -683,3 +683,51 @@ def test_bootstrap_auroc_on_codes_equals_auroc_on_scores(pos_i, neg_i, seed):
     iN = g.integers(0, neg.size, (40, neg.size))
     got = _coded_auroc(values.size)(codes[:pos.size][ip], codes[pos.size:][iN])
     np.testing.assert_allclose(got, auroc(pos[ip], neg[iN]), rtol=0, atol=1e-12)
+
+
+def test_coarsely_rounded_cosines_over_many_queries_are_not_flagged():
+    rng = np.random.default_rng(5)
+    pos = np.round(rng.normal(0.7, 0.08, 1500), 2)
+    neg = np.round(rng.normal(0.4, 0.08, 500), 2)
+    j, r, negs = top1_case(pos, neg)
+    c = calibrate(r, j, negatives=negs, n_resamples=10)
+    assert not bool(row(c)["rank_based"]), c.warnings
+
+
+def test_threshold_decides_who_is_a_positive():
+    j = [{"query_id": "g2", "doc_uri": "a", "relevance": 2},
+         {"query_id": "g1", "doc_uri": "b", "relevance": 1}]
+    r = run_frame([("s", "g2", 1, "a", 0.9), ("s", "g1", 1, "b", 0.8), ("s", "n", 1, "c", 0.1),
+                   ("s", "u", 1, "c", 0.95)])
+    c = calibrate(r, j, negatives=["n"], threshold=2)
+    assert row(c)["n_positive"] == 1 and row(c)["cutoff"] == 0.9
+    kinds = c.top1.set_index("query_id")["kind"].to_dict()
+    assert kinds == {"g2": "positive", "g1": "no_positives", "n": "negative", "u": "unjudged"}
+    # Neither no_positives nor unjudged queries enter any figure.
+    assert row(c)["n_negative"] == 1 and row(c)["negative_satisfaction"] == 1.0
+
+
+def test_bad_settings_are_refused():
+    j, r, negs = top1_case([0.9], [0.1])
+    with pytest.raises(ValueError, match="quantile"):
+        calibrate(r, j, negatives=negs, quantile=1.5)
+    with pytest.raises(ValueError, match="n_resamples"):
+        calibrate(r, j, negatives=negs, n_resamples=0)
+
+
+def test_a_negative_missing_from_one_system_only_is_reported_for_that_system():
+    j, ra, negs = top1_case([0.9, 0.8], [0.1, 0.2], system="a")
+    _, rb, _ = top1_case([0.9, 0.8], [0.1, 0.2], system="b")
+    rb = rb[rb["query_id"] != "n1"]
+    c = calibrate(pd.concat([ra, rb], ignore_index=True), j, negatives=negs)
+    assert c.missing_negatives == {"a": [], "b": ["n1"]}
+    assert c.summary["n_negative"].tolist() == [2, 1]
+    assert c.report_block("a")["missing_negatives"] == []
+    assert not any("n1" in w for w in c.report_block("a")["warnings"])
+    assert any("n1" in w for w in c.report_block("b")["warnings"])
+
+
+def test_a_warning_about_no_system_reaches_every_report_block():
+    j, r, _ = top1_case([0.9, 0.8], [])
+    c = calibrate(r, j)
+    assert any("no negatives" in w for w in c.report_block("s")["warnings"])
