@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .formats import as_corpus, as_judgments
 from .identity import normalize, text_sha
@@ -273,18 +275,12 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
     in its document. Chunks without a chunk_id cannot be anchored to and are left out.
     """
     n = len(corpus)
-
-    def objects(name: str) -> np.ndarray:  # ids as plain objects: hashing them is C-speed
-        if name not in corpus.columns:
-            return np.full(n, None, dtype=object)
-        return corpus[name].to_numpy(dtype=object, na_value=None)
-
     live = pd.DataFrame(
         {
-            "chunk_id": objects("chunk_id"),
-            "doc_uri": objects("doc_uri"),
+            "chunk_id": _strings(corpus, "chunk_id").array,
+            "doc_uri": _strings(corpus, "doc_uri").array,
             "text": _strings(corpus, "text").array,
-            "text_sha": objects("text_sha"),
+            "text_sha": _strings(corpus, "text_sha").array,
             "pos": np.arange(n, dtype=np.int64),
         }
     )
@@ -303,16 +299,22 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
     return live
 
 
+def _arrow_strings(values: Any) -> pa.Array:
+    arr = pa.array(values)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr.cast(pa.large_string())
+
+
 def _isin(values: pd.Series, pool: Any) -> np.ndarray:
     """Boolean mask: which of ``values`` occur in ``pool``; a missing value never does.
 
-    Goes through object arrays and pandas' hash table: ``isin`` on pyarrow-backed strings
-    loops in Python, which is seconds for a million ids.
+    Uses pyarrow's hash set: pandas' ``isin`` on pyarrow-backed strings loops in Python, which
+    is seconds for a million ids.
     """
-    left = values.to_numpy(dtype=object, na_value=None)
-    right = pd.Series(pool).to_numpy(dtype=object, na_value=None)
-    hit = pd.Series(left, dtype=object).isin(right).to_numpy(dtype=bool)
-    return hit & values.notna().to_numpy(dtype=bool)
+    hit = pc.is_in(_arrow_strings(values), value_set=_arrow_strings(pool))
+    mask = hit.to_numpy(zero_copy_only=False)
+    return mask & values.notna().to_numpy(dtype=bool)
 
 
 def _single_fingerprint(values: pd.Series) -> str | None:
@@ -438,9 +440,7 @@ def _match_text_sha(
     if fill.any():
         sha = sha.copy()
         sha[fill] = [text_sha(t) for t in texts[fill]]
-    want = pd.DataFrame(
-        {"i": rest, "doc_uri": doc.iloc[rest].to_numpy(), "text_sha": sha.to_numpy()}
-    )
+    want = pd.DataFrame({"i": rest, "doc_uri": doc.iloc[rest].array, "text_sha": sha.array})
     want = want[want["text_sha"].notna()]
     if want.empty:
         return
