@@ -27,7 +27,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
@@ -316,8 +315,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
     p.add_argument("--threshold", metavar="T", type=_non_negative_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
-    p.add_argument("--test", default="randomization", help="significance test (default randomization)")
-    p.add_argument("--correction", default="holm", help="multiple-comparison correction (default holm)")
+    p.add_argument("--queries", metavar="FILE",
+                   help="queries JSONL: expect_none queries are left out (and, with scores, compared on OOD)")
+    p.add_argument("--metric", metavar="NAME", action="append",
+                   help="a metric to compare (precision, recall, ndcg, mrr, map, hit_rate), repeatable")
+    p.add_argument("--test", choices=("randomization", "t", "wilcoxon", "bootstrap"), default="randomization",
+                   help="paired significance test (default randomization)")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh", "none"), default="holm",
+                   help="multiple-comparison correction across all rows (default holm)")
     output_flags(p, "print the comparison table as JSON")
     p.set_defaults(handler=cmd_compare)
 
@@ -422,31 +427,15 @@ def _refuse_constant(name: str) -> Any:
 
 
 def atomic_write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+    """Write ``text`` to ``path`` atomically (:func:`retrieval_eval.formats.atomic_write_text`:
+    a temporary file in the same folder, then a rename), so a crash never leaves half a file.
 
-    A reader (or a crash) never sees half a file: either the old content or the new. Raises
-    :class:`CLIError` naming the path when the folder is missing or not writable.
+    Raises :class:`CLIError` naming the path when the folder is missing or not writable.
     """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        _formats().atomic_write_text(path, text)
     except OSError as err:
         raise CLIError(f"{path}: cannot write ({err.strerror or err})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise CLIError(f"{path}: cannot write ({err.strerror or err})") from None
-        raise
 
 
 def _formats():
@@ -1093,8 +1082,17 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
         keys = run[["system", "query_id", "rank"]]
         if keys.duplicated().any():
             raise CLIError("two run files hold the same system; give each run a distinct \"system\"")
+    options: dict[str, Any] = {}
+    if args.metric:
+        options["metrics"] = args.metric
+    if args.queries:
+        options["queries"] = _load_queries(args.queries)
+    if args.baseline is not None:
+        systems = list(dict.fromkeys(run["system"].tolist()))
+        if args.baseline not in systems:
+            raise CLIError(f"--baseline: no system '{args.baseline}' in the runs (they have {', '.join(systems)})")
     result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
-                     test=args.test, correction=args.correction)
+                     test=args.test, correction=args.correction, **options)
     if args.json:
         to_dict = getattr(result, "to_dict", None)
         out.stream.write(_dumps(to_dict() if callable(to_dict) else {"table": _frame_records(result.table)}))
@@ -1102,8 +1100,38 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
         out(f"{out.s('compare', 'bold')}  {', '.join(args.run)}  "
             f"(k={args.k}, test={args.test}, correction={args.correction})")
         out()
-        out(result.to_markdown())
+        out(_markdown_to_text(result.to_markdown(), out.s))
     return EXIT_OK
+
+
+def _markdown_to_text(markdown: str, style: _term.Style) -> str:
+    """Render the pipe tables of a Markdown text as aligned terminal tables; other lines as is.
+
+    The comparison formats its own numbers (one place decides their precision); this only
+    lines them up, honouring each column's ``---:`` alignment.
+    """
+    lines = markdown.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and set(lines[i + 1].replace("|", "").strip()) <= set("-: "):
+            def cells(line: str) -> list[str]:
+                return [c.strip() for c in line.strip().strip("|").split("|")]
+
+            headers = cells(lines[i])
+            spec = cells(lines[i + 1])
+            align = ["r" if c.endswith(":") and not c.startswith(":") else "l" for c in spec]
+            rows = []
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                row = cells(lines[i])
+                rows.append((row + [""] * len(headers))[: len(headers)])
+                i += 1
+            out.append(_term.table(headers, rows, align=align, style=style))
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
 
 
 # -----------------------------------------------------------------------------------------------

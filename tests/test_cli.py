@@ -738,3 +738,46 @@ def test_demo_writes_report_plots_and_index(tmp_path):
     schema = json.loads((spec_fixtures_dir() / "schemas" / "report.schema.json").read_text())
     jsonschema.validate(report, schema)
     assert "report.json" in out
+
+
+# -----------------------------------------------------------------------------------------------
+# compare
+# -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_systems(tmp_path):
+    bm25 = tmp_path / "bm25.jsonl"
+    bm25.write_text('{"system": "bm25", "query_id": "q1", "ranking": ["d3", "d1", "d2"]}\n'
+                    '{"system": "bm25", "query_id": "q2", "ranking": ["d6", "d7"]}\n')
+    dense = tmp_path / "dense.jsonl"
+    dense.write_text('{"system": "dense", "query_id": "q1", "ranking": ["d1", "d2"]}\n'
+                     '{"system": "dense", "query_id": "q2", "ranking": ["d5"]}\n')
+    return bm25, dense
+
+
+def test_compare_two_run_files(two_systems):
+    bm25, dense = two_systems
+    args = ["compare", "--judgments", fx("basic", "judgments.jsonl"), "--run", bm25, "--run", dense,
+            "-k", "3", "--metric", "recall", "--baseline", "bm25"]
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.split()[:2] == ["system", "metric"])
+    row = next(line for line in out.splitlines() if line.split()[:2] == ["dense", "recall@3"])
+    assert len(row) <= len(header) + 1 and "|" not in row
+    code, out, _ = run_cli(*args, "--json")
+    data = json.loads(out)
+    assert json.dumps(data).count("recall@3") >= 1
+
+
+def test_compare_unknown_baseline_is_a_usage_error(two_systems):
+    bm25, dense = two_systems
+    code, _, err = run_cli("compare", "--judgments", fx("basic", "judgments.jsonl"), "--run", bm25,
+                           "--run", dense, "--baseline", "nope")
+    assert code == 2 and "no system 'nope'" in err
+
+
+def test_compare_refuses_the_same_system_twice(two_systems):
+    bm25, _ = two_systems
+    code, _, err = run_cli("compare", "--judgments", fx("basic", "judgments.jsonl"), "--run", bm25, "--run", bm25)
+    assert code == 2 and "same system" in err
