@@ -374,7 +374,7 @@ _RRF_DEPTH = 100
 
 
 def _decimals(values: np.ndarray) -> int | None:
-    """The number of decimals every value is written with (1..9), or None (full precision)."""
+    """The fewest decimals (0..9) every value is written with, or None (full precision)."""
     for d in range(0, 10):
         scaled = values * 10.0 ** d
         if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
@@ -894,7 +894,8 @@ def apply_cutoff(run, cutoff) -> pd.DataFrame:
 
     ``cutoff`` is a number (every system), a mapping ``{system: cutoff}`` or a
     :class:`Calibration` (each system's own cutoff). Every system of the run must have a
-    cutoff and scores. Rows keep their columns and their ``rank`` as written (the engine
+    cutoff and scores; a hit without a score is removed too (nothing to compare). Rows keep
+    their columns and their ``rank`` as written (the engine
     orders by it, so gaps do not matter); a query whose every hit is removed has no rows
     left, and ``evaluate`` then treats it as missing and scores it zero: that is what an
     abstention costs on a covered query.
@@ -972,9 +973,17 @@ def cutoff_sweep(run, judgments, queries=None, negatives=None, cutoffs=None, k: 
             grid = np.asarray(cutoffs.get(s, []), dtype=np.float64)
         else:
             grid = np.asarray(list(cutoffs), dtype=np.float64)
-        per_q = mine.groupby("query_id", sort=False).agg(
-            kind=("kind", "first"), top=("score", "first"), best=("score", "max"))
-        per_q = per_q[per_q["kind"].isin(["positive", "negative"]) & np.isfinite(per_q["top"])]
+        # top = the rank-1 score (as in calibrate); best = the highest score of the ranking,
+        # which decides whether anything is left after the cutoff.
+        first = mine[(mine["rank"] == 1).to_numpy()]
+        per_q = pd.DataFrame({
+            "kind": first["kind"].to_numpy(),
+            "top": first["score"].to_numpy(np.float64),
+            "best": mine.groupby("query_id", sort=False)["score"].max()
+                        .reindex(first["query_id"]).to_numpy(np.float64),
+        })
+        per_q = per_q[per_q["kind"].isin(["positive", "negative"]).to_numpy()
+                      & np.isfinite(per_q["top"].to_numpy())]
         if grid is None:
             grid = _default_cutoffs(per_q["top"].to_numpy(np.float64), mine["score"].to_numpy(np.float64))
         grid = np.unique(grid)
