@@ -608,3 +608,19 @@ def test_accepts_paths_and_wire_format(case):
     assert from_paths.to_dict() == from_dicts.to_dict()
     fixed = fix(rows, from_dicts)
     assert fixed.reanchored == len(expected.get("reanchor", {}))
+
+
+def test_python_backed_strings_give_the_same_result():
+    # pandas 2.2 without pyarrow stores "string" in Python objects; lookups must not care.
+    judgments, corpus, expected = load_case("drift")
+    py = pd.StringDtype("python")
+    j2 = judgments.astype({c: py for c in STRING_COLUMNS})
+    c2 = corpus.astype({c: py for c in ("chunk_id", "doc_uri", "doc_revision", "text", "text_sha")})
+    c2.attrs = dict(corpus.attrs)
+    assert drift(j2, c2).to_dict() == drift(judgments, corpus).to_dict()
+    from retrieval_eval.drift import _isin
+
+    values = pd.Series(["a", None, "b", "c"], dtype=py)
+    pool = pd.Series(["c", None, "a", "a"], dtype="string")
+    assert _isin(values, pool).tolist() == [True, False, False, True]
+    assert _isin(values, np.array(["b"], dtype=object)).tolist() == [False, False, True, False]
