@@ -4,7 +4,7 @@ Every number the toolkit reports about rankings comes from :func:`compute`. The 
 (``score``, ``query_metrics``), the DataFrame API (``evaluate``), the report, the CLI and the
 notebooks are thin faces on it. Three policies live here and nowhere else:
 
-* **Order** (:func:`order_run`): a run's own order is authoritative; rows are ranked by their
+* **Order** (:func:`_prepare`): a run's own order is authoritative; rows are ranked by their
   ``rank`` column within each (system, query_id). Readers decide ``rank`` (a TREC run read
   with ``order="score"`` is re-ranked the trec_eval way before it gets here).
 * **Duplicates** (:func:`dedupe_run`): a key repeated inside one ranking counts once, at its
@@ -87,9 +87,10 @@ def relevance_table(judgments: pd.DataFrame) -> pd.DataFrame:
 def _arrow(values) -> "pa.Array":
     import pyarrow as pa
 
-    if isinstance(values, pd.Index):
-        values = values.to_series()
-    arr = pa.array(values.astype(ID) if values.dtype != ID else values)
+    values = values.array if isinstance(values, (pd.Index, pd.Series)) else values
+    if values.dtype != ID:
+        values = pd.array(values, dtype=ID)
+    arr = pa.array(values)
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
@@ -123,89 +124,121 @@ class _Prepared:
     index: np.ndarray  # row labels of the kept rows in the input frame
 
 
-def _prepare(run: pd.DataFrame, systems: pd.Index, queries: pd.Index,
-             depth: int | None) -> tuple[_Prepared, pd.Index]:
+def _first_appearance(values: np.ndarray) -> np.ndarray:
+    """Codes of ``values`` (ints) renumbered in order of first appearance."""
+    uniq, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank_of = np.empty(len(uniq), dtype=np.int64)
+    rank_of[np.argsort(first, kind="stable")] = np.arange(len(uniq))
+    return rank_of[inverse.ravel()]
+
+
+def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None):
     """Order, deduplicate and (optionally) cut a run to ``depth`` entries per ranking.
 
-    Rows whose query is not in ``queries`` are dropped (trec_eval ignores queries that have no
-    judgments). Returns the prepared arrays and the distinct doc ids the codes index.
+    Returns ``(prepared, docs, systems, queries)``: the integer arrays, the distinct doc ids
+    the codes index, and the systems and queries the codes index (first-appearance order).
+    Rows whose query is not in ``queries`` (when given) are dropped: trec_eval ignores
+    queries without judgments.
+
+    Only the entries the cutoffs can reach are hashed. A ranking is cut to its first ``depth``
+    raw entries; a ranking that repeated a key there is taken whole and deduplicated, since
+    its later entries move up. ``block_has_duplicates`` therefore says whether a ranking
+    repeated a key among the entries the metrics read; a repeat further down changes no
+    number. With ``depth=None`` every entry is read.
     """
-    sys_codes = (_lookup(run["system"], systems) if len(systems) > 1
-                 else np.zeros(len(run), dtype=np.int64))
-    q_codes = _lookup(run["query_id"], queries)
-    keep = q_codes >= 0
-    doc_codes, docs = _factorize(run["doc_id"])
+    import pyarrow.compute as pc
+
+    n = len(run)
     rank = run["rank"].to_numpy(dtype=np.int64)
-    score = run["score"].to_numpy(dtype=np.float64)
-    index = np.arange(len(run))
-    if not keep.all():
-        sys_codes, q_codes, doc_codes, rank, score, index = (
-            a[keep] for a in (sys_codes, q_codes, doc_codes, rank, score, index)
-        )
+    sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
+    # Rankings are contiguous runs of rows in files; find their boundaries without hashing.
+    change = np.ones(n, dtype=bool)
+    if n > 1:
+        change[1:] = (pc.not_equal(q_arr[1:], q_arr[:-1]).to_numpy(zero_copy_only=False)
+                      | pc.not_equal(sys_arr[1:], sys_arr[:-1]).to_numpy(zero_copy_only=False))
+    starts = np.flatnonzero(change)
+    start_sys = pd.array(sys_arr.take(starts), dtype=ID)
+    start_q = pd.array(q_arr.take(starts), dtype=ID)
+    systems = pd.Index(pd.unique(start_sys), dtype=ID)
+    all_queries = pd.Index(pd.unique(start_q), dtype=ID)
+    if queries is None:
+        queries = all_queries
     nq = max(len(queries), 1)
-    group = sys_codes * nq + q_codes
-    # Files keep each ranking contiguous and in rank order; sort only when they do not.
-    if len(group) > 1:
-        change = group[1:] != group[:-1]
-        contiguous = (
-            np.count_nonzero(change) + 1 == len(np.unique(group))
-            and bool(np.all((rank[1:] > rank[:-1]) | change))
-        )
-    else:
-        contiguous = True
-    if not contiguous:
-        order = np.lexsort((rank, group))
-        sys_codes, q_codes, doc_codes, rank, score, index, group = (
-            a[order] for a in (sys_codes, q_codes, doc_codes, rank, score, index, group)
-        )
-    n = len(group)
-    if n:
-        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    else:
-        starts = np.zeros(0, dtype=np.int64)
-    block = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
-    # First occurrence of a key within a ranking counts; later ones are dropped.
-    pair = block.astype(np.int64) * max(len(docs), 1) + doc_codes
-    dup = pd.Series(pair, copy=False).duplicated().to_numpy()
-    block_has_duplicates = np.bincount(block[dup], minlength=len(starts)) > 0
+    s_code = _lookup(start_sys, systems)
+    q_code = _lookup(start_q, queries)
+    # The (system, query) cell of each ranking; unjudged queries get their own codes past nq.
+    q_any = np.where(q_code >= 0, q_code, nq + _lookup(start_q, all_queries))
+    cell_key = s_code * (nq + len(all_queries)) + q_any
+    in_order = n < 2 or bool(np.all((rank[1:] > rank[:-1]) | change[1:]))
+    row_index = None
+    if len(np.unique(cell_key)) != len(starts) or not in_order:
+        # Interleaved or unsorted rankings: order rows by (first appearance of the cell, rank).
+        lengths = np.diff(np.r_[starts, n])
+        row_cell = np.repeat(_first_appearance(cell_key), lengths)
+        row_index = np.lexsort((rank, row_cell))
+        row_cell = row_cell[row_index]
+        change = np.r_[True, row_cell[1:] != row_cell[:-1]] if n else change
+        first_of = np.flatnonzero(change)
+        starts_src = row_index[first_of]
+        s_code = _lookup(pd.array(sys_arr.take(starts_src), dtype=ID), systems)
+        q_code = _lookup(pd.array(q_arr.take(starts_src), dtype=ID), queries)
+        starts = first_of
+    lengths = np.diff(np.r_[starts, n])
+    judged = q_code >= 0
+    block_of_row = np.repeat(np.arange(len(starts)), lengths)
+    raw_pos = np.arange(n) - np.repeat(starts, lengths)
+    doc_arr = _arrow(run["doc_id"])
+
+    def select(take_whole: np.ndarray) -> np.ndarray:
+        mask = judged[block_of_row]
+        if depth is not None:
+            mask &= (raw_pos < depth) | take_whole[block_of_row]
+        return np.flatnonzero(mask)
+
+    def dedupe(rows: np.ndarray):
+        src = rows if row_index is None else row_index[rows]
+        codes, docs = _factorize(pd.Series(pd.array(doc_arr.take(src), dtype=ID)))
+        blk = block_of_row[rows]
+        pair = blk.astype(np.int64) * max(len(docs), 1) + codes
+        dup = pd.Series(pair, copy=False).duplicated().to_numpy()
+        return src, codes, docs, blk, dup
+
+    take_whole = np.zeros(len(starts), dtype=bool)
+    rows = select(take_whole)
+    src, doc_codes, docs, blk, dup = dedupe(rows)
+    has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
+    if depth is not None and (has_dup & (lengths > depth)).any():
+        take_whole = has_dup & (lengths > depth)
+        rows = select(take_whole)
+        src, doc_codes, docs, blk, dup = dedupe(rows)
+        has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
     if dup.any():
         keep = ~dup
-        sys_codes, q_codes, doc_codes, score, index, block = (
-            a[keep] for a in (sys_codes, q_codes, doc_codes, score, index, block)
-        )
-    counts = np.bincount(block, minlength=len(starts))
-    new_starts = np.r_[0, np.cumsum(counts)[:-1]] if len(starts) else starts
-    position = np.arange(len(block)) - np.repeat(new_starts, counts)
+        src, doc_codes, blk = src[keep], doc_codes[keep], blk[keep]
+    # Renumber the judged rankings 0..nb-1 and compute deduplicated positions.
+    new_id = np.cumsum(judged) - 1
+    blk = new_id[blk]
+    nb = int(judged.sum())
+    counts = np.bincount(blk, minlength=nb)
+    position = np.arange(len(blk)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts) \
+        if nb else np.zeros(0, dtype=np.int64)
     if depth is not None:
         cut = position < depth
         if not cut.all():
-            sys_codes, q_codes, doc_codes, score, index, block, position = (
-                a[cut] for a in (sys_codes, q_codes, doc_codes, score, index, block, position)
-            )
+            src, doc_codes, blk, position = src[cut], doc_codes[cut], blk[cut], position[cut]
     prepared = _Prepared(
-        system=sys_codes,
-        query=q_codes,
+        system=s_code[judged][blk],
+        query=q_code[judged][blk],
         doc=doc_codes,
-        score=score,
+        score=run["score"].to_numpy(dtype=np.float64)[src],
         position=position,
-        block=block,
-        block_system=(group[starts] // nq) if n else np.zeros(0, np.int64),
-        block_query=(group[starts] % nq) if n else np.zeros(0, np.int64),
-        block_has_duplicates=block_has_duplicates,
-        index=index,
+        block=blk,
+        block_system=s_code[judged],
+        block_query=q_code[judged],
+        block_has_duplicates=has_dup[judged],
+        index=src,
     )
-    return prepared, docs
-
-
-def order_run(run: pd.DataFrame) -> pd.DataFrame:
-    """The run in evaluation order: grouped by (system, query_id) in first-appearance order,
-    each ranking in ``rank`` order. Nothing is dropped."""
-    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
-    queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
-    nq = max(len(queries), 1)
-    group = _lookup(run["system"], systems) * nq + _lookup(run["query_id"], queries)
-    order = np.lexsort((run["rank"].to_numpy(np.int64), group))
-    return run.iloc[order].reset_index(drop=True)
+    return prepared, docs, systems, queries
 
 
 def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
@@ -216,9 +249,7 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
     ``depth`` entries per ranking when given. ``top1`` of a query (calibration) is its row
     with rank 1 here.
     """
-    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
-    queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
-    prepared, _ = _prepare(run, systems, queries, depth)
+    prepared, _, _, _ = _prepare(run, None, depth)
     out = run.iloc[prepared.index].reset_index(drop=True)
     out["rank"] = (prepared.position + 1).astype(np.int64)
     return out
@@ -226,9 +257,7 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
 
 def duplicated_rankings(run: pd.DataFrame) -> pd.DataFrame:
     """(system, query_id) pairs whose ranking repeated a key, in evaluation order."""
-    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
-    queries = pd.Index(pd.unique(run["query_id"].astype(ID)), dtype=ID)
-    prepared, _ = _prepare(run, systems, queries, 0)
+    prepared, _, systems, queries = _prepare(run, None, None)
     flagged = prepared.block_has_duplicates
     return pd.DataFrame(
         {
@@ -286,14 +315,13 @@ def compute(
     kmax = ks[-1]
     rel = relevance_table(judgments)
     queries = pd.Index(pd.unique(judgments["query_id"].astype(ID)), dtype=ID)
-    systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
+    prepared, docs, systems, _ = _prepare(run, queries, kmax)
     if len(systems) == 0:
         systems = pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
 
     rel_q = _lookup(rel["query_id"], queries)
     grades = rel["relevance"].to_numpy(np.int64)
-    prepared, docs = _prepare(run, systems, queries, kmax)
     # Judged keys are coded against the run's distinct ids; keys never retrieved match nothing.
     key_codes = _lookup(rel["key"], docs)
 

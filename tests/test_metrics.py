@@ -104,6 +104,20 @@ def test_run_order_is_the_rank_column_not_the_row_order():
     assert compute(j, shuffled, k=(2,))["mrr@2"].iloc[0] == 0.5
 
 
+def test_a_repeat_near_the_top_pulls_later_entries_into_the_cutoff():
+    # Raw top 2 is [a, a]; deduplicated, b moves up to rank 2 and is a hit at k=2.
+    j = judgments_frame([("q", "b", 1)])
+    row = compute(j, run_frame({"q": ["a", "a", "b", "c"]}), k=(2,)).iloc[0]
+    assert row["recall@2"] == 1.0 and row["mrr@2"] == 0.5 and row["duplicates"]
+
+
+def test_interleaved_rankings_are_grouped_by_query_and_ranked():
+    j = judgments_frame([("q1", "a", 1), ("q2", "b", 1)])
+    r = run_frame({"q1": ["x", "a"], "q2": ["b", "y"]})
+    interleaved = r.iloc[[0, 2, 1, 3]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(compute(j, interleaved, k=(1, 2)), compute(j, r, k=(1, 2)))
+
+
 def test_top1_score_is_first_deduplicated_entry():
     j = judgments_frame([("q", "a", 1)])
     r = run_frame({"q": ["a", "b"]}, scores={"q": [0.9, 0.5]})
