@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import FormatError
-from .metrics import ID, UNSTRATIFIED, _query_strata, aggregate, compute, dedupe_run, relevance_table
+from .metrics import (ID, UNSTRATIFIED, _query_strata, aggregate, compute, dedupe_run,
+                      relevance_table)
 
 __all__ = [
     "Calibration",
@@ -163,7 +164,9 @@ def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1) -> 
     first = bad.iloc[0]
     key = first["chunk_id"] if pd.notna(first["chunk_id"]) else first["doc_uri"]
     others = list(dict.fromkeys(bad["query_id"].astype(str)))[1:]
-    more = f" (also {', '.join(repr(o) for o in others[:5])}{', ...' if len(others) > 5 else ''})" if others else ""
+    more = ""
+    if others:
+        more = f" (also {', '.join(repr(o) for o in others[:5])}{', ...' * (len(others) > 5)})"
     line = int(first["line"]) if int(first["line"]) > 0 else None
     raise FormatError(
         "judgments", line,
@@ -192,7 +195,8 @@ def _query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
     table = pd.DataFrame(index=ids)
     nr = n_rel.reindex(ids).fillna(0).astype(np.int64).to_numpy()
     is_judged = ids.isin(judged)
-    kind = np.where(is_judged & (nr > 0), "positive", np.where(is_judged, "no_positives", "unjudged"))
+    kind = np.where(is_judged & (nr > 0), "positive",
+                    np.where(is_judged, "no_positives", "unjudged"))
     kind = np.where(ids.isin(pd.Index(negs, dtype=ID)), "negative", kind)
     table["kind"] = pd.array(kind, dtype=ID)
     strata = pd.Series(_query_strata(j, judged), index=judged.to_numpy(), dtype=ID)
@@ -294,9 +298,10 @@ def _figures(pos: np.ndarray, neg: np.ndarray, cutoff: float) -> dict[str, float
     scores = np.r_[pos, neg]
     labels = np.r_[np.ones(npos, bool), np.zeros(nneg, bool)]
     both = npos > 0 and nneg > 0
+    has_cut = not math.isnan(cutoff)
     return {
-        "negative_satisfaction": float(np.mean(neg < cutoff)) if nneg and not math.isnan(cutoff) else math.nan,
-        "positive_retention": float(np.mean(pos >= cutoff)) if npos and not math.isnan(cutoff) else math.nan,
+        "negative_satisfaction": float(np.mean(neg < cutoff)) if nneg and has_cut else math.nan,
+        "positive_retention": float(np.mean(pos >= cutoff)) if npos and has_cut else math.nan,
         "separation_margin": float(np.median(pos) - np.median(neg)) if both else math.nan,
         "auroc": float(_wins(pos, neg_sorted, True).mean()) if both else math.nan,
         "aupr_in": _average_precision(scores, labels) if both else math.nan,
@@ -342,7 +347,8 @@ def _coded_auroc(n_values: int):
     return statistic
 
 
-def _bootstrap(pos: np.ndarray, neg: np.ndarray, n_resamples: int, seed) -> dict[str, tuple[float, float]]:
+def _bootstrap(pos: np.ndarray, neg: np.ndarray, n_resamples: int,
+               seed) -> dict[str, tuple[float, float]]:
     """Seeded percentile intervals for AUROC and the separation margin.
 
     Positives and negatives are resampled separately (the design fixes how many of each were
@@ -401,7 +407,10 @@ def _rrf_match(scores: np.ndarray) -> tuple[int, float] | None:
     d = _decimals(scores)
     if d is not None and d <= 4:
         return None
-    tol = (0.5 * 10.0 ** -d + 1e-12) if d is not None else 1e-9 * max(1.0, float(np.max(np.abs(scores))))
+    if d is not None:
+        tol = 0.5 * 10.0 ** -d + 1e-12
+    else:
+        tol = 1e-9 * max(1.0, float(np.max(np.abs(scores))))
     best: tuple[int, float] | None = None
     # Largest constant first: 1/(0 + 61) is also 1/(60 + 1), and the conventional k = 60
     # (not "c = 0 with source ranks from 61") is the explanation worth naming.
@@ -543,13 +552,15 @@ class Calibration:
     def _row(self, system: str) -> pd.Series:
         if system not in self.systems:
             why = next((w for w in self.system_warnings.get(system, []) if "no scores" in w), None)
-            raise KeyError(why or f"no calibrated system {system!r}; calibrated: {', '.join(self.systems)}")
+            raise KeyError(why or f"no calibrated system {system!r}; "
+                                  f"calibrated: {', '.join(self.systems)}")
         return self.summary.loc[system]
 
     def _indeterminate(self, system: str) -> str | None:
         row = self._row(system)
         reasons = []
-        for label, n in (("negatives", int(row["n_negative"])), ("positives", int(row["n_positive"]))):
+        for label, n in (("negatives", int(row["n_negative"])),
+                         ("positives", int(row["n_positive"]))):
             if n < MIN_SAMPLES:
                 reasons.append(f"only {n} {label} with a top-1 score (fewer than {MIN_SAMPLES})")
         if bool(row["rank_based"]):
@@ -789,7 +800,8 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
         ps = int(np.count_nonzero(pos >= c)) if not math.isnan(c) else 0
         boot_label = f"percentile bootstrap 95% ({int(n_resamples)} resamples, seed {seed})"
         for name, value, n, ci, hits, how in (
-            ("negative_satisfaction", fig["negative_satisfaction"], neg.size, None, ns, "wilson 95%"),
+            ("negative_satisfaction", fig["negative_satisfaction"], neg.size, None, ns,
+             "wilson 95%"),
             ("positive_retention", fig["positive_retention"], pos.size, None, ps, "wilson 95%"),
             ("auroc", fig["auroc"], pos.size + neg.size, boot["auroc"], 0, boot_label),
             ("separation_margin", fig["separation_margin"], pos.size + neg.size,
@@ -870,11 +882,14 @@ def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float]) -> pd.DataFrame:
     lo = np.full(len(out), np.nan)
     hi = np.full(len(out), np.nan)
     if ok.any():
-        lo[ok], hi[ok] = wilson_interval(out.loc[ok, "hits"].to_numpy(), out.loc[ok, "n"].to_numpy())
+        lo[ok], hi[ok] = wilson_interval(out.loc[ok, "hits"].to_numpy(),
+                                         out.loc[ok, "n"].to_numpy())
     out["share_ci_low"], out["share_ci_high"] = lo, hi
-    out["figure"] = np.where(out["kind"] == "negative", "negative_satisfaction", "positive_retention")
+    out["figure"] = np.where(out["kind"] == "negative", "negative_satisfaction",
+                             "positive_retention")
+    order = {s: i for i, s in enumerate(cutoffs)}  # systems in run order
     out = out.sort_values(["system", "kind", "stratum"], kind="stable",
-                          key=lambda c: c.map({s: i for i, s in enumerate(cutoffs)}) if c.name == "system" else c)
+                          key=lambda c: c.map(order) if c.name == "system" else c)
     cols = ["system", "stratum", "kind", "n", "cutoff", "figure", "share", "share_ci_low",
             "share_ci_high", "auroc", "median_top1"]
     out = out[cols].reset_index(drop=True)
@@ -985,7 +1000,8 @@ def cutoff_sweep(run, judgments, queries=None, negatives=None, cutoffs=None, k: 
         per_q = per_q[per_q["kind"].isin(["positive", "negative"]).to_numpy()
                       & np.isfinite(per_q["top"].to_numpy())]
         if grid is None:
-            grid = _default_cutoffs(per_q["top"].to_numpy(np.float64), mine["score"].to_numpy(np.float64))
+            grid = _default_cutoffs(per_q["top"].to_numpy(np.float64),
+                                    mine["score"].to_numpy(np.float64))
         grid = np.unique(grid)
         is_neg = (per_q["kind"] == "negative").to_numpy()
         top = per_q["top"].to_numpy(np.float64)
@@ -1000,10 +1016,14 @@ def cutoff_sweep(run, judgments, queries=None, negatives=None, cutoffs=None, k: 
                 "cutoff": grid,
                 "n_positive": npos,
                 "n_negative": nneg,
-                "negative_satisfaction": (top[None, is_neg] < c).sum(axis=1) / nneg if nneg else np.nan,
-                "positive_retention": (top[None, ~is_neg] >= c).sum(axis=1) / npos if npos else np.nan,
+                "negative_satisfaction":
+                    (top[None, is_neg] < c).sum(axis=1) / nneg if nneg else np.nan,
+                "positive_retention":
+                    (top[None, ~is_neg] >= c).sum(axis=1) / npos if npos else np.nan,
                 "abstain_rate": (~answered[:, ~is_neg]).sum(axis=1) / npos if npos else np.nan,
-                "risk": np.where(n_answered > 0, answered[:, is_neg].sum(axis=1) / np.maximum(n_answered, 1), np.nan),
+                "risk": np.where(n_answered > 0,
+                                 answered[:, is_neg].sum(axis=1) / np.maximum(n_answered, 1),
+                                 np.nan),
                 "coverage": n_answered / (npos + nneg) if npos + nneg else np.nan,
             })
         pieces.append(frame)
@@ -1033,10 +1053,12 @@ def cutoff_sweep(run, judgments, queries=None, negatives=None, cutoffs=None, k: 
     per_query = compute(j, cut, k=(int(k),), threshold=threshold)
     per_query = per_query[~per_query["query_id"].isin(pd.Index(negs, dtype=ID))]
     means = aggregate(per_query)
-    scored_any = bool((~per_query["no_positives"]).any()) if len(per_query) else False
     labels = out["system"] + _SEP + out.groupby("system", sort=False).cumcount().astype(str)
-    recall = means[recall_name].reindex(labels.to_numpy()).to_numpy(np.float64) if len(means) else np.full(len(out), np.nan)
-    if scored_any or (len(j) and (relevance_table(j)["relevance"] >= threshold).any()):
+    if len(means):
+        recall = means[recall_name].reindex(labels.to_numpy()).to_numpy(np.float64)
+    else:
+        recall = np.full(len(out), np.nan)
+    if bool((relevance_table(j)["relevance"] >= threshold).any()):
         # A cutoff that removed every hit leaves its synthetic system out of the run: every
         # positive is then missing and scores zero.
         recall = np.where(np.isnan(recall), 0.0, recall)
