@@ -396,11 +396,13 @@ def _rrf_table(c: int) -> np.ndarray:
     return np.unique(np.r_[single, single[ii] + single[jj]])
 
 
-def _rrf_match(scores: np.ndarray) -> tuple[int, float] | None:
+def _rrf_match(scores: np.ndarray) -> tuple[int, float, bool] | None:
     """The RRF constant ``c`` for which (nearly) every score is ``1/(c+a)`` or
-    ``1/(c+a) + 1/(c+b)`` (one or two fused lists, source ranks up to 100), with the share of
-    scores that match; None when no constant explains 95% of them. Coarsely rounded scores
-    (4 decimals or fewer) are not tested: too many sums would match by chance."""
+    ``1/(c+a) + 1/(c+b)`` (one or two fused lists, source ranks up to 100), possibly divided
+    by the best possible score ``m/(c+1)`` (normalized RRF, m = 1 or 2 lists). Returns
+    ``(c, share of scores that match, normalized)``, or None when no constant explains 95%
+    of them. Coarsely rounded scores (4 decimals or fewer) are not tested: too many sums
+    would match by chance."""
     scores = scores[np.isfinite(scores)]
     if scores.size < 10 or np.any(scores <= 0) or np.any(scores > 2.0):
         return None
@@ -411,20 +413,24 @@ def _rrf_match(scores: np.ndarray) -> tuple[int, float] | None:
         tol = 0.5 * 10.0 ** -d + 1e-12
     else:
         tol = 1e-9 * max(1.0, float(np.max(np.abs(scores))))
-    best: tuple[int, float] | None = None
+    normalizable = float(scores.max()) <= 1.0 + tol
+    best: tuple[int, float, bool] | None = None
     # Largest constant first: 1/(0 + 61) is also 1/(60 + 1), and the conventional k = 60
     # (not "c = 0 with source ranks from 61") is the explanation worth naming.
     for c in _RRF_CONSTANTS[::-1]:  # a hundred constants, each one vectorized over every score
         table = _rrf_table(int(c))
-        if scores.max() > table[-1] + tol or scores.min() < table[0] - tol:
-            continue
-        at = np.clip(np.searchsorted(table, scores), 1, table.size - 1)
-        near = np.minimum(np.abs(table[at] - scores), np.abs(table[at - 1] - scores)) <= tol
-        share = float(near.mean())
-        if share >= 0.95 and (best is None or share > best[1]):
-            best = (int(c), share)
-            if share == 1.0:
-                break
+        factors = (1.0,) + ((1.0 / (c + 1), 2.0 / (c + 1)) if normalizable else ())
+        for factor in factors:
+            raw, raw_tol = scores * factor, tol * factor
+            if raw.max() > table[-1] + raw_tol or raw.min() < table[0] - raw_tol:
+                continue
+            at = np.clip(np.searchsorted(table, raw), 1, table.size - 1)
+            gap = np.minimum(np.abs(table[at] - raw), np.abs(table[at - 1] - raw))
+            share = float(np.mean(gap <= raw_tol))
+            if share >= 0.95 and (best is None or share > best[1]):
+                best = (int(c), share, factor != 1.0)
+                if share == 1.0:
+                    return best
     return best
 
 
@@ -449,7 +455,8 @@ def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
     2. the score is a fixed function of rank: over ranks 1-10, the spread of scores across
        queries at the same rank is under 5% of the spread between ranks (a cosine differs from
        query to query at every rank, OOD queries lower);
-    3. scores match reciprocal-rank-fusion sums ``1/(c + a) [+ 1/(c + b)]`` for one constant c.
+    3. scores match reciprocal-rank-fusion sums ``1/(c + a) [+ 1/(c + b)]`` for one constant
+       c, raw or divided by the best possible score (normalized RRF).
     """
     reasons = []
     n = int(np.isfinite(top1).sum())
@@ -478,9 +485,9 @@ def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
             reasons.append("every hit has the same score")
     match = _rrf_match(head["score"].to_numpy(np.float64))
     if match is not None:
-        c, share = match
+        c, share, normalized = match
         reasons.append(f"{share:.0%} of the top-10 scores are reciprocal-rank-fusion sums "
-                       f"of 1/({c} + rank) terms")
+                       f"of 1/({c} + rank) terms{' (normalized)' if normalized else ''}")
     return reasons
 
 

@@ -744,3 +744,12 @@ def test_a_warning_about_no_system_reaches_every_report_block():
     j, r, _ = top1_case([0.9, 0.8], [])
     c = calibrate(r, j)
     assert any("no negatives" in w for w in c.report_block("s")["warnings"])
+
+
+def test_normalized_rrf_is_flagged_too():
+    # Some engines divide RRF by its best possible value 2/(k+1): still rank-based.
+    j, r, negs = two_rankings(n_pos=15, n_neg=15, n_docs=80, seed=4)
+    rrf = r[r["system"] == "rrf"].assign(score=lambda f: f["score"] / (2 / 61))
+    c = calibrate(rrf, j, negatives=negs, n_resamples=10)
+    assert bool(c.summary.loc["rrf", "rank_based"])
+    assert any("1/(60 + rank) terms (normalized)" in w for w in c.warnings)
