@@ -177,6 +177,12 @@ class DriftResult:
             f"{self.judgments_fingerprint!r}, corpus_fingerprint={self.corpus_fingerprint!r})"
         )
 
+    def plot(self, ax=None):
+        """Bar chart of the status counts; returns the display, never calls ``plt.show()``."""
+        from .plotting import plot_drift
+
+        return plot_drift(self, ax=ax)
+
     def _repr_html_(self) -> str:
         """Summary counts first, then at most 20 findings that are not VALID."""
         from . import _html

@@ -169,6 +169,15 @@ class Evaluation:
     def to_frame(self) -> pd.DataFrame:
         return self.per_query.copy()
 
+    def plot(self, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
+        """Draw this evaluation: ``"strata"``, ``"metric_at_k"`` or ``"delta"`` (two systems).
+
+        Returns the display (:mod:`retrieval_eval.plotting`); never calls ``plt.show()``.
+        """
+        from .plotting import plot_evaluation
+
+        return plot_evaluation(self, kind=kind, ax=ax, metric=metric, **kwargs)
+
     def _repr_html_(self) -> str:
         from ._html import evaluation_html
 
