@@ -308,7 +308,7 @@ def explore_cutoff(calibration, run=None, judgments=None, k: int = 10, **kwargs)
     engine's, measured on the run cut with :func:`~retrieval_eval.calibration.apply_cutoff`,
     so a covered query left with nothing scores zero, as it would in production. Keywords:
     ``max_rows`` (15), ``plot`` (True), ``continuous_update`` (False: update on release),
-    ``score_label`` (e.g. ``"cosine"``, or ``{"dense": "cosine"}``), ``dpi``. Returns a :class:`CutoffExplorer`; display
-    it (last expression of a cell) or its ``.widget``.
+    ``score_label`` (e.g. ``"cosine"``, or ``{"dense": "cosine"}``), ``dpi``. Returns a
+    :class:`CutoffExplorer`; display it (last expression of a cell) or its ``.widget``.
     """
     return CutoffExplorer(calibration, run=run, judgments=judgments, k=k, **kwargs)
