@@ -403,7 +403,7 @@ def _judgments_frame(rows: list[tuple], lines: list[int], label: str) -> pd.Data
     extra[:] = cols[len(JUDGMENT_FIELDS)]
     data["extra"] = extra
     data["line"] = np.asarray(lines, dtype=np.int64)
-    return pd.DataFrame(data)
+    return pd.DataFrame(data, copy=False)
 
 
 def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
@@ -501,7 +501,7 @@ _LS = pa.large_string()
 
 
 def _run_frame(system: Any, qid: Any, rank: Any, doc: Any, score: Any) -> pd.DataFrame:
-    return pd.DataFrame({"system": system, "query_id": qid, "rank": rank, "doc_id": doc, "score": score})
+    return pd.DataFrame({"system": system, "query_id": qid, "rank": rank, "doc_id": doc, "score": score}, copy=False)
 
 
 def _count_object_lines(data: bytes) -> int | None:
@@ -543,7 +543,7 @@ def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
         _RUN_SCHEMA = pa.schema(
             [("query_id", _LS), ("ranking", pa.list_(_LS)), ("scores", pa.list_(pa.float64())), ("system", _LS)]
         )
-    if not data.strip():
+    if not data or data.isspace():
         return None
     n_lines = _count_object_lines(data)
     if n_lines is None:
@@ -743,17 +743,47 @@ def _group_codes(system: Any, qid: Any) -> np.ndarray:
     return pd.factorize(combined, sort=False)[0].astype(np.int64)
 
 
-def _run_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Row order sorted by (first appearance of (system, query), rank) and the group starts."""
-    import pyarrow.compute as pc
+def _run_groups(df: pd.DataFrame) -> tuple[np.ndarray | None, np.ndarray, pa.Array, pa.Array]:
+    """Rows grouped by (system, query) in first-appearance order, each group in rank order.
 
+    Returns the row permutation (None when the frame is already in that order), the start of
+    each group in the permuted rows, and the system and query_id columns as arrow arrays.
+    """
     s = pa.array(df["system"].array).cast(_LS)
     q = pa.array(df["query_id"].array).cast(_LS)
     codes = _group_codes(s, q)
-    order = np.lexsort((df["rank"].to_numpy(), codes))
-    sorted_codes = codes[order]
-    starts = np.flatnonzero(np.concatenate(([True], sorted_codes[1:] != sorted_codes[:-1]))) if len(order) else np.zeros(0, dtype=np.int64)
-    return order, starts
+    rank = df["rank"].to_numpy()
+    in_order = bool(np.all(codes[1:] >= codes[:-1])) and bool(np.all((codes[1:] != codes[:-1]) | (rank[1:] >= rank[:-1])))
+    order = None if in_order else np.lexsort((rank, codes))
+    sorted_codes = codes if order is None else codes[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_codes[1:] != sorted_codes[:-1]))) if len(codes) else np.zeros(0, dtype=np.int64)
+    return order, starts, s, q
+
+
+_TREC_SPACE = re.compile(rb"[ \t\n\v\f\r]")
+
+
+def _check_trec_field(arr: pa.Array, what: str) -> None:
+    """A TREC field cannot hold ASCII whitespace (trec_eval splits on it)."""
+    import pyarrow.compute as pc
+
+    if len(arr) == 0:
+        return
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    data = arr.buffers()[2]
+    if data is None or not _TREC_SPACE.search(memoryview(data)[offsets[0] : offsets[-1]]):
+        return
+    bad = pc.match_substring_regex(arr, r"[ \t\n\v\f\r]").to_numpy(zero_copy_only=False)
+    first = arr[int(np.flatnonzero(bad)[0])].as_py()
+    raise ValueError(f"{what} {first!r} contains whitespace; the TREC format cannot hold it")
+
+
+def _joined_text(arr: pa.Array) -> str:
+    """The concatenation of a null-free large_string array, straight from its data buffer."""
+    if len(arr) == 0:
+        return ""
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    return bytes(memoryview(arr.buffers()[2])[offsets[0] : offsets[-1]]).decode("utf-8")
 
 
 def write_run(run: Any, path: str | os.PathLike | None = None) -> str:
@@ -767,23 +797,25 @@ def write_run(run: Any, path: str | os.PathLike | None = None) -> str:
     df = as_run(run)
     out = []
     if len(df):
-        order, starts = _run_groups(df)
-        ends = np.concatenate((starts[1:], [len(order)]))
-        systems = df["system"].to_numpy(dtype=object)[order]
-        qids = df["query_id"].to_numpy(dtype=object)[order]
-        docs = df["doc_id"].to_numpy(dtype=object)[order]
-        scores = df["score"].to_numpy(dtype=np.float64)[order]
-        for a, b in zip(starts, ends):
-            line: dict[str, Any] = {"query_id": qids[a], "ranking": docs[a:b].tolist()}
+        order, starts, systems_arr, qids_arr = _run_groups(df)
+        take = (lambda a: a) if order is None else (lambda a: a[order])
+        ends = np.concatenate((starts[1:], [len(df)]))
+        first = starts if order is None else order[starts]
+        systems = systems_arr.take(pa.array(first)).to_pylist()
+        qids = qids_arr.take(pa.array(first)).to_pylist()
+        docs = take(df["doc_id"].to_numpy(dtype=object))
+        scores = take(df["score"].to_numpy(dtype=np.float64))
+        for g, (a, b) in enumerate(zip(starts.tolist(), ends.tolist())):
+            line: dict[str, Any] = {"query_id": qids[g], "ranking": docs[a:b].tolist()}
             sc = scores[a:b]
             nan = np.isnan(sc)
             if not nan.all():
-                if nan.any() or not np.isfinite(sc).all():
-                    raise ValueError(f"query {qids[a]} has scores for some entries only; JSON cannot hold the rest")
+                if nan.any():
+                    raise ValueError(f"query {qids[g]} has scores for some entries only; JSON cannot hold the rest")
                 line["scores"] = sc.tolist()
-            if systems[a] != DEFAULT_SYSTEM:
-                line["system"] = systems[a]
-            out.append(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+            if systems[g] != DEFAULT_SYSTEM:
+                line["system"] = systems[g]
+            out.append(json.dumps(line, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n")
     text = "".join(out)
     if path is not None:
         atomic_write_text(path, text)
@@ -794,38 +826,48 @@ def to_trec_run(run: Any, run_name: str = "retrieval-eval") -> str:
     """The run in TREC format: ``query_id Q0 doc_id rank score run_name`` a line.
 
     Rows are grouped by (system, query) in first-appearance order and written in rank order.
-    ``score`` is the run's real score when every entry of that query has one; otherwise a
-    synthetic descending score ``n - rank + 1`` (n = the query's ranking length), so tools that
-    re-sort by score (trec_eval) keep the run's order. The last column is the row's system when
-    it is not the default ``"run"``, else ``run_name``: one file can then carry several systems.
+    ``score`` is the run's real score when every entry of that query has one, written as the
+    shortest text that reads back as the same double (``0.5``, ``1``, ``0.00001``); otherwise a
+    synthetic descending score ``n - rank + 1`` (n = the query's ranking length, so 1 for the
+    last entry), so tools that re-sort by score (trec_eval) keep the run's order. The last
+    column is the row's system when it is not the default ``"run"``, else ``run_name``: one file
+    can then carry several systems. An id holding whitespace is refused (ValueError), since
+    the format splits on it.
     """
+    import pyarrow.compute as pc
+
     df = as_run(run)
     if len(df) == 0:
         return ""
-    order, starts = _run_groups(df)
-    n = len(order)
+    if not run_name or re.search(r"[ \t\n\v\f\r]", run_name):
+        raise ValueError(f"run name {run_name!r} is empty or contains whitespace; the TREC format cannot hold it")
+    order, starts, systems, qids = _run_groups(df)
+    n = len(df)
+    docs = pa.array(df["doc_id"].array).cast(_LS)
+    ranks = df["rank"].to_numpy()
+    scores = df["score"].to_numpy(dtype=np.float64)
+    if order is not None:
+        idx = pa.array(order)
+        systems, qids, docs = systems.take(idx), qids.take(idx), docs.take(idx)
+        ranks, scores = ranks[order], scores[order]
     counts = np.diff(np.concatenate((starts, [n])))
-    systems = df["system"].to_numpy(dtype=object)[order]
-    qids = df["query_id"].to_numpy(dtype=object)[order]
-    docs = df["doc_id"].to_numpy(dtype=object)[order]
-    ranks = df["rank"].to_numpy()[order]
-    scores = df["score"].to_numpy(dtype=np.float64)[order]
     group = np.repeat(np.arange(len(starts)), counts)
     finite = np.isfinite(scores)
-    group_ok = np.bincount(group, weights=finite, minlength=len(starts)) == counts
-    real = group_ok[group]
-    synthetic = (np.repeat(counts, counts) - (np.arange(n) - np.repeat(starts, counts))).astype(np.int64)
-    score_text = np.where(real, scores.astype(str), synthetic.astype(str))
-    names = np.where(systems == DEFAULT_SYSTEM, run_name, systems)
-    import pyarrow.compute as pc
-
-    for what, values in (("query id", qids), ("doc id", docs), ("run name", names)):
-        bad = pc.match_substring_regex(pa.array(values, type=pa.string()), r"\s")
-        if pc.any(bad).as_py():
-            first = values[int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])]
-            raise ValueError(f"{what} {first!r} contains whitespace; the TREC format cannot hold it")
-    lines = [f"{q} Q0 {d} {r} {s} {m}" for q, d, r, s, m in zip(qids, docs, ranks.tolist(), score_text, names)]
-    return "\n".join(lines) + "\n"
+    real = (np.bincount(group, weights=finite, minlength=len(starts)) == counts)[group]
+    synthetic = np.repeat(counts, counts) - (np.arange(n) - np.repeat(starts, counts))
+    score_text = pc.if_else(
+        pa.array(real),
+        pc.cast(pa.array(np.where(real, scores, 0.0)), _LS),
+        pc.cast(pa.array(synthetic.astype(np.int64)), _LS),
+    )
+    names = pc.if_else(pc.equal(systems, pa.scalar(DEFAULT_SYSTEM, _LS)), pa.scalar(run_name, _LS), systems)
+    for arr, what in ((qids, "query id"), (docs, "doc id"), (names, "run name")):
+        _check_trec_field(arr, what)
+    names_nl = pc.binary_join_element_wise(names, pa.scalar("", _LS), pa.scalar("\n", _LS))
+    lines = pc.binary_join_element_wise(
+        qids, pa.scalar("Q0", _LS), docs, pc.cast(pa.array(ranks), _LS), score_text, names_nl, pa.scalar(" ", _LS)
+    )
+    return _joined_text(lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -835,14 +877,23 @@ def to_trec_run(run: Any, run_name: str = "retrieval-eval") -> str:
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
+_OTHER_SPACE = {" ": re.compile(rb"[\t\v\f\r]"), "\t": re.compile(rb"[ \v\f\r]")}
+
+
 def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -> pa.Table | None:
     """Strict pyarrow read of single-space (or single-tab) separated columns, else None."""
     import pyarrow.csv as pcsv
 
-    if not data.strip():
+    if not data or data.isspace():
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
     delim = "\t" if (b"\t" in first and b" " not in first) else " "
+    # the careful pass splits on any run of ASCII whitespace; arrow splits on one delimiter, so
+    # arrow is used only when the other separators cannot occur
+    if _OTHER_SPACE[delim].search(data):
+        other = b" " if delim == "\t" else b"\t"
+        if other in data or b"\v" in data or b"\f" in data or data.count(b"\r") != data.count(b"\r\n"):
+            return None
     try:
         return pcsv.read_csv(
             pa.BufferReader(data),
@@ -860,17 +911,21 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
+                include_columns=[c for c in names if c != "it"],  # the unused iteration column
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError):
         return None
 
 
+_ASCII_SPACE = re.compile(r"[ \t\v\f\r]+")
+
+
 def _table_lines(text: str) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) for each line that is not blank or a ``#`` comment."""
     for i, line in enumerate(_strip_bom(text).split("\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
+        fields = _ASCII_SPACE.split(line.strip(" \t\v\f\r"))
+        if fields == [""] or fields[0].startswith("#"):
             continue
         yield i, fields
 
@@ -1049,7 +1104,7 @@ def _qrels_fast(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray
     if _is_header([f.decode("utf-8", "replace") for f in first]):
         header = 1
         data = data[nl + 1 :] if nl >= 0 else b""
-        if not data.strip():
+        if not data or data.isspace():
             return None
     n_fields = len(data[: data.find(b"\n")].split()) if b"\n" in data else len(data.split())
     if n_fields == 4:
@@ -1117,7 +1172,7 @@ def _from_qrels(
             data_cols[name] = _na_strings(n)
     data_cols["extra"] = np.full(n, None, dtype=object)
     data_cols["line"] = lines
-    return pd.DataFrame(data_cols)
+    return pd.DataFrame(data_cols, copy=False)
 
 
 def from_qrels(

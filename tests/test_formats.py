@@ -508,7 +508,7 @@ def test_trec_run_refusals_name_the_real_line(line, detail, tmp_path):
 
 def test_to_trec_run_real_scores_synthetic_scores_and_run_name():
     scored = parse_run('{"query_id":"q1","ranking":["a","b"],"scores":[0.5,1e-05]}\n')
-    assert to_trec_run(scored) == "q1 Q0 a 1 0.5 retrieval-eval\nq1 Q0 b 2 1e-05 retrieval-eval\n"
+    assert to_trec_run(scored) == "q1 Q0 a 1 0.5 retrieval-eval\nq1 Q0 b 2 0.00001 retrieval-eval\n"
     plain = parse_run('{"query_id":"q1","ranking":["a","b","c"],"system":"bm25"}\n{"query_id":"q2","ranking":["d"]}\n')
     assert to_trec_run(plain, run_name="mine") == (
         "q1 Q0 a 1 3 bm25\nq1 Q0 b 2 2 bm25\nq1 Q0 c 3 1 bm25\nq2 Q0 d 1 1 mine\n"
@@ -764,3 +764,42 @@ def test_readers_name_the_line_of_invalid_utf8(reader, tmp_path):
     path = tmp_path / "bad"
     path.write_bytes(b"first line\n\nab\xffcd\n")
     assert refused(reader, path) == f"{path}:3: not valid UTF-8 (byte 0xff at column 3)"
+
+
+def test_whitespace_tables_split_on_ascii_whitespace_only():
+    # trec_eval splits on C isspace; a no-break space or U+2028 inside an id is part of the id,
+    # and both the fast path and the careful pass agree on that
+    text = "q1 Q0 d\u00a0x 1 0.5 r\nq1 Q0 d\u2028y 2 0.25 r\n"
+    assert from_trec_run(text).doc_id.tolist() == ["d\u00a0x", "d\u2028y"]
+    assert from_trec_run("# c\n" + text).doc_id.tolist() == ["d\u00a0x", "d\u2028y"]
+    assert from_qrels("q1 0 d\u00a0x 1\n").doc_uri.tolist() == ["d\u00a0x"]
+    assert from_qrels("q1\t0 d\u00a0x\v1\n").doc_uri.tolist() == ["d\u00a0x"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"query_id":"q","ranking":["a",]}\n',
+        b'{"query_id":"q","ranking":["a"]} // c\n',
+        b"{'query_id':'q','ranking':['a']}\n",
+        b'{"query_id":"q","ranking":["a"],"scores":[Infinity]}\n',
+        b'{"query_id":"q","ranking":["a"],"scores":[01]}\n',
+        b'{"query_id":"q","ranking":["a\x01"]}\n',
+        b'{"query_id":"q","ranking":["a"]}\n\x00\n',
+        b'{"query_id":"q","ranking":["a"],"x":[1,}\n',
+        b'{"query_id":"q","ranking":["a"],"query_id":"r"}\n',
+        b'{"query_id":"q","ranking":["a"]}\r\n{"query_id":"r","ranking":["b"]}\r\n',
+        b'{"query_id":"q","ranking":["a"],"system":null,"scores":null}   \n',
+    ],
+)
+def test_fast_path_never_accepts_what_the_careful_pass_refuses(content):
+    fast = F._parse_run_fast(content, None)
+    try:
+        careful = F._run_python(F._json_lines(content.decode("utf-8"), "run"), "run", None)
+    except FormatError as err:
+        assert fast is None
+        assert refused(parse_run, content) == str(err)
+    else:
+        if fast is not None:
+            pd.testing.assert_frame_equal(fast, careful)
+        pd.testing.assert_frame_equal(parse_run(content), careful)
