@@ -67,6 +67,13 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=34, width=min(100, _terminal_width()))
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # Never break inside 'worst-stratum' or 'ci-lower': a gate split over two lines
+        # cannot be copied.
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
 
 def _terminal_width() -> int:
     try:
@@ -117,6 +124,7 @@ exit codes:
   1  a finding: a gate failed, the verdict is INDETERMINATE, labels decayed,
      or validate found an error
   2  usage error, or input that is missing, unreadable or malformed (one line on stderr)
+  3  internal error (a bug; RETRIEVAL_EVAL_DEBUG=1 shows the traceback)
 """
 
 _EPILOG = """\
@@ -147,19 +155,24 @@ COMMANDS: dict[str, str] = {
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every command (exposed for documentation and tests)."""
+    width = max(len(name) for name in COMMANDS)
+    listing = "\n".join(f"  {name:<{width}}  {text}" for name, text in COMMANDS.items())
     parser = _Parser(
         prog=PROG,
-        description=_DESCRIPTION,
+        usage="%(prog)s [-h] [--version] <command> [options]",
+        description=_DESCRIPTION + "\ncommands:\n" + listing + "\n",
         epilog=_EPILOG,
         formatter_class=_HelpFormatter,
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
-    sub = parser.add_subparsers(dest="command", metavar="<command>", title="commands", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="<command>", help=argparse.SUPPRESS,
+                                parser_class=_Parser)
 
     def command(name: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(
             name,
+            prog=f"{PROG} {name}",
             help=COMMANDS[name],
             description=description,
             epilog=epilog,
@@ -503,7 +516,14 @@ def _load_queries(path: str):
 
 
 def _load_baseline(path: str) -> dict[str, Any]:
-    return check_report(_load_json(path), label=path)
+    """A baseline report: a spec report, or the ``{"systems": {name: report}}`` file that
+    ``score --out`` writes for a multi-system run (each entry checked as a report)."""
+    data = _load_json(path)
+    if isinstance(data, dict) and "metrics" not in data and isinstance(data.get("systems"), dict):
+        for name, entry in data["systems"].items():
+            check_report(entry, label=f"{path} (system {name})")
+        return data
+    return check_report(data, label=path)
 
 
 def _jsonable(value: Any) -> Any:
@@ -639,8 +659,7 @@ def _baseline_for(baseline: dict[str, Any] | None, system: str, path: str | None
         return None
     systems = baseline.get("systems")
     if isinstance(systems, dict) and "metrics" not in baseline:
-        entry = systems.get(system)
-        return check_report(entry, label=f"{path} (system {system})") if entry is not None else None
+        return systems.get(system)
     return baseline
 
 

@@ -781,3 +781,23 @@ def test_compare_refuses_the_same_system_twice(two_systems):
     bm25, _ = two_systems
     code, _, err = run_cli("compare", "--judgments", fx("basic", "judgments.jsonl"), "--run", bm25, "--run", bm25)
     assert code == 2 and "same system" in err
+
+
+def test_multi_system_baseline_matches_by_system(two_systems, tmp_path):
+    bm25, dense = two_systems
+    both = tmp_path / "both.jsonl"
+    both.write_text(bm25.read_text() + dense.read_text())
+    base = tmp_path / "base.json"
+    args = ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", both, "-k", "3"]
+    code, _, _ = run_cli(*args, "--out", base)
+    assert set(json.loads(base.read_text())["systems"]) == {"bm25", "dense"}
+    code, out, err = run_cli(*args, "--baseline", base, "--gate", "recall@3:-0.01", "--json")
+    assert code == 0, err
+    reports = json.loads(out)["systems"]
+    assert reports["bm25"]["verdict"]["gates"][0]["baseline"] == 0.5
+    assert reports["dense"]["verdict"]["gates"][0]["baseline"] == 1.0
+    broken = json.loads(base.read_text())
+    del broken["systems"]["dense"]["metrics"]["recall@3"]["value"]
+    base.write_text(json.dumps(broken))
+    code, _, err = run_cli(*args, "--baseline", base)
+    assert code == 2 and "(system dense): metrics.recall@3 has no 'value'" in err
