@@ -753,3 +753,34 @@ def test_normalized_rrf_is_flagged_too():
     c = calibrate(rrf, j, negatives=negs, n_resamples=10)
     assert bool(c.summary.loc["rrf", "rank_based"])
     assert any("1/(60 + rank) terms (normalized)" in w for w in c.warnings)
+
+
+def test_row_order_of_the_run_does_not_matter_and_inputs_are_not_mutated():
+    j, r, negs = two_rankings(n_pos=12, n_neg=12, n_docs=50, seed=9)
+    before = r.copy()
+    a = calibrate(r, j, negatives=negs, n_resamples=50)
+    pd.testing.assert_frame_equal(r, before)
+    shuffled = r.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    b = calibrate(shuffled, j, negatives=negs, n_resamples=50)
+    # Systems are listed in first-appearance order; the numbers do not depend on row order.
+    pd.testing.assert_frame_equal(a.summary, b.summary.loc[a.summary.index])
+    assert a.metrics("dense") == b.metrics("dense")
+
+
+def test_wire_format_inputs_go_through_the_readers():
+    run = [{"system": "v", "query_id": "p0", "ranking": ["a", "b"], "scores": [0.9, 0.4]},
+           {"system": "v", "query_id": "n0", "ranking": ["c"], "scores": [0.2]}]
+    judgments = [{"query_id": "p0", "doc_uri": "a", "relevance": 1}]
+    queries = [{"query_id": "n0", "query": "weather in Paris", "expect_none": True}]
+    c = calibrate(run, judgments, queries=queries)
+    assert row(c, "v")["n_positive"] == 1 and row(c, "v")["n_negative"] == 1
+    assert row(c, "v")["negative_satisfaction"] == 1.0
+    assert c.top1.set_index("query_id").loc["n0", "query"] == "weather in Paris"
+
+
+def test_a_ranking_whose_top_hit_has_no_score_is_left_out_and_reported():
+    j, r, negs = top1_case([0.9, 0.8], [0.1, 0.2])
+    r.loc[r["query_id"] == "n1", "score"] = np.nan
+    c = calibrate(r, j, negatives=negs)
+    assert c.missing_negatives == {"s": ["n1"]}
+    assert row(c)["n_negative"] == 1
