@@ -180,8 +180,10 @@ def test_a_repeated_key_never_raises_a_metric(case, k, data):
     for qid, ranking in rankings.items():
         ranking = list(ranking)
         if ranking:
-            at = data.draw(st.integers(0, len(ranking)))
-            ranking.insert(at, data.draw(st.sampled_from(ranking)))
+            # Repeat an entry somewhere after its first occurrence (a retriever's duplicate).
+            source = data.draw(st.integers(0, len(ranking) - 1))
+            at = data.draw(st.integers(source + 1, len(ranking)))
+            ranking.insert(at, ranking[source])
         noisy[qid] = ranking
     after = compute(j, run_frame(noisy), k=(k,)).set_index("query_id")
     cols = [c for c in base.columns if "@" in c]
