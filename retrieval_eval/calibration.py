@@ -352,7 +352,8 @@ def _bootstrap(pos: np.ndarray, neg: np.ndarray, n_resamples: int,
     """Seeded percentile intervals for AUROC and the separation margin.
 
     Positives and negatives are resampled separately (the design fixes how many of each were
-    asked), each as one ``(n_resamples, n)`` index matrix drawn by
+    asked), each sorted by score and then resampled with one ``(n_resamples, n)`` index
+    matrix drawn by
     :func:`retrieval_eval.stats.bootstrap_ci` from ``default_rng(seed)``, positives first;
     the same seed gives the same interval on every machine. AUROC resamples are evaluated
     on score codes (:func:`_coded_auroc`), which draws the same indices as resampling the
@@ -362,6 +363,8 @@ def _bootstrap(pos: np.ndarray, neg: np.ndarray, n_resamples: int,
 
     if pos.size == 0 or neg.size == 0:
         return {"auroc": (math.nan, math.nan), "separation_margin": (math.nan, math.nan)}
+    # Sorted first, so the interval depends on the scores, not on the order rows came in.
+    pos, neg = np.sort(pos), np.sort(neg)
     values, codes = np.unique(np.r_[pos, neg], return_inverse=True)
     codes = codes.astype(np.float64)
     a = bootstrap_ci(_coded_auroc(values.size), codes[:pos.size], codes[pos.size:],

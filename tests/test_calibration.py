@@ -307,10 +307,10 @@ def test_bootstrap_interval_is_seeded_and_matches_an_independent_resampling():
     a = cal(pos, neg, n_resamples=300, seed=3).metrics("s")
     b = cal(pos, neg, n_resamples=300, seed=3).metrics("s")
     assert a == b
-    # The documented procedure: positives then negatives resampled separately, one
-    # (B, n) index matrix each from default_rng(seed); percentile 2.5 / 97.5.
+    # The documented procedure: positives then negatives, each sorted by score, resampled
+    # separately, one (B, n) index matrix each from default_rng(seed); percentile 2.5 / 97.5.
     g = np.random.default_rng(3)
-    P, N = np.array(pos), np.array(neg)
+    P, N = np.sort(pos), np.sort(neg)
     ip = g.integers(0, len(P), size=(300, len(P)))
     iN = g.integers(0, len(N), size=(300, len(N)))
     aucs = [oracle_auroc(P[ip[i]], N[iN[i]]) for i in range(300)]
