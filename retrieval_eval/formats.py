@@ -1096,7 +1096,7 @@ def _qrels_python(text: str, label: str) -> tuple[list, list, list, list]:
 def _qrels_fast(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray] | None:
     import pyarrow.compute as pc
 
-    if data.lstrip().startswith(b"#") or b"\n#" in data:
+    if re.match(rb"\s*#", data) or b"\n#" in data:
         return None
     nl = data.find(b"\n")
     first = (data if nl < 0 else data[:nl]).split()
@@ -1431,19 +1431,19 @@ def _check_columns(df: pd.DataFrame, required: Iterable[str], label: str) -> Non
 
 
 def _string_column(df: pd.DataFrame, name: str, label: str) -> Any:
+    """A column as a fresh "string" array; numbers are refused, never turned into ids."""
     col = df[name]
-    if isinstance(col.dtype, pd.StringDtype) and col.dtype.na_value is pd.NA:
-        return col.array.copy()
-    values = col.to_numpy(dtype=object)
-    cleaned = []
-    for v in values:
-        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-            cleaned.append(None)
-        elif isinstance(v, str):
-            cleaned.append(v)
-        else:
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        col = col.astype(object)
+    if isinstance(col.dtype, pd.StringDtype):
+        return pd.array(col.array, dtype=_STRING, copy=True)
+    kind = pd.api.types.infer_dtype(col, skipna=True)
+    if kind == "string":  # strings and missing values only: pandas converts it in C
+        return pd.array(col.to_numpy(dtype=object), dtype=_STRING)
+    for v in col.to_numpy(dtype=object):
+        if not (v is None or v is pd.NA or isinstance(v, str) or (isinstance(v, float) and math.isnan(v))):
             raise FormatError(label, None, f"column {name} must hold strings, found {v!r}")
-    return _string_array(cleaned, label)
+    return _string_array([None if not isinstance(v, str) else v for v in col.to_numpy(dtype=object)], label)
 
 
 def _int_column(df: pd.DataFrame, name: str, label: str, detail: str, minimum: int | None = None) -> np.ndarray:

@@ -803,3 +803,24 @@ def test_fast_path_never_accepts_what_the_careful_pass_refuses(content):
         if fast is not None:
             pd.testing.assert_frame_equal(fast, careful)
         pd.testing.assert_frame_equal(parse_run(content), careful)
+
+
+def test_as_run_frame_columns_are_cast_and_numeric_ids_refused():
+    frame = pd.DataFrame(
+        {
+            "query_id": pd.Categorical(["q1", "q1", "q2"]),
+            "doc_id": np.array(["a", "b", "c"], dtype=object),
+            "system": ["s", None, "s"],
+            "score": [1, 2, 3],
+        }
+    )
+    run = as_run(frame)
+    assert_dtypes(run, RUN_COLUMNS)
+    assert run.system.tolist() == ["s", "run", "s"] and run.score.tolist() == [1.0, 2.0, 3.0]
+    assert run["rank"].tolist() == [1, 1, 1]  # numbered per (system, query)
+    # ids are never numbers: 1 and "001" would silently stop matching
+    assert refused(as_run, pd.DataFrame({"query_id": [1, 2], "doc_id": ["a", "b"]})) == (
+        "run: column query_id must hold strings, found 1"
+    )
+    assert refused(as_run, pd.DataFrame({"query_id": ["q", None], "doc_id": ["a", "b"]})) == "run: missing query_id"
+    assert refused(as_run, pd.DataFrame({"query_id": ["q"]})) == "run: missing column doc_id"
