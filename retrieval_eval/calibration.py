@@ -639,6 +639,13 @@ class Calibration:
             "missing_positives": self.missing_positives,
         })
 
+    def plot(self, kind: str = "distribution", ax=None, system=None, **kwargs):
+        """Draw this calibration: ``"distribution"`` (top-1 scores with the cutoff), ``"roc"``,
+        ``"pr"`` or ``"tradeoff"``. Returns the display; never calls ``plt.show()``."""
+        from .plotting import plot_calibration
+
+        return plot_calibration(self, kind=kind, ax=ax, system=system, **kwargs)
+
     def _repr_html_(self) -> str:
         from ._html import box, esc, table, warnings_html
 
