@@ -628,6 +628,8 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
     # The same steps as report.build_report, once for every system of the run.
     ev = evaluate(judgments, run, k=(args.k,), threshold=args.threshold, gain=args.gain, queries=queries)
     systems = list(ev.systems)
+    if not systems:
+        raise CLIError(f"{labels_path}: no judgments, so nothing can be scored")
     reports: dict[str, dict[str, Any]] = {}
     for system in systems:
         report = ev.report(system=system, corpus=corpus, drift_result=drift_result,

@@ -276,6 +276,13 @@ def _indeterminate(m: Mapping[str, Any] | None) -> str | None:
 # -- evaluating ---------------------------------------------------------------------------------
 
 
+def _at_least(value: float, threshold: float) -> bool:
+    """``value >= threshold`` at the report's precision (12 decimals), so a number exactly at
+    the threshold passes whatever binary rounding made of it (0.50 - 0.52 is
+    -0.020000000000000018, and a drop of exactly 0.02 must pass a ``-0.02`` gate)."""
+    return round(value, _DECIMALS) >= round(threshold, _DECIMALS)
+
+
 def _fmt(value: float, threshold: float | None = None) -> str:
     """Four decimals, or as many as it takes to show why ``value`` fell short of ``threshold``."""
     text = f"{value:.4f}"
@@ -316,7 +323,7 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
         if values:
             worst = min(values, key=lambda name: values[name])
             observed = values[worst]
-            if observed < threshold:
+            if not _at_least(observed, threshold):
                 return GateResult(raw, "FAIL", observed), (
                     f"{raw}: worst stratum '{worst}' has {metric} {_fmt(observed, threshold)}, "
                     f"below {threshold!r}"
@@ -343,7 +350,7 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
         if not (isinstance(ci, (list, tuple)) and len(ci) == 2 and _is_number(ci[0])):
             return undecided(f"no confidence interval on '{metric}', sample it more than once", value)
         lower = float(ci[0])
-        if lower >= threshold:
+        if _at_least(lower, threshold):
             return GateResult(raw, "PASS", lower), None
         return GateResult(raw, "FAIL", lower), (
             f"{raw}: the lower end of the interval on {metric} is {_fmt(lower, threshold)}, "
@@ -359,7 +366,7 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
         if why is not None:
             return undecided(f"the baseline's '{metric}' cannot be gated: {why}", value, base)
         change = round(value - base, _DECIMALS)
-        if change >= round(threshold, _DECIMALS):
+        if _at_least(change, threshold):
             return GateResult(raw, "PASS", value, base), None
         moved = f"fell {-change:.4f}" if change < 0 else f"rose only {change:.4f}"
         return GateResult(raw, "FAIL", value, base), (
@@ -367,7 +374,7 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
             f"beyond the allowed change of {threshold:+}"
         )
 
-    if value >= threshold:
+    if _at_least(value, threshold):
         return GateResult(raw, "PASS", value), None
     return GateResult(raw, "FAIL", value), f"{raw}: {metric} is {_fmt(value, threshold)}, below {threshold!r}"
 

@@ -801,3 +801,16 @@ def test_multi_system_baseline_matches_by_system(two_systems, tmp_path):
     base.write_text(json.dumps(broken))
     code, _, err = run_cli(*args, "--baseline", base)
     assert code == 2 and "(system dense): metrics.recall@3 has no 'value'" in err
+
+
+def test_empty_judgments_never_crash(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    code, out, err = run_cli("score", "--judgments", empty, "--run", fx("basic", "run.jsonl"))
+    assert code in (1, 2) and "internal error" not in err
+    if code == 1:  # the spec's answer: nothing scored, so the verdict is INDETERMINATE
+        assert "verdict  INDETERMINATE" in out
+    else:
+        assert err == f"retrieval-eval: error: {empty}: no judgments, so nothing can be scored\n"
+    code, _, _ = run_cli("validate", "--judgments", empty)
+    assert code == 1

@@ -418,3 +418,13 @@ def test_check_report_refuses_non_reports(data, message):
 
 def test_check_report_accepts_a_report():
     assert check_report(report(per_stratum=STRATA)) == report(per_stratum=STRATA)
+
+
+def test_absolute_floor_compares_at_twelve_decimals():
+    # 0.1 + 0.2 + 0.3 + ... style sums land a hair off; the report's precision is 12 decimals.
+    value = sum([0.1] * 3) / 3 * 3 - 0.3 + 0.3 - 1e-15  # 0.29999999999999993 or so
+    assert value < 0.3
+    assert evaluate_gates(report({"a": m(value)}), ["a:0.3"]).status == "PASS"
+    assert evaluate_gates(report({"a": m(0.3 - 1e-9)}), ["a:0.3"]).status == "FAIL"
+    rep = report({"a": {"value": 0.5, "n": 4, "ci": [0.3 - 1e-15, 0.7]}})
+    assert evaluate_gates(rep, ["a:ci-lower:0.3"]).status == "PASS"
