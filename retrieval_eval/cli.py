@@ -224,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cutoff", metavar="X", type=_finite_float("--cutoff"),
                    help="with --queries: a fixed score cutoff (the one production uses) instead")
     p.add_argument("--out", metavar="FILE", help="also write the JSON report here (atomically)")
-    output_flags(p, "print the JSON report instead of tables")
+    output_flags(p, "print the JSON report instead of tables (a run with several systems and no "
+                    "--system gives {\"systems\": {name: report}})")
     p.set_defaults(handler=cmd_score)
 
     # drift -------------------------------------------------------------------------------------
@@ -859,6 +860,8 @@ def _cell(value: Any) -> str:
 def cmd_drift(args: argparse.Namespace, out: _Out) -> int:
     if args.backup and not args.fix:
         raise CLIError("--backup applies to --fix only")
+    if args.fix and args.judgments == "-":
+        raise CLIError("--fix rewrites the judgments file; it cannot rewrite stdin")
     from .drift import drift, fix
 
     judgments = _load_judgments(args.judgments)
