@@ -11,9 +11,24 @@ checked with vectorized operations. When that fast path meets anything it cannot
 by a careful line-by-line Python pass, which is the authority: it either returns the same frame
 or raises the exact message with the real line number.
 
-Number text in unknown judgment fields: a float is parsed as ``_RawFloat``, a ``float`` that
-remembers its source text, and the writer emits that text, so ``1e5`` or ``1.50`` in an unknown
-field survive read -> write byte for byte. Everything else is written as canonical compact JSON.
+Choices this module makes, so every face behaves the same:
+
+- Number text in unknown judgment fields: a float is parsed as ``_RawFloat``, a ``float`` that
+  remembers its source text, and the writer emits that text, so ``1e5`` or ``1.50`` in an unknown
+  field survive read -> write byte for byte. Everything else is written as canonical compact
+  JSON (integers as Python writes them, strings with ``ensure_ascii=False``).
+- ``null`` for an optional field means unset (pandas exports write ``null``); a wrong type is
+  refused. ``NaN``/``Infinity`` are not JSON and are refused where the spec has no use for them.
+- Lines are split on ``\n`` only (U+2028 is legal inside a JSON string); blank lines and
+  ``//`` comments (``#`` in whitespace tables) are skipped but keep their line numbers.
+- Whitespace tables (TREC runs, qrels) split on ASCII whitespace only, as trec_eval does.
+- A run's ``system``: the ``system=`` argument when given (it names every row), else the line's
+  field (the TREC run_name column), else ``"run"``. Duplicate lines are judged per
+  (system, query) after that choice.
+- ``to_trec_run`` writes a row's system as run_name unless it is the default ``"run"``, and a
+  synthetic descending score ``n - rank + 1`` for a query without scores.
+- ``read_*(path)`` label messages with the path; ``parse_*`` use the spec's labels.
+- Ids are strings and are never converted from numbers: a frame with numeric ids is refused.
 """
 
 from __future__ import annotations
@@ -753,11 +768,20 @@ def _run_groups(df: pd.DataFrame) -> tuple[np.ndarray | None, np.ndarray, pa.Arr
     q = pa.array(df["query_id"].array).cast(_LS)
     codes = _group_codes(s, q)
     rank = df["rank"].to_numpy()
-    in_order = bool(np.all(codes[1:] >= codes[:-1])) and bool(np.all((codes[1:] != codes[:-1]) | (rank[1:] >= rank[:-1])))
-    order = None if in_order else np.lexsort((rank, codes))
-    sorted_codes = codes if order is None else codes[order]
-    starts = np.flatnonzero(np.concatenate(([True], sorted_codes[1:] != sorted_codes[:-1]))) if len(codes) else np.zeros(0, dtype=np.int64)
-    return order, starts, s, q
+    order = None if _in_group_order(codes, rank) else np.lexsort((rank, codes))
+    return order, _group_starts(codes if order is None else codes[order]), s, q
+
+
+def _in_group_order(codes: np.ndarray, rank: np.ndarray) -> bool:
+    """True when rows are already grouped by code (ascending) and ranked within each group."""
+    same = codes[1:] == codes[:-1]
+    return bool(np.all(codes[1:] >= codes[:-1])) and bool(np.all(~same | (rank[1:] >= rank[:-1])))
+
+
+def _group_starts(sorted_codes: np.ndarray) -> np.ndarray:
+    if len(sorted_codes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], sorted_codes[1:] != sorted_codes[:-1])))
 
 
 _TREC_SPACE = re.compile(rb"[ \t\n\v\f\r]")
@@ -951,10 +975,7 @@ def _order_trec(
         return empty_run()
     codes = _group_codes(system, qid)
     if order == "rank":
-        in_order = bool(np.all(codes[1:] >= codes[:-1])) and bool(
-            np.all((codes[1:] != codes[:-1]) | (rank_in[1:] > rank_in[:-1]))
-        )
-        perm = None if in_order else np.lexsort((rank_in, codes))
+        perm = None if _in_group_order(codes, rank_in) else np.lexsort((rank_in, codes))
     else:
         t = pa.table({"g": pa.array(codes), "s": pa.array(score), "d": doc})
         perm = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("s", "descending"), ("d", "descending")])
@@ -963,7 +984,7 @@ def _order_trec(
         idx = pa.array(perm)
         system, qid, doc = system.take(idx), qid.take(idx), doc.take(idx)
         codes, score = codes[perm], score[perm]
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    starts = _group_starts(codes)
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
     return _run_frame(_arrow_strings(system), _arrow_strings(qid), rank, _arrow_strings(doc), score)
@@ -1217,7 +1238,8 @@ def to_qrels(judgments: Any) -> str:
     if len(df) == 0:
         return ""
     key = df["chunk_id"].fillna(df["doc_uri"])
-    lines = df["query_id"].astype(object) + " 0 " + key.astype(object) + " " + df["relevance"].astype(str).astype(object)
+    rel = df["relevance"].astype(str).astype(object)
+    lines = df["query_id"].astype(object) + " 0 " + key.astype(object) + " " + rel
     return "\n".join(lines.tolist()) + "\n"
 
 
@@ -1490,7 +1512,10 @@ def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
     else:
         extra = np.full(n, None, dtype=object)
     out["extra"] = extra
-    out["line"] = _int_column(df, "line", label, "line must be an integer") if "line" in df.columns else np.zeros(n, np.int64)
+    if "line" in df.columns:
+        out["line"] = _int_column(df, "line", label, "line must be an integer")
+    else:
+        out["line"] = np.zeros(n, np.int64)
     result = pd.DataFrame(out)
     _carry_columns(df, result)
     return result
@@ -1508,7 +1533,8 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
         return _judgments_from_frame(obj, label)
     if _is_path(obj):
         suffix = Path(obj).suffix.lower()
-        if suffix in (".qrels", ".tsv", ".txt") or (suffix != ".jsonl" and not _first_content_line(obj).startswith("{")):
+        sniffed_json = suffix == ".jsonl" or _first_content_line(obj).startswith("{")
+        if suffix in (".qrels", ".tsv", ".txt") or not sniffed_json:
             return read_qrels(obj)
         return read_judgments(obj)
     if isinstance(obj, (list, tuple)):
@@ -1586,7 +1612,9 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
         if obj and isinstance(obj[0], Mapping) and "doc_id" in obj[0] and "ranking" not in obj[0]:
             return _run_from_frame(pd.DataFrame(list(obj)), label, system)
         return _run_python(enumerate(obj, start=1), label, system)
-    raise TypeError(f"cannot read a run from {type(obj).__name__}; give a DataFrame, a list of dicts, a dict of runs or a path")
+    raise TypeError(
+        f"cannot read a run from {type(obj).__name__}; give a DataFrame, a list of dicts, a dict of runs or a path"
+    )
 
 
 def as_queries(obj: Any, label: str = "queries") -> pd.DataFrame:
@@ -1606,7 +1634,8 @@ def as_queries(obj: Any, label: str = "queries") -> pd.DataFrame:
                 for v in raw.to_numpy(dtype=object)
             ):
                 raise FormatError(label, None, "expect_none must be true or false")
-            out["expect_none"] = raw.fillna(False).to_numpy(dtype=bool) if raw.isna().any() else raw.to_numpy(dtype=bool)
+            missing = raw.isna().to_numpy()
+            out["expect_none"] = np.where(missing, False, raw.to_numpy(dtype=object)).astype(bool)
         else:
             out["expect_none"] = np.zeros(n, dtype=bool)
         df = pd.DataFrame(out)
@@ -1654,4 +1683,6 @@ def as_corpus(obj: Any, label: str = "corpus") -> pd.DataFrame:
         return _corpus_from_obj(dict(obj), label)
     if isinstance(obj, (list, tuple)):
         return _corpus_from_obj({"chunks": list(obj)}, label)
-    raise TypeError(f"cannot read a corpus from {type(obj).__name__}; give a DataFrame, a dict, a list of chunks or a path")
+    raise TypeError(
+        f"cannot read a corpus from {type(obj).__name__}; give a DataFrame, a dict, a list of chunks or a path"
+    )
