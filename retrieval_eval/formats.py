@@ -1011,6 +1011,8 @@ def _trec_python(text: str, label: str) -> tuple[list, list, list, list, list]:
 def _from_trec(text: str | None, data: bytes | None, label: str, order: str, system: str | None) -> pd.DataFrame:
     if order not in ("rank", "score"):
         raise ValueError(f"order must be 'rank' or 'score', got {order!r}")
+    if system is not None and (not isinstance(system, str) or not system):
+        raise ValueError("system must be a non-empty string")
     if data is None and text is not None:
         try:
             data = _strip_bom(text).encode("utf-8")

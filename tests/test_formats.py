@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -123,7 +122,7 @@ def test_every_fixture_judgments_file_reads_and_round_trips(fixtures):
         # canonical bytes are a fixed point, and say the same labels as the file
         text = serialize_judgments(df)
         assert serialize_judgments(parse_judgments(text)) == text
-        for line, obj in zip(text.splitlines(), lines):
+        for line, obj in zip(text.split("\n"), lines):
             assert json.loads(line) == json.loads(obj)
 
 
@@ -824,3 +823,38 @@ def test_as_run_frame_columns_are_cast_and_numeric_ids_refused():
     )
     assert refused(as_run, pd.DataFrame({"query_id": ["q", None], "doc_id": ["a", "b"]})) == "run: missing query_id"
     assert refused(as_run, pd.DataFrame({"query_id": ["q"]})) == "run: missing column doc_id"
+
+
+_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6)
+_json_value = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+    max_leaves=8,
+)
+_judgment = st.fixed_dictionaries(
+    {"query_id": _text.filter(bool), "doc_uri": _text.filter(bool), "relevance": st.integers(0, 3)},
+    optional={name: _text for name in F._OPTIONAL_JUDGMENT_STR},
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_judgment, st.dictionaries(_text.filter(lambda k: k not in F.JUDGMENT_FIELDS), _json_value, max_size=3)),
+        max_size=4,
+    )
+)
+def test_property_canonical_bytes_are_a_fixed_point(items):
+    dicts = [{**extra, **known} for known, extra in items]
+    text = serialize_judgments(dicts)
+    assert text == serialize_judgments(parse_judgments(text))
+    again = parse_judgments(text)
+    assert [json.loads(line) for line in text.split("\n")[:-1]] == [
+        {**{k: d[k] for k in F.JUDGMENT_FIELDS if k in d}, **{k: d[k] for k in d if k not in F.JUDGMENT_FIELDS}}
+        for d in dicts
+    ]
+    assert again.line.tolist() == list(range(1, len(dicts) + 1))
