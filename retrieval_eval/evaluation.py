@@ -40,13 +40,13 @@ def _negative_ids(queries, negatives) -> list[str]:
     return list(negative_ids(queries, negatives))
 
 
-def _query_strata_from(queries) -> pd.Series | None:
-    if queries is None:
-        return None
+def _query_strata_from(queries) -> pd.Series:
+    """``query_id -> stratum`` from a queries file (queries without one are left out)."""
     from .formats import as_queries
 
     q = as_queries(queries)
-    return pd.Series(q["stratum"].to_numpy(), index=q["query_id"].to_numpy())
+    q = q[q["stratum"].notna()].drop_duplicates("query_id")
+    return pd.Series(q["stratum"].to_numpy(dtype=object), index=q["query_id"].to_numpy(dtype=object))
 
 
 def _stratum_order(names, counts: Mapping[str, int]) -> list[str]:
@@ -121,7 +121,7 @@ class Evaluation:
 
     @property
     def has_strata(self) -> bool:
-        return bool(self.judgments["stratum"].notna().any())
+        return bool((self.per_query["stratum"] != UNSTRATIFIED).any())
 
     def metric(self, name: str, k: int | None = None) -> str:
         """The column name of a metric at a cutoff (the largest one by default)."""
@@ -204,16 +204,23 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     negs = _negative_ids(queries, negatives)
     per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
     if queries is not None:
+        # Judgments' strata win; a query without one takes the queries file's.
         extra = _query_strata_from(queries)
-        unstrat = per_query["stratum"] == UNSTRATIFIED
-        if unstrat.any() and extra is not None:
-            filled = per_query.loc[unstrat, "query_id"].map(extra)
-            per_query.loc[unstrat, "stratum"] = filled.fillna(UNSTRATIFIED).astype(ID)
+        if len(extra):
+            ids = per_query["query_id"].to_numpy(dtype=object)
+            current = per_query["stratum"].to_numpy(dtype=object)
+            filled = extra.reindex(ids).to_numpy(dtype=object)
+            use = (current == UNSTRATIFIED) & pd.notna(filled)
+            per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
     negative = per_query["query_id"].isin(negs).to_numpy()
     per_query.insert(per_query.columns.get_loc("duplicates") + 1, "negative", negative)
     scored = per_query.assign(no_positives=per_query["no_positives"] | per_query["negative"])
+    systems = pd.Index(per_query.attrs["systems"], dtype=ID, name="system")
     summary = engine.aggregate(scored)
     summary.index = pd.Index(summary.index, dtype=ID, name="system")
+    # A system with no judged query still has a row: n = 0 and no metric.
+    summary = summary.reindex(systems)
+    summary["n"] = summary["n"].fillna(0).astype(np.int64)
     per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
     return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
                       queries=queries, negatives=negs)

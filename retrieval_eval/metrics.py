@@ -422,6 +422,7 @@ def compute(
             **ordered,
         }
     )
+    frame.attrs["systems"] = list(systems)
     return frame
 
 

@@ -667,7 +667,6 @@ def test_score_with_queries_but_no_scores_says_so(tmp_path):
     assert "skipped: the run has no scores" in out
 
 
-@pytest.mark.xfail(reason="evaluation.evaluate: queries without a stratum hit ArrowInvalid in fillna (lead's bug)")
 def test_score_with_queries_without_strata(tmp_path):
     queries = tmp_path / "queries.jsonl"
     queries.write_text('{"query_id": "q1"}\n{"query_id": "q2"}\n{"query_id": "ood1", "expect_none": true}\n')
