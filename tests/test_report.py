@@ -87,3 +87,23 @@ def test_multi_system_report_needs_a_system_name():
         ev.report()
     assert ev.report(system="b").to_dict()["metrics"]["recall@1"]["value"] == 0.0
     assert "<table>" in ev._repr_html_() and "<table>" in ev.report(system="a")._repr_html_()
+
+
+def test_empty_judgments_give_an_indeterminate_report():
+    data = re_.build_report([], [{"query_id": "q1", "ranking": ["d1"]}]).to_dict()
+    assert data["metrics"] == {}
+    assert data["verdict"]["status"] == "INDETERMINATE"
+    assert "no judged queries, so no metric was computed" in data["verdict"]["reasons"]
+
+
+def test_queries_file_strata_fill_unstratified_judgments():
+    judgments = [{"query_id": "q1", "doc_uri": "d1", "relevance": 1},
+                 {"query_id": "q2", "doc_uri": "d2", "relevance": 1, "stratum": "own"}]
+    queries = [{"query_id": "q1", "stratum": "from-file"}, {"query_id": "q2", "stratum": "ignored"},
+               {"query_id": "q3"}]
+    run = [{"query_id": "q1", "ranking": ["d1"]}, {"query_id": "q2", "ranking": ["x"]}]
+    ev = re_.evaluate(judgments, run, k=(1,), queries=queries)
+    assert ev.per_query.set_index("query_id")["stratum"].to_dict() == {"q1": "from-file", "q2": "own"}
+    data = ev.report().to_dict()
+    assert data["per_stratum"]["from-file"]["metrics"]["recall@1"]["value"] == 1.0
+    assert data["per_stratum"]["own"]["metrics"]["recall@1"]["value"] == 0.0
