@@ -1087,7 +1087,8 @@ def read_trec_run(path: str | os.PathLike, order: str = "rank", system: str | No
 
 
 def _is_header(fields: list[str]) -> bool:
-    return len(fields) == 3 and not _INT_RE.match(fields[2])
+    """BEIR's header row (``query-id corpus-id score``): 3 fields, the last a word, not a grade."""
+    return len(fields) == 3 and fields[2].replace("-", "").replace("_", "").isalpha()
 
 
 def _qrels_python(text: str, label: str) -> tuple[list, list, list, list]:

@@ -563,6 +563,11 @@ def test_qrels_refusals_name_the_real_line(line, detail):
     assert refused(from_qrels, "q1 0 d0 1\n# c\n" + line + "\n") == f"qrels:3: {detail}"
 
 
+def test_qrels_first_line_with_a_bad_grade_is_not_taken_for_a_header():
+    assert refused(from_qrels, "q1 d1 1.5\nq1 d2 1\n") == "qrels:1: relevance must be an integer, got '1.5'"
+    assert from_qrels("query_id doc_id relevance\nq1 d2 1\n").doc_uri.tolist() == ["d2"]
+
+
 def test_to_qrels_key_is_chunk_id_else_doc_uri():
     df = as_judgments(
         [
@@ -758,7 +763,7 @@ def test_readers_refuse_missing_files_and_folders(reader, tmp_path):
     assert refused(reader, tmp_path) == f"{tmp_path}: cannot read: is a directory"
 
 
-@pytest.mark.parametrize("reader", [read_judgments, read_run, read_trec_run, read_qrels, read_queries])
+@pytest.mark.parametrize("reader", [read_judgments, read_run, read_trec_run, read_qrels, read_queries, read_corpus])
 def test_readers_name_the_line_of_invalid_utf8(reader, tmp_path):
     path = tmp_path / "bad"
     path.write_bytes(b"first line\n\nab\xffcd\n")
