@@ -326,6 +326,13 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a double
+        return False
+
+
 def _is_path(obj: Any) -> bool:
     return isinstance(obj, (str, os.PathLike))
 
@@ -664,7 +671,7 @@ def _run_python(items: Iterable[tuple[int, Any]], label: str, system: str | None
             if len(sc) != len(ranking):
                 raise FormatError(label, line, f"scores has {len(sc)} entries, ranking has {len(ranking)}")
             for i, s in enumerate(sc):
-                if not _is_number(s) or not math.isfinite(s):
+                if not _is_number(s) or not _finite(s):
                     raise FormatError(label, line, f"scores[{i}] must be a finite number")
         own = obj.get("system")
         if own is not None and (not isinstance(own, str) or not own):
@@ -727,7 +734,7 @@ def parse_run(content: str | bytes, label: str = "run", system: str | None = Non
     system (it overrides a line's own ``system``); else a line's field, else ``"run"``.
     ``rank`` is the 1-based position as written; ``score`` is NaN for a line without scores.
     A line with an empty ranking has no rows; its (system, query_id) is listed in
-    ``df.attrs["empty_rankings"]`` by the careful pass.
+    ``df.attrs["empty_rankings"]``, so a caller can tell "answered nothing" from "missing".
     """
     if isinstance(content, (bytes, bytearray)):
         data = bytes(content)
@@ -746,9 +753,22 @@ def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame
     return _parse_run(text, data, label, system)
 
 
+def _arrow_of(col: pd.Series) -> pa.Array:
+    """A "string" column as one contiguous large_string arrow array (no Python objects)."""
+    arr = pa.array(col.array)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr.cast(_LS)
+
+
 def _group_codes(system: Any, qid: Any) -> np.ndarray:
     """Integer code per row for its (system, query_id), numbered in order of first appearance."""
     import pyarrow.compute as pc
+
+    if isinstance(system, pa.ChunkedArray):
+        system = system.combine_chunks()
+    if isinstance(qid, pa.ChunkedArray):
+        qid = qid.combine_chunks()
 
     cs = pc.dictionary_encode(system).indices.to_numpy(zero_copy_only=False).astype(np.int64)
     cq = pc.dictionary_encode(qid).indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -764,8 +784,8 @@ def _run_groups(df: pd.DataFrame) -> tuple[np.ndarray | None, np.ndarray, pa.Arr
     Returns the row permutation (None when the frame is already in that order), the start of
     each group in the permuted rows, and the system and query_id columns as arrow arrays.
     """
-    s = pa.array(df["system"].array).cast(_LS)
-    q = pa.array(df["query_id"].array).cast(_LS)
+    s = _arrow_of(df["system"])
+    q = _arrow_of(df["query_id"])
     codes = _group_codes(s, q)
     rank = df["rank"].to_numpy()
     order = None if _in_group_order(codes, rank) else np.lexsort((rank, codes))
@@ -867,7 +887,7 @@ def to_trec_run(run: Any, run_name: str = "retrieval-eval") -> str:
         raise ValueError(f"run name {run_name!r} is empty or contains whitespace; the TREC format cannot hold it")
     order, starts, systems, qids = _run_groups(df)
     n = len(df)
-    docs = pa.array(df["doc_id"].array).cast(_LS)
+    docs = _arrow_of(df["doc_id"])
     ranks = df["rank"].to_numpy()
     scores = df["score"].to_numpy(dtype=np.float64)
     if order is not None:

@@ -863,3 +863,18 @@ def test_property_canonical_bytes_are_a_fixed_point(items):
         for d in dicts
     ]
     assert again.line.tolist() == list(range(1, len(dicts) + 1))
+
+
+def test_writers_accept_concatenated_frames():
+    one = parse_run('{"query_id":"q1","ranking":["a","b"],"scores":[2,1]}\n')
+    both = as_run({"x": one, "y": pd.concat([one, one.iloc[:0]], ignore_index=True)})
+    assert to_trec_run(both) == "q1 Q0 a 1 2 x\nq1 Q0 b 2 1 x\nq1 Q0 a 1 2 y\nq1 Q0 b 2 1 y\n"
+    assert write_run(both).splitlines()[1] == '{"query_id":"q1","ranking":["a","b"],"scores":[2.0,1.0],"system":"y"}'
+
+
+@pytest.mark.parametrize("careful", ["", "// forces the careful pass\n"])
+def test_run_score_that_overflows_a_double_is_refused(careful):
+    text = careful + '{"query_id":"q","ranking":["a","b"],"scores":[1,' + "9" * 400 + "]}\n"
+    line = 2 if careful else 1
+    assert refused(parse_run, text) == f"run:{line}: scores[1] must be a finite number"
+    assert parse_run(careful + '{"query_id":"q","ranking":["a"],"scores":[1.7e308]}\n').score.tolist() == [1.7e308]
