@@ -413,3 +413,18 @@ def test_inputs_are_not_mutated():
 def test_nan_differences_are_refused():
     with pytest.raises(ValueError, match="NaN"):
         S.paired_t([0.1, np.nan], [0.2, 0.3])
+
+
+def test_swapping_the_systems_keeps_every_two_sided_p_value():
+    rng = np.random.default_rng(41)
+    a = np.round(rng.uniform(size=(4, 35)), 2)
+    b = np.round(rng.uniform(size=(4, 35)), 2)
+    for fn in (S.paired_t, S.wilcoxon,
+               lambda x, y: S.paired_randomization(x, y, n_resamples=999, seed=2)):
+        p_ab, p_ba = fn(a, b).pvalue, fn(b, a).pvalue
+        assert np.allclose(p_ab, p_ba, rtol=0, atol=1e-15)
+        assert ((0 < p_ab) & (p_ab <= 1)).all()
+    boot_ab = S.paired_bootstrap(a, b, n_resamples=500, seed=3)
+    boot_ba = S.paired_bootstrap(b, a, n_resamples=500, seed=3)
+    assert np.allclose(boot_ab.ci_low, -boot_ba.ci_high, atol=1e-15)
+    assert np.allclose(boot_ab.pvalue, boot_ba.pvalue, atol=1e-15)
