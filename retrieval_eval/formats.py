@@ -1458,6 +1458,10 @@ def _first_content_line(path: str | os.PathLike) -> str:
     return ""
 
 
+def _is_missing_scalar(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
 def _carry_columns(src: pd.DataFrame, dst: pd.DataFrame) -> None:
     """Columns an analyst added ride along after the contract's, copied (index reset)."""
     for c in src.columns:
@@ -1611,11 +1615,17 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     Accepts the frame a reader returns (``system`` added as ``"run"``, ``score`` as NaN and
     ``rank`` as 1..n per query in row order when missing), a list of wire-format dicts
     (``{"query_id", "ranking", ...}``, checked like file lines; a list of long rows with
-    ``doc_id`` also works), a path (JSONL when the first line is a JSON object, else a TREC
-    run), or a dict ``{system_name: run}`` whose runs are coerced and concatenated with the
+    ``doc_id`` also works; so does a frame with a ``ranking`` column, one row per query), a path
+    (JSONL when the first line is a JSON object, else a TREC run), or a dict ``{system_name: run}`` whose runs are coerced and concatenated with the
     key as their system. ``system`` given here names the system of every row.
     """
+    if system is not None and (not isinstance(system, str) or not system):
+        raise ValueError("system must be a non-empty string")
     if isinstance(obj, pd.DataFrame):
+        if "ranking" in obj.columns and "doc_id" not in obj.columns:  # one row per query, wire-like
+            records = obj.to_dict("records")
+            lines = [{k: v for k, v in r.items() if not _is_missing_scalar(v)} for r in records]
+            return _run_python(enumerate(lines, start=1), label, system)
         return _run_from_frame(obj, label, system)
     if _is_path(obj):
         if _first_content_line(obj).startswith("{"):

@@ -878,3 +878,14 @@ def test_run_score_that_overflows_a_double_is_refused(careful):
     line = 2 if careful else 1
     assert refused(parse_run, text) == f"run:{line}: scores[1] must be a finite number"
     assert parse_run(careful + '{"query_id":"q","ranking":["a"],"scores":[1.7e308]}\n').score.tolist() == [1.7e308]
+
+
+def test_as_run_reads_a_wire_like_frame_one_row_per_query():
+    wide = pd.DataFrame([{"query_id": "q1", "ranking": ["a", "b"], "scores": [2, 1]}, {"query_id": "q2", "ranking": ["c"]}])
+    run = as_run(wide)
+    assert run.doc_id.tolist() == ["a", "b", "c"]
+    np.testing.assert_array_equal(run.score.to_numpy(), [2.0, 1.0, np.nan])
+    bad = pd.DataFrame([{"query_id": "q1", "ranking": ["a"]}, {"query_id": "q1", "ranking": ["b"]}])
+    assert refused(as_run, bad) == "run:2: duplicate entry for query q1, already on line 1"
+    with pytest.raises(ValueError):
+        as_run(wide, system="")
