@@ -372,8 +372,9 @@ def compare(
     difference (``confidence``), whatever the test. Everything is seeded by ``seed``.
 
     ``calibration="auto"`` also compares the out-of-distribution figures
-    (:func:`compare_calibration`) when negatives are declared and the run has scores;
-    ``True`` requires it, ``False`` skips it.
+    (:func:`compare_calibration`, at most 2,000 resamples) when negatives are declared and
+    the run has scores, and turns a failure into a warning; ``True`` requires it (with
+    ``n_resamples`` resamples, errors raised), ``False`` skips it.
     """
     from .calibration import negative_ids
     from .evaluation import evaluate
@@ -393,8 +394,8 @@ def compare(
     base = _pick_baseline(systems, baseline)
     cols = _metric_columns(metrics, int(k), gain)
     negs = negative_ids(queries, negatives)
-    ev = evaluate(j, r, k=(int(k),), threshold=threshold, gain=gain,
-                  negatives=negs if negs else None)
+    ev = evaluate(j, r, k=(int(k),), threshold=threshold, gain=gain, queries=queries,
+                  negatives=negatives)
     systems = [str(s) for s in ev.systems]
     pq = ev.per_query
     excluded_mask = (pq["no_positives"] | pq["negative"]).to_numpy(bool)

@@ -323,3 +323,16 @@ def test_compare_attaches_calibration_when_negatives_and_scores_exist():
     assert set(c.calibration.table["metric"]) == {"auroc", "negative_satisfaction"}
     assert compare(j, runs, queries=queries, n_resamples=300, calibration=False).calibration is None
     assert "Out-of-distribution" in c._repr_html_()
+
+
+def test_per_query_carries_strata_from_the_judgments_or_the_queries_file():
+    queries = [{"query_id": "q1", "stratum": "howto"}]
+    c = compare(JUDGMENTS, {"base": BASE, "cand": CAND}, metrics=("mrr",), queries=queries)
+    strata = dict(zip(c.per_query["query_id"], c.per_query["stratum"]))
+    assert strata["q1"] == "howto" and strata["q2"] == "_unstratified"
+    assert str(c.per_query["stratum"].dtype) == "string"
+
+
+def test_calibration_true_raises_when_it_cannot_be_computed():
+    with pytest.raises(ValueError):
+        compare(JUDGMENTS, {"base": BASE, "cand": CAND}, negatives=["q5"], calibration=True)
