@@ -84,7 +84,10 @@ def _metric_columns(metrics, k: int, gain: str) -> list[str]:
         metrics = (metrics,)
     cols = []
     for m in metrics:
-        base = str(m).split("@", 1)[0]
+        base, _, at = str(m).partition("@")
+        if at and at != str(k):
+            raise ValueError(f"metric {m!r} names cutoff {at} but the comparison is at k={k}; "
+                             "pass k= or the bare metric name")
         if base == "ndcg_linear":
             base, g = "ndcg", "linear"
         else:

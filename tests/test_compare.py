@@ -336,3 +336,10 @@ def test_per_query_carries_strata_from_the_judgments_or_the_queries_file():
 def test_calibration_true_raises_when_it_cannot_be_computed():
     with pytest.raises(ValueError):
         compare(JUDGMENTS, {"base": BASE, "cand": CAND}, negatives=["q5"], calibration=True)
+
+
+def test_metric_names_with_a_cutoff_must_match_k():
+    c = compare(JUDGMENTS, {"base": BASE, "cand": CAND}, metrics=("mrr@5",), k=5)
+    assert c.metrics == ["mrr@5"]
+    with pytest.raises(ValueError, match="names cutoff 5"):
+        compare(JUDGMENTS, {"base": BASE, "cand": CAND}, metrics=("mrr@5",), k=10)
