@@ -1320,7 +1320,9 @@ def parse_corpus(content: str, label: str = "corpus") -> pd.DataFrame:
     """Parse a corpus JSON document into the corpus frame (one row per chunk, file order).
 
     ``df.attrs`` carries ``corpus_fingerprint`` and ``chunker_fingerprint`` (None when absent),
-    which drift compares against the labels' fingerprint.
+    which drift compares against the labels' fingerprint. Chunk fields other than the six the
+    spec names are not kept (the frame has no ``extra`` column); ``chunks[i]`` in messages is
+    0-based, as in JSON Pointer.
     """
     try:
         obj = json.loads(_strip_bom(content), parse_constant=_refuse_constant)
@@ -1411,6 +1413,7 @@ def parse_queries(content: str, label: str = "queries") -> pd.DataFrame:
     ``expect_none: true`` marks an out-of-distribution query (nothing in the corpus answers
     it); it must be a JSON boolean, because a truthy string silently turning a query into a
     negative would change what calibration measures. A query declared twice is refused.
+    Fields other than the four are ignored.
     """
     return _queries_python(_json_lines(content, label), label)
 
