@@ -51,10 +51,13 @@ from .report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report, build_report
 from .drift import DriftResult, FixResult, drift, fix
 from .gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
 from .calibration import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
+from .compare import CalibrationComparison, Comparison, compare, compare_calibration
+from .datasets import load_demo
 
 __version__ = TOOL_VERSION
 
 __all__ = [
+    "CalibrationComparison", "Comparison", "compare", "compare_calibration", "load_demo",
     "Calibration", "DriftResult", "Evaluation", "FixResult", "FormatError", "Gate", "GateError",
     "GateResult", "Measurement", "Report", "SPEC_VERSION", "ScoreResult", "StratumScore",
     "TOOL_NAME", "TOOL_VERSION", "ValidationIssue", "ValidationResult", "apply_cutoff",
