@@ -258,6 +258,19 @@ def _decode(data: bytes, label: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def _checked_bytes(data: bytes, label: str) -> tuple[bytes, str | None]:
+    """Bytes without a BOM, checked to be UTF-8; also the text when checking had to decode it.
+
+    Pure ASCII (the usual run or qrels file) is valid UTF-8 and is checked without decoding, so
+    the fast path never pays for a text it does not use.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if data.isascii():
+        return data, None
+    return data, _decode(data, label)
+
+
 def _strip_bom(content: str) -> str:
     return content[1:] if content.startswith("\ufeff") else content
 
@@ -737,19 +750,15 @@ def parse_run(content: str | bytes, label: str = "run", system: str | None = Non
     ``df.attrs["empty_rankings"]``, so a caller can tell "answered nothing" from "missing".
     """
     if isinstance(content, (bytes, bytearray)):
-        data = bytes(content)
-        text = _decode(data, label)
-        return _parse_run(text, data[3:] if data.startswith(b"\xef\xbb\xbf") else data, label, system)
+        data, text = _checked_bytes(bytes(content), label)
+        return _parse_run(text, data, label, system)
     return _parse_run(content, None, label, system)
 
 
 def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame:
     """Read a run JSONL file (see :func:`parse_run`); messages are labelled with the path."""
     label = str(path)
-    data = _read_bytes(path)
-    text = _decode(data, label)  # validates UTF-8 and names the bad line
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data, text = _checked_bytes(_read_bytes(path), label)
     return _parse_run(text, data, label, system)
 
 
@@ -1085,19 +1094,15 @@ def from_trec_run(
     output ``rank`` is then 1..n in that order; ``score`` keeps the file's scores.
     """
     if isinstance(content, (bytes, bytearray)):
-        data = bytes(content)
-        text = _decode(data, label)
-        return _from_trec(text, data[3:] if data.startswith(b"\xef\xbb\xbf") else data, label, order, system)
+        data, text = _checked_bytes(bytes(content), label)
+        return _from_trec(text, data, label, order, system)
     return _from_trec(content, None, label, order, system)
 
 
 def read_trec_run(path: str | os.PathLike, order: str = "rank", system: str | None = None) -> pd.DataFrame:
     """Read a TREC run file (see :func:`from_trec_run`); messages are labelled with the path."""
     label = str(path)
-    data = _read_bytes(path)
-    text = _decode(data, label)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data, text = _checked_bytes(_read_bytes(path), label)
     return _from_trec(text, data, label, order, system)
 
 
@@ -1234,9 +1239,7 @@ def from_qrels(
     ``doc_uri``, and also to ``chunk_id`` with ``as_chunk_ids=True``. Returns a judgments frame.
     """
     if isinstance(content, (bytes, bytearray)):
-        data = bytes(content)
-        text = _decode(data, label)
-        data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+        data, text = _checked_bytes(bytes(content), label)
         return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by)
     return _from_qrels(content, None, label, as_chunk_ids, corpus_fingerprint, labeled_by)
 
@@ -1249,9 +1252,7 @@ def read_qrels(
 ) -> pd.DataFrame:
     """Read a qrels file (see :func:`from_qrels`); messages are labelled with the path."""
     label = str(path)
-    data = _read_bytes(path)
-    text = _decode(data, label)
-    data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    data, text = _checked_bytes(_read_bytes(path), label)
     return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by)
 
 
