@@ -1620,8 +1620,9 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     ``rank`` as 1..n per query in row order when missing), a list of wire-format dicts
     (``{"query_id", "ranking", ...}``, checked like file lines; a list of long rows with
     ``doc_id`` also works; so does a frame with a ``ranking`` column, one row per query), a path
-    (JSONL when the first line is a JSON object, else a TREC run), or a dict ``{system_name: run}`` whose runs are coerced and concatenated with the
-    key as their system. ``system`` given here names the system of every row.
+    (JSONL when the first line is a JSON object, else a TREC run), or a dict
+    ``{system_name: run}`` whose runs are coerced and concatenated with the key as their system.
+    ``system`` given here names the system of every row.
     """
     if system is not None and (not isinstance(system, str) or not system):
         raise ValueError("system must be a non-empty string")
