@@ -212,6 +212,13 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
             filled = extra.reindex(ids).to_numpy(dtype=object)
             use = (current == UNSTRATIFIED) & pd.notna(filled)
             per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
+    empty = r.attrs.get("empty_rankings") or []
+    if empty:
+        # A ranking written as [] answered nothing: it scores zero, but it is not missing.
+        answered = pd.MultiIndex.from_tuples([(str(s_), str(q_)) for s_, q_ in empty])
+        cells = pd.MultiIndex.from_arrays([per_query["system"].astype(object),
+                                           per_query["query_id"].astype(object)])
+        per_query["missing"] = per_query["missing"].to_numpy() & ~cells.isin(answered)
     negative = per_query["query_id"].isin(negs).to_numpy()
     per_query.insert(per_query.columns.get_loc("duplicates") + 1, "negative", negative)
     scored = per_query.assign(no_positives=per_query["no_positives"] | per_query["negative"])

@@ -107,3 +107,13 @@ def test_queries_file_strata_fill_unstratified_judgments():
     data = ev.report().to_dict()
     assert data["per_stratum"]["from-file"]["metrics"]["recall@1"]["value"] == 1.0
     assert data["per_stratum"]["own"]["metrics"]["recall@1"]["value"] == 0.0
+
+
+def test_an_empty_ranking_scores_zero_but_is_not_missing():
+    judgments = [{"query_id": "q1", "doc_uri": "d1", "relevance": 1},
+                 {"query_id": "q2", "doc_uri": "d2", "relevance": 1}]
+    run = re_.parse_run('{"query_id": "q1", "ranking": []}\n')
+    ev = re_.evaluate(judgments, run, k=(1,))
+    assert ev.per_query.set_index("query_id")["missing"].to_dict() == {"q1": False, "q2": True}
+    assert ev.summary.loc["run", "recall@1"] == 0.0
+    assert "1 judged query had no run entry and scored zero" in ev.report().to_dict()["verdict"]["reasons"]
