@@ -1631,7 +1631,11 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
             records = obj.to_dict("records")
             lines = [{k: v for k, v in r.items() if not _is_missing_scalar(v)} for r in records]
             return _run_python(enumerate(lines, start=1), label, system)
-        return _run_from_frame(obj, label, system)
+        out = _run_from_frame(obj, label, system)
+        empty = obj.attrs.get("empty_rankings")
+        if empty and "empty_rankings" not in out.attrs:
+            out.attrs["empty_rankings"] = [(system or s, q) for s, q in empty]
+        return out
     if _is_path(obj):
         if _first_content_line(obj).startswith("{"):
             return read_run(obj, system=system)
@@ -1645,7 +1649,11 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
         if not parts:
             return empty_run()
         out = pd.concat([p[list(RUN_COLUMNS)] for p in parts], ignore_index=True)
-        return out.astype(RUN_COLUMNS)
+        out = out.astype(RUN_COLUMNS)
+        empty = [pair for p in parts for pair in p.attrs.get("empty_rankings", [])]
+        if empty:
+            out.attrs["empty_rankings"] = empty
+        return out
     if isinstance(obj, (list, tuple)):
         if obj and isinstance(obj[0], Mapping) and "doc_id" in obj[0] and "ranking" not in obj[0]:
             return _run_from_frame(pd.DataFrame(list(obj)), label, system)
