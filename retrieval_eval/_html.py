@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 _STYLE = ("<style>.re-box{font-family:system-ui,sans-serif;font-size:13px}"
@@ -24,17 +25,19 @@ def table(frame: pd.DataFrame, max_rows: int = 20, floatfmt: str = "{:.4f}") -> 
     """A small HTML table; longer frames are cut with a note saying how many rows are hidden."""
     shown = frame.head(max_rows)
     head = "".join(f"<th>{esc(c)}</th>" for c in [frame.index.name or ""] + list(frame.columns))
+    def fmt(v) -> str:
+        if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)):
+            return ""
+        if isinstance(v, (float, np.floating)):
+            return floatfmt.format(v)
+        return esc(v)
+
+    columns = [shown[c].tolist() for c in shown.columns]  # per column: ints stay ints
     rows = []
-    for idx, row in shown.iterrows():
+    for i, idx in enumerate(shown.index):
         label = " / ".join(map(str, idx)) if isinstance(idx, tuple) else str(idx)
-        cells = []
-        for v in row:
-            if isinstance(v, float):
-                cells.append("" if pd.isna(v) else floatfmt.format(v))
-            else:
-                cells.append(esc("" if v is None or v is pd.NA else v))
-        rows.append("<tr><td>" + esc(label) + "</td>" + "".join(f"<td>{c}</td>" for c in cells)
-                    + "</tr>")
+        cells = "".join(f"<td>{fmt(col[i])}</td>" for col in columns)
+        rows.append(f"<tr><td>{esc(label)}</td>{cells}</tr>")
     more = (f"<div>… {len(frame) - max_rows} more rows (use .to_frame())</div>"
             if len(frame) > max_rows else "")
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>{more}"
@@ -49,8 +52,10 @@ def warnings_html(warnings) -> str:
 
 
 def evaluation_html(ev) -> str:
-    summary = ev.summary.T if len(ev.summary) <= 6 else ev.summary
-    body = table(summary, max_rows=40)
+    metrics = ev.summary.drop(columns="n")
+    counts = ", ".join(f"{esc(s)} {int(n)}" for s, n in ev.summary["n"].items())
+    body = f"<div>queries scored: {counts}</div>"
+    body += table(metrics.T if len(metrics) <= 6 else metrics, max_rows=40)
     pq = ev.per_query
     notes = []
     for flag, text in (("missing", "judged queries missing from the run (scored zero)"),
