@@ -177,6 +177,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     if calibration is not None and system in set(calibration.summary.index):
         for name, m in calibration.metrics(system).items():
             data["metrics"][name] = m.to_dict() if isinstance(m, Measurement) else dict(m)
+        _calibration_strata(data, calibration, system)
         block = calibration.report_block(system)
         data["calibration"] = block
         for warning in block.get("warnings", []):
@@ -185,6 +186,37 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     status = "INDETERMINATE" if queries_scored == 0 or not validation.ok else "PASS"
     data["verdict"] = {"status": status, "reasons": reasons}
     return Report(data)
+
+
+def _calibration_strata(data: dict[str, Any], calibration, system: str) -> None:
+    """Put each stratum's calibration figure in ``per_stratum`` (negatives' strata get
+    ``negative_satisfaction``, positives' ``positive_retention``), with its Wilson interval.
+
+    So ``worst-stratum:negative_satisfaction:0.8`` gates the weakest class of OOD queries. A
+    stratum's ``n`` is the queries it scored; a negatives-only stratum's is its negatives. A
+    figure from fewer than 10 queries, or from rank-based scores, carries ``indeterminate``
+    so a gate on it cannot PASS.
+    """
+    table = calibration.per_stratum
+    table = table[table["system"] == system]
+    if table.empty:
+        return
+    top = data["metrics"]
+    per_stratum = data.setdefault("per_stratum", {})
+    for row in table.itertuples(index=False):
+        if pd.isna(row.share):
+            continue
+        m: dict[str, Any] = {"value": float(round(row.share, 12)), "n": int(row.n)}
+        if pd.notna(row.share_ci_low):
+            m["ci"] = [float(round(row.share_ci_low, 12)), float(round(row.share_ci_high, 12))]
+        m["deterministic"] = True
+        why = (top.get(row.figure) or {}).get("indeterminate")
+        if why is None and row.n < 10:
+            why = f"only {int(row.n)} {row.kind} queries in stratum '{row.stratum}' (fewer than 10)"
+        if why:
+            m["indeterminate"] = why
+        entry = per_stratum.setdefault(str(row.stratum), {"n": int(row.n), "metrics": {}})
+        entry.setdefault("metrics", {})[row.figure] = m
 
 
 def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,

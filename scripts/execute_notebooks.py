@@ -21,6 +21,7 @@ def main(paths: list[str]) -> int:
                        resources={"metadata": {"path": str(Path(path).parent)}}).execute()
         for cell in nb.cells:  # wall-clock timings are not documentation
             cell.metadata.pop("execution", None)
+        nb.metadata.pop("widgets", None)  # widget state is rebuilt by the kernel
         nbformat.write(nb, path)
         print(f"executed {path}")
     return 0

@@ -117,3 +117,26 @@ def test_an_empty_ranking_scores_zero_but_is_not_missing():
     assert ev.per_query.set_index("query_id")["missing"].to_dict() == {"q1": False, "q2": True}
     assert ev.summary.loc["run", "recall@1"] == 0.0
     assert "1 judged query had no run entry and scored zero" in ev.report().to_dict()["verdict"]["reasons"]
+
+
+def test_calibration_figures_per_stratum_feed_worst_stratum_gates():
+    demo = re_.load_demo()
+    ev = re_.evaluate(demo.judgments, demo.runs, k=(10,), queries=demo.queries)
+    data = ev.report(system="dense").to_dict()
+    jsonschema.validate(data, schema())
+    near, off = data["per_stratum"]["near-miss"], data["per_stratum"]["off-topic"]
+    cal = re_.calibrate(demo.runs, demo.judgments, queries=demo.queries).top1
+    dense_neg = cal[(cal["system"] == "dense") & (cal["kind"] == "negative")]
+    cutoff = data["calibration"]["cutoff"]
+    for entry, stratum in ((near, "near-miss"), (off, "off-topic")):
+        scores = dense_neg.loc[dense_neg["stratum"] == stratum, "top1_score"]
+        assert entry["n"] == len(scores)
+        assert entry["metrics"]["negative_satisfaction"]["value"] == pytest.approx(
+            (scores < cutoff).mean(), abs=1e-12)
+    worst = min(near["metrics"]["negative_satisfaction"]["value"],
+                off["metrics"]["negative_satisfaction"]["value"])
+    gated = re_.Report(data).with_gates([f"worst-stratum:negative_satisfaction:{worst}",
+                                         f"worst-stratum:negative_satisfaction:{worst + 0.01}"])
+    assert [g["status"] for g in gated.to_dict()["verdict"]["gates"]] == ["PASS", "FAIL"]
+    rrf = ev.report(system="rrf").with_gates(["worst-stratum:negative_satisfaction:0.1"]).to_dict()
+    assert rrf["verdict"]["gates"][0]["status"] == "INDETERMINATE"
