@@ -481,8 +481,11 @@ def table(size: str, results: dict) -> str:
     return "\n".join(lines)
 
 
-def targets(results: dict) -> list[str]:
-    """The project's targets, judged on wall time (CPU-time ratios in brackets)."""
+def targets(size: str, results: dict) -> list[str]:
+    """The project's targets, judged on wall time (CPU-time ratios in brackets).
+
+    The memory target is stated for 10M run rows, so it is judged on those sizes only.
+    """
     out = []
     ours = results.get("ours-trec") or results.get("ours-jsonl") or {}
     peers = [("pytrec_eval", "cold", "wall_s", "cpu_s", 5),
@@ -495,8 +498,9 @@ def targets(results: dict) -> list[str]:
             cpu_ratio = theirs[cpu] / mine[cpu]
             out.append(f"{phase} >= {goal}x faster than {peer}: {ratio:.1f}x "
                        f"(CPU {cpu_ratio:.1f}x) {'MET' if ratio >= goal else 'MISSED'}")
+    q, d = SIZES[size]
     for tool in ("ours-trec", "ours-jsonl"):
-        if "cold" in results.get(tool, {}):
+        if q * d >= 10_000_000 and "cold" in results.get(tool, {}):
             mb = results[tool]["cold"]["peak_rss_mb"]
             out.append(f"{tool} peak RSS < 1 GB: {mb:.0f} MB {'MET' if mb < 1024 else 'MISSED'}")
     return out
@@ -581,7 +585,7 @@ def main(argv=None) -> int:
         print()
         print(table(size, results))
         print()
-        for line in targets(results):
+        for line in targets(size, results):
             print("target: " + line)
         errors = [f"{t} {k}: {v}" for t, r in results.items() for k, v in r.items()
                   if k.endswith("_error")]
