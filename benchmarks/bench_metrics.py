@@ -404,6 +404,27 @@ def warm(tool: str, directory: Path, repeat: int = 3) -> dict:
             "warm_all_s": times, "means": means, **extra}
 
 
+def profile(size: str, seed: int, fmt: str) -> None:
+    """Print a pyinstrument profile of our cold path (read, then evaluate) on ``size``."""
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        print("note: --profile needs pyinstrument (pip install pyinstrument); skipped")
+        return
+    paths = files(generate(size, seed))
+    profiler = Profiler(interval=0.002)
+    profiler.start()
+    c0, w0 = time.process_time(), time.perf_counter()
+    data = ours_load(paths, fmt)
+    c1, w1 = time.process_time(), time.perf_counter()
+    ours_compute(data)
+    c2, w2 = time.process_time(), time.perf_counter()
+    profiler.stop()
+    print(f"ours ({fmt}) on {size}: read {w1 - w0:.2f} s wall / {c1 - c0:.2f} s CPU, "
+          f"evaluate {w2 - w1:.2f} s wall / {c2 - c1:.2f} s CPU, peak {peak_rss_mb():.0f} MB")
+    print(profiler.output_text(unicode=False, color=False))
+
+
 def warm_ranx_cache() -> None:
     """Compile ranx's numba kernels (cached on disk) before any timed cold run."""
     from ranx import Qrels, Run, evaluate
@@ -549,6 +570,8 @@ def main(argv=None) -> int:
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--force", action="store_true", help="regenerate the data")
     parser.add_argument("--json", type=Path, help="also write all figures to this file")
+    parser.add_argument("--profile", choices=["trec", "jsonl"],
+                        help="instead of timing, profile our read + evaluate (needs pyinstrument)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -563,6 +586,11 @@ def main(argv=None) -> int:
             generate(size, args.seed, force=args.force)
         if args.generate_only:
             return 0
+
+    if args.profile:
+        for size in sizes:
+            profile(size, args.seed, args.profile)
+        return 0
 
     tools = []
     for tool in args.tools.split(","):
