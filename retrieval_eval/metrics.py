@@ -64,20 +64,59 @@ def judgment_keys(judgments: pd.DataFrame) -> pd.Series:
     return judgments["chunk_id"].fillna(judgments["doc_uri"]).astype(ID)
 
 
-def relevance_table(judgments: pd.DataFrame) -> pd.DataFrame:
-    """One row per (query_id, key) with its grade; when a pair is labeled twice the last wins.
+@dataclass
+class _Judged:
+    """Judgments reduced to codes: one entry per (query, key) pair, the last label winning."""
+
+    queries: pd.Index  # judged queries, in first-appearance order
+    keys: pd.Index  # distinct keys
+    rows: np.ndarray  # row positions (in the judgments frame) of the winning labels
+    query: np.ndarray  # per pair: query code
+    key: np.ndarray  # per pair: key code
+    grade: np.ndarray  # per pair
+    strata: np.ndarray  # per query: its first labelled stratum, or _unstratified
+
+
+def _judged(judgments: pd.DataFrame) -> _Judged:
+    """Code the judgments once; the last label of a repeated (query, key) pair wins.
 
     ``validate`` reports such a pair as an error; scoring still needs one answer, and the last
     line is the one a person editing the file most recently wrote.
     """
-    table = pd.DataFrame(
-        {
-            "query_id": judgments["query_id"].astype(ID),
-            "key": judgment_keys(judgments),
-            "relevance": judgments["relevance"].astype("int64"),
-        }
+    q_codes, queries = _factorize(judgments["query_id"])
+    k_codes, keys = _factorize(judgment_keys(judgments))
+    pair = q_codes * max(len(keys), 1) + k_codes
+    rows = np.flatnonzero(~pd.Series(pair, copy=False).duplicated(keep="last").to_numpy())
+    first_row = np.full(len(queries), -1, dtype=np.int64)
+    first_row[q_codes[::-1]] = np.arange(len(q_codes))[::-1]
+    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED).to_numpy(dtype=object)
+    return _Judged(
+        queries=queries,
+        keys=keys,
+        rows=rows,
+        query=q_codes[rows],
+        key=k_codes[rows],
+        grade=judgments["relevance"].to_numpy(dtype=np.int64)[rows],
+        strata=strata[first_row] if len(queries) else np.zeros(0, dtype=object),
     )
-    return table.drop_duplicates(["query_id", "key"], keep="last").reset_index(drop=True)
+
+
+def relevance_table(judgments: pd.DataFrame) -> pd.DataFrame:
+    """One row per (query_id, key) with its grade, in judgment order; the last label wins."""
+    j = _judged(judgments)
+    return pd.DataFrame({
+        "query_id": pd.array(j.queries.take(j.query), dtype=ID),
+        "key": pd.array(j.keys.take(j.key), dtype=ID),
+        "relevance": j.grade,
+    })
+
+
+def _query_strata(judgments: pd.DataFrame, queries: pd.Index) -> np.ndarray:
+    """Each query's stratum (its first labelled one), ``_unstratified`` when it has none."""
+    j = _judged(judgments)
+    at = _lookup(queries, j.queries)
+    return np.where(at >= 0, j.strata[np.maximum(at, 0)] if len(j.strata) else UNSTRATIFIED,
+                    UNSTRATIFIED).astype(object)
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,17 +352,18 @@ def compute(
         raise ValueError(f"gain must be one of {GAINS}, got {gain!r}")
     ks = check_ks(k)
     kmax = ks[-1]
-    rel = relevance_table(judgments)
-    queries = pd.Index(pd.unique(judgments["query_id"].astype(ID)), dtype=ID)
+    judged_set = _judged(judgments)
+    queries = judged_set.queries
     prepared, docs, systems, _ = _prepare(run, queries, kmax)
     if len(systems) == 0:
         systems = pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
 
-    rel_q = _lookup(rel["query_id"], queries)
-    grades = rel["relevance"].to_numpy(np.int64)
+    rel_q = judged_set.query
+    grades = judged_set.grade
     # Judged keys are coded against the run's distinct ids; keys never retrieved match nothing.
-    key_codes = _lookup(rel["key"], docs)
+    key_codes = _lookup(judged_set.keys, docs)[judged_set.key] if len(judged_set.keys) else \
+        np.zeros(0, dtype=np.int64)
 
     # Relevance lookup: (query, key) pairs as one sorted int64 code, then searchsorted.
     width = max(len(docs), 1)
@@ -406,7 +446,7 @@ def compute(
 
     ordered = {name: columns[name] for m in METRIC_NAMES for name in
                [metric_name(m, kk, gain) for kk in ks]}
-    strata = _query_strata(judgments, queries)
+    strata = judged_set.strata
     frame = pd.DataFrame(
         {
             "system": pd.array(np.repeat(systems.to_numpy(), nq), dtype=ID),
@@ -424,14 +464,6 @@ def compute(
     )
     frame.attrs["systems"] = list(systems)
     return frame
-
-
-def _query_strata(judgments: pd.DataFrame, queries: pd.Index) -> np.ndarray:
-    """Each query's stratum (its first labelled one), ``_unstratified`` when it has none."""
-    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
-    first = pd.Series(strata.to_numpy(), index=judgments["query_id"].astype(ID).to_numpy())
-    first = first[~first.index.duplicated()]
-    return first.reindex(queries.to_numpy()).to_numpy(dtype=object)
 
 
 def metric_columns(per_query: pd.DataFrame) -> list[str]:
