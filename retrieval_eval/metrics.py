@@ -224,32 +224,34 @@ def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None):
         starts = first_of
     lengths = np.diff(np.r_[starts, n])
     judged = q_code >= 0
-    block_of_row = np.repeat(np.arange(len(starts)), lengths)
-    raw_pos = np.arange(n) - np.repeat(starts, lengths)
     doc_arr = _arrow(run["doc_id"])
 
-    def select(take_whole: np.ndarray) -> np.ndarray:
-        mask = judged[block_of_row]
+    def select(take_whole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows (in ranking order) of the judged rankings' first ``depth`` entries, or of the
+        whole ranking where ``take_whole``; built on the selected size, not the run's."""
+        take = np.where(judged, lengths, 0)
         if depth is not None:
-            mask &= (raw_pos < depth) | take_whole[block_of_row]
-        return np.flatnonzero(mask)
+            take = np.where(take_whole, take, np.minimum(take, depth))
+        blk = np.repeat(np.arange(len(starts)), take)
+        offsets = np.cumsum(take) - take
+        rows = np.arange(len(blk)) - offsets[blk] + starts[blk]
+        return rows, blk
 
-    def dedupe(rows: np.ndarray):
+    def dedupe(rows: np.ndarray, blk: np.ndarray):
         src = rows if row_index is None else row_index[rows]
-        codes, docs = _factorize(pd.Series(pd.array(doc_arr.take(src), dtype=ID)))
-        blk = block_of_row[rows]
+        everything = row_index is None and len(rows) == n
+        docs_sel = doc_arr if everything else doc_arr.take(src)
+        codes, docs = _factorize(pd.Series(pd.array(docs_sel, dtype=ID), copy=False))
         pair = blk.astype(np.int64) * max(len(docs), 1) + codes
         dup = pd.Series(pair, copy=False).duplicated().to_numpy()
         return src, codes, docs, blk, dup
 
     take_whole = np.zeros(len(starts), dtype=bool)
-    rows = select(take_whole)
-    src, doc_codes, docs, blk, dup = dedupe(rows)
+    src, doc_codes, docs, blk, dup = dedupe(*select(take_whole))
     has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
     if depth is not None and (has_dup & (lengths > depth)).any():
         take_whole = has_dup & (lengths > depth)
-        rows = select(take_whole)
-        src, doc_codes, docs, blk, dup = dedupe(rows)
+        src, doc_codes, docs, blk, dup = dedupe(*select(take_whole))
         has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
     if dup.any():
         keep = ~dup
