@@ -223,3 +223,15 @@ def test_matches_trec_eval_on_random_graded_runs():
             assert ours.loc[qid, f"recall@{k}"] == pytest.approx(m[f"recall_{k}"], abs=1e-9)
             assert ours.loc[qid, f"map@{k}"] == pytest.approx(m[f"map_cut_{k}"], abs=1e-9)
         assert ours.loc[qid, "mrr@1000"] == pytest.approx(m["recip_rank"], abs=1e-9)
+
+
+def test_a_query_in_two_strata_is_scored_on_each_strata_rows():
+    judgments = re_.as_judgments([
+        {"query_id": "q", "doc_uri": "a", "relevance": 1, "stratum": "s1"},
+        {"query_id": "q", "doc_uri": "b", "relevance": 1, "stratum": "s2"},
+        {"query_id": "q", "doc_uri": "c", "relevance": 1, "stratum": "s2"},
+    ])
+    per_stratum = re_.score_by_stratum(judgments, run_frame({"q": ["a", "b"]}), k=2)
+    assert per_stratum["s1"].metrics["recall@2"].value == 1.0  # a is s1's only label
+    assert per_stratum["s2"].metrics["recall@2"].value == 0.5  # b of {b, c}
+    assert per_stratum["s1"].n == per_stratum["s2"].n == 1
