@@ -230,21 +230,114 @@ def _na_strings(n: int) -> Any:
     return _arrow_strings(pa.nulls(n, pa.large_string()))
 
 
-def _read_bytes(path: str | os.PathLike) -> bytes:
+def _read_error(path: str | os.PathLike, err: OSError) -> FormatError:
+    """The one-line message for a file that cannot be opened or read."""
     label = str(path)
+    if isinstance(err, FileNotFoundError):
+        return FormatError(label, None, "cannot read: no such file or directory")
+    if isinstance(err, IsADirectoryError):
+        return FormatError(label, None, "cannot read: is a directory")
+    if isinstance(err, PermissionError):
+        return FormatError(label, None, "cannot read: permission denied")
+    if os.path.isdir(path):
+        return FormatError(label, None, "cannot read: is a directory")
+    return FormatError(label, None, f"cannot read: {err.strerror or err}")
+
+
+def _read_bytes(path: str | os.PathLike) -> bytes:
     try:
         with open(path, "rb") as fh:
             return fh.read()
-    except FileNotFoundError:
-        raise FormatError(label, None, "cannot read: no such file or directory") from None
-    except IsADirectoryError:
-        raise FormatError(label, None, "cannot read: is a directory") from None
-    except PermissionError:
-        raise FormatError(label, None, "cannot read: permission denied") from None
     except OSError as err:
-        if os.path.isdir(path):
-            raise FormatError(label, None, "cannot read: is a directory") from None
-        raise FormatError(label, None, f"cannot read: {err.strerror or err}") from None
+        raise _read_error(path, err) from None
+
+
+_SCAN_BLOCK = 1 << 23
+
+
+def _plain_space_table(path: str | os.PathLike) -> bool:
+    """True when a whitespace table file has only the bytes arrow's space-delimited read handles.
+
+    That is: ASCII (so valid UTF-8 and no BOM), no tab, vertical tab or form feed, and no
+    carriage return outside a CRLF line end (arrow would end a line at a lone one; the careful
+    pass splits on it inside the line). Empty fields (repeated, leading or trailing spaces) and
+    ``#`` lines are found afterwards in arrow's columns (:func:`_plain_fields`). The file is
+    scanned in blocks with single-byte searches, never held whole in memory. False for an empty
+    file too: the caller then takes the exact path.
+    """
+    cr = crlf = 0
+    tail = b""
+    try:
+        with open(path, "rb") as fh:
+            while True:
+                chunk = fh.read(_SCAN_BLOCK)
+                if not chunk:
+                    break
+                if not chunk.isascii() or b"\t" in chunk or b"\v" in chunk or b"\f" in chunk:
+                    return False
+                if b"\r" in chunk:
+                    cr += chunk.count(b"\r")
+                    crlf += (tail + chunk).count(b"\r\n")
+                tail = chunk[-1:]
+    except OSError as err:
+        raise _read_error(path, err) from None
+    return bool(tail) and cr == crlf
+
+
+def _offsets(chunk: pa.Array) -> np.ndarray:
+    """The offsets of a (large_)string or (large_)binary array, as a numpy view."""
+    wide = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
+    n = len(chunk)
+    return np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)[chunk.offset : chunk.offset + n + 1]
+
+
+def _plain_fields(col: pa.ChunkedArray, comment: bool = False) -> bool:
+    """True when no value of a string/binary column is null or empty (nor, with ``comment``,
+    starts with ``#``), read off the offsets buffers with no per-value work."""
+    for chunk in col.chunks:
+        if len(chunk) == 0:
+            continue
+        if chunk.null_count:
+            return False
+        offsets = _offsets(chunk)
+        if not np.all(offsets[1:] > offsets[:-1]):
+            return False
+        if comment:
+            data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)
+            if np.any(data[offsets[:-1]] == ord("#")):
+                return False
+    return True
+
+
+def _large_strings(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """A null-free (large_)string column as one contiguous large_string array, in one copy.
+
+    arrow's ``combine_chunks`` then ``cast`` would copy the text and build the offsets twice;
+    here the 64-bit offsets and the text are written once, straight into their final buffers
+    (taken from arrow's pool, which reuses the memory the parsed chunks give back).
+    """
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    chunks = [c for c in chunks if len(c)]
+    if len(chunks) == 1 and pa.types.is_large_string(chunks[0].type):
+        return chunks[0]
+    n = sum(len(c) for c in chunks)
+    spans = []
+    for c in chunks:
+        off = _offsets(c)
+        spans.append((off, int(off[0]), int(off[-1])))
+    offsets_buf = pa.allocate_buffer(8 * (n + 1))
+    data_buf = pa.allocate_buffer(sum(b - a for _, a, b in spans))
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)
+    data = np.frombuffer(data_buf, dtype=np.uint8)
+    offsets[0] = 0
+    row = base = 0
+    for c, (off, a, b) in zip(chunks, spans):
+        k = len(c)
+        np.add(off[1:], base - a, out=offsets[row + 1 : row + k + 1], casting="unsafe")
+        data[base : base + b - a] = np.frombuffer(c.buffers()[2], dtype=np.uint8)[a:b]
+        row += k
+        base += b - a
+    return pa.Array.from_buffers(_LS, n, [None, offsets_buf, data_buf])
 
 
 def _decode(data: bytes, label: str) -> str:
@@ -558,7 +651,7 @@ def _count_object_lines(data: bytes) -> int | None:
 def _const_large_strings(value: str, n: int) -> pa.Array:
     """``n`` copies of ``value`` as a large_string array, built from buffers (no Python loop)."""
     raw = value.encode("utf-8")
-    offsets = np.arange(n + 1, dtype=np.int64) * len(raw)
+    offsets = np.arange(0, (n + 1) * len(raw), len(raw), dtype=np.int64) if raw else np.zeros(n + 1, np.int64)
     return pa.Array.from_buffers(_LS, n, [None, pa.py_buffer(offsets), pa.py_buffer(raw * n)])
 
 
@@ -947,9 +1040,18 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -
         other = b" " if delim == "\t" else b"\t"
         if other in data or b"\v" in data or b"\f" in data or data.count(b"\r") != data.count(b"\r\n"):
             return None
+    return _csv_table(pa.BufferReader(data), names, types, delim)
+
+
+def _csv_table(
+    source: Any, names: list[str], types: dict[str, pa.DataType], delim: str, keep_it: bool = False
+) -> pa.Table | None:
+    """Strict pyarrow read of ``delim``-separated columns (no quoting, no empty lines), else None."""
+    import pyarrow.csv as pcsv
+
     try:
         return pcsv.read_csv(
-            pa.BufferReader(data),
+            source,
             read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
             parse_options=pcsv.ParseOptions(
                 delimiter=delim,
@@ -964,11 +1066,27 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
-                include_columns=[c for c in names if c != "it"],  # the unused iteration column
+                include_columns=[c for c in names if keep_it or c != "it"],  # the unused iteration column
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError):
         return None
+
+
+def _space_table_file(
+    path: str | os.PathLike, names: list[str], types: dict[str, pa.DataType], keep_it: bool = False
+) -> pa.Table | None:
+    """Arrow's read of a file :func:`_plain_space_table` vouched for, straight from disk, else None.
+
+    The file is opened as a plain file (``pa.OSFile``), so a ``.gz`` name is not decompressed:
+    the bytes are read as they are, like the careful pass reads them.
+    """
+    try:
+        source = pa.OSFile(os.fsdecode(os.fspath(path)))
+    except (OSError, pa.ArrowException):
+        return None
+    with source:
+        return _csv_table(source, names, types, " ", keep_it)
 
 
 _ASCII_SPACE = re.compile(r"[ \t\v\f\r]+")
@@ -1017,6 +1135,118 @@ def _order_trec(
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
     return _run_frame(_arrow_strings(system), _arrow_strings(qid), rank, _arrow_strings(doc), score)
+
+
+def _rank_if_grouped(system: pa.ChunkedArray | None, qid: pa.ChunkedArray, rank_in: np.ndarray) -> np.ndarray | None:
+    """The output rank when rows already come grouped by (system, query) and in rank order.
+
+    That is the usual TREC run: each query's lines together, ranks ascending. Then the frame
+    keeps the file's row order and rank is the 1-based position in each block, with no sort and
+    no hashing of the 10M ids (only neighbours are compared, and the few block keys checked to
+    be distinct). None when the rows need the general grouping of :func:`_order_trec`.
+    ``system`` None means one system for every row.
+    """
+    import pyarrow.compute as pc
+
+    n = len(rank_in)
+    if n == 0:
+        return None
+    change = pc.not_equal(qid[1:], qid[:-1])
+    if system is not None:
+        change = pc.or_(change, pc.not_equal(system[1:], system[:-1]))
+    change = change.to_numpy(zero_copy_only=False) if n > 1 else np.zeros(0, dtype=bool)
+    if not np.all(change | (rank_in[1:] >= rank_in[:-1])):
+        return None
+    starts = np.flatnonzero(change) + 1
+    first = pa.array(np.concatenate(([0], starts)))
+    keys = {"q": qid.take(first)} if system is None else {"q": qid.take(first), "s": system.take(first)}
+    if pa.table(keys).group_by(list(keys)).aggregate([]).num_rows != len(first):
+        return None  # a (system, query) comes back later in the file
+    rank = np.ones(n, dtype=np.int64)
+    if len(starts):
+        rank[starts] -= np.diff(np.concatenate(([0], starts)))
+    np.cumsum(rank, out=rank)
+    return rank
+
+
+def _release() -> None:
+    """Hand the memory arrow freed back to the system now, so numpy's arrays do not stack on it.
+
+    arrow's allocator keeps freed pages for reuse; a big read frees hundreds of MB of parse
+    buffers and chunks, and without this the process's peak is their sum with what follows.
+    """
+    pa.default_memory_pool().release_unused()
+
+
+def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> pd.DataFrame | None:
+    """The fast read of a plain TREC run file (see :func:`_plain_space_table`), else None.
+
+    Arrow reads the columns straight from the file, which is never held as Python bytes (the
+    ``Q0`` column is read as bytes only to see that no field is empty, then dropped); None
+    sends the caller to the exact path, which reads the file again and either returns the
+    same frame or raises the exact message.
+    """
+    if order != "rank" or (system is not None and (not isinstance(system, str) or not system)):
+        return None
+    if not _plain_space_table(path):
+        return None
+    table = _space_table_file(
+        path,
+        ["q", "it", "d", "r", "s", "m"],
+        {
+            "q": pa.string(),
+            "it": pa.dictionary(pa.int32(), pa.binary()),
+            "d": pa.string(),
+            "r": pa.int64(),
+            "s": pa.float64(),
+            "m": pa.dictionary(pa.int32(), pa.string()),
+        },
+        keep_it=True,
+    )
+    if table is None or table.num_rows == 0:
+        return None
+    # an empty field means the careful pass sees another field count; a # line is a comment.
+    # Q0 and run_name are read dictionary-encoded: a few distinct values, 4 bytes a row.
+    it, m = table.column("it"), table.column("m")
+    if (
+        not _plain_fields(table.column("q"), comment=True)
+        or not _plain_fields(table.column("d"))
+        or any(c.indices.null_count for c in it.chunks + m.chunks)
+        or not _plain_fields(pa.chunked_array([c.dictionary for c in it.chunks], pa.binary()))
+        or not _plain_fields(pa.chunked_array([c.dictionary for c in m.chunks], pa.string()))
+    ):
+        return None
+    cols = {c: table.column(c) for c in ("q", "d", "r", "s")}
+    del table, it  # the Q0 column goes now; each other column is let go once converted
+    score = cols.pop("s").to_numpy()
+    if not np.all(np.isfinite(score)):
+        return None
+    rank_in = cols.pop("r").to_numpy()
+    _release()
+    names = None
+    if system is None:
+        distinct = {v for c in m.chunks for v in c.dictionary.to_pylist()} if sum(
+            len(c.dictionary) for c in m.chunks
+        ) < 4096 else None
+        if distinct is not None and len(distinct) == 1:
+            system = distinct.pop()  # one run_name: the constant column, no per-row text
+        else:
+            names = pa.chunked_array([c.dictionary.take(c.indices) for c in m.chunks], pa.string())
+    del m
+    rank = _rank_if_grouped(names, cols["q"], rank_in)
+    if rank is None:
+        n = len(rank_in)
+        names = _const_large_strings(system, n) if names is None else _large_strings(names)
+        qid, doc = _large_strings(cols.pop("q")), _large_strings(cols.pop("d"))
+        return _order_trec(names, qid, doc, rank_in, score, order)
+    del rank_in
+    s_arr = _constant_strings(system, len(rank)) if names is None else _arrow_strings(_large_strings(names))
+    names = None
+    q_arr = _arrow_strings(_large_strings(cols.pop("q")))
+    _release()
+    d_arr = _arrow_strings(_large_strings(cols.pop("d")))
+    _release()
+    return _run_frame(s_arr, q_arr, rank, d_arr, score)
 
 
 def _trec_python(text: str, label: str) -> tuple[list, list, list, list, list]:
@@ -1102,6 +1332,9 @@ def from_trec_run(
 def read_trec_run(path: str | os.PathLike, order: str = "rank", system: str | None = None) -> pd.DataFrame:
     """Read a TREC run file (see :func:`from_trec_run`); messages are labelled with the path."""
     label = str(path)
+    fast = _trec_run_file(path, order, system)
+    if fast is not None:
+        return fast
     data, text = _checked_bytes(_read_bytes(path), label)
     return _from_trec(text, data, label, order, system)
 

@@ -889,3 +889,72 @@ def test_as_run_reads_a_wire_like_frame_one_row_per_query():
     assert refused(as_run, bad) == "run:2: duplicate entry for query q1, already on line 1"
     with pytest.raises(ValueError):
         as_run(wide, system="")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fast file paths: the same frame or the same message as the careful pass
+# ---------------------------------------------------------------------------------------------
+
+
+def _same_outcome(read, parse, path, text, **kwargs):
+    """``read(path)`` returns what ``parse(text)`` returns, or raises its message (label aside)."""
+    try:
+        expected = parse(text, **kwargs)
+    except FormatError as err:
+        message = str(err)
+        assert refused(read, path, **kwargs) == str(path) + message[message.index(":") :]
+        return None
+    got = read(path, **kwargs)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert got.attrs == expected.attrs
+    return got
+
+
+TREC_FILES = [
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r\nq2 Q0 d1 1 3 r\n",
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r",  # no final newline
+    "q1 Q0 d1 1 0.5 r\r\nq1 Q0 d2 2 0.25 r\r\n",  # CRLF
+    "q1 Q0 d1 1 0.5 r\rq1 Q0 d2 2 0.25 r\n",  # a lone CR splits fields, not lines
+    "q1 Q0 d1 1 0.5 r\nq1\tQ0 d2 2 0.25 r\n",  # a tab
+    "q1 Q0 d1 1 0.5 r\nq1  d2 2 0.25 r\n",  # an empty Q0 field: 5 fields
+    "q1 Q0 d1 1 0.5 r\n q1 Q0 d2 2 0.25\n",  # a leading space: 5 fields
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 \n",  # a trailing space: 5 fields
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r\n\nq2 Q0 d1 1 1 r\n",  # a blank line
+    "q1 Q0 d1 1 0.5 r\n# a comment line\nq2 Q0 d1 1 1 r\n",
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 nan r\n",
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 x 0.25 r\n",
+    "q1 Q0 d1 2 0.5 r\nq1 Q0 d2 1 0.25 r\nq1 Q0 d3 1 0.2 r\n",  # ranks out of order, a tie
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 1 0.25 r\nq1 Q0 d3 2 0.2 r\n",  # a query comes back
+    "q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.25 b\nq1 Q0 d3 3 0.2 a\n",  # two systems, interleaved
+    "q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.25 a\nq1 Q0 d3 1 0.2 b\n",  # two systems, grouped
+    "q1 Q0 d\u00e9 1 0.5 r\n",  # not ASCII
+    "\ufeffq1 Q0 d1 1 0.5 r\n",  # a BOM
+    "q1 Q0 d1 1 0.5 r\n\n",
+    "q1 X d1 +1 -0.5 r\nq1 Q0 d2 002 1e-3 r\n",
+    "\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("system", [None, "mine"])
+@pytest.mark.parametrize("case", range(len(TREC_FILES)))
+def test_read_trec_run_fast_path_matches_the_careful_pass(case, system, tmp_path):
+    text = TREC_FILES[case]
+    path = tmp_path / "run.trec"
+    path.write_bytes(text.encode("utf-8"))
+    _same_outcome(read_trec_run, from_trec_run, path, text, system=system)
+
+
+def test_read_trec_run_big_file_keeps_file_order_and_numbers_ranks(tmp_path):
+    rng = np.random.default_rng(7)
+    lines = []
+    for q in range(300):
+        for r in range(1, int(rng.integers(1, 40)) + 1):
+            lines.append(f"q{q} Q0 d{int(rng.integers(0, 10**6))} {r} {rng.random():.4f} bench\n")
+    text = "".join(lines)
+    path = tmp_path / "run.trec"
+    path.write_text(text, encoding="utf-8")
+    got = _same_outcome(read_trec_run, from_trec_run, path, text)
+    assert_dtypes(got, RUN_COLUMNS)
+    assert got.system.unique().tolist() == ["bench"]
+    assert F._trec_run_file(path, "rank", None) is not None  # the fast path did read it
