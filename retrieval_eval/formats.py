@@ -542,6 +542,18 @@ def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
     kept in ``extra`` (dict, original order) so writing the labels back loses nothing another
     tool put there. ``null`` for an optional field means unset.
     """
+    try:
+        data = _strip_bom(content).encode("utf-8")
+    except UnicodeEncodeError:
+        data = None
+    fast = _judgments_fast(data) if data is not None else None
+    if fast is not None:
+        return fast
+    return _judgments_python(content, label)
+
+
+def _judgments_python(content: str, label: str) -> pd.DataFrame:
+    """The careful pass: exact messages, real line numbers, unknown fields kept in ``extra``."""
     rows: list[tuple] = []
     lines: list[int] = []
     for line, obj in _json_lines(content, label, raw_floats=True):
@@ -550,10 +562,97 @@ def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
     return _judgments_frame(rows, lines, label)
 
 
+def _json_table(data: bytes, schema: pa.Schema) -> pa.Table | None:
+    """arrow's strict read of JSON lines against ``schema`` (an unknown field is an error), else None."""
+    import pyarrow.json as pj
+
+    for block in (1 << 24, len(data) + 1):
+        try:
+            return pj.read_json(
+                pa.BufferReader(data),
+                read_options=pj.ReadOptions(block_size=block),
+                parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
+            )
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError) as err:
+            if "straddl" not in str(err) or block > len(data) or len(data) >= 2**31 - 1:
+                return None
+    return None
+
+
+def _judgment_schema(fields: Iterable[str]) -> pa.Schema:
+    return pa.schema([(f, pa.int64() if f == "relevance" else _LS) for f in JUDGMENT_FIELDS if f in fields])
+
+
+def _judgments_fast(data: bytes) -> pd.DataFrame | None:
+    """The pyarrow path for judgments: a frame when every line is a plain, valid judgment, else None.
+
+    Plain means: every line (no blank or comment lines, so row i is line i + 1) is one JSON
+    object with only the known fields, each of its type (strings, ``relevance`` an integer)
+    or null. arrow's JSON reader refuses the rest (unknown fields, wrong types, duplicate
+    keys, a lone surrogate escape, NaN...); the checks it does not make (a missing or empty
+    id, a missing or negative relevance, two objects on one line) are made on its columns.
+    arrow is first given only the fields the first line has (parsing fields no line has
+    doubles its work), and all the known fields when a later line has another one.
+    On None the careful pass reads the text and gives the exact message.
+    """
+    import pyarrow.compute as pc
+
+    if not data:
+        return None
+    total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if data.count(b"\n{") + data.startswith(b"{") != total:
+        return None  # a blank line, a comment, an indented line...
+    try:
+        first = json.loads(data[: data.find(b"\n")] if b"\n" in data else data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(first, dict) or not set(first) <= _KNOWN_JUDGMENT:
+        return None
+    fields = set(first) | {"query_id", "doc_uri", "relevance"}
+    table = _json_table(data, _judgment_schema(fields))
+    if table is None and fields != _KNOWN_JUDGMENT:
+        fields = _KNOWN_JUDGMENT
+        table = _json_table(data, _judgment_schema(fields))
+    if table is None or table.num_rows != total:
+        return None  # e.g. two objects on one line
+    for name in ("query_id", "doc_uri"):
+        col = table.column(name)
+        if col.null_count or pc.any(pc.equal(pc.binary_length(col), 0)).as_py():
+            return None
+    rel_col = table.column("relevance")
+    if rel_col.null_count:
+        return None
+    relevance = rel_col.to_numpy()
+    if len(relevance) and relevance.min() < 0:
+        return None
+    cols: dict[str, Any] = {}
+    for name in JUDGMENT_FIELDS:
+        if name == "relevance":
+            cols[name] = relevance
+        elif name in fields:
+            cols[name] = _arrow_strings(table.column(name))
+        else:
+            cols[name] = _na_strings(total)
+    del table
+    cols["extra"] = np.full(total, None, dtype=object)
+    cols["line"] = np.arange(1, total + 1, dtype=np.int64)
+    return pd.DataFrame(cols, copy=False)
+
+
 def read_judgments(path: str | os.PathLike) -> pd.DataFrame:
     """Read a judgments JSONL file; messages are labelled with the path."""
     label = str(path)
-    return parse_judgments(_decode(_read_bytes(path), label), label=label)
+    data = _read_bytes(path)
+    if data.isascii():  # valid UTF-8 without decoding; an ASCII file has no BOM
+        fast = _judgments_fast(data)
+        if fast is not None:
+            return fast
+        return _judgments_python(data.decode("ascii"), label)
+    text = _decode(data, label)
+    fast = _judgments_fast(data[3:] if data.startswith(b"\xef\xbb\xbf") else data)
+    if fast is not None:
+        return fast
+    return _judgments_python(text, label)
 
 
 def _dump(value: Any) -> str:

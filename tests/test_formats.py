@@ -958,3 +958,61 @@ def test_read_trec_run_big_file_keeps_file_order_and_numbers_ranks(tmp_path):
     assert_dtypes(got, RUN_COLUMNS)
     assert got.system.unique().tolist() == ["bench"]
     assert F._trec_run_file(path, "rank", None) is not None  # the fast path did read it
+
+
+JUDGMENT_FILES = [
+    J + "\n" + '{"query_id":"q1","doc_uri":"d2","relevance":0,"chunk_id":"c","stratum":null}\n',
+    J,
+    J + "\r\n" + J + "\r\n",
+    '{"query_id":"q1","doc_uri":"d1","relevance":1,"labeled_by":"human:a","notes":"x\\u00e9\\ud83d\\ude00"}\n',
+    J + "\n\n" + J + "\n",  # a blank line shifts line numbers
+    J + "\n// a comment\n" + J + "\n",
+    J + "\n  " + J + "\n",  # indented
+    J + " " + J + "\n",  # two objects on one line
+    J + " " + J + "\n\n",
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1","relevance":1,"zz":1.50}\n',  # an unknown field
+    '{"query_id":"q1","doc_uri":"d1","relevance":1,"zz":[1]}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1","relevance":-1}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1","relevance":1.0}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1","relevance":"1"}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1"}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"","relevance":1}\n',
+    J + "\n" + '{"query_id":null,"doc_uri":"d","relevance":1}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1","relevance":1,"query":5}\n',
+    J + "\n" + '{"query_id":"q1","query_id":"q2","doc_uri":"d1","relevance":1}\n',
+    J + "\n" + '{"query_id":"\\ud800","doc_uri":"d1","relevance":1}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1","relevance":99999999999999999999}\n',
+    J + "\n" + '{"query_id":"q1","doc_uri":"d1","relevance":NaN}\n',
+    J + "\n" + "[1]\n",
+    "\ufeff" + J + "\n",
+    '{"query_id":"q\u00e9","doc_uri":"d1","relevance":2}\n',
+    "",
+    "\n",
+]
+
+
+@pytest.mark.parametrize("case", range(len(JUDGMENT_FILES)))
+def test_read_judgments_fast_path_matches_the_careful_pass(case, tmp_path):
+    text = JUDGMENT_FILES[case]
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+    expected = None
+    try:
+        expected = F._judgments_python(F._strip_bom(text), "judgments")
+    except FormatError as err:
+        message = str(err)
+        assert refused(read_judgments, path) == str(path) + message[message.index(":") :]
+        assert refused(parse_judgments, text) == message
+    if expected is not None:
+        for got in (read_judgments(path), parse_judgments(text)):
+            pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_read_judgments_fast_path_reads_plain_files():
+    text = "".join(f'{{"query_id":"q{i % 7}","doc_uri":"d{i}","relevance":{i % 4}}}\n' for i in range(500))
+    assert F._judgments_fast(text.encode()) is not None
+    pd.testing.assert_frame_equal(parse_judgments(text), F._judgments_python(text, "judgments"), check_exact=True)
+    mixed = text + '{"query_id":"q","doc_uri":"d","relevance":1,"stratum":"s"}\n'  # a field the first line lacks
+    df = F._judgments_fast(mixed.encode())
+    assert df is not None and df.stratum.iloc[-1] == "s" and df.stratum.isna().sum() == 500
+    assert_dtypes(df, JUDGMENT_COLUMNS)
