@@ -1854,7 +1854,57 @@ def _int_column(df: pd.DataFrame, name: str, label: str, detail: str, minimum: i
     return values
 
 
+def _contract_frame(df: pd.DataFrame, columns: Mapping[str, str]) -> bool:
+    """True when ``df`` has exactly the contract's columns, order and dtypes and a 0..n-1 index.
+
+    That is the frame a reader returns; coercing it again needs only the value checks, which
+    are vectorized (see :func:`_as_contract`).
+    """
+    if list(df.columns) != list(columns):
+        return False
+    index = df.index
+    if not isinstance(index, pd.RangeIndex) or index.start != 0 or index.step != 1:
+        return False
+    for name, dtype in columns.items():
+        have = df[name].dtype
+        if dtype == "string":
+            if not (isinstance(have, pd.StringDtype) and have == _STRING and have.storage == _STRING.storage):
+                return False
+        elif have != np.dtype(dtype):
+            return False
+    return True
+
+
+def _nonempty_strings(col: pd.Series) -> bool:
+    """True when a "string" column has no NA and no empty string (checked in arrow, no Python)."""
+    import pyarrow.compute as pc
+
+    if col.isna().any():
+        return False
+    if len(col) == 0:
+        return True
+    arr = pa.array(col.array)
+    return bool(pc.min(pc.binary_length(arr)).as_py() > 0)
+
+
+def _as_contract(df: pd.DataFrame, replace: Mapping[str, Any]) -> pd.DataFrame:
+    """A new frame over ``df``'s columns (copy-on-write: a write to either copies), with some
+    columns replaced; no attrs (as a freshly built frame)."""
+    data = {c: (replace[c] if c in replace else df[c]) for c in df.columns}
+    return pd.DataFrame(data, copy=False)
+
+
 def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    if _contract_frame(df, JUDGMENT_COLUMNS):
+        extra = df["extra"].to_numpy(dtype=object)
+        if (
+            _nonempty_strings(df["query_id"])
+            and _nonempty_strings(df["doc_uri"])
+            and (len(df) == 0 or df["relevance"].to_numpy().min() >= 0)
+            and pd.isna(extra).all()
+        ):
+            # the careful coercion keeps a dict and turns anything else into None
+            return _as_contract(df, {"extra": np.full(len(df), None, dtype=object)})
     _check_columns(df, ("query_id", "doc_uri", "relevance"), label)
     n = len(df)
     out: dict[str, Any] = {}
@@ -1907,6 +1957,14 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
 
 
 def _run_from_frame(df: pd.DataFrame, label: str, system: str | None) -> pd.DataFrame:
+    if _contract_frame(df, RUN_COLUMNS):
+        if (
+            _nonempty_strings(df["query_id"])
+            and _nonempty_strings(df["doc_id"])
+            and (system is not None or not df["system"].isna().any())
+            and not np.isinf(df["score"].to_numpy()).any()
+        ):
+            return _as_contract(df, {} if system is None else {"system": _constant_strings(system, len(df))})
     _check_columns(df, ("query_id", "doc_id"), label)
     n = len(df)
     q = _string_column(df, "query_id", label)
@@ -1940,6 +1998,9 @@ def _run_from_frame(df: pd.DataFrame, label: str, system: str | None) -> pd.Data
     else:
         keys = pd.DataFrame({"s": s, "q": q})
         rank = keys.groupby(["s", "q"], sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+    # pandas hands out read-only views of the input's arrays: the new frame gets its own
+    rank = rank if rank.flags.writeable else rank.copy()
+    score = score if score.flags.writeable else score.copy()
     out = _run_frame(s, q, rank, d, score)
     _carry_columns(df, out)
     return out

@@ -1016,3 +1016,87 @@ def test_read_judgments_fast_path_reads_plain_files():
     df = F._judgments_fast(mixed.encode())
     assert df is not None and df.stratum.iloc[-1] == "s" and df.stratum.isna().sum() == 500
     assert_dtypes(df, JUDGMENT_COLUMNS)
+
+
+def _coerce_both_ways(monkeypatch, fn, frame, **kwargs):
+    """``fn(frame)`` on the vectorized path and with it disabled: the same frame or message."""
+
+    def outcome():
+        try:
+            out = fn(frame, **kwargs)
+        except FormatError as err:
+            return str(err)
+        return out
+
+    fast = outcome()
+    with monkeypatch.context() as m:
+        m.setattr(F, "_contract_frame", lambda df, columns: False)
+        slow = outcome()
+    if isinstance(slow, str):
+        assert fast == slow
+        return None
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    assert fast.attrs == slow.attrs
+    return fast
+
+
+def _judgments_variants():
+    base = parse_judgments(J + "\n" + '{"query_id":"q2","doc_uri":"d2","relevance":0,"stratum":"s"}\n')
+    out = {"reader": base}
+    for name, column, value in [
+        ("extra NaN", "extra", [np.nan, None]),
+        ("extra dict", "extra", [{"a": 1}, None]),
+        ("empty doc", "doc_uri", pd.array(["d1", ""], dtype="string")),
+        ("NA query", "query_id", pd.array(["q1", None], dtype="string")),
+        ("negative", "relevance", np.array([1, -1], dtype=np.int64)),
+    ]:
+        df = base.copy()
+        values = np.empty(2, dtype=object)
+        values[:] = value if column == "extra" else [None, None]
+        df[column] = values if column == "extra" else value
+        out[name] = df
+    out["empty"] = F.empty_judgments()
+    out["attrs"] = base.copy()
+    out["attrs"].attrs["x"] = 1
+    out["index"] = base.set_axis([5, 6])
+    return out
+
+
+@pytest.mark.parametrize("variant", list(_judgments_variants()))
+def test_as_judgments_vectorized_path_matches_the_careful_one(variant, monkeypatch):
+    frame = _judgments_variants()[variant]
+    before = frame.copy(deep=True)
+    got = _coerce_both_ways(monkeypatch, as_judgments, frame)
+    pd.testing.assert_frame_equal(frame, before)
+    if got is not None and len(got):
+        got.loc[0, "query_id"] = "changed"
+        got.loc[0, "relevance"] = 7
+        pd.testing.assert_frame_equal(frame, before)  # the input is never written through
+
+
+def _run_variants():
+    base = parse_run('{"query_id":"q","ranking":["a","b"],"scores":[2,1]}\n{"query_id":"e","ranking":[]}\n')
+    out = {"reader": base, "trec": from_trec_run("q1 Q0 a 1 2 x\nq1 Q0 b 2 1 y\n"), "empty": F.empty_run()}
+    for name, column, value in [
+        ("NA system", "system", pd.array(["run", None], dtype="string")),
+        ("empty doc", "doc_id", pd.array(["a", ""], dtype="string")),
+        ("inf score", "score", np.array([np.inf, 1.0])),
+        ("NaN score", "score", np.array([np.nan, 1.0])),
+    ]:
+        df = base.copy()
+        df[column] = value
+        out[name] = df
+    return out
+
+
+@pytest.mark.parametrize("system", [None, "mine"])
+@pytest.mark.parametrize("variant", list(_run_variants()))
+def test_as_run_vectorized_path_matches_the_careful_one(variant, system, monkeypatch):
+    frame = _run_variants()[variant]
+    before = frame.copy(deep=True)
+    got = _coerce_both_ways(monkeypatch, as_run, frame, system=system)
+    pd.testing.assert_frame_equal(frame, before)
+    if got is not None and len(got):
+        got.loc[0, "doc_id"] = "changed"
+        got.loc[0, "rank"] = 9
+        pd.testing.assert_frame_equal(frame, before)
