@@ -1317,6 +1317,7 @@ def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> p
         return None
     cols = {c: table.column(c) for c in ("q", "d", "r", "s")}
     del table, it  # the Q0 column goes now; each other column is let go once converted
+    _release()  # the parse buffers
     score = cols.pop("s").to_numpy()
     if not np.all(np.isfinite(score)):
         return None
