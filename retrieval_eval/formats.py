@@ -760,9 +760,11 @@ def _no_empty(arr: pa.Array) -> bool:
     return len(arr) == 0 or not pc.any(pc.equal(pc.binary_length(arr), 0)).as_py()
 
 
-def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
-    """The pyarrow path: a frame when every line is unambiguously valid, else None."""
-    import pyarrow.compute as pc
+def _run_json_columns(data: bytes) -> dict[str, pa.ChunkedArray] | None:
+    """arrow's read of run JSON lines into columns (query_id, ranking, scores, system), else None.
+
+    None when a line is not an object line, arrow refuses the text, or a line holds two objects.
+    """
     import pyarrow.json as pj
 
     global _RUN_SCHEMA
@@ -789,37 +791,55 @@ def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
                 return None
     if table is None or table.num_rows != n_lines:
         return None  # e.g. two objects on one line
-    qid = table.column("query_id").combine_chunks()
-    ranking = table.column("ranking").combine_chunks()
+    return {name: table.column(name) for name in _RUN_SCHEMA.names}
+
+
+def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
+    """The pyarrow path: a frame when every line is unambiguously valid, else None."""
+    cols = _run_json_columns(data)
+    return None if cols is None else _run_from_columns(cols, system)
+
+
+def _run_from_columns(cols: dict[str, pa.ChunkedArray], system: str | None) -> pd.DataFrame | None:
+    """The run frame from arrow's columns, else None (the careful pass then decides).
+
+    ``cols`` is emptied as it goes, so each parsed column is let go once it is converted.
+    """
+    import pyarrow.compute as pc
+
+    qid = cols.pop("query_id").combine_chunks()
+    ranking = cols.pop("ranking")
     if qid.null_count or ranking.null_count or not _no_empty(qid):
         return None
+    lengths = pc.list_value_length(ranking).to_numpy().astype(np.int64)
     docs = pc.list_flatten(ranking)
     if docs.null_count or not _no_empty(docs):
         return None
-    lengths = pc.list_value_length(ranking).to_numpy(zero_copy_only=False).astype(np.int64)
     total = int(lengths.sum())
     # scores: absent or null on a line means that line has none
-    scores_col = table.column("scores").combine_chunks()
+    scores_col = cols.pop("scores")
     score = np.full(total, np.nan)
     if scores_col.null_count < len(scores_col):
-        has = ~scores_col.is_null().to_numpy(zero_copy_only=False)
-        slen = pc.list_value_length(scores_col).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+        has = ~scores_col.is_null().to_numpy()
+        slen = pc.list_value_length(scores_col).fill_null(0).to_numpy().astype(np.int64)
         if np.any(slen[has] != lengths[has]):
             return None
         flat = pc.list_flatten(scores_col)
         if flat.null_count:
             return None
-        values = flat.to_numpy(zero_copy_only=False)
+        values = flat.to_numpy()
         if not np.all(np.isfinite(values)):
             return None
         if has.all():
             score = np.ascontiguousarray(values, dtype=np.float64)
         else:
             score[np.repeat(has, lengths)] = values
+        del values, flat
+    del scores_col
     # systems: the argument, else each line's own, else the default
     line_sys = None
+    sys_col = cols.pop("system").combine_chunks()
     if system is None:
-        sys_col = table.column("system").combine_chunks()
         if sys_col.null_count == len(sys_col):
             system = DEFAULT_SYSTEM
         else:
@@ -832,12 +852,17 @@ def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
         keys["s"] = _arrow_strings(line_sys)
     if keys.duplicated().any():
         return None
+    del keys
+    doc_rows = _arrow_strings(_large_strings(docs))  # one copy of the ids; the parsed lists go
+    del docs, ranking
+    _release()
     parent = pa.array(np.repeat(np.arange(len(lengths), dtype=np.int64), lengths))
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    rank = np.arange(1, total + 1, dtype=np.int64) - np.repeat(offsets, lengths)
     q_rows = _arrow_strings(qid.take(parent))
     s_rows = _arrow_strings(_const_large_strings(system, total) if line_sys is None else line_sys.take(parent))
-    df = _run_frame(s_rows, q_rows, rank, _arrow_strings(docs), score)
+    del parent
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    rank = np.arange(1, total + 1, dtype=np.int64) - np.repeat(offsets, lengths)
+    df = _run_frame(s_rows, q_rows, rank, doc_rows, score)
     empty = np.flatnonzero(lengths == 0)
     if len(empty):
         qs = qid.take(pa.array(empty)).to_pylist()
@@ -950,7 +975,17 @@ def parse_run(content: str | bytes, label: str = "run", system: str | None = Non
 def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame:
     """Read a run JSONL file (see :func:`parse_run`); messages are labelled with the path."""
     label = str(path)
-    data, text = _checked_bytes(_read_bytes(path), label)
+    data = _read_bytes(path)
+    if data.isascii() and (system is None or (isinstance(system, str) and system)):
+        cols = _run_json_columns(data)
+        del data  # the file's bytes go before the columns are converted
+        if cols is not None:
+            _release()
+            fast = _run_from_columns(cols, system)
+            if fast is not None:
+                return fast
+        data = _read_bytes(path)  # the careful pass reads it again and has the last word
+    data, text = _checked_bytes(data, label)
     return _parse_run(text, data, label, system)
 
 

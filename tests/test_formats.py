@@ -1100,3 +1100,30 @@ def test_as_run_vectorized_path_matches_the_careful_one(variant, system, monkeyp
         got.loc[0, "doc_id"] = "changed"
         got.loc[0, "rank"] = 9
         pd.testing.assert_frame_equal(frame, before)
+
+
+RUN_FILES = [
+    '{"query_id":"q1","ranking":["a","b"],"scores":[2,1]}\n{"query_id":"q2","ranking":[]}\n{"query_id":"q3","ranking":["c"]}\n',
+    '{"query_id":"q1","ranking":["a","b"],"system":"x"}\n{"query_id":"q1","ranking":["c"],"system":"y"}\n',
+    '{"query_id":"q1","ranking":["a"]}\n{"query_id":"q1","ranking":["b"]}\n',  # a duplicate query
+    '{"query_id":"q1","ranking":["a",""]}\n',
+    '{"query_id":"q1","ranking":["a"],"scores":[1,2]}\n',
+    '{"query_id":"q1","ranking":["a"]}\n\n// c\n{"query_id":"q2","ranking":["b"]}\n',
+    '{"query_id":"q\u00e9","ranking":["a"]}\n',
+    '{"query_id":"q1","ranking":["a"]} {"query_id":"q2","ranking":["b"]}\n',
+    "",
+]
+
+
+@pytest.mark.parametrize("system", [None, "mine"])
+@pytest.mark.parametrize("case", range(len(RUN_FILES)))
+def test_read_run_fast_path_matches_the_careful_pass(case, system, tmp_path):
+    text = RUN_FILES[case]
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+
+    def careful(content, system=None):
+        return F._run_python(F._json_lines(content, "run"), "run", system)
+
+    _same_outcome(read_run, careful, path, text, system=system)
+    _same_outcome(read_run, parse_run, path, text, system=system)
