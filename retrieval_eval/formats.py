@@ -626,13 +626,14 @@ def _judgments_fast(data: bytes) -> pd.DataFrame | None:
     if len(relevance) and relevance.min() < 0:
         return None
     cols: dict[str, Any] = {}
+    nulls = pa.nulls(total, _LS)  # one immutable buffer behind every absent column
     for name in JUDGMENT_FIELDS:
         if name == "relevance":
             cols[name] = relevance
         elif name in fields:
             cols[name] = _arrow_strings(table.column(name))
         else:
-            cols[name] = _na_strings(total)
+            cols[name] = _arrow_strings(nulls)
     del table
     cols["extra"] = np.full(total, None, dtype=object)
     cols["line"] = np.arange(1, total + 1, dtype=np.int64)
@@ -1157,7 +1158,7 @@ def to_trec_run(run: Any, run_name: str = "retrieval-eval") -> str:
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
-_OTHER_SPACE = {" ": re.compile(rb"[\t\v\f\r]"), "\t": re.compile(rb"[ \v\f\r]")}
+_OTHER_SPACE = {" ": (b"\t", b"\v", b"\f", b"\r"), "\t": (b" ", b"\v", b"\f", b"\r")}
 
 
 def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -> pa.Table | None:
@@ -1170,7 +1171,7 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -
     delim = "\t" if (b"\t" in first and b" " not in first) else " "
     # the careful pass splits on any run of ASCII whitespace; arrow splits on one delimiter, so
     # arrow is used only when the other separators cannot occur
-    if _OTHER_SPACE[delim].search(data):
+    if any(c in data for c in _OTHER_SPACE[delim]):  # single-byte searches (memchr), not a regex
         other = b" " if delim == "\t" else b"\t"
         if other in data or b"\v" in data or b"\f" in data or data.count(b"\r") != data.count(b"\r\n"):
             return None
@@ -1572,6 +1573,7 @@ def _from_qrels(
     if n == 0:
         return empty_judgments()
     data_cols: dict[str, Any] = {}
+    nulls = pa.nulls(n, _LS)  # one immutable buffer behind every absent column
     for name in JUDGMENT_FIELDS:
         if name == "query_id":
             data_cols[name] = q_arr
@@ -1586,7 +1588,7 @@ def _from_qrels(
         elif name == "labeled_by" and labeled_by is not None:
             data_cols[name] = _constant_strings(labeled_by, n)
         else:
-            data_cols[name] = _na_strings(n)
+            data_cols[name] = _arrow_strings(nulls)
     data_cols["extra"] = np.full(n, None, dtype=object)
     data_cols["line"] = lines
     return pd.DataFrame(data_cols, copy=False)

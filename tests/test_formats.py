@@ -1127,3 +1127,10 @@ def test_read_run_fast_path_matches_the_careful_pass(case, system, tmp_path):
 
     _same_outcome(read_run, careful, path, text, system=system)
     _same_outcome(read_run, parse_run, path, text, system=system)
+
+
+def test_absent_columns_share_no_writable_state():
+    for df in (from_qrels("q1 0 d1 1\nq2 0 d2 0\n"), parse_judgments(J + "\n" + J + "\n")):
+        df.loc[0, "notes"] = "x"
+        assert df["notes"].iloc[0] == "x"
+        assert df["stratum"].isna().all() and df["query"].isna().all() and df["notes"].isna().sum() == 1
