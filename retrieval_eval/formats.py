@@ -622,7 +622,7 @@ def _judgments_fast(data: bytes) -> pd.DataFrame | None:
     rel_col = table.column("relevance")
     if rel_col.null_count:
         return None
-    relevance = rel_col.to_numpy()
+    relevance = _writable(rel_col.to_numpy())
     if len(relevance) and relevance.min() < 0:
         return None
     cols: dict[str, Any] = {}
@@ -728,8 +728,18 @@ _RUN_SCHEMA = None
 _LS = pa.large_string()
 
 
+def _writable(values: Any) -> Any:
+    """A numpy array the caller may write into: arrow's zero-copy views are read-only."""
+    if isinstance(values, np.ndarray) and not values.flags.writeable:
+        return values.copy()
+    return values
+
+
 def _run_frame(system: Any, qid: Any, rank: Any, doc: Any, score: Any) -> pd.DataFrame:
-    return pd.DataFrame({"system": system, "query_id": qid, "rank": rank, "doc_id": doc, "score": score}, copy=False)
+    return pd.DataFrame(
+        {"system": system, "query_id": qid, "rank": _writable(rank), "doc_id": doc, "score": _writable(score)},
+        copy=False,
+    )
 
 
 def _count_object_lines(data: bytes) -> int | None:
@@ -2036,10 +2046,7 @@ def _run_from_frame(df: pd.DataFrame, label: str, system: str | None) -> pd.Data
     else:
         keys = pd.DataFrame({"s": s, "q": q})
         rank = keys.groupby(["s", "q"], sort=False).cumcount().to_numpy(dtype=np.int64) + 1
-    # pandas hands out read-only views of the input's arrays: the new frame gets its own
-    rank = rank if rank.flags.writeable else rank.copy()
-    score = score if score.flags.writeable else score.copy()
-    out = _run_frame(s, q, rank, d, score)
+    out = _run_frame(s, q, rank, d, score)  # pandas' read-only views of the input are copied there
     _carry_columns(df, out)
     return out
 

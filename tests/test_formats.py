@@ -1134,3 +1134,23 @@ def test_absent_columns_share_no_writable_state():
         df.loc[0, "notes"] = "x"
         assert df["notes"].iloc[0] == "x"
         assert df["stratum"].isna().all() and df["query"].isna().all() and df["notes"].isna().sum() == 1
+
+
+def test_every_reader_returns_a_frame_one_can_write_into(tmp_path):
+    (tmp_path / "j.jsonl").write_text(J + "\n" + J + "\n", encoding="utf-8")
+    (tmp_path / "q.trec").write_text("q1 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "r.trec").write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r\n", encoding="utf-8")
+    (tmp_path / "r.jsonl").write_text('{"query_id":"q1","ranking":["a","b"],"scores":[2,1]}\n', encoding="utf-8")
+    frames = [read_judgments(tmp_path / "j.jsonl"), read_qrels(tmp_path / "q.trec")]
+    frames += [as_judgments(frames[0])]
+    runs = [read_trec_run(tmp_path / "r.trec"), read_run(tmp_path / "r.jsonl")]
+    runs += [as_run(runs[0]), as_run(runs[1], system="x")]
+    for df in frames:
+        df.loc[0, "relevance"] = 5
+        df.loc[0, "line"] = 9
+        assert df.loc[0, "relevance"] == 5
+    for df in runs:
+        df.loc[0, "rank"] = 7
+        df.loc[0, "score"] = 0.0
+        df.loc[0, "doc_id"] = "z"
+        assert df.loc[0, "rank"] == 7 and df.loc[0, "doc_id"] == "z"
