@@ -244,6 +244,16 @@ def _read_error(path: str | os.PathLike, err: OSError) -> FormatError:
     return FormatError(label, None, f"cannot read: {err.strerror or err}")
 
 
+def _regular_file(path: str | os.PathLike) -> bool:
+    """True for a regular file: one that can be read twice (a pipe or /dev/stdin cannot)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError, TypeError):
+        return False
+
+
 def _read_bytes(path: str | os.PathLike) -> bytes:
     try:
         with open(path, "rb") as fh:
@@ -987,7 +997,7 @@ def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame
     """Read a run JSONL file (see :func:`parse_run`); messages are labelled with the path."""
     label = str(path)
     data = _read_bytes(path)
-    if data.isascii() and (system is None or (isinstance(system, str) and system)):
+    if data.isascii() and (system is None or (isinstance(system, str) and system)) and _regular_file(path):
         cols = _run_json_columns(data)
         del data  # the file's bytes go before the columns are converted
         if cols is not None:
@@ -1333,7 +1343,7 @@ def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> p
     """
     if order != "rank" or (system is not None and (not isinstance(system, str) or not system)):
         return None
-    if not _plain_space_table(path):
+    if not _regular_file(path) or not _plain_space_table(path):
         return None
     table = _space_table_file(
         path,

@@ -1154,3 +1154,33 @@ def test_every_reader_returns_a_frame_one_can_write_into(tmp_path):
         df.loc[0, "score"] = 0.0
         df.loc[0, "doc_id"] = "z"
         assert df.loc[0, "rank"] == 7 and df.loc[0, "doc_id"] == "z"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize(
+    "reader,text",
+    [
+        (read_trec_run, "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r\n"),
+        (read_run, '{"query_id":"q1","ranking":["a","b"]}\n{"query_id":"q1","ranking":["c"]}\n'),  # refused
+        (read_run, '{"query_id":"q1","ranking":["a","b"]}\n'),
+    ],
+)
+def test_readers_read_a_pipe_once(reader, text, tmp_path):
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(text, encoding="utf-8"))
+    writer.start()
+    try:
+        plain = tmp_path / "plain"
+        plain.write_text(text, encoding="utf-8")
+        try:
+            expected = reader(plain)
+        except FormatError as err:
+            message = str(err)
+            assert refused(reader, fifo) == str(fifo) + message[len(str(plain)) :]
+        else:
+            pd.testing.assert_frame_equal(reader(fifo), expected)
+    finally:
+        writer.join(timeout=5)
