@@ -1184,3 +1184,75 @@ def test_readers_read_a_pipe_once(reader, text, tmp_path):
             pd.testing.assert_frame_equal(reader(fifo), expected)
     finally:
         writer.join(timeout=5)
+
+
+_TREC_ODD = ["nan", "#", "#q", "é", " ", "", "\t", "\r", "x", "1.5", "-1"]
+_trec_line = st.tuples(
+    st.sampled_from(["q1", "q2", "q3"]),
+    st.sampled_from(["Q0", "0"]),
+    st.sampled_from(["d1", "d2", "d3"]),
+    st.sampled_from(["1", "2", "3", "+1", "002"]),
+    st.sampled_from(["0.5", "1", "2.5e-1", "-3"]),
+    st.sampled_from(["r", "s"]),
+)
+_trec_odd_line = st.tuples(_trec_line, st.integers(0, 5), st.sampled_from(_TREC_ODD))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(_trec_line, _trec_line, _trec_line, _trec_odd_line), min_size=1, max_size=8), st.booleans())
+def test_read_trec_run_agrees_with_the_text_parser_on_generated_files(lines, final_newline):
+    import tempfile
+
+    rendered = []
+    for line in lines:
+        if isinstance(line[0], tuple):  # a well-formed line with one field replaced by an odd token
+            fields, at, odd = line
+            fields = list(fields)
+            fields[at] = odd
+            line = fields
+        rendered.append(" ".join(line))
+    text = "\n".join(rendered) + ("\n" if final_newline else "")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "run.trec")
+        with open(path, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+        _same_outcome(read_trec_run, from_trec_run, path, text)
+
+
+_JSON_VALUES = ['"q1"', '"d1"', '""', "1", "0", "-1", "1.5", "null", "true", "[]", '"\\u00e9"']
+_JSON_KEYS = ["query_id", "doc_uri", "relevance", "stratum", "notes", "zz"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.just({}),
+            st.dictionaries(st.sampled_from(["stratum", "notes"]), st.sampled_from(['"s"', "null"]), max_size=2),
+            st.dictionaries(st.sampled_from(_JSON_KEYS), st.sampled_from(_JSON_VALUES), max_size=3),
+            st.sampled_from(["", "// c", "  ", "{} {}"]),
+        ),
+        max_size=5,
+    )
+)
+def test_read_judgments_agrees_with_the_careful_pass_on_generated_files(lines):
+    import tempfile
+
+    base = {"query_id": '"q"', "doc_uri": '"d"', "relevance": "1"}
+    rendered = []
+    for line in lines:
+        if isinstance(line, dict):
+            fields = {**base, **line}
+            rendered.append("{" + ",".join(f'"{k}":{v}' for k, v in fields.items()) + "}")
+        else:
+            rendered.append(line)
+    text = "\n".join(rendered) + "\n"
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "j.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+
+        def careful(content):
+            return F._judgments_python(content, "judgments")
+
+        _same_outcome(read_judgments, careful, path, text)
