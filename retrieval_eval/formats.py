@@ -5,11 +5,15 @@ order and dtypes are a contract the other modules code against), and every malfo
 refused with :class:`~retrieval_eval.errors.FormatError` naming the input, the file's real
 1-based line and what is wrong, never with a raw exception.
 
-Speed: the large inputs (runs, TREC runs, qrels) are read by pyarrow into flat columns and
-checked with vectorized operations. When that fast path meets anything it cannot vouch for
-(a malformed line, a comment, a duplicate query, a non-finite score...) the input is read again
-by a careful line-by-line Python pass, which is the authority: it either returns the same frame
-or raises the exact message with the real line number.
+Speed: the large inputs (runs, TREC runs, qrels, judgments) are read by pyarrow into flat
+columns and checked with vectorized operations. When that fast path meets anything it cannot
+vouch for (a malformed line, a comment, a duplicate query, a non-finite score, an unknown
+judgment field...) the input is read again by a careful line-by-line Python pass, which is the
+authority: it either returns the same frame or raises the exact message with the real line
+number. A plain TREC run file is read by arrow straight from disk (never held as Python bytes)
+after a scan for the bytes arrow's split would treat differently; a file in the usual order
+(each query's lines together, ranks ascending) is not sorted. The frame a reader returns is
+taken by ``as_run``/``as_judgments`` through vectorized checks and copy-on-write views.
 
 Choices this module makes, so every face behaves the same:
 
