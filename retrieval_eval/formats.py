@@ -1400,12 +1400,13 @@ def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> p
         qid, doc = _large_strings(cols.pop("q")), _large_strings(cols.pop("d"))
         return _order_trec(names, qid, doc, rank_in, score, order)
     del rank_in
-    s_arr = _constant_strings(system, len(rank)) if names is None else _arrow_strings(_large_strings(names))
-    names = None
-    q_arr = _arrow_strings(_large_strings(cols.pop("q")))
-    _release()
+    # the biggest column first, while the least is held; each parsed column goes once copied
     d_arr = _arrow_strings(_large_strings(cols.pop("d")))
     _release()
+    q_arr = _arrow_strings(_large_strings(cols.pop("q")))
+    _release()
+    s_arr = _constant_strings(system, len(rank)) if names is None else _arrow_strings(_large_strings(names))
+    names = None
     return _run_frame(s_arr, q_arr, rank, d_arr, score)
 
 
