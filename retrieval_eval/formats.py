@@ -609,8 +609,13 @@ def _judgments_fast(data: bytes) -> pd.DataFrame | None:
     doubles its work), and all the known fields when a later line has another one.
     On None the careful pass reads the text and gives the exact message.
     """
-    import pyarrow.compute as pc
 
+    got = _judgments_table(data)
+    return None if got is None else _judgments_from_table(*got)
+
+
+def _judgments_table(data: bytes) -> tuple[pa.Table, set[str], int] | None:
+    """arrow's table of plain judgment lines, the fields it holds and the line count, else None."""
     if not data:
         return None
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -629,6 +634,13 @@ def _judgments_fast(data: bytes) -> pd.DataFrame | None:
         table = _json_table(data, _judgment_schema(fields))
     if table is None or table.num_rows != total:
         return None  # e.g. two objects on one line
+    return table, fields, total
+
+
+def _judgments_from_table(table: pa.Table, fields: set[str], total: int) -> pd.DataFrame | None:
+    """The judgments frame from arrow's table, else None (a missing or empty id, a bad relevance)."""
+    import pyarrow.compute as pc
+
     for name in ("query_id", "doc_uri"):
         col = table.column(name)
         if col.null_count or pc.any(pc.equal(pc.binary_length(col), 0)).as_py():
@@ -658,10 +670,16 @@ def read_judgments(path: str | os.PathLike) -> pd.DataFrame:
     """Read a judgments JSONL file; messages are labelled with the path."""
     label = str(path)
     data = _read_bytes(path)
-    if data.isascii():  # valid UTF-8 without decoding; an ASCII file has no BOM
-        fast = _judgments_fast(data)
-        if fast is not None:
-            return fast
+    if data.isascii() and _regular_file(path):  # valid UTF-8 without decoding; no BOM
+        got = _judgments_table(data)
+        del data  # the file's bytes go before the columns are converted
+        if got is not None:
+            _release()
+            fast = _judgments_from_table(*got)
+            if fast is not None:
+                return fast
+        data = _read_bytes(path)  # the careful pass reads it again and has the last word
+    if data.isascii():
         return _judgments_python(data.decode("ascii"), label)
     text = _decode(data, label)
     fast = _judgments_fast(data[3:] if data.startswith(b"\xef\xbb\xbf") else data)
