@@ -473,7 +473,7 @@ def table(size: str, results: dict) -> str:
     """The figures as a Markdown table; ratios are tool / ours (> 1 means ours is faster)."""
     q, d = SIZES[size]
     lines = [f"### {size}: {q:,} queries x {d:,} docs ({q * d:,} run rows)", "",
-             "| tool | cold wall s (read + compute) | cold CPU s | cold peak RSS MB "
+             "| tool | cold wall s (read + compute) | cold CPU s | cold peak RSS MiB "
              "| warm wall s | warm CPU s | cold wall / ours | warm wall / ours "
              "| cold CPU / ours | warm CPU / ours |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -523,7 +523,7 @@ def targets(size: str, results: dict) -> list[str]:
     for tool in ("ours-trec", "ours-jsonl"):
         if q * d >= 10_000_000 and "cold" in results.get(tool, {}):
             mb = results[tool]["cold"]["peak_rss_mb"]
-            out.append(f"{tool} peak RSS < 1 GB: {mb:.0f} MB {'MET' if mb < 1024 else 'MISSED'}")
+            out.append(f"{tool} peak RSS < 1 GiB: {mb:.1f} MiB {'MET' if mb < 1024 else 'MISSED'}")
     return out
 
 
