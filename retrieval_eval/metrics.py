@@ -77,14 +77,18 @@ class _Judged:
     strata: np.ndarray  # per query: its first labelled stratum, or _unstratified
 
 
-def _judged(judgments: pd.DataFrame) -> _Judged:
+def _judged(judgments: pd.DataFrame, coded=None) -> _Judged:
     """Code the judgments once; the last label of a repeated (query, key) pair wins.
 
     ``validate`` reports such a pair as an error; scoring still needs one answer, and the last
-    line is the one a person editing the file most recently wrote.
+    line is the one a person editing the file most recently wrote. ``coded`` passes codes
+    already computed: ``(query codes, queries, key codes, keys)``.
     """
-    q_codes, queries = _factorize(judgments["query_id"])
-    k_codes, keys = _factorize(judgment_keys(judgments))
+    if coded is None:
+        q_codes, queries = _factorize(judgments["query_id"])
+        k_codes, keys = _factorize(judgment_keys(judgments))
+    else:
+        q_codes, queries, k_codes, keys = coded
     pair = q_codes * max(len(keys), 1) + k_codes
     rows = np.flatnonzero(~pd.Series(pair, copy=False).duplicated(keep="last").to_numpy())
     first_row = np.full(len(queries), -1, dtype=np.int64)
@@ -161,6 +165,7 @@ class _Prepared:
     block_query: np.ndarray  # per block
     block_has_duplicates: np.ndarray  # per block
     index: np.ndarray  # row labels of the kept rows in the input frame
+    key: np.ndarray  # codes of the judgment keys passed to _prepare, in the docs' code space
 
 
 def _first_appearance(values: np.ndarray) -> np.ndarray:
@@ -171,13 +176,17 @@ def _first_appearance(values: np.ndarray) -> np.ndarray:
     return rank_of[inverse.ravel()]
 
 
-def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None):
+def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None,
+             keys: pd.Series | None = None):
     """Order, deduplicate and (optionally) cut a run to ``depth`` entries per ranking.
 
     Returns ``(prepared, docs, systems, queries)``: the integer arrays, the distinct doc ids
     the codes index, and the systems and queries the codes index (first-appearance order).
     Rows whose query is not in ``queries`` (when given) are dropped: trec_eval ignores
     queries without judgments.
+
+    ``keys`` (judgment keys) are coded jointly with the run's ids, in one hash pass: their codes
+    come back as ``prepared.key`` and index the same ``docs``.
 
     Only the entries the cutoffs can reach are hashed. A ranking is cut to its first ``depth``
     raw entries; a ranking that repeated a key there is taken whole and deduplicated, since
@@ -237,21 +246,30 @@ def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None):
         rows = np.arange(len(blk)) - offsets[blk] + starts[blk]
         return rows, blk
 
+    import pyarrow as pa
+
+    key_arr = _arrow(keys) if keys is not None else None
+
     def dedupe(rows: np.ndarray, blk: np.ndarray):
         src = rows if row_index is None else row_index[rows]
         everything = row_index is None and len(rows) == n
         docs_sel = doc_arr if everything else doc_arr.take(src)
+        m = 0
+        if key_arr is not None and len(key_arr):
+            m = len(key_arr)
+            docs_sel = pa.concat_arrays([key_arr.cast(docs_sel.type), docs_sel])
         codes, docs = _factorize(pd.Series(pd.array(docs_sel, dtype=ID), copy=False))
+        key_codes, codes = codes[:m], codes[m:]
         pair = blk.astype(np.int64) * max(len(docs), 1) + codes
         dup = pd.Series(pair, copy=False).duplicated().to_numpy()
-        return src, codes, docs, blk, dup
+        return src, codes, docs, blk, dup, key_codes
 
     take_whole = np.zeros(len(starts), dtype=bool)
-    src, doc_codes, docs, blk, dup = dedupe(*select(take_whole))
+    src, doc_codes, docs, blk, dup, key_codes = dedupe(*select(take_whole))
     has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
     if depth is not None and (has_dup & (lengths > depth)).any():
         take_whole = has_dup & (lengths > depth)
-        src, doc_codes, docs, blk, dup = dedupe(*select(take_whole))
+        src, doc_codes, docs, blk, dup, key_codes = dedupe(*select(take_whole))
         has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
     if dup.any():
         keep = ~dup
@@ -278,6 +296,7 @@ def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None):
         block_query=q_code[judged],
         block_has_duplicates=has_dup[judged],
         index=src,
+        key=key_codes,
     )
     return prepared, docs, systems, queries
 
@@ -354,25 +373,22 @@ def compute(
         raise ValueError(f"gain must be one of {GAINS}, got {gain!r}")
     ks = check_ks(k)
     kmax = ks[-1]
-    judged_set = _judged(judgments)
-    queries = judged_set.queries
-    prepared, docs, systems, _ = _prepare(run, queries, kmax)
+    q_codes, queries = _factorize(judgments["query_id"])
+    # Judgment keys and the run's ids are coded together, in one hash pass.
+    prepared, docs, systems, _ = _prepare(run, queries, kmax, keys=judgment_keys(judgments))
+    judged_set = _judged(judgments, coded=(q_codes, queries, prepared.key, docs))
     if len(systems) == 0:
         systems = pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
 
     rel_q = judged_set.query
     grades = judged_set.grade
-    # Judged keys are coded against the run's distinct ids; keys never retrieved match nothing.
-    key_codes = _lookup(judged_set.keys, docs)[judged_set.key] if len(judged_set.keys) else \
-        np.zeros(0, dtype=np.int64)
 
     # Relevance lookup: (query, key) pairs as one sorted int64 code, then searchsorted.
     width = max(len(docs), 1)
-    retrieved_key = key_codes >= 0
-    judged_pairs = rel_q[retrieved_key] * width + key_codes[retrieved_key]
+    judged_pairs = rel_q * width + judged_set.key
     order = np.argsort(judged_pairs, kind="stable")
-    judged_pairs, judged_grades = judged_pairs[order], grades[retrieved_key][order]
+    judged_pairs, judged_grades = judged_pairs[order], grades[order]
     row_pairs = prepared.query * width + prepared.doc
     at = np.searchsorted(judged_pairs, row_pairs)
     at_clipped = np.minimum(at, max(len(judged_pairs) - 1, 0))
