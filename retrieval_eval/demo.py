@@ -49,11 +49,11 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _save_figure(draw, path: Path) -> Path:
+def _save_figure(draw, path: Path, figsize=(6.4, 4.2)) -> Path:
     """Draw on a fresh Figure (no pyplot, so no GUI backend and no global state) and save it."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.subplots()
     draw(ax)
     tmp = path.with_name(f".{path.name}.tmp.png")
@@ -128,7 +128,9 @@ def _plots(out: Path, ev, calibration, drift_result) -> dict[str, Path]:
                                                          baseline="bm25", candidate="dense"),
         "drift.png": lambda ax: plotting.plot_drift(drift_result, ax=ax),
     }
-    return {name: _save_figure(draw, out / name) for name, draw in figures.items()}
+    square = {"roc.png", "pr.png"}  # equal-aspect curves need a square canvas
+    return {name: _save_figure(draw, out / name, (5.6, 6.2) if name in square else (6.4, 4.2))
+            for name, draw in figures.items()}
 
 
 def _index_html(reports: dict[str, dict[str, Any]], calibration, drift_result,
