@@ -979,14 +979,25 @@ def _run_python(items: Iterable[tuple[int, Any]], label: str, system: str | None
     return df
 
 
-def _parse_run(text: str | None, data: bytes | None, label: str, system: str | None) -> pd.DataFrame:
+def _check_system(system: str | None) -> None:
     if system is not None and (not isinstance(system, str) or not system):
         raise ValueError("system must be a non-empty string")
+
+
+def _utf8_bytes(text: str | None, data: bytes | None) -> bytes | None:
+    """The UTF-8 bytes of ``text`` (BOM dropped) when no bytes were given; None when the text
+    cannot be encoded (lone surrogates), which sends the caller to its careful pass."""
     if data is None and text is not None:
         try:
-            data = _strip_bom(text).encode("utf-8")
+            return _strip_bom(text).encode("utf-8")
         except UnicodeEncodeError:
-            data = None
+            return None
+    return data
+
+
+def _parse_run(text: str | None, data: bytes | None, label: str, system: str | None) -> pd.DataFrame:
+    _check_system(system)
+    data = _utf8_bytes(text, data)
     if data is not None:
         fast = _parse_run_fast(data, system)
         if fast is not None:
@@ -1449,13 +1460,8 @@ def _trec_python(text: str, label: str) -> tuple[list, list, list, list, list]:
 def _from_trec(text: str | None, data: bytes | None, label: str, order: str, system: str | None) -> pd.DataFrame:
     if order not in ("rank", "score"):
         raise ValueError(f"order must be 'rank' or 'score', got {order!r}")
-    if system is not None and (not isinstance(system, str) or not system):
-        raise ValueError("system must be a non-empty string")
-    if data is None and text is not None:
-        try:
-            data = _strip_bom(text).encode("utf-8")
-        except UnicodeEncodeError:
-            data = None
+    _check_system(system)
+    data = _utf8_bytes(text, data)
     table = None
     if data is not None:
         table = _arrow_table(

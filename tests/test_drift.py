@@ -15,20 +15,8 @@ from hypothesis import strategies as st
 from retrieval_eval.drift import DRIFT_STATUSES, DriftResult, drift, fix
 from retrieval_eval.identity import chunk_id, normalize, text_sha
 
-KNOWN = (
-    "query_id",
-    "query",
-    "doc_uri",
-    "chunk_id",
-    "text_sha",
-    "chunk_text",
-    "relevance",
-    "corpus_fingerprint",
-    "labeled_by",
-    "labeled_at",
-    "stratum",
-    "notes",
-)
+from retrieval_eval.formats import JUDGMENT_FIELDS as KNOWN  # noqa: E402
+
 STRING_COLUMNS = [c for c in KNOWN if c != "relevance"]
 
 
