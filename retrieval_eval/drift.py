@@ -444,8 +444,9 @@ def _match_text_sha(
     texts = chunk_text.iloc[rest].reset_index(drop=True)
     fill = sha.isna() & texts.notna()
     if fill.any():
-        sha = sha.copy()
-        sha[fill] = [text_sha(t) for t in texts[fill]]
+        values = sha.to_numpy(dtype=object)
+        values[fill.to_numpy(dtype=bool)] = [text_sha(t) for t in texts[fill]]
+        sha = pd.Series(pd.array(values, dtype=sha.dtype))
     want = pd.DataFrame({"i": rest, "doc_uri": doc.iloc[rest].array, "text_sha": sha.array})
     want = want[want["text_sha"].notna()]
     if want.empty:

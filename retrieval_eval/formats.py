@@ -1974,11 +1974,24 @@ def _nonempty_strings(col: pd.Series) -> bool:
     return bool(pc.min(pc.binary_length(arr)).as_py() > 0)
 
 
+def _copy_on_write() -> bool:
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return True
+    try:
+        return pd.get_option("mode.copy_on_write") is True
+    except (KeyError, pd.errors.OptionError):
+        return False
+
+
+
+
 def _as_contract(df: pd.DataFrame, replace: Mapping[str, Any]) -> pd.DataFrame:
     """A new frame over ``df``'s columns (copy-on-write: a write to either copies), with some
     columns replaced; no attrs (as a freshly built frame)."""
     data = {c: (replace[c] if c in replace else df[c]) for c in df.columns}
-    return pd.DataFrame(data, copy=False)
+    # Without copy-on-write (pandas < 3 by default) shared columns would let a write to the
+    # result reach the caller's frame, so they are copied there.
+    return pd.DataFrame(data, copy=not _copy_on_write())
 
 
 def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
@@ -2085,6 +2098,8 @@ def _run_from_frame(df: pd.DataFrame, label: str, system: str | None) -> pd.Data
     else:
         keys = pd.DataFrame({"s": s, "q": q})
         rank = keys.groupby(["s", "q"], sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+    if not _copy_on_write():  # without copy-on-write, views would let writes reach the input
+        rank, score = np.array(rank, copy=True), np.array(score, copy=True)
     out = _run_frame(s, q, rank, d, score)  # pandas' read-only views of the input are copied there
     _carry_columns(df, out)
     return out
