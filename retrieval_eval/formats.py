@@ -556,10 +556,7 @@ def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
     kept in ``extra`` (dict, original order) so writing the labels back loses nothing another
     tool put there. ``null`` for an optional field means unset.
     """
-    try:
-        data = _strip_bom(content).encode("utf-8")
-    except UnicodeEncodeError:
-        data = None
+    data = _utf8_bytes(content, None)
     fast = _judgments_fast(data) if data is not None else None
     if fast is not None:
         return fast
@@ -1603,11 +1600,7 @@ def _from_qrels(
     corpus_fingerprint: str | None,
     labeled_by: str | None,
 ) -> pd.DataFrame:
-    if data is None and text is not None:
-        try:
-            data = _strip_bom(text).encode("utf-8")
-        except UnicodeEncodeError:
-            data = None
+    data = _utf8_bytes(text, data)
     fast = _qrels_fast(data) if data is not None else None
     if fast is not None:
         qid, doc, rel, lines = fast
