@@ -1959,12 +1959,13 @@ def _nonempty_strings(col: pd.Series) -> bool:
     """True when a "string" column has no NA and no empty string (checked in arrow, no Python)."""
     import pyarrow.compute as pc
 
-    if col.isna().any():
-        return False
     if len(col) == 0:
         return True
     arr = pa.array(col.array)
-    return bool(pc.min(pc.binary_length(arr)).as_py() > 0)
+    if arr.null_count:
+        return False
+    # A bitmap comparison: no per-row lengths (80 MB at 10M rows) are materialized.
+    return not bool(pc.any(pc.equal(arr, "")).as_py())
 
 
 def _copy_on_write() -> bool:

@@ -209,17 +209,24 @@ def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None,
     repeated a key among the entries the metrics read; a repeat further down changes no
     number. With ``depth=None`` every entry is read.
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(run)
     rank = run["rank"].to_numpy(dtype=np.int64)
     sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
     # Rankings are contiguous runs of rows in files; find their boundaries without hashing.
-    change = np.ones(n, dtype=bool)
+    # (Arrow bitmaps, not numpy bool arrays: a 10M-row run costs 1 MB here, not 10s of MB.)
     if n > 1:
-        change[1:] = (pc.not_equal(q_arr[1:], q_arr[:-1]).to_numpy(zero_copy_only=False)
-                      | pc.not_equal(sys_arr[1:], sys_arr[:-1]).to_numpy(zero_copy_only=False))
-    starts = np.flatnonzero(change)
+        boundary = pc.or_(pc.not_equal(q_arr[1:], q_arr[:-1]),
+                          pc.not_equal(sys_arr[1:], sys_arr[:-1]))
+        starts = np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64)
+        rank_arr = pa.array(rank)
+        in_order = bool(pc.all(pc.or_(pc.greater(rank_arr[1:], rank_arr[:-1]), boundary)).as_py())
+        del boundary, rank_arr
+    else:
+        starts = np.zeros(min(n, 1), dtype=np.int64)
+        in_order = True
     start_sys = pd.array(sys_arr.take(starts), dtype=ID)
     start_q = pd.array(q_arr.take(starts), dtype=ID)
     systems = pd.Index(pd.unique(start_sys), dtype=ID)
@@ -232,7 +239,6 @@ def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None,
     # The (system, query) cell of each ranking; unjudged queries get their own codes past nq.
     q_any = np.where(q_code >= 0, q_code, nq + _lookup(start_q, all_queries))
     cell_key = s_code * (nq + len(all_queries)) + q_any
-    in_order = n < 2 or bool(np.all((rank[1:] > rank[:-1]) | change[1:]))
     row_index = None
     if len(np.unique(cell_key)) != len(starts) or not in_order:
         # Interleaved or unsorted rankings: order rows by (first appearance of the cell, rank).
@@ -240,8 +246,7 @@ def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None,
         row_cell = np.repeat(_first_appearance(cell_key), lengths)
         row_index = np.lexsort((rank, row_cell))
         row_cell = row_cell[row_index]
-        change = np.r_[True, row_cell[1:] != row_cell[:-1]] if n else change
-        first_of = np.flatnonzero(change)
+        first_of = np.flatnonzero(np.r_[True, row_cell[1:] != row_cell[:-1]])
         starts_src = row_index[first_of]
         s_code = _lookup(pd.array(sys_arr.take(starts_src), dtype=ID), systems)
         q_code = _lookup(pd.array(q_arr.take(starts_src), dtype=ID), queries)
@@ -260,8 +265,6 @@ def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None,
         offsets = np.cumsum(take) - take
         rows = np.arange(len(blk)) - offsets[blk] + starts[blk]
         return rows, blk
-
-    import pyarrow as pa
 
     key_arr = _arrow(keys) if keys is not None else None
 
@@ -411,10 +414,13 @@ def compute(
         judged_pairs[at_clipped] == row_pairs if len(judged_pairs) else False
     )
     row_grade = np.where(is_judged, judged_grades[at_clipped] if len(judged_pairs) else 0, 0)
+    del row_pairs, at, at_clipped  # per-row temporaries are freed as soon as they are used
     hit = row_grade >= threshold
-    gains = (np.exp2(row_grade) - 1.0) if gain == "exponential" else row_grade.astype(float)
     position = prepared.position
-    discount = 1.0 / np.log2(position + 2.0)
+    # Each row's DCG term: gain over the log2(rank + 1) discount.
+    dcg_term = (np.exp2(row_grade) - 1.0) if gain == "exponential" else row_grade.astype(float)
+    del row_grade
+    dcg_term /= np.log2(position + 2.0)
 
     # Ideal DCG per query: every judged grade, sorted descending, cut at k.
     ideal_order = np.lexsort((-grades, rel_q))
@@ -430,7 +436,10 @@ def compute(
     block = prepared.block
     nb = len(prepared.block_system)
     cell = prepared.block_system * nq + prepared.block_query
-    cumhits = _grouped_cumsum(hit.astype(float), block, nb)
+    # Each hit's precision at its rank: AP's term.
+    ap_term = _grouped_cumsum(hit.astype(float), block, nb)
+    ap_term /= position + 1.0
+    ap_term *= hit
     first_hit = np.full(nb, np.inf)
     hit_rows = np.flatnonzero(hit)
     if len(hit_rows):
@@ -453,11 +462,13 @@ def compute(
 
     columns: dict[str, np.ndarray] = {}
     for kk in ks:
+        # Rows are in rank order within each ranking, so "within k" is a mask on position.
         inside = position < kk
         hits = np.bincount(block, weights=hit & inside, minlength=nb)
-        dcg = np.bincount(block, weights=gains * discount * inside, minlength=nb)
-        ap_sum = np.bincount(block, weights=(hit & inside) * cumhits / (position + 1.0), minlength=nb)
+        dcg = np.bincount(block, weights=np.where(inside, dcg_term, 0.0), minlength=nb)
+        ap_sum = np.bincount(block, weights=np.where(inside, ap_term, 0.0), minlength=nb)
         judged = np.bincount(block, weights=is_judged & inside, minlength=nb)
+        del inside
         idcg = np.tile(np.bincount(iq, weights=idisc * (ipos < kk), minlength=nq), ns)
         rr = np.where(first_hit < kk, 1.0 / (first_hit + 1.0), 0.0)
 
