@@ -1261,5 +1261,3 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     )
 
 
-def _console() -> None:  # pragma: no cover - exercised through the console script
-    sys.exit(main())

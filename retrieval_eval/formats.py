@@ -434,6 +434,16 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def _query_id_of(obj: Any, label: str, line: int) -> str:
+    """A JSONL line must be an object with a non-empty string ``query_id``; returns it."""
+    if not isinstance(obj, dict):
+        raise FormatError(label, line, _not_object(obj))
+    qid = obj.get("query_id")
+    if not isinstance(qid, str) or not qid:
+        raise FormatError(label, line, "missing query_id")
+    return qid
+
+
 def _not_object(obj: Any) -> str:
     return f"must be a JSON object, got {_type_name(obj)}"
 
@@ -507,11 +517,7 @@ def atomic_write_text(path: str | os.PathLike, text: str, backup: bool = False) 
 
 def _judgment_row(obj: Any, line: int, label: str) -> tuple:
     """Check one wire-format judgment; the known fields in JUDGMENT_FIELDS order, then extra."""
-    if not isinstance(obj, dict):
-        raise FormatError(label, line, _not_object(obj))
-    qid = obj.get("query_id")
-    if not isinstance(qid, str) or not qid:
-        raise FormatError(label, line, "missing query_id")
+    qid = _query_id_of(obj, label, line)
     uri = obj.get("doc_uri")
     if not isinstance(uri, str) or not uri:
         raise FormatError(label, line, "missing doc_uri")
@@ -921,11 +927,7 @@ def _run_python(items: Iterable[tuple[int, Any]], label: str, system: str | None
     lengths: list[int] = []
     lines: list[int] = []
     for line, obj in items:
-        if not isinstance(obj, dict):
-            raise FormatError(label, line, _not_object(obj))
-        qid = obj.get("query_id")
-        if not isinstance(qid, str) or not qid:
-            raise FormatError(label, line, "missing query_id")
+        qid = _query_id_of(obj, label, line)
         if "ranking" not in obj or obj["ranking"] is None:
             raise FormatError(label, line, "missing ranking")
         ranking = obj["ranking"]
@@ -1788,11 +1790,7 @@ def _queries_python(items: Iterable[tuple[int, Any]], label: str) -> pd.DataFram
     seen: dict[str, int] = {}
     q_id, q_text, q_stratum, q_none, lines = [], [], [], [], []
     for line, obj in items:
-        if not isinstance(obj, dict):
-            raise FormatError(label, line, _not_object(obj))
-        qid = obj.get("query_id")
-        if not isinstance(qid, str) or not qid:
-            raise FormatError(label, line, "missing query_id")
+        qid = _query_id_of(obj, label, line)
         for name in ("query", "stratum"):
             v = obj.get(name)
             if v is not None and not isinstance(v, str):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,11 +61,19 @@ def _round(x: float) -> float:
     return float(round(x, 12))
 
 
-def t_quantile_975(df: int) -> float:
-    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (df > 120 uses 120)."""
+def t_half_width(sd, n):
+    """Half-width of the two-sided 95% Student-t interval on a mean: t(0.975, df) sd / sqrt(n)
+    with df = n - 1 capped at 120; NaN where n < 2 (one sample has no interval). Vectorized."""
     from .stats import t_ppf
 
-    return float(t_ppf(0.975, min(int(df), 120)))
+    sd, n = np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
+    half = np.full(np.broadcast(sd, n).shape, np.nan)
+    ok = n >= 2
+    if np.any(ok):
+        df = np.minimum(np.broadcast_to(n, half.shape)[ok] - 1.0, 120.0)
+        half[ok] = t_ppf(0.975, df) * np.broadcast_to(sd, half.shape)[ok] / np.sqrt(
+            np.broadcast_to(n, half.shape)[ok])
+    return half
 
 
 def summarize(samples) -> Measurement:
@@ -88,7 +95,7 @@ def summarize(samples) -> Measurement:
     if n == 1:
         return Measurement(value=_round(mean), n=1, deterministic=False)
     stdev = float(values.std(ddof=1))
-    half = t_quantile_975(n - 1) * stdev / math.sqrt(n)
+    half = float(t_half_width(stdev, n))
     return Measurement(
         value=_round(mean),
         n=n,

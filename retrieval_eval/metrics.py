@@ -333,18 +333,6 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
     return out
 
 
-def duplicated_rankings(run: pd.DataFrame) -> pd.DataFrame:
-    """(system, query_id) pairs whose ranking repeated a key, in evaluation order."""
-    prepared, _, systems, queries = _prepare(run, None, None)
-    flagged = prepared.block_has_duplicates
-    return pd.DataFrame(
-        {
-            "system": pd.array(systems[prepared.block_system[flagged]], dtype=ID),
-            "query_id": pd.array(queries[prepared.block_query[flagged]], dtype=ID),
-        }
-    )
-
-
 # --------------------------------------------------------------------------------------------
 # The engine.
 

@@ -739,16 +739,11 @@ def t_interval(values: pd.Series, by) -> pd.DataFrame:
     The spec's ``summarize`` rule (df = n - 1, capped at 120, not clamped): one value gives no
     interval. Vectorized over groups: one ``t_ppf`` call.
     """
-    from .stats import t_ppf
+    from .measurement import t_half_width
 
     g = values.groupby(by, sort=False, observed=True)
     out = pd.DataFrame({"mean": g.mean(), "n": g.count().astype(np.int64), "sd": g.std(ddof=1)})
-    n = out["n"].to_numpy(np.float64)
-    ok = n >= 2
-    half = np.full(len(out), np.nan)
-    if ok.any():
-        q = t_ppf(0.975, np.minimum(n[ok] - 1.0, 120.0))
-        half[ok] = q * out["sd"].to_numpy(np.float64)[ok] / np.sqrt(n[ok])
+    half = t_half_width(out["sd"].to_numpy(np.float64), out["n"].to_numpy(np.float64))
     out["ci_low"] = out["mean"] - half
     out["ci_high"] = out["mean"] + half
     return out

@@ -191,19 +191,24 @@ def test_installed_console_script(tmp_path):
     assert json.loads(ok.stdout)["metrics"]["recall@3"]["value"] == 0.5
 
 
-def test_internal_error_is_one_line_exit_3(monkeypatch):
-    def boom(args, out):
-        raise RuntimeError("kaboom")
-
+def _validate_raises(monkeypatch, handler):
+    """Make the validate verb run ``handler`` (which raises), with no debug tracebacks."""
     real = cli.build_parser
 
     def parser():
         p = real()
-        p._subparsers._group_actions[0].choices["validate"].set_defaults(handler=boom)
+        p._subparsers._group_actions[0].choices["validate"].set_defaults(handler=handler)
         return p
 
     monkeypatch.setattr(cli, "build_parser", parser)
     monkeypatch.delenv("RETRIEVAL_EVAL_DEBUG", raising=False)
+
+
+def test_internal_error_is_one_line_exit_3(monkeypatch):
+    def boom(args, out):
+        raise RuntimeError("kaboom")
+
+    _validate_raises(monkeypatch, boom)
     code, out, err = run_cli("validate", "--judgments", fx("basic", "judgments.jsonl"))
     assert code == 3
     assert err.splitlines() == [
@@ -681,15 +686,7 @@ def test_a_library_value_error_is_an_internal_error_not_bad_input(monkeypatch):
     def boom(args, out):
         raise pa.ArrowInvalid("Invalid null value")
 
-    real = cli.build_parser
-
-    def parser():
-        p = real()
-        p._subparsers._group_actions[0].choices["validate"].set_defaults(handler=boom)
-        return p
-
-    monkeypatch.setattr(cli, "build_parser", parser)
-    monkeypatch.delenv("RETRIEVAL_EVAL_DEBUG", raising=False)
+    _validate_raises(monkeypatch, boom)
     code, _, err = run_cli("validate", "--judgments", fx("basic", "judgments.jsonl"))
     assert code == 3 and "internal error: ArrowInvalid" in err and len(err.splitlines()) == 1
 
