@@ -91,15 +91,6 @@ def _positive_int(flag: str) -> Callable[[str], int]:
     return parse
 
 
-def _non_negative_int(flag: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        if not re.fullmatch(r"[0-9]+", text):
-            raise CLIError(f"{flag} expects a non-negative integer, got '{text}'")
-        return int(text)
-
-    return parse
-
-
 def _finite_float(flag: str, low: float | None = None, high: float | None = None) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
@@ -214,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", metavar="FILE", help="a previous report JSON, for delta gates")
     p.add_argument("--gate", metavar="EXPR", action="append", default=[], help=_GATE_HELP)
     p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
-    p.add_argument("--threshold", metavar="T", type=_non_negative_int("--threshold"), default=1,
+    p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
     p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
                    help="nDCG gain: exponential 2^g-1 (the spec's, default) or linear g (trec_eval's)")
@@ -307,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="quantile of positive top-1 scores used as the cutoff (default 0.10)")
     p.add_argument("--cutoff", metavar="X", type=_finite_float("--cutoff"),
                    help="a fixed score cutoff (the one production uses)")
-    p.add_argument("--threshold", metavar="T", type=_non_negative_int("--threshold"), default=1,
+    p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
                    help="lowest grade that makes a query a positive (default 1)")
     p.add_argument("--system", metavar="NAME", help="only this system of a multi-system run")
     output_flags(p, "print the calibration table as JSON")
@@ -327,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a run file, repeatable; one file may hold several systems")
     p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are compared with")
     p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
-    p.add_argument("--threshold", metavar="T", type=_non_negative_int("--threshold"), default=1,
+    p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
     p.add_argument("--queries", metavar="FILE",
                    help="queries JSONL: expect_none queries are left out (and, with scores, compared on OOD)")

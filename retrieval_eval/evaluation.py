@@ -69,9 +69,8 @@ def _per_stratum(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gain
     by stratum. A query labelled in several strata is scored once per stratum, on that
     stratum's labels only, by running the engine on (stratum, query) pairs.
     """
-    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
-    spans = strata.groupby(judgments["query_id"].astype(ID), sort=False).nunique()
-    if (spans > 1).any():
+    if engine.strata_span_queries(judgments):
+        strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
         sep = "\x1f"
         composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
         j2 = judgments.assign(query_id=composite)

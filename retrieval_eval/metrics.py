@@ -20,6 +20,7 @@ There is no per-query Python loop: rows are grouped by integer codes and every s
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,26 +75,20 @@ class _Judged:
     query: np.ndarray  # per pair: query code
     key: np.ndarray  # per pair: key code
     grade: np.ndarray  # per pair
-    strata: np.ndarray  # per query: its first labelled stratum, or _unstratified
+    strata: np.ndarray  # per query: the stratum of its first label line, or _unstratified
 
 
-def _judged(judgments: pd.DataFrame, coded=None) -> _Judged:
+def _judged(judgments: pd.DataFrame) -> _Judged:
     """Code the judgments once; the last label of a repeated (query, key) pair wins.
 
     ``validate`` reports such a pair as an error; scoring still needs one answer, and the last
-    line is the one a person editing the file most recently wrote. ``coded`` passes codes
-    already computed: ``(query codes, queries, key codes, keys)``.
+    line is the one a person editing the file most recently wrote. (The engine applies the
+    same rule step by step in :func:`_scan`.)
     """
-    if coded is None:
-        q_codes, queries = _factorize(judgments["query_id"])
-        k_codes, keys = _factorize(judgment_keys(judgments))
-    else:
-        q_codes, queries, k_codes, keys = coded
+    q_codes, queries = _factorize(judgments["query_id"])
+    k_codes, keys = _factorize(judgment_keys(judgments))
     pair = q_codes * max(len(keys), 1) + k_codes
     rows = np.flatnonzero(~_repeats(pair[::-1])[::-1])  # the last label of a pair wins
-    first_row = np.full(len(queries), -1, dtype=np.int64)
-    first_row[q_codes[::-1]] = np.arange(len(q_codes))[::-1]
-    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED).to_numpy(dtype=object)
     return _Judged(
         queries=queries,
         keys=keys,
@@ -101,7 +96,7 @@ def _judged(judgments: pd.DataFrame, coded=None) -> _Judged:
         query=q_codes[rows],
         key=k_codes[rows],
         grade=judgments["relevance"].to_numpy(dtype=np.int64)[rows],
-        strata=strata[first_row] if len(queries) else np.zeros(0, dtype=object),
+        strata=_strata_of(judgments, q_codes, len(queries)),
     )
 
 
@@ -116,7 +111,7 @@ def relevance_table(judgments: pd.DataFrame) -> pd.DataFrame:
 
 
 def _query_strata(judgments: pd.DataFrame, queries: pd.Index) -> np.ndarray:
-    """Each query's stratum (its first labelled one), ``_unstratified`` when it has none."""
+    """Each query's stratum (that of its first label line), ``_unstratified`` without one."""
     j = _judged(judgments)
     at = _lookup(queries, j.queries)
     return np.where(at >= 0, j.strata[np.maximum(at, 0)] if len(j.strata) else UNSTRATIFIED,
@@ -126,14 +121,27 @@ def _query_strata(judgments: pd.DataFrame, queries: pd.Index) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # Order and duplicates: the one place each is defined.
 
+#: Rows handled per step of the scan. Rankings are never split across steps; a step's ids are
+#: hashed in a table this small, which stays in the CPU cache (hashing 10M ids in one table
+#: is several times slower, and the temporaries of a step are a few MB, not a few GB).
+STEP_ROWS = 1 << 15
 
-def _arrow(values) -> "pa.Array":
+
+def _arrow(values) -> "pa.Array | pa.ChunkedArray":
+    """The arrow strings behind a column (no copy when the column is arrow-backed)."""
     import pyarrow as pa
 
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
     values = values.array if isinstance(values, (pd.Index, pd.Series)) else values
     if values.dtype != ID:
         values = pd.array(values, dtype=ID)
-    arr = pa.array(values)
+    return pa.array(values)
+
+
+def _whole(arr) -> "pa.Array":
+    import pyarrow as pa
+
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
@@ -141,7 +149,7 @@ def _lookup(values, categories) -> np.ndarray:
     """Position of each value in ``categories`` (-1 when absent), by a C++ hash lookup."""
     import pyarrow.compute as pc
 
-    found = pc.index_in(_arrow(values), value_set=_arrow(categories))
+    found = pc.index_in(_whole(_arrow(values)), value_set=_whole(_arrow(categories)))
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
@@ -166,21 +174,112 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return codes.astype(np.int64, copy=False), pd.Index(uniques, dtype=ID)
 
 
-@dataclass
-class _Prepared:
-    """A run reduced to integer arrays, ordered by (system, query_id, rank), deduplicated."""
+def _run_starts(arr) -> np.ndarray:
+    """Start of every run of equal adjacent values (an arrow bitmap, not a 10M-byte mask)."""
+    import pyarrow.compute as pc
 
-    system: np.ndarray  # system code per row
-    query: np.ndarray  # query code per row
-    doc: np.ndarray  # doc code per row
-    score: np.ndarray
-    position: np.ndarray  # 0-based position in the deduplicated ranking
-    block: np.ndarray  # ranking (system, query) code per row, non-decreasing
-    block_system: np.ndarray  # per block
-    block_query: np.ndarray  # per block
-    block_has_duplicates: np.ndarray  # per block
-    index: np.ndarray  # row labels of the kept rows in the input frame
-    key: np.ndarray  # codes of the judgment keys passed to _prepare, in the docs' code space
+    n = len(arr)
+    if n <= 1:
+        return np.zeros(n, dtype=np.int64)
+    change = pc.fill_null(pc.not_equal(arr[1:], arr[:-1]), True)
+    return np.r_[0, pc.indices_nonzero(change).to_numpy() + 1].astype(np.int64)
+
+
+def _codes(arr) -> tuple[np.ndarray, pd.Index]:
+    """Codes (first-appearance order) and distinct values of a string column.
+
+    Files keep a query's lines together, so only the first value of each run of equal values
+    is hashed: 100k query ids rather than 3M label lines.
+    """
+    n = len(arr)
+    starts = _run_starts(arr)
+    heads = _whole(arr.take(starts)).dictionary_encode()
+    codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+                      np.diff(np.r_[starts, n]))
+    return codes, pd.Index(pd.array(heads.dictionary, dtype=ID), dtype=ID)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of ``range(s, s + l)`` for each start and length, vectorized."""
+    total = int(lengths.sum())
+    offsets = np.cumsum(lengths) - lengths
+    return np.arange(total, dtype=np.int64) - np.repeat(offsets - starts, lengths)
+
+
+def _fetch(arr, rows: np.ndarray) -> "pa.Array":
+    """``arr.take(rows)`` as one array; a slice when ``rows`` is an ascending range."""
+    import pyarrow as pa
+
+    if len(rows) == 0:
+        return _whole(arr.slice(0, 0))
+    lo, hi = int(rows[0]), int(rows[-1]) + 1
+    if hi - lo == len(rows) and (len(rows) < 2 or bool(np.all(np.diff(rows) == 1))):
+        return _whole(arr.slice(lo, hi - lo))
+    if lo < hi and bool(np.all(np.diff(rows) > 0)):
+        return _whole(arr.slice(lo, hi - lo)).take(pa.array(rows - lo))
+    return _whole(arr.take(pa.array(rows)))
+
+
+@dataclass
+class _Rankings:
+    """A run's rankings: the (system, query) blocks of rows, in ranking order."""
+
+    starts: np.ndarray  # per block: first row (in ``order`` when given, else in the frame)
+    lengths: np.ndarray  # per block: raw entries
+    system: np.ndarray  # per block: system code
+    query: np.ndarray  # per block: query code (-1: the query is not among ``queries``)
+    order: np.ndarray | None  # row permutation putting interleaved rankings together
+    systems: pd.Index
+    queries: pd.Index
+
+
+def _rankings(run: pd.DataFrame, queries: pd.Index | None) -> _Rankings:
+    """Find the rankings of a run without hashing its rows.
+
+    Rankings are contiguous runs of rows in files; only their first rows are hashed. A run
+    whose rankings are interleaved, or whose ranks go down inside a ranking, is put in order
+    by (first appearance of the ranking, rank): a run's own order is authoritative.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(run)
+    rank = run["rank"].to_numpy(dtype=np.int64)
+    sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
+    if n > 1:
+        boundary = pc.fill_null(pc.or_(pc.not_equal(q_arr[1:], q_arr[:-1]),
+                                       pc.not_equal(sys_arr[1:], sys_arr[:-1])), True)
+        starts = np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64)
+        rank_arr = pa.array(rank)
+        in_order = bool(pc.all(pc.or_(pc.greater(rank_arr[1:], rank_arr[:-1]), boundary)).as_py())
+        del boundary, rank_arr
+    else:
+        starts = np.zeros(min(n, 1), dtype=np.int64)
+        in_order = True
+    start_sys = _whole(sys_arr.take(starts))
+    start_q = _whole(q_arr.take(starts))
+    systems = pd.Index(pd.unique(pd.array(start_sys, dtype=ID)), dtype=ID)
+    all_queries = pd.Index(pd.unique(pd.array(start_q, dtype=ID)), dtype=ID)
+    if queries is None:
+        queries = all_queries
+    s_code = _lookup(start_sys, systems)
+    q_code = _lookup(start_q, queries)
+    # The (system, query) cell of each ranking; queries not in ``queries`` get codes past nq.
+    nq = max(len(queries), 1)
+    q_any = np.where(q_code >= 0, q_code, nq + _lookup(start_q, all_queries))
+    cell_key = s_code * (nq + len(all_queries)) + q_any
+    order = None
+    if len(np.unique(cell_key)) != len(starts) or not in_order:
+        lengths = np.diff(np.r_[starts, n])
+        row_cell = np.repeat(_first_appearance(cell_key), lengths)
+        order = np.lexsort((rank, row_cell))
+        row_cell = row_cell[order]
+        first_of = np.flatnonzero(np.r_[True, row_cell[1:] != row_cell[:-1]])
+        s_code = s_code[_first_appearance_index(cell_key)]
+        q_code = q_code[_first_appearance_index(cell_key)]
+        starts = first_of
+    return _Rankings(starts=starts, lengths=np.diff(np.r_[starts, n]), system=s_code,
+                     query=q_code, order=order, systems=systems, queries=queries)
 
 
 def _first_appearance(values: np.ndarray) -> np.ndarray:
@@ -191,132 +290,176 @@ def _first_appearance(values: np.ndarray) -> np.ndarray:
     return rank_of[inverse.ravel()]
 
 
-def _prepare(run: pd.DataFrame, queries: pd.Index | None, depth: int | None,
-             keys: pd.Series | None = None):
-    """Order, deduplicate and (optionally) cut a run to ``depth`` entries per ranking.
+def _first_appearance_index(values: np.ndarray) -> np.ndarray:
+    """Position of the first occurrence of each distinct value, in order of first appearance."""
+    _, first = np.unique(values, return_index=True)
+    return np.sort(first)
 
-    Returns ``(prepared, docs, systems, queries)``: the integer arrays, the distinct doc ids
-    the codes index, and the systems and queries the codes index (first-appearance order).
-    Rows whose query is not in ``queries`` (when given) are dropped: trec_eval ignores
-    queries without judgments.
 
-    ``keys`` (judgment keys) are coded jointly with the run's ids, in one hash pass: their codes
-    come back as ``prepared.key`` and index the same ``docs``.
+@dataclass
+class _Scan:
+    """What the metrics read of a run, after order, duplicates and the depth cut.
 
-    Only the entries the cutoffs can reach are hashed. A ranking is cut to its first ``depth``
-    raw entries; a ranking that repeated a key there is taken whole and deduplicated, since
-    its later entries move up. ``block_has_duplicates`` therefore says whether a ranking
-    repeated a key among the entries the metrics read; a repeat further down changes no
-    number. With ``depth=None`` every entry is read.
+    Blocks are the rankings the scan read, in scan order. Rows are the entries it emitted, in
+    (scan block, position) order: with judgments, only the entries that have a label (the
+    others add nothing to any sum); without, every kept entry, with its source row.
+    """
+
+    rankings: _Rankings
+    block: np.ndarray  # per scanned block: its index in ``rankings``
+    block_kept: np.ndarray  # per scanned block: deduplicated entries, cut at ``depth``
+    block_dup: np.ndarray  # per scanned block: a key repeated among the entries read
+    row_block: np.ndarray  # per row: scan block number (non-decreasing)
+    row_position: np.ndarray  # per row: 0-based position in the deduplicated ranking
+    row_grade: np.ndarray  # per row: its label's grade (with judgments)
+    row_source: np.ndarray  # per row: its row in the run frame (without judgments)
+    label_query: np.ndarray  # per (query, key) label, the last one of a pair winning: query
+    label_grade: np.ndarray  # ... and its grade
+
+
+def _steps(cost: np.ndarray) -> np.ndarray:
+    """Cut units (with their row costs) into consecutive steps of about STEP_ROWS rows."""
+    n = len(cost)
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    cum = np.cumsum(cost)
+    marks = np.arange(1, int(cum[-1]) // STEP_ROWS + 1) * STEP_ROWS
+    cuts = np.searchsorted(cum, marks, side="left") + 1
+    return np.unique(np.r_[0, np.minimum(cuts, n), n]).astype(np.int64)
+
+
+def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
+          queries: pd.Index | None = None, label_codes: np.ndarray | None = None) -> _Scan:
+    """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
+
+    This is where the run's own order, the first-occurrence rule for a repeated key and the
+    last-label-wins rule for a repeated judgment are applied, for every face of the engine.
+
+    The run is read in steps of whole rankings (STEP_ROWS rows). In a step, the ranked ids and
+    the labels of the step's queries are coded together in one small hash table; a repeated
+    key is then a repeated (ranking, code) pair and a label lookup is a (query, code) pair.
+    Only the entries the cutoffs can reach are read: a ranking is cut to its first ``depth``
+    raw entries, and taken whole only when it repeated a key there (later entries move up).
+
+    With ``judgments``, ``queries`` and ``label_codes`` (each label's query code) are given and
+    only the rankings of those queries are read; the labels are sorted by query so that each
+    step's labels are one slice.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    n = len(run)
-    rank = run["rank"].to_numpy(dtype=np.int64)
-    sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
-    # Rankings are contiguous runs of rows in files; find their boundaries without hashing.
-    # (Arrow bitmaps, not numpy bool arrays: a 10M-row run costs 1 MB here, not 10s of MB.)
-    if n > 1:
-        boundary = pc.or_(pc.not_equal(q_arr[1:], q_arr[:-1]),
-                          pc.not_equal(sys_arr[1:], sys_arr[:-1]))
-        starts = np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64)
-        rank_arr = pa.array(rank)
-        in_order = bool(pc.all(pc.or_(pc.greater(rank_arr[1:], rank_arr[:-1]), boundary)).as_py())
-        del boundary, rank_arr
-    else:
-        starts = np.zeros(min(n, 1), dtype=np.int64)
-        in_order = True
-    start_sys = pd.array(sys_arr.take(starts), dtype=ID)
-    start_q = pd.array(q_arr.take(starts), dtype=ID)
-    systems = pd.Index(pd.unique(start_sys), dtype=ID)
-    all_queries = pd.Index(pd.unique(start_q), dtype=ID)
-    if queries is None:
-        queries = all_queries
-    nq = max(len(queries), 1)
-    s_code = _lookup(start_sys, systems)
-    q_code = _lookup(start_q, queries)
-    # The (system, query) cell of each ranking; unjudged queries get their own codes past nq.
-    q_any = np.where(q_code >= 0, q_code, nq + _lookup(start_q, all_queries))
-    cell_key = s_code * (nq + len(all_queries)) + q_any
-    row_index = None
-    if len(np.unique(cell_key)) != len(starts) or not in_order:
-        # Interleaved or unsorted rankings: order rows by (first appearance of the cell, rank).
-        lengths = np.diff(np.r_[starts, n])
-        row_cell = np.repeat(_first_appearance(cell_key), lengths)
-        row_index = np.lexsort((rank, row_cell))
-        row_cell = row_cell[row_index]
-        first_of = np.flatnonzero(np.r_[True, row_cell[1:] != row_cell[:-1]])
-        starts_src = row_index[first_of]
-        s_code = _lookup(pd.array(sys_arr.take(starts_src), dtype=ID), systems)
-        q_code = _lookup(pd.array(q_arr.take(starts_src), dtype=ID), queries)
-        starts = first_of
-    lengths = np.diff(np.r_[starts, n])
-    judged = q_code >= 0
+    rk = _rankings(run, queries)
     doc_arr = _arrow(run["doc_id"])
+    graded = judgments is not None
+    if graded:
+        nq = len(rk.queries)
+        keys = pc.coalesce(_arrow(judgments["chunk_id"]), _arrow(judgments["doc_uri"]))
+        keys = _whole(keys).cast(doc_arr.type)
+        grades = judgments["relevance"].to_numpy(dtype=np.int64)
+        label_q = label_codes
+        if len(label_q) > 1 and not bool(np.all(label_q[1:] >= label_q[:-1])):
+            by_query = np.argsort(label_q, kind="stable")
+            keys, grades, label_q = keys.take(pa.array(by_query)), grades[by_query], label_q[by_query]
+        label_at = np.r_[0, np.cumsum(np.bincount(label_q, minlength=nq))].astype(np.int64)
+        # Units are the judged queries; each brings its labels and its rankings.
+        judged = np.flatnonzero(rk.query >= 0)
+        blocks = judged[np.argsort(rk.query[judged], kind="stable")]
+        unit_of_block = rk.query[blocks]
+        n_units = nq
+    else:
+        label_at = None
+        blocks = np.arange(len(rk.starts))
+        unit_of_block = blocks
+        n_units = len(blocks)
+    block_at = np.r_[0, np.cumsum(np.bincount(unit_of_block, minlength=n_units))].astype(np.int64)
+    reach = rk.lengths[blocks] if depth is None else np.minimum(rk.lengths[blocks], depth)
+    cost = np.bincount(unit_of_block, weights=reach, minlength=n_units)
+    if graded:
+        cost += np.diff(label_at)
+    steps = _steps(cost)
 
-    def select(take_whole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rows (in ranking order) of the judged rankings' first ``depth`` entries, or of the
-        whole ranking where ``take_whole``; built on the selected size, not the run's."""
-        take = np.where(judged, lengths, 0)
-        if depth is not None:
-            take = np.where(take_whole, take, np.minimum(take, depth))
-        blk = np.repeat(np.arange(len(starts)), take)
-        offsets = np.cumsum(take) - take
-        rows = np.arange(len(blk)) - offsets[blk] + starts[blk]
-        return rows, blk
+    def step(ua: int, ub: int) -> dict[str, np.ndarray]:
+        """One step: the rankings and labels of units ``ua`` to ``ub``."""
+        bs = blocks[block_at[ua]:block_at[ub]]
+        length = rk.lengths[bs]
+        take = length if depth is None else np.minimum(length, depth)
+        m = int(label_at[ub] - label_at[ua]) if graded else 0
+        while True:
+            local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
+            rows = _ranges(rk.starts[bs], take)
+            src = rows if rk.order is None else rk.order[rows]
+            docs = _fetch(doc_arr, src)
+            if graded:  # labels first: their codes are 0 .. (distinct label keys - 1)
+                docs = pa.concat_arrays([keys.slice(int(label_at[ua]), m), docs])
+            coded = docs.dictionary_encode()
+            codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            width = max(len(coded.dictionary), 1)
+            dup = _repeats(local * width + codes[m:])
+            has_dup = np.bincount(local[dup], minlength=len(bs)) > 0
+            redo = has_dup & (length > take)
+            if not redo.any():
+                break
+            take = np.where(redo, length, take)
+        run_codes = codes[m:]
+        if dup.any():
+            keep = ~dup
+            local, run_codes, src = local[keep], run_codes[keep], src[keep]
+        kept = np.bincount(local, minlength=len(bs))
+        position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+        if depth is not None and len(position) and position.max() >= depth:
+            cut = position < depth
+            local, run_codes, src, position = local[cut], run_codes[cut], src[cut], position[cut]
+            kept = np.minimum(kept, depth)
+        local += block_at[ua]  # scan block numbers
+        got = {"kept": kept, "dup": has_dup}
+        if not graded:
+            got.update(row_block=local, row_position=position, row_source=src)
+            return got
+        # The last label of a repeated (query, key) pair wins.
+        label_local = label_q[label_at[ua]:label_at[ub]] - ua
+        pairs = label_local * width + codes[:m]
+        by_pair = np.argsort(pairs, kind="stable")
+        ordered = pairs[by_pair]
+        last = np.r_[ordered[1:] != ordered[:-1], True] if m else np.zeros(0, dtype=bool)
+        win_pairs, win_rows = ordered[last], by_pair[last]
+        win_grades = grades[label_at[ua]:label_at[ub]][win_rows]
+        got.update(label_query=label_local[win_rows] + ua, label_grade=win_grades)
+        # Each kept entry's label, if it has one: only ids coded as label keys can have one.
+        can = np.flatnonzero(run_codes < (codes[:m].max() + 1 if m else 0))
+        entry = unit_of_block[local[can]] - ua
+        entry *= width
+        entry += run_codes[can]
+        at = np.minimum(np.searchsorted(win_pairs, entry), max(len(win_pairs) - 1, 0))
+        found = win_pairs[at] == entry if len(win_pairs) else np.zeros(len(can), dtype=bool)
+        has = can[found]
+        got.update(row_block=local[has], row_position=position[has], row_grade=win_grades[at[found]])
+        return got
 
-    key_arr = _arrow(keys) if keys is not None else None
+    spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
+    if len(spans) > 1:
+        # Arrow and numpy release the GIL while they work: two steps run at once.
+        from concurrent.futures import ThreadPoolExecutor
 
-    def dedupe(rows: np.ndarray, blk: np.ndarray):
-        src = rows if row_index is None else row_index[rows]
-        everything = row_index is None and len(rows) == n
-        docs_sel = doc_arr if everything else doc_arr.take(src)
-        m = 0
-        if key_arr is not None and len(key_arr):
-            m = len(key_arr)
-            docs_sel = pa.concat_arrays([key_arr.cast(docs_sel.type), docs_sel])
-        codes, docs = _factorize(pd.Series(pd.array(docs_sel, dtype=ID), copy=False))
-        key_codes, codes = codes[:m], codes[m:]
-        pair = blk.astype(np.int64) * max(len(docs), 1) + codes
-        dup = _repeats(pair)
-        return src, codes, docs, blk, dup, key_codes
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            results = list(pool.map(lambda span: step(*span), spans))
+    else:
+        results = [step(*span) for span in spans]
+    out: dict[str, list[np.ndarray]] = {}
+    for got in results:
+        for name, values in got.items():
+            out.setdefault(name, []).append(values)
+    del results
 
-    take_whole = np.zeros(len(starts), dtype=bool)
-    src, doc_codes, docs, blk, dup, key_codes = dedupe(*select(take_whole))
-    has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
-    if depth is not None and (has_dup & (lengths > depth)).any():
-        take_whole = has_dup & (lengths > depth)
-        src, doc_codes, docs, blk, dup, key_codes = dedupe(*select(take_whole))
-        has_dup = np.bincount(blk[dup], minlength=len(starts)) > 0
-    if dup.any():
-        keep = ~dup
-        src, doc_codes, blk = src[keep], doc_codes[keep], blk[keep]
-    # Renumber the judged rankings 0..nb-1 and compute deduplicated positions.
-    new_id = np.cumsum(judged) - 1
-    blk = new_id[blk]
-    nb = int(judged.sum())
-    counts = np.bincount(blk, minlength=nb)
-    position = np.arange(len(blk)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts) \
-        if nb else np.zeros(0, dtype=np.int64)
-    if depth is not None:
-        cut = position < depth
-        if not cut.all():
-            src, doc_codes, blk, position = src[cut], doc_codes[cut], blk[cut], position[cut]
-    prepared = _Prepared(
-        system=s_code[judged][blk],
-        query=q_code[judged][blk],
-        doc=doc_codes,
-        score=run["score"].to_numpy(dtype=np.float64)[src],
-        position=position,
-        block=blk,
-        block_system=s_code[judged],
-        block_query=q_code[judged],
-        block_has_duplicates=has_dup[judged],
-        index=src,
-        key=key_codes,
+    def cat(name: str, dtype=np.int64) -> np.ndarray:
+        return np.concatenate(out[name]).astype(dtype, copy=False) if out.get(name) else \
+            np.zeros(0, dtype=dtype)
+
+    return _Scan(
+        rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=cat("dup", bool),
+        row_block=cat("row_block"), row_position=cat("row_position"),
+        row_grade=cat("row_grade"), row_source=cat("row_source"),
+        label_query=cat("label_query"), label_grade=cat("label_grade"),
     )
-    return prepared, docs, systems, queries
 
 
 def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
@@ -327,9 +470,9 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
     ``depth`` entries per ranking when given. ``top1`` of a query (calibration) is its row
     with rank 1 here.
     """
-    prepared, _, _, _ = _prepare(run, None, depth)
-    out = run.iloc[prepared.index].reset_index(drop=True)
-    out["rank"] = (prepared.position + 1).astype(np.int64)
+    scan = _scan(run, depth)
+    out = run.iloc[scan.row_source].reset_index(drop=True)
+    out["rank"] = (scan.row_position + 1).astype(np.int64)
     return out
 
 
@@ -373,44 +516,23 @@ def compute(
       over all relevant), hit_rate, judged (share of the top k that has any judgment: how far
       the closed-world assumption "unjudged = not relevant" is being trusted).
 
-    Runs' queries without judgments are ignored, as trec_eval ignores them.
+    Runs' queries without judgments are ignored, as trec_eval ignores them. ``threshold`` is
+    an integer >= 1: an unjudged entry counts as grade 0, so a lower threshold would count
+    every unjudged entry as relevant.
     """
     if gain not in GAINS:
         raise ValueError(f"gain must be one of {GAINS}, got {gain!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or threshold < 1:
+        raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
     ks = check_ks(k)
-    kmax = ks[-1]
-    q_codes, queries = _factorize(judgments["query_id"])
-    # Judgment keys and the run's ids are coded together, in one hash pass.
-    prepared, docs, systems, _ = _prepare(run, queries, kmax, keys=judgment_keys(judgments))
-    judged_set = _judged(judgments, coded=(q_codes, queries, prepared.key, docs))
-    if len(systems) == 0:
-        systems = pd.Index(["run"], dtype=ID)
+    label_codes, queries = _codes(_arrow(judgments["query_id"]))
+    scan = _scan(run, ks[-1], judgments, queries, label_codes)
+    rk = scan.rankings
+    systems = rk.systems if len(rk.systems) else pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
 
-    rel_q = judged_set.query
-    grades = judged_set.grade
-
-    # Relevance lookup: (query, key) pairs as one sorted int64 code, then searchsorted.
-    width = max(len(docs), 1)
-    judged_pairs = rel_q * width + judged_set.key
-    order = np.argsort(judged_pairs, kind="stable")
-    judged_pairs, judged_grades = judged_pairs[order], grades[order]
-    row_pairs = prepared.query * width + prepared.doc
-    at = np.searchsorted(judged_pairs, row_pairs)
-    at_clipped = np.minimum(at, max(len(judged_pairs) - 1, 0))
-    is_judged = (at < len(judged_pairs)) & (
-        judged_pairs[at_clipped] == row_pairs if len(judged_pairs) else False
-    )
-    row_grade = np.where(is_judged, judged_grades[at_clipped] if len(judged_pairs) else 0, 0)
-    del row_pairs, at, at_clipped  # per-row temporaries are freed as soon as they are used
-    hit = row_grade >= threshold
-    position = prepared.position
-    # Each row's DCG term: gain over the log2(rank + 1) discount.
-    dcg_term = (np.exp2(row_grade) - 1.0) if gain == "exponential" else row_grade.astype(float)
-    del row_grade
-    dcg_term /= np.log2(position + 2.0)
-
-    # Ideal DCG per query: every judged grade, sorted descending, cut at k.
+    # The ideal list of each query: its labels' grades, sorted descending.
+    rel_q, grades = scan.label_query, scan.label_grade
     ideal_order = np.lexsort((-grades, rel_q))
     iq, ig = rel_q[ideal_order], grades[ideal_order]
     istarts = np.r_[0, np.cumsum(np.bincount(iq, minlength=nq))[:-1]] if nq else np.zeros(0, int)
@@ -420,10 +542,12 @@ def compute(
     n_relevant = np.bincount(rel_q, weights=grades >= threshold, minlength=nq)
     n_judged = np.bincount(rel_q, minlength=nq)
 
-    # Per ranking (block) sums, then scattered onto the (system x query) grid.
-    block = prepared.block
-    nb = len(prepared.block_system)
-    cell = prepared.block_system * nq + prepared.block_query
+    # The labelled entries: only they add to any sum (an unjudged entry has grade 0).
+    block, position, grade = scan.row_block, scan.row_position, scan.row_grade
+    nb = len(scan.block)
+    hit = grade >= threshold
+    dcg_term = (np.exp2(grade) - 1.0) if gain == "exponential" else grade.astype(float)
+    dcg_term /= np.log2(position + 2.0)
     # Each hit's precision at its rank: AP's term.
     ap_term = _grouped_cumsum(hit.astype(float), block, nb)
     ap_term /= position + 1.0
@@ -435,50 +559,49 @@ def compute(
         first = np.r_[True, hb[1:] != hb[:-1]]
         first_hit[hb[first]] = position[hit_rows[first]]
 
+    # Per ranking (block) sums, then scattered onto the (system x query) grid.
+    cell = rk.system[scan.block] * nq + rk.query[scan.block]
     grid = ns * nq
     present = np.zeros(grid, dtype=bool)
     present[cell] = True
     dup_grid = np.zeros(grid, dtype=bool)
-    dup_grid[cell] = prepared.block_has_duplicates
+    dup_grid[cell] = scan.block_dup
     retrieved = np.zeros(grid, dtype=np.int64)
-    retrieved[cell] = np.bincount(block, minlength=nb)
+    retrieved[cell] = scan.block_kept
     top1 = np.full(grid, np.nan)
-    first_rows = position == 0
-    top1[cell[block[first_rows]]] = prepared.score[first_rows]
+    first_row = rk.starts[scan.block]
+    if rk.order is not None:
+        first_row = rk.order[first_row]
+    top1[cell] = run["score"].to_numpy(dtype=np.float64)[first_row]
     nrel = np.tile(n_relevant, ns)
     safe_nrel = np.where(nrel > 0, nrel, 1.0)
+
+    def spread(values: np.ndarray) -> np.ndarray:
+        out = np.zeros(grid)
+        out[cell] = values
+        return out
 
     columns: dict[str, np.ndarray] = {}
     for kk in ks:
         # Rows are in rank order within each ranking, so "within k" is a mask on position.
         inside = position < kk
-        hits = np.bincount(block, weights=hit & inside, minlength=nb)
-        dcg = np.bincount(block, weights=np.where(inside, dcg_term, 0.0), minlength=nb)
-        ap_sum = np.bincount(block, weights=np.where(inside, ap_term, 0.0), minlength=nb)
-        judged = np.bincount(block, weights=is_judged & inside, minlength=nb)
-        del inside
+        g_hits = spread(np.bincount(block, weights=hit & inside, minlength=nb))
+        g_dcg = spread(np.bincount(block, weights=np.where(inside, dcg_term, 0.0), minlength=nb))
         idcg = np.tile(np.bincount(iq, weights=idisc * (ipos < kk), minlength=nq), ns)
-        rr = np.where(first_hit < kk, 1.0 / (first_hit + 1.0), 0.0)
-
-        def spread(values: np.ndarray) -> np.ndarray:
-            out = np.zeros(grid)
-            out[cell] = values
-            return out
-
-        g_hits, g_dcg = spread(hits), spread(dcg)
         columns[metric_name("precision", kk)] = g_hits / kk
         columns[metric_name("recall", kk)] = np.where(nrel > 0, g_hits / safe_nrel, 0.0)
         columns[metric_name("ndcg", kk, gain)] = np.where(
             idcg > 0, g_dcg / np.where(idcg > 0, idcg, 1.0), 0.0
         )
-        columns[metric_name("mrr", kk)] = spread(rr)
-        columns[metric_name("map", kk)] = np.where(nrel > 0, spread(ap_sum) / safe_nrel, 0.0)
+        columns[metric_name("mrr", kk)] = spread(np.where(first_hit < kk, 1.0 / (first_hit + 1.0), 0.0))
+        ap_sum = spread(np.bincount(block, weights=np.where(inside, ap_term, 0.0), minlength=nb))
+        columns[metric_name("map", kk)] = np.where(nrel > 0, ap_sum / safe_nrel, 0.0)
         columns[metric_name("hit_rate", kk)] = (g_hits > 0).astype(float)
-        columns[metric_name("judged", kk)] = spread(judged) / kk
+        columns[metric_name("judged", kk)] = spread(np.bincount(block, weights=inside, minlength=nb)) / kk
 
     ordered = {name: columns[name] for m in METRIC_NAMES for name in
                [metric_name(m, kk, gain) for kk in ks]}
-    strata = judged_set.strata
+    strata = _strata_of(judgments, label_codes, nq)
     frame = pd.DataFrame(
         {
             "system": pd.array(np.repeat(systems.to_numpy(), nq), dtype=ID),
@@ -496,6 +619,30 @@ def compute(
     )
     frame.attrs["systems"] = list(systems)
     return frame
+
+
+def strata_span_queries(judgments: pd.DataFrame) -> bool:
+    """Whether some query's labels fall in more than one stratum (a missing one counts as
+    ``_unstratified``)."""
+    import pyarrow.compute as pc
+
+    stratum = _arrow(judgments["stratum"])
+    if len(stratum) == 0 or stratum.null_count == len(stratum):
+        return False
+    q_codes, queries = _codes(_arrow(judgments["query_id"]))
+    s_codes, strata = _codes(pc.fill_null(stratum, UNSTRATIFIED))
+    pairs = np.unique(q_codes * max(len(strata), 1) + s_codes)
+    return len(pairs) > len(queries)
+
+
+def _strata_of(judgments: pd.DataFrame, label_codes: np.ndarray, nq: int) -> np.ndarray:
+    """Each query's stratum: that of its first label line, ``_unstratified`` when it has none."""
+    if not nq:
+        return np.zeros(0, dtype=object)
+    first_row = np.full(nq, -1, dtype=np.int64)
+    first_row[label_codes[::-1]] = np.arange(len(label_codes))[::-1]
+    strata = judgments["stratum"].iloc[first_row].astype(ID).fillna(UNSTRATIFIED)
+    return strata.to_numpy(dtype=object)
 
 
 def metric_columns(per_query: pd.DataFrame) -> list[str]:

@@ -120,6 +120,7 @@ def _case_files(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "gate-nan": (score + ["--gate", "recall@10:nan"], "'nan' is not a number"),
         "k-not-integer": (score + ["-k", "ten"], "-k expects a positive integer, got 'ten'"),
         "k-zero": (score + ["-k", "0"], "-k expects a positive integer"),
+        "threshold-zero": (score + ["--threshold", "0"], "--threshold expects a positive integer, got '0'"),
         "unknown-flag": (score + ["--bogus"], "unrecognized arguments: --bogus"),
         "unknown-verb": (["frobnicate"], "unknown command 'frobnicate'"),
         "verb-typo": (["scroe", "--judgments", j], "unknown command 'scroe'; did you mean 'score'?"),
@@ -155,7 +156,7 @@ BAD_CASES = [
     "numeric-chunk-id", "non-string-stratum", "boolean-relevance", "run-not-object",
     "run-duplicate-query", "run-non-string-key", "corpus-array", "corpus-invalid-json",
     "chunk-without-id", "baseline-not-report", "baseline-no-metrics", "baseline-metric-without-value",
-    "baseline-invalid-json", "baseline-nan", "malformed-gate", "gate-nan", "k-not-integer", "k-zero",
+    "baseline-invalid-json", "baseline-nan", "malformed-gate", "gate-nan", "k-not-integer", "k-zero", "threshold-zero",
     "unknown-flag", "unknown-verb", "verb-typo", "no-verb", "missing-required", "qrels-malformed",
     "drift-judgments-missing", "out-folder-missing",
 ]

@@ -190,6 +190,83 @@ def test_a_repeated_key_never_raises_a_metric(case, k, data):
     assert np.all(after[cols].to_numpy() <= base[cols].to_numpy() + 1e-12)
 
 
+def test_threshold_below_one_is_refused():
+    # An unjudged entry counts as grade 0: at threshold 0 it would count as relevant.
+    j, r = judgments_frame([("q", "a", 1)]), run_frame({"q": ["a", "x"]})
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="threshold must be an integer >= 1"):
+            compute(j, r, threshold=bad)
+
+
+def _reference(labels, lines, ks, threshold, gain):
+    """SPEC A3 one query at a time in plain Python: the oracle for the vectorized engine.
+
+    ``labels`` are (query, key, grade) in file order (the last label of a pair wins);
+    ``lines`` are (system, query, [keys]) rankings (a repeated key counts once, first).
+    """
+    rel = {}
+    for q, key, g in labels:
+        rel.setdefault(q, {})[key] = g
+    systems = list(dict.fromkeys(s for s, _, _ in lines))
+    rankings = {(s, q): list(dict.fromkeys(ranking)) for s, q, ranking in lines}
+    out = {}
+    for s in systems:
+        for q, grades in rel.items():
+            ranking = rankings.get((s, q), [])
+            n_rel = sum(g >= threshold for g in grades.values())
+            gain_of = (lambda g: 2 ** g - 1) if gain == "exponential" else (lambda g: g)
+            for k in ks:
+                top = ranking[:k]
+                hits = [grades.get(d, 0) >= threshold for d in top]
+                dcg = sum(gain_of(grades.get(d, 0)) / math.log2(i + 2) for i, d in enumerate(top))
+                ideal = sorted(grades.values(), reverse=True)[:k]
+                idcg = sum(gain_of(g) / math.log2(i + 2) for i, g in enumerate(ideal))
+                ap = sum(sum(hits[: i + 1]) / (i + 1) for i, h in enumerate(hits) if h)
+                first = next((i for i, h in enumerate(hits) if h), None)
+                out[(s, q, k)] = {
+                    "precision": sum(hits) / k,
+                    "recall": sum(hits) / n_rel if n_rel else 0.0,
+                    "ndcg": dcg / idcg if idcg > 0 else 0.0,
+                    "mrr": 1 / (first + 1) if first is not None else 0.0,
+                    "map": ap / n_rel if n_rel else 0.0,
+                    "hit_rate": float(any(hits)),
+                    "judged": sum(d in grades for d in top) / k,
+                }
+    return out
+
+
+@pytest.mark.parametrize("step_rows", [1, 3, 17, None])
+@pytest.mark.parametrize("seed", range(6))
+def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed):
+    """Random runs with repeated keys, repeated labels, several systems, interleaved rows and
+    ids labelled for several queries, scanned in steps of every size (a step never splits a
+    ranking, and the labels of a step are coded with its rankings)."""
+    import retrieval_eval.metrics as engine
+
+    if step_rows is not None:
+        monkeypatch.setattr(engine, "STEP_ROWS", step_rows)
+    rng = np.random.default_rng(seed)
+    n_q, n_docs = int(rng.integers(1, 9)), int(rng.integers(2, 15))
+    labels = [(f"q{rng.integers(n_q)}", f"d{rng.integers(n_docs)}", int(rng.integers(0, 4)))
+              for _ in range(int(rng.integers(1, 40)))]
+    lines = [(f"S{s}", f"q{q}", [f"d{rng.integers(n_docs)}" for _ in range(int(rng.integers(1, 12)))])
+             for s in range(int(rng.integers(1, 4))) for q in range(n_q + 1) if rng.random() < 0.8]
+    if not lines:
+        lines = [("S0", "q0", ["d0"])]
+    run = re_.as_run([{"system": s, "query_id": q, "ranking": ranking} for s, q, ranking in lines])
+    run = run.sample(frac=1, random_state=seed).reset_index(drop=True) if seed % 2 else run
+    ks, threshold = (1, 3, 5), 1 + seed % 3
+    for gain in ("exponential", "linear"):
+        got = compute(judgments_frame(labels), run, k=ks, threshold=threshold, gain=gain)
+        want = _reference(labels, lines, ks, threshold, gain)
+        assert len(got) == len({(s, q) for s, q, _ in want})
+        for row in got.to_dict("records"):
+            for k in ks:
+                for metric, value in want[(row["system"], row["query_id"], k)].items():
+                    name = metric_name(metric, k, gain)
+                    assert row[name] == pytest.approx(value, abs=1e-12), (metric, k, row["query_id"])
+
+
 # ------------------------------------------------------------------ trec_eval
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
