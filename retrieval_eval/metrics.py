@@ -415,6 +415,8 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         if not graded:
             got.update(row_block=local, row_position=position, row_source=src)
             return got
+        # What is kept of a step is stored narrow (int32): it adds up over all the steps.
+        position = position.astype(np.int32)
         # The last label of a repeated (query, key) pair wins.
         label_local = label_q[label_at[ua]:label_at[ub]] - ua
         pairs = label_local * width + codes[:m]
@@ -423,7 +425,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         last = np.r_[ordered[1:] != ordered[:-1], True] if m else np.zeros(0, dtype=bool)
         win_pairs, win_rows = ordered[last], by_pair[last]
         win_grades = grades[label_at[ua]:label_at[ub]][win_rows]
-        got.update(label_query=label_local[win_rows] + ua, label_grade=win_grades)
+        got.update(label_query=(label_local[win_rows] + ua).astype(np.int32), label_grade=win_grades)
         # Each kept entry's label, if it has one: only ids coded as label keys can have one.
         can = np.flatnonzero(run_codes < (codes[:m].max() + 1 if m else 0))
         entry = unit_of_block[local[can]] - ua
@@ -432,7 +434,8 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         at = np.minimum(np.searchsorted(win_pairs, entry), max(len(win_pairs) - 1, 0))
         found = win_pairs[at] == entry if len(win_pairs) else np.zeros(len(can), dtype=bool)
         has = can[found]
-        got.update(row_block=local[has], row_position=position[has], row_grade=win_grades[at[found]])
+        got.update(row_block=local[has].astype(np.int32), row_position=position[has],
+                   row_grade=win_grades[at[found]])
         return got
 
     spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
@@ -451,9 +454,10 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
     del results
 
     def cat(name: str, dtype=np.int64) -> np.ndarray:
-        return np.concatenate(out[name]).astype(dtype, copy=False) if out.get(name) else \
-            np.zeros(0, dtype=dtype)
+        pieces = out.pop(name, None)
+        return np.concatenate(pieces) if pieces else np.zeros(0, dtype=dtype)
 
+    pa.default_memory_pool().release_unused()  # the steps' ids, freed: give them back now
     return _Scan(
         rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=cat("dup", bool),
         row_block=cat("row_block"), row_position=cat("row_position"),
