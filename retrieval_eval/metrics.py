@@ -313,8 +313,11 @@ class _Scan:
     row_position: np.ndarray  # per row: 0-based position in the deduplicated ranking
     row_grade: np.ndarray  # per row: its label's grade (with judgments)
     row_source: np.ndarray  # per row: its row in the run frame (without judgments)
-    label_query: np.ndarray  # per (query, key) label, the last one of a pair winning: query
-    label_grade: np.ndarray  # ... and its grade
+    n_judged: np.ndarray  # per query: its labels (the last of a repeated (query, key) pair wins)
+    n_relevant: np.ndarray  # per query: its labels at or above the threshold
+    ideal_query: np.ndarray  # the ideal rankings' entries that can count: non-zero grades
+    ideal_position: np.ndarray  # within the first ``depth``: query, 0-based position, grade
+    ideal_grade: np.ndarray
 
 
 def _steps(cost: np.ndarray) -> np.ndarray:
@@ -329,7 +332,8 @@ def _steps(cost: np.ndarray) -> np.ndarray:
 
 
 def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
-          queries: pd.Index | None = None, label_codes: np.ndarray | None = None) -> _Scan:
+          queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
+          threshold: int = 1) -> _Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
     This is where the run's own order, the first-occurrence rule for a repeated key and the
@@ -343,7 +347,8 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
 
     With ``judgments``, ``queries`` and ``label_codes`` (each label's query code) are given and
     only the rankings of those queries are read; the labels are sorted by query so that each
-    step's labels are one slice.
+    step's labels are one slice. Each step also counts its queries' labels (``threshold`` says
+    which are relevant) and ranks their grades into the ideal rankings.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -425,7 +430,17 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         last = np.r_[ordered[1:] != ordered[:-1], True] if m else np.zeros(0, dtype=bool)
         win_pairs, win_rows = ordered[last], by_pair[last]
         win_grades = grades[label_at[ua]:label_at[ub]][win_rows]
-        got.update(label_query=(label_local[win_rows] + ua).astype(np.int32), label_grade=win_grades)
+        win_query = label_local[win_rows]
+        n_judged = np.bincount(win_query, minlength=ub - ua)
+        got.update(n_judged=n_judged,
+                   n_relevant=np.bincount(win_query[win_grades >= threshold], minlength=ub - ua))
+        # Each query's ideal ranking: its grades, best first.
+        ideal = np.lexsort((-win_grades, win_query))
+        i_query, i_grade = win_query[ideal], win_grades[ideal]
+        i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
+        counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
+        got.update(ideal_query=(i_query[counts] + ua).astype(np.int32),
+                   ideal_position=i_position[counts].astype(np.int32), ideal_grade=i_grade[counts])
         # Each kept entry's label, if it has one: only ids coded as label keys can have one.
         can = np.flatnonzero(run_codes < (codes[:m].max() + 1 if m else 0))
         entry = unit_of_block[local[can]] - ua
@@ -462,7 +477,8 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=cat("dup", bool),
         row_block=cat("row_block"), row_position=cat("row_position"),
         row_grade=cat("row_grade"), row_source=cat("row_source"),
-        label_query=cat("label_query"), label_grade=cat("label_grade"),
+        n_judged=cat("n_judged"), n_relevant=cat("n_relevant"), ideal_query=cat("ideal_query"),
+        ideal_position=cat("ideal_position"), ideal_grade=cat("ideal_grade"),
     )
 
 
@@ -482,14 +498,6 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------------------------
 # The engine.
-
-
-def _grouped_cumsum(values: np.ndarray, block: np.ndarray, n_blocks: int) -> np.ndarray:
-    """Cumulative sum of ``values`` restarting at every block (rows sorted by block)."""
-    total = np.cumsum(values)
-    block_totals = np.bincount(block, weights=values, minlength=n_blocks)
-    before = np.r_[0.0, np.cumsum(block_totals)[:-1]]
-    return total - before[block]
 
 
 def compute(
@@ -530,38 +538,34 @@ def compute(
         raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
     ks = check_ks(k)
     label_codes, queries = _codes(_arrow(judgments["query_id"]))
-    scan = _scan(run, ks[-1], judgments, queries, label_codes)
+    scan = _scan(run, ks[-1], judgments, queries, label_codes, threshold)
     rk = scan.rankings
     systems = rk.systems if len(rk.systems) else pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
 
-    # The ideal list of each query: its labels' grades, sorted descending.
-    rel_q, grades = scan.label_query, scan.label_grade
-    ideal_order = np.lexsort((-grades, rel_q))
-    iq, ig = rel_q[ideal_order], grades[ideal_order]
-    istarts = np.r_[0, np.cumsum(np.bincount(iq, minlength=nq))[:-1]] if nq else np.zeros(0, int)
-    ipos = np.arange(len(iq)) - istarts[iq] if len(iq) else np.zeros(0, np.int64)
-    igain = (np.exp2(ig) - 1.0) if gain == "exponential" else ig.astype(float)
-    idisc = igain / np.log2(ipos + 2.0)
-    n_relevant = np.bincount(rel_q, weights=grades >= threshold, minlength=nq)
-    n_judged = np.bincount(rel_q, minlength=nq)
+    # The ideal ranking of each query: its labels' grades, sorted descending.
+    iq, ipos, ig = scan.ideal_query, scan.ideal_position, scan.ideal_grade
+    idisc = (np.exp2(ig) - 1.0) if gain == "exponential" else ig.astype(float)
+    idisc /= np.log2(ipos + 2.0)
+    n_relevant, n_judged = scan.n_relevant, scan.n_judged
 
-    # The labelled entries: only they add to any sum (an unjudged entry has grade 0).
+    # The labelled entries: only they add to any sum (an unjudged entry has grade 0). Of those,
+    # the hits make precision, recall, MRR and AP, and the non-zero gains make DCG.
     block, position, grade = scan.row_block, scan.row_position, scan.row_grade
     nb = len(scan.block)
-    hit = grade >= threshold
-    dcg_term = (np.exp2(grade) - 1.0) if gain == "exponential" else grade.astype(float)
-    dcg_term /= np.log2(position + 2.0)
-    # Each hit's precision at its rank: AP's term.
-    ap_term = _grouped_cumsum(hit.astype(float), block, nb)
-    ap_term /= position + 1.0
-    ap_term *= hit
+    hits = np.flatnonzero(grade >= threshold)
+    h_block, h_pos = block[hits], position[hits]
+    h_start = np.flatnonzero(np.r_[True, h_block[1:] != h_block[:-1]]) if len(hits) else hits
+    # AP's term: a hit's precision at its rank, (hits up to it) / rank.
+    h_seen = np.arange(1, len(hits) + 1) - np.repeat(h_start, np.diff(np.r_[h_start, len(hits)]))
+    ap_term = h_seen / (h_pos + 1.0)
     first_hit = np.full(nb, np.inf)
-    hit_rows = np.flatnonzero(hit)
-    if len(hit_rows):
-        hb = block[hit_rows]
-        first = np.r_[True, hb[1:] != hb[:-1]]
-        first_hit[hb[first]] = position[hit_rows[first]]
+    first_hit[h_block[h_start]] = h_pos[h_start]
+    gained = np.flatnonzero(grade != 0)
+    g_block, g_pos, g_grade = block[gained], position[gained], grade[gained]
+    dcg_term = (np.exp2(g_grade) - 1.0) if gain == "exponential" else g_grade.astype(float)
+    dcg_term /= np.log2(g_pos + 2.0)
+    del hits, gained, g_grade
 
     # Per ranking (block) sums, then scattered onto the (system x query) grid.
     cell = rk.system[scan.block] * nq + rk.query[scan.block]
@@ -588,20 +592,21 @@ def compute(
     columns: dict[str, np.ndarray] = {}
     for kk in ks:
         # Rows are in rank order within each ranking, so "within k" is a mask on position.
-        inside = position < kk
-        g_hits = spread(np.bincount(block, weights=hit & inside, minlength=nb))
-        g_dcg = spread(np.bincount(block, weights=np.where(inside, dcg_term, 0.0), minlength=nb))
-        idcg = np.tile(np.bincount(iq, weights=idisc * (ipos < kk), minlength=nq), ns)
+        h_in, g_in = h_pos < kk, g_pos < kk
+        g_hits = spread(np.bincount(h_block[h_in], minlength=nb))
+        g_dcg = spread(np.bincount(g_block[g_in], weights=dcg_term[g_in], minlength=nb))
+        i_in = ipos < kk
+        idcg = np.tile(np.bincount(iq[i_in], weights=idisc[i_in], minlength=nq), ns)
         columns[metric_name("precision", kk)] = g_hits / kk
         columns[metric_name("recall", kk)] = np.where(nrel > 0, g_hits / safe_nrel, 0.0)
         columns[metric_name("ndcg", kk, gain)] = np.where(
             idcg > 0, g_dcg / np.where(idcg > 0, idcg, 1.0), 0.0
         )
         columns[metric_name("mrr", kk)] = spread(np.where(first_hit < kk, 1.0 / (first_hit + 1.0), 0.0))
-        ap_sum = spread(np.bincount(block, weights=np.where(inside, ap_term, 0.0), minlength=nb))
+        ap_sum = spread(np.bincount(h_block[h_in], weights=ap_term[h_in], minlength=nb))
         columns[metric_name("map", kk)] = np.where(nrel > 0, ap_sum / safe_nrel, 0.0)
         columns[metric_name("hit_rate", kk)] = (g_hits > 0).astype(float)
-        columns[metric_name("judged", kk)] = spread(np.bincount(block, weights=inside, minlength=nb)) / kk
+        columns[metric_name("judged", kk)] = spread(np.bincount(block[position < kk], minlength=nb)) / kk
 
     ordered = {name: columns[name] for m in METRIC_NAMES for name in
                [metric_name(m, kk, gain) for kk in ks]}
