@@ -4,18 +4,21 @@ Every number the toolkit reports about rankings comes from :func:`compute`. The 
 (``score``, ``query_metrics``), the DataFrame API (``evaluate``), the report, the CLI and the
 notebooks are thin faces on it. Three policies live here and nowhere else:
 
-* **Order** (:func:`_prepare`): a run's own order is authoritative; rows are ranked by their
+* **Order** (:func:`_rankings`): a run's own order is authoritative; rows are ranked by their
   ``rank`` column within each (system, query_id). Readers decide ``rank`` (a TREC run read
   with ``order="score"`` is re-ranked the trec_eval way before it gets here).
-* **Duplicates** (:func:`dedupe_run`): a key repeated inside one ranking counts once, at its
-  first occurrence. A repeat is not new evidence; counting it again pushes recall, AP and
+* **Duplicates** (:func:`_scan`, also behind :func:`dedupe_run`): a key repeated inside one
+  ranking counts once, at its first occurrence; a (query, key) pair labelled twice takes its
+  last label. A repeat is not new evidence; counting it again pushes recall, AP and
   nDCG above 1.
 * **Definitions** (:data:`METRIC_NAMES`, :func:`metric_name`): each metric once, with its
   cutoff, relevance threshold and gain stated in its name when they differ from the spec's
   defaults.
 
-There is no per-query Python loop: rows are grouped by integer codes and every sum is an
-``np.bincount`` over the whole run.
+There is no per-query Python loop. :func:`_scan` reads the run in steps of a few thousand
+whole rankings (a step's ids and its queries' labels are hashed together in one small table
+that stays in the CPU cache; two steps run at once), and reduces it to the labelled entries;
+every sum is then an ``np.bincount`` over those.
 """
 
 from __future__ import annotations
