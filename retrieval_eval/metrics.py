@@ -402,7 +402,10 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             coded = docs.dictionary_encode()
             codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             width = max(len(coded.dictionary), 1)
-            dup = _repeats(local * width + codes[m:])
+            # A key can repeat inside a ranking only if its id occurs twice in the step.
+            again = np.flatnonzero(np.bincount(codes[m:], minlength=width)[codes[m:]] > 1)
+            dup = np.zeros(len(local), dtype=bool)
+            dup[again] = _repeats(local[again] * width + codes[m:][again])
             has_dup = np.bincount(local[dup], minlength=len(bs)) > 0
             redo = has_dup & (length > take)
             if not redo.any():
