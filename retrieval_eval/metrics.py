@@ -148,6 +148,30 @@ def _whole(arr) -> "pa.Array":
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
+def _take(arr, rows: np.ndarray) -> "pa.Array":
+    """``arr.take(rows)`` as one array, chunk by chunk for a chunked array.
+
+    (Arrow's own take on a chunked array first concatenates every chunk: a copy of the whole
+    column to read a few of its rows.)
+    """
+    import pyarrow as pa
+
+    rows = np.asarray(rows, dtype=np.int64)
+    if isinstance(arr, pa.Array):
+        return arr.take(pa.array(rows))
+    if arr.num_chunks <= 1:
+        return _whole(arr).take(pa.array(rows))
+    bounds = np.cumsum([0] + [len(c) for c in arr.chunks])
+    chunk = np.searchsorted(bounds, rows, side="right") - 1
+    ordered = bool(np.all(chunk[1:] >= chunk[:-1]))
+    by_chunk = np.arange(len(rows)) if ordered else np.argsort(chunk, kind="stable")
+    cut = np.searchsorted(chunk[by_chunk], np.arange(arr.num_chunks + 1))
+    pieces = [arr.chunk(c).take(pa.array(rows[by_chunk[cut[c]:cut[c + 1]]] - bounds[c]))
+              for c in range(arr.num_chunks) if cut[c + 1] > cut[c]]
+    out = pa.concat_arrays(pieces) if pieces else arr.chunk(0).slice(0, 0)
+    return out if ordered else out.take(pa.array(np.argsort(by_chunk)))
+
+
 def _lookup(values, categories) -> np.ndarray:
     """Position of each value in ``categories`` (-1 when absent), by a C++ hash lookup."""
     import pyarrow.compute as pc
@@ -196,7 +220,7 @@ def _codes(arr) -> tuple[np.ndarray, pd.Index]:
     """
     n = len(arr)
     starts = _run_starts(arr)
-    heads = _whole(arr.take(starts)).dictionary_encode()
+    heads = _take(arr, starts).dictionary_encode()
     codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int64),
                       np.diff(np.r_[starts, n]))
     return codes, pd.Index(pd.array(heads.dictionary, dtype=ID), dtype=ID)
@@ -220,7 +244,7 @@ def _fetch(arr, rows: np.ndarray) -> "pa.Array":
         return _whole(arr.slice(lo, hi - lo))
     if lo < hi and bool(np.all(np.diff(rows) > 0)):
         return _whole(arr.slice(lo, hi - lo)).take(pa.array(rows - lo))
-    return _whole(arr.take(pa.array(rows)))
+    return _take(arr, rows)
 
 
 @dataclass
@@ -259,8 +283,8 @@ def _rankings(run: pd.DataFrame, queries: pd.Index | None) -> _Rankings:
     else:
         starts = np.zeros(min(n, 1), dtype=np.int64)
         in_order = True
-    start_sys = _whole(sys_arr.take(starts))
-    start_q = _whole(q_arr.take(starts))
+    start_sys = _take(sys_arr, starts)
+    start_q = _take(q_arr, starts)
     systems = pd.Index(pd.unique(pd.array(start_sys, dtype=ID)), dtype=ID)
     all_queries = pd.Index(pd.unique(pd.array(start_q, dtype=ID)), dtype=ID)
     if queries is None:

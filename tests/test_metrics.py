@@ -267,6 +267,50 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
                     assert row[name] == pytest.approx(value, abs=1e-12), (metric, k, row["query_id"])
 
 
+def test_take_reads_chunked_columns_chunk_by_chunk():
+    import pyarrow as pa
+
+    from retrieval_eval.metrics import _take
+
+    chunked = pa.chunked_array([["a", "b"], [], ["c"], ["d", "e", "f"]], pa.large_string())
+    for rows in ([0, 2, 5], [5, 0, 3, 2, 2], [], [4]):
+        assert _take(chunked, np.array(rows, dtype=np.int64)).to_pylist() == \
+            [chunked.to_pylist()[i] for i in rows]
+
+
+def test_chunked_frames_score_as_whole_ones(monkeypatch):
+    """Readers may hand over columns in many arrow chunks; steps and rankings cross them."""
+    import pyarrow as pa
+
+    import retrieval_eval.metrics as engine
+
+    if engine.ID.storage != "pyarrow":
+        pytest.skip("string columns are arrow-backed only where pandas' default storage is pyarrow")
+    monkeypatch.setattr(engine, "STEP_ROWS", 4)
+    rng = np.random.default_rng(3)
+    labels = [(f"q{rng.integers(6)}", f"d{rng.integers(9)}", int(rng.integers(0, 4))) for _ in range(30)]
+    rankings = {f"q{q}": [f"d{rng.integers(9)}" for _ in range(7)] for q in range(6)}
+    j, r = judgments_frame(labels), run_frame(rankings)
+
+    def rechunk(frame, size):
+        out = frame.copy()
+        for col in frame.columns:
+            if frame[col].dtype == engine.ID:
+                whole = pa.array(frame[col].array)
+                whole = whole.combine_chunks() if isinstance(whole, pa.ChunkedArray) else whole
+                pieces = [whole.slice(i, size) for i in range(0, len(whole), size)]
+                out[col] = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(pieces, whole.type)),
+                                     index=frame.index)
+        return out
+
+    base = compute(j, r, k=(1, 3, 5))
+    for size in (1, 3, 5):
+        chunked_run, chunked_j = rechunk(r, size), rechunk(j, size)
+        assert pa.array(chunked_run["doc_id"].array).num_chunks > 1
+        pd.testing.assert_frame_equal(compute(chunked_j, chunked_run, k=(1, 3, 5)), base)
+        pd.testing.assert_frame_equal(engine.dedupe_run(chunked_run, 4), engine.dedupe_run(r, 4))
+
+
 # ------------------------------------------------------------------ trec_eval
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
