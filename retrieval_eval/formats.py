@@ -10,10 +10,13 @@ columns and checked with vectorized operations. When that fast path meets anythi
 vouch for (a malformed line, a comment, a duplicate query, a non-finite score, an unknown
 judgment field...) the input is read again by a careful line-by-line Python pass, which is the
 authority: it either returns the same frame or raises the exact message with the real line
-number. A plain TREC run file is read by arrow straight from disk (never held as Python bytes)
-after a scan for the bytes arrow's split would treat differently; a file in the usual order
-(each query's lines together, ranks ascending) is not sorted. The frame a reader returns is
-taken by ``as_run``/``as_judgments`` through vectorized checks and copy-on-write views.
+number. A plain file (an ASCII TREC run, qrels or JSON-lines file) is read by arrow straight
+from disk, never held as Python bytes, after a block scan for the bytes arrow's split would
+treat differently; a TREC run in the usual order (each query's lines together, ranks
+ascending) is not sorted. The id columns arrow parses become the frame's columns as they are
+(chunked, no copy), and a string column whose rows are all alike (a run's one system, a field
+qrels lack) is one small block repeated. The frame a reader returns is taken by
+``as_run``/``as_judgments`` through vectorized checks and copy-on-write views.
 
 Choices this module makes, so every face behaves the same:
 
@@ -51,6 +54,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import FormatError
+from .metrics import _take
 
 __all__ = [
     "CORPUS_COLUMNS",
@@ -144,6 +148,7 @@ CORPUS_COLUMNS: dict[str, str] = {
 DEFAULT_SYSTEM = "run"
 
 _STRING = pd.StringDtype()
+_LS = pa.large_string()  # the text type of pandas' "string" columns
 _FINGERPRINTS = ("corpus_fingerprint", "chunker_fingerprint")
 
 
@@ -216,22 +221,55 @@ def _string_array(values: list, label: str, lines: list[int] | None = None) -> p
 
 
 def _arrow_strings(arr: pa.Array | pa.ChunkedArray) -> Any:
-    """A pyarrow string array as a pandas "string" array, without a Python-object detour."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    if arr.type != pa.large_string():
-        arr = arr.cast(pa.large_string())
+    """A pyarrow string array as a pandas "string" array, without a Python-object detour.
+
+    A chunked array is kept as it is (pandas holds a chunked array), so the chunks arrow's
+    readers return become the column with no copy of their text.
+    """
+    if arr.type != _LS:
+        arr = arr.cast(_LS)
     if _STRING.storage == "pyarrow":
         return pd.arrays.ArrowStringArray(arr)
-    return pd.array(arr.to_pandas(types_mapper={pa.string(): _STRING, pa.large_string(): _STRING}.get), dtype=_STRING)
+    return pd.array(arr.to_pandas(types_mapper={pa.string(): _STRING, _LS: _STRING}.get), dtype=_STRING)
+
+
+#: Rows in the block that a constant or all-null string column repeats (see :func:`_repeated`).
+_REPEAT_BLOCK = 1 << 16
+
+
+def _repeated(block: pa.Array, n: int) -> pa.ChunkedArray:
+    """``n`` rows of a column whose rows are all alike, as ``block`` repeated chunk after chunk.
+
+    Every chunk is the same arrow array (its buffers shared), so a 10M-row column of one run
+    name or of nulls costs one block (under 1 MB), not 10M offsets and copies of the text.
+    """
+    full, rest = divmod(n, len(block)) if len(block) else (0, 0)
+    return pa.chunked_array([block] * full + ([block.slice(0, rest)] if rest else []), block.type)
+
+
+def _const_large_strings(value: str, n: int) -> pa.ChunkedArray:
+    """``n`` copies of ``value`` as large_string (one shared block, built from buffers)."""
+    k = min(n, _REPEAT_BLOCK)
+    raw = value.encode("utf-8")
+    offsets = np.arange(0, (k + 1) * len(raw), len(raw), dtype=np.int64) if raw else np.zeros(k + 1, np.int64)
+    return _repeated(pa.Array.from_buffers(_LS, k, [None, pa.py_buffer(offsets), pa.py_buffer(raw * k)]), n)
 
 
 def _constant_strings(value: str, n: int) -> Any:
     return _arrow_strings(_const_large_strings(value, n))
 
 
+def _null_strings(n: int) -> pa.ChunkedArray:
+    """``n`` nulls as large_string: one block of nulls repeated (see :func:`_repeated`).
+
+    A frame's absent columns each wrap the same one (arrow arrays are immutable, and each
+    column is its own pandas array, so a write to one column reaches no other).
+    """
+    return _repeated(pa.nulls(min(n, _REPEAT_BLOCK), _LS), n)
+
+
 def _na_strings(n: int) -> Any:
-    return _arrow_strings(pa.nulls(n, pa.large_string()))
+    return _arrow_strings(_null_strings(n))
 
 
 def _read_error(path: str | os.PathLike, err: OSError) -> FormatError:
@@ -266,7 +304,22 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
         raise _read_error(path, err) from None
 
 
-_SCAN_BLOCK = 1 << 23
+_SCAN_BLOCK = 1 << 21
+
+
+def _file_blocks(path: str | os.PathLike) -> Iterator[bytearray]:
+    """The file's bytes, ``_SCAN_BLOCK`` at a time: a scan never holds the file whole.
+
+    The blocks are read into one reused buffer (cache-sized: the checks then run on bytes
+    just read, and no block is allocated), so each is valid only until the next one.
+    """
+    buf = bytearray(_SCAN_BLOCK)
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            while n := fh.readinto(buf):
+                yield buf if n == len(buf) else buf[:n]
+    except OSError as err:
+        raise _read_error(path, err) from None
 
 
 def _plain_space_table(path: str | os.PathLike) -> bool:
@@ -276,26 +329,52 @@ def _plain_space_table(path: str | os.PathLike) -> bool:
     carriage return outside a CRLF line end (arrow would end a line at a lone one; the careful
     pass splits on it inside the line). Empty fields (repeated, leading or trailing spaces) and
     ``#`` lines are found afterwards in arrow's columns (:func:`_plain_fields`). The file is
-    scanned in blocks with single-byte searches, never held whole in memory. False for an empty
-    file too: the caller then takes the exact path.
+    scanned in blocks with single-byte searches. False for an empty file too: the caller then
+    takes the exact path.
     """
     cr = crlf = 0
     tail = b""
-    try:
-        with open(path, "rb") as fh:
-            while True:
-                chunk = fh.read(_SCAN_BLOCK)
-                if not chunk:
-                    break
-                if not chunk.isascii() or b"\t" in chunk or b"\v" in chunk or b"\f" in chunk:
-                    return False
-                if b"\r" in chunk:
-                    cr += chunk.count(b"\r")
-                    crlf += (tail + chunk).count(b"\r\n")
-                tail = chunk[-1:]
-    except OSError as err:
-        raise _read_error(path, err) from None
+    for block in _file_blocks(path):
+        if not block.isascii() or b"\t" in block or b"\v" in block or b"\f" in block:
+            return False
+        crlf += tail == b"\r" and block[:1] == b"\n"  # a CRLF cut between two blocks
+        if b"\r" in block:
+            cr += block.count(b"\r")
+            crlf += block.count(b"\r\n")
+        tail = block[-1:]
     return bool(tail) and cr == crlf
+
+
+def _object_lines(blocks: Iterable[bytes | bytearray | memoryview], ascii_only: bool = False) -> int | None:
+    """How many lines the text cut into ``blocks`` has when each line starts with ``{``, else None.
+
+    Then no line is blank, a comment or indented, so arrow's row i of JSON lines is line i + 1
+    (and a line holding two objects shows as more rows than lines). The newlines are found
+    with numpy, block by block (no per-line Python, no two-byte search). ``ascii_only`` also
+    refuses a byte past 0x7F, for a file read without decoding. None for no text at all.
+    """
+    lines = 0
+    at_start = True  # the next byte begins a line
+    seen = False
+    for block in blocks:
+        if not len(block):
+            continue
+        if ascii_only and not block.isascii():
+            return None
+        a = np.frombuffer(block, np.uint8)
+        newlines = np.flatnonzero(a == 0x0A)
+        ends = bool(len(newlines)) and newlines[-1] == len(a) - 1  # the block ends a line
+        if (at_start and a[0] != 0x7B) or not np.all(a[newlines[: len(newlines) - ends] + 1] == 0x7B):
+            return None
+        lines += len(newlines)
+        at_start, seen = ends, True
+    return None if not seen else lines + (0 if at_start else 1)
+
+
+def _byte_blocks(data: bytes) -> Iterator[memoryview]:
+    """``data`` cut into ``_SCAN_BLOCK`` views (no copy), for :func:`_object_lines`."""
+    view = memoryview(data)
+    return (view[i : i + _SCAN_BLOCK] for i in range(0, len(data), _SCAN_BLOCK))
 
 
 def _offsets(chunk: pa.Array) -> np.ndarray:
@@ -321,37 +400,6 @@ def _plain_fields(col: pa.ChunkedArray, comment: bool = False) -> bool:
             if np.any(data[offsets[:-1]] == ord("#")):
                 return False
     return True
-
-
-def _large_strings(col: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """A null-free (large_)string column as one contiguous large_string array, in one copy.
-
-    arrow's ``combine_chunks`` then ``cast`` would copy the text and build the offsets twice;
-    here the 64-bit offsets and the text are written once, straight into their final buffers
-    (taken from arrow's pool, which reuses the memory the parsed chunks give back).
-    """
-    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-    chunks = [c for c in chunks if len(c)]
-    if len(chunks) == 1 and pa.types.is_large_string(chunks[0].type):
-        return chunks[0]
-    n = sum(len(c) for c in chunks)
-    spans = []
-    for c in chunks:
-        off = _offsets(c)
-        spans.append((off, int(off[0]), int(off[-1])))
-    offsets_buf = pa.allocate_buffer(8 * (n + 1))
-    data_buf = pa.allocate_buffer(sum(b - a for _, a, b in spans))
-    offsets = np.frombuffer(offsets_buf, dtype=np.int64)
-    data = np.frombuffer(data_buf, dtype=np.uint8)
-    offsets[0] = 0
-    row = base = 0
-    for c, (off, a, b) in zip(chunks, spans):
-        k = len(c)
-        np.add(off[1:], base - a, out=offsets[row + 1 : row + k + 1], casting="unsafe")
-        data[base : base + b - a] = np.frombuffer(c.buffers()[2], dtype=np.uint8)[a:b]
-        row += k
-        base += b - a
-    return pa.Array.from_buffers(_LS, n, [None, offsets_buf, data_buf])
 
 
 def _decode(data: bytes, label: str) -> str:
@@ -549,7 +597,7 @@ def _judgments_frame(rows: list[tuple], lines: list[int], label: str) -> pd.Data
             data[name] = _string_array(list(cols[i]), label, lines)
     extra = np.empty(len(rows), dtype=object)
     extra[:] = cols[len(JUDGMENT_FIELDS)]
-    data["extra"] = extra
+    data["extra"] = _object_column(extra)
     data["line"] = np.asarray(lines, dtype=np.int64)
     return pd.DataFrame(data, copy=False)
 
@@ -579,19 +627,35 @@ def _judgments_python(content: str, label: str) -> pd.DataFrame:
     return _judgments_frame(rows, lines, label)
 
 
-def _json_table(data: bytes, schema: pa.Schema) -> pa.Table | None:
-    """arrow's strict read of JSON lines against ``schema`` (an unknown field is an error), else None."""
+def _os_file(path: str | os.PathLike) -> pa.NativeFile:
+    """The file opened for arrow as a plain file (a ``.gz`` name is not decompressed: the bytes
+    are read as they are, like the careful pass reads them)."""
+    return pa.OSFile(os.fsdecode(os.fspath(path)))
+
+
+#: arrow's JSON block (a line longer than a block is read again in one block, see :func:`_json_table`).
+_JSON_BLOCK = 1 << 24
+
+
+def _json_table(source: bytes | str | os.PathLike, schema: pa.Schema, unknown: str = "error") -> pa.Table | None:
+    """arrow's strict read of JSON lines against ``schema``, else None.
+
+    ``source`` is the bytes, or a path arrow reads straight from disk. ``unknown`` is what an
+    unknown field does (``"error"``: the read fails; ``"ignore"``).
+    """
     import pyarrow.json as pj
 
-    for block in (1 << 24, len(data) + 1):
+    size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
+    for block in (_JSON_BLOCK, size + 1):
         try:
-            return pj.read_json(
-                pa.BufferReader(data),
-                read_options=pj.ReadOptions(block_size=block),
-                parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
-            )
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError) as err:
-            if "straddl" not in str(err) or block > len(data) or len(data) >= 2**31 - 1:
+            with pa.BufferReader(source) if isinstance(source, bytes) else _os_file(source) as src:
+                return pj.read_json(
+                    src,
+                    read_options=pj.ReadOptions(block_size=block),
+                    parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior=unknown),
+                )
+        except (OSError, pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError) as err:
+            if "straddl" not in str(err) or block > size or size >= 2**31 - 1:
                 return None
     return None
 
@@ -612,76 +676,84 @@ def _judgments_fast(data: bytes) -> pd.DataFrame | None:
     doubles its work), and all the known fields when a later line has another one.
     On None the careful pass reads the text and gives the exact message.
     """
-
-    got = _judgments_table(data)
+    total = _object_lines(_byte_blocks(data))  # no blank, comment or indented line
+    got = None if total is None else _judgments_table(data, data.split(b"\n", 1)[0], total)
     return None if got is None else _judgments_from_table(*got)
 
 
-def _judgments_table(data: bytes) -> tuple[pa.Table, set[str], int] | None:
-    """arrow's table of plain judgment lines, the fields it holds and the line count, else None."""
-    if not data:
+def _judgments_file(path: str | os.PathLike) -> tuple[pa.Table, set[str], int] | None:
+    """:func:`_judgments_table` of an ASCII regular file of plain lines, read from disk."""
+    if not _regular_file(path):
         return None
-    total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if data.count(b"\n{") + data.startswith(b"{") != total:
-        return None  # a blank line, a comment, an indented line...
+    total = _object_lines(_file_blocks(path), ascii_only=True)
+    if total is None:
+        return None
     try:
-        first = json.loads(data[: data.find(b"\n")] if b"\n" in data else data)
+        with open(path, "rb") as fh:
+            first = fh.readline()
+    except OSError:
+        return None
+    return _judgments_table(path, first, total)
+
+
+def _judgments_table(
+    source: bytes | str | os.PathLike, first: bytes, total: int
+) -> tuple[pa.Table, set[str], int] | None:
+    """arrow's table of ``total`` plain judgment lines (``first`` the first one), the fields it
+    holds and the line count, else None."""
+    try:
+        obj = json.loads(first)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(first, dict) or not set(first) <= _KNOWN_JUDGMENT:
+    if not isinstance(obj, dict) or not set(obj) <= _KNOWN_JUDGMENT:
         return None
-    fields = set(first) | {"query_id", "doc_uri", "relevance"}
-    table = _json_table(data, _judgment_schema(fields))
+    fields = set(obj) | {"query_id", "doc_uri", "relevance"}
+    table = _json_table(source, _judgment_schema(fields))
     if table is None and fields != _KNOWN_JUDGMENT:
         fields = _KNOWN_JUDGMENT
-        table = _json_table(data, _judgment_schema(fields))
+        table = _json_table(source, _judgment_schema(fields))
     if table is None or table.num_rows != total:
         return None  # e.g. two objects on one line
     return table, fields, total
 
 
 def _judgments_from_table(table: pa.Table, fields: set[str], total: int) -> pd.DataFrame | None:
-    """The judgments frame from arrow's table, else None (a missing or empty id, a bad relevance)."""
+    """The judgments frame from arrow's table, else None (a missing or empty id, a bad relevance).
+
+    The string columns arrow parsed become the frame's columns as they are (no copy).
+    """
     import pyarrow.compute as pc
 
-    for name in ("query_id", "doc_uri"):
-        col = table.column(name)
-        if col.null_count or pc.any(pc.equal(pc.binary_length(col), 0)).as_py():
-            return None
+    if not (_plain_fields(table.column("query_id")) and _plain_fields(table.column("doc_uri"))):
+        return None
     rel_col = table.column("relevance")
-    if rel_col.null_count:
+    if rel_col.null_count or not pc.all(pc.greater_equal(rel_col, 0), min_count=0).as_py():
         return None
-    relevance = _writable(rel_col.to_numpy())
-    if len(relevance) and relevance.min() < 0:
-        return None
+    strings = {name: table.column(name) for name in fields if name != "relevance"}
+    relevance = _numpy_column(rel_col, np.int64)
+    del table, rel_col
+    _release()  # the parse buffers and the relevance column, before numpy allocates the rest
     cols: dict[str, Any] = {}
-    nulls = pa.nulls(total, _LS)  # one immutable buffer behind every absent column
+    nulls = _null_strings(total)
     for name in JUDGMENT_FIELDS:
         if name == "relevance":
             cols[name] = relevance
-        elif name in fields:
-            cols[name] = _arrow_strings(table.column(name))
         else:
-            cols[name] = _arrow_strings(nulls)
-    del table
-    cols["extra"] = np.full(total, None, dtype=object)
+            cols[name] = _arrow_strings(strings.pop(name, nulls))
+    cols["extra"] = _object_column(np.full(total, None, dtype=object))
     cols["line"] = np.arange(1, total + 1, dtype=np.int64)
     return pd.DataFrame(cols, copy=False)
 
 
 def read_judgments(path: str | os.PathLike) -> pd.DataFrame:
     """Read a judgments JSONL file; messages are labelled with the path."""
+    got = _judgments_file(path)  # arrow reads a plain file from disk; it is never held as bytes
+    if got is not None:
+        fast = _judgments_from_table(*got)
+        if fast is not None:
+            return fast
     label = str(path)
-    data = _read_bytes(path)
-    if data.isascii() and _regular_file(path):  # valid UTF-8 without decoding; no BOM
-        got = _judgments_table(data)
-        del data  # the file's bytes go before the columns are converted
-        if got is not None:
-            _release()
-            fast = _judgments_from_table(*got)
-            if fast is not None:
-                return fast
-        data = _read_bytes(path)  # the careful pass reads it again and has the last word
+    data = _read_bytes(path)  # the careful pass reads it and has the last word
     if data.isascii():
         return _judgments_python(data.decode("ascii"), label)
     text = _decode(data, label)
@@ -760,7 +832,6 @@ def write_judgments(judgments: Any, path: str | os.PathLike, backup: bool = Fals
 # ---------------------------------------------------------------------------------------------
 
 _RUN_SCHEMA = None
-_LS = pa.large_string()
 
 
 def _writable(values: Any) -> Any:
@@ -768,6 +839,22 @@ def _writable(values: Any) -> Any:
     if isinstance(values, np.ndarray) and not values.flags.writeable:
         return values.copy()
     return values
+
+
+def _object_column(values: np.ndarray) -> pd.Series:
+    """An object column that a frame takes as it is: given a bare object array, pandas scans it
+    to infer a type (0.1 s and ~70 MB of temporaries at 3M rows)."""
+    return pd.Series(values, dtype=object, copy=False)
+
+
+def _concat(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
+    """One new (writable) array of ``dtype`` from ``parts``, in a single copy."""
+    return np.concatenate(parts, dtype=dtype) if parts else np.zeros(0, dtype)
+
+
+def _numpy_column(col: pa.ChunkedArray, dtype: Any) -> np.ndarray:
+    """A null-free numeric arrow column as one writable numpy array (its chunks copied once)."""
+    return _concat([c.to_numpy() for c in col.chunks], dtype)
 
 
 def _run_frame(system: Any, qid: Any, rank: Any, doc: Any, score: Any) -> pd.DataFrame:
@@ -779,10 +866,9 @@ def _run_frame(system: Any, qid: Any, rank: Any, doc: Any, score: Any) -> pd.Dat
 
 def _count_object_lines(data: bytes) -> int | None:
     """How many non-blank lines ``data`` has when each of them starts with ``{``, else None."""
-    total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    led = data.count(b"\n{") + (1 if data.startswith(b"{") else 0)
-    if led == total:
-        return total
+    count = _object_lines(_byte_blocks(data))
+    if count is not None:
+        return count
     count = 0
     for line in data.split(b"\n"):
         if not line.strip():
@@ -793,48 +879,24 @@ def _count_object_lines(data: bytes) -> int | None:
     return count
 
 
-def _const_large_strings(value: str, n: int) -> pa.Array:
-    """``n`` copies of ``value`` as a large_string array, built from buffers (no Python loop)."""
-    raw = value.encode("utf-8")
-    offsets = np.arange(0, (n + 1) * len(raw), len(raw), dtype=np.int64) if raw else np.zeros(n + 1, np.int64)
-    return pa.Array.from_buffers(_LS, n, [None, pa.py_buffer(offsets), pa.py_buffer(raw * n)])
-
-
 def _no_empty(arr: pa.Array) -> bool:
     import pyarrow.compute as pc
 
     return len(arr) == 0 or not pc.any(pc.equal(pc.binary_length(arr), 0)).as_py()
 
 
-def _run_json_columns(data: bytes) -> dict[str, pa.ChunkedArray] | None:
-    """arrow's read of run JSON lines into columns (query_id, ranking, scores, system), else None.
+def _run_json_columns(source: bytes | str | os.PathLike, n_lines: int) -> dict[str, pa.ChunkedArray] | None:
+    """arrow's read of ``n_lines`` run JSON object lines into columns (query_id, ranking, scores,
+    system), else None: arrow refuses the text, or a line holds two objects.
 
-    None when a line is not an object line, arrow refuses the text, or a line holds two objects.
+    ``source`` is the bytes, or a path arrow reads straight from disk.
     """
-    import pyarrow.json as pj
-
     global _RUN_SCHEMA
     if _RUN_SCHEMA is None:
         _RUN_SCHEMA = pa.schema(
             [("query_id", _LS), ("ranking", pa.list_(_LS)), ("scores", pa.list_(pa.float64())), ("system", _LS)]
         )
-    if not data or data.isspace():
-        return None
-    n_lines = _count_object_lines(data)
-    if n_lines is None:
-        return None
-    table = None
-    for block in (1 << 24, len(data) + 1):
-        try:
-            table = pj.read_json(
-                pa.BufferReader(data),
-                read_options=pj.ReadOptions(block_size=block),
-                parse_options=pj.ParseOptions(explicit_schema=_RUN_SCHEMA, unexpected_field_behavior="ignore"),
-            )
-            break
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError) as err:
-            if "straddl" not in str(err) or block > len(data) or len(data) >= 2**31 - 1:
-                return None
+    table = _json_table(source, _RUN_SCHEMA, unknown="ignore")
     if table is None or table.num_rows != n_lines:
         return None  # e.g. two objects on one line
     return {name: table.column(name) for name in _RUN_SCHEMA.names}
@@ -842,14 +904,26 @@ def _run_json_columns(data: bytes) -> dict[str, pa.ChunkedArray] | None:
 
 def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
     """The pyarrow path: a frame when every line is unambiguously valid, else None."""
-    cols = _run_json_columns(data)
+    if not data or data.isspace():
+        return None
+    n_lines = _count_object_lines(data)
+    cols = None if n_lines is None else _run_json_columns(data, n_lines)
     return None if cols is None else _run_from_columns(cols, system)
+
+
+def _run_file_columns(path: str | os.PathLike) -> dict[str, pa.ChunkedArray] | None:
+    """:func:`_run_json_columns` of an ASCII regular file of object lines, read from disk."""
+    if not _regular_file(path):
+        return None
+    n_lines = _object_lines(_file_blocks(path), ascii_only=True)
+    return None if n_lines is None else _run_json_columns(path, n_lines)
 
 
 def _run_from_columns(cols: dict[str, pa.ChunkedArray], system: str | None) -> pd.DataFrame | None:
     """The run frame from arrow's columns, else None (the careful pass then decides).
 
-    ``cols`` is emptied as it goes, so each parsed column is let go once it is converted.
+    ``cols`` is emptied as it goes, so each parsed column is let go once it is converted; the
+    doc ids arrow parsed become the frame's column as they are (no copy).
     """
     import pyarrow.compute as pc
 
@@ -859,29 +933,32 @@ def _run_from_columns(cols: dict[str, pa.ChunkedArray], system: str | None) -> p
         return None
     lengths = pc.list_value_length(ranking).to_numpy().astype(np.int64)
     docs = pc.list_flatten(ranking)
-    if docs.null_count or not _no_empty(docs):
+    del ranking
+    if not _plain_fields(docs):  # a null or empty id
         return None
     total = int(lengths.sum())
     # scores: absent or null on a line means that line has none
     scores_col = cols.pop("scores")
-    score = np.full(total, np.nan)
     if scores_col.null_count < len(scores_col):
         has = ~scores_col.is_null().to_numpy()
         slen = pc.list_value_length(scores_col).fill_null(0).to_numpy().astype(np.int64)
         if np.any(slen[has] != lengths[has]):
             return None
         flat = pc.list_flatten(scores_col)
-        if flat.null_count:
+        if flat.null_count or not pc.all(pc.is_finite(flat), min_count=0).as_py():
             return None
-        values = flat.to_numpy()
-        if not np.all(np.isfinite(values)):
-            return None
+        values = _numpy_column(flat, np.float64)
+        del flat, scores_col
         if has.all():
-            score = np.ascontiguousarray(values, dtype=np.float64)
+            score = values
         else:
+            score = np.full(total, np.nan)
             score[np.repeat(has, lengths)] = values
-        del values, flat
-    del scores_col
+        del values
+    else:
+        score = np.full(total, np.nan)
+        del scores_col
+    _release()  # the parsed scores
     # systems: the argument, else each line's own, else the default
     line_sys = None
     sys_col = cols.pop("system").combine_chunks()
@@ -892,23 +969,18 @@ def _run_from_columns(cols: dict[str, pa.ChunkedArray], system: str | None) -> p
             line_sys = sys_col.fill_null(DEFAULT_SYSTEM)
             if not _no_empty(line_sys):
                 return None
+            if len(pc.unique(line_sys)) == 1:
+                system, line_sys = line_sys[0].as_py(), None  # one system: the constant column
     # one line per (system, query)
-    keys = pd.DataFrame({"q": pd.arrays.ArrowStringArray(qid) if _STRING.storage == "pyarrow" else _arrow_strings(qid)})
-    if line_sys is not None:
-        keys["s"] = _arrow_strings(line_sys)
-    if keys.duplicated().any():
+    if len(qid) and _group_codes(system if line_sys is None else line_sys, qid).max() + 1 != len(qid):
         return None
-    del keys
-    doc_rows = _arrow_strings(_large_strings(docs))  # one copy of the ids; the parsed lists go
-    del docs, ranking
-    _release()
-    parent = pa.array(np.repeat(np.arange(len(lengths), dtype=np.int64), lengths))
+    line_index = np.arange(len(lengths), dtype=np.int32 if len(lengths) < 2**31 else np.int64)
+    parent = pa.array(np.repeat(line_index, lengths))  # the line of each row
     q_rows = _arrow_strings(qid.take(parent))
-    s_rows = _arrow_strings(_const_large_strings(system, total) if line_sys is None else line_sys.take(parent))
+    s_rows = _constant_strings(system, total) if line_sys is None else _arrow_strings(line_sys.take(parent))
     del parent
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    rank = np.arange(1, total + 1, dtype=np.int64) - np.repeat(offsets, lengths)
-    df = _run_frame(s_rows, q_rows, rank, doc_rows, score)
+    rank = _block_rank((np.cumsum(lengths) - lengths)[lengths > 0], total)
+    df = _run_frame(s_rows, q_rows, rank, _arrow_strings(docs), score)
     empty = np.flatnonzero(lengths == 0)
     if len(empty):
         qs = qid.take(pa.array(empty)).to_pylist()
@@ -1027,18 +1099,13 @@ def parse_run(content: str | bytes, label: str = "run", system: str | None = Non
 
 def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame:
     """Read a run JSONL file (see :func:`parse_run`); messages are labelled with the path."""
+    if system is None or (isinstance(system, str) and system):
+        cols = _run_file_columns(path)  # arrow reads a plain file from disk; it is never held as bytes
+        fast = None if cols is None else _run_from_columns(cols, system)
+        if fast is not None:
+            return fast
     label = str(path)
-    data = _read_bytes(path)
-    if data.isascii() and (system is None or (isinstance(system, str) and system)) and _regular_file(path):
-        cols = _run_json_columns(data)
-        del data  # the file's bytes go before the columns are converted
-        if cols is not None:
-            _release()
-            fast = _run_from_columns(cols, system)
-            if fast is not None:
-                return fast
-        data = _read_bytes(path)  # the careful pass reads it again and has the last word
-    data, text = _checked_bytes(data, label)
+    data, text = _checked_bytes(_read_bytes(path), label)  # the careful pass has the last word
     return _parse_run(text, data, label, system)
 
 
@@ -1050,17 +1117,25 @@ def _arrow_of(col: pd.Series) -> pa.Array:
     return arr.cast(_LS)
 
 
-def _group_codes(system: Any, qid: Any) -> np.ndarray:
-    """Integer code per row for its (system, query_id), numbered in order of first appearance."""
+def _codes(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Integer code per value, numbered in order of first appearance (arrow's hash, no copy of a
+    chunked array: its chunks are encoded against one shared dictionary)."""
     import pyarrow.compute as pc
 
-    if isinstance(system, pa.ChunkedArray):
-        system = system.combine_chunks()
-    if isinstance(qid, pa.ChunkedArray):
-        qid = qid.combine_chunks()
+    encoded = pc.dictionary_encode(arr)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    return _concat([c.indices.to_numpy(zero_copy_only=False) for c in chunks], np.int64)
 
-    cs = pc.dictionary_encode(system).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    cq = pc.dictionary_encode(qid).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+def _group_codes(system: Any, qid: Any) -> np.ndarray:
+    """Integer code per row for its (system, query_id), numbered in order of first appearance.
+
+    ``system`` is an arrow array, or a str when every row has that system.
+    """
+    cq = _codes(qid)
+    if isinstance(system, str):
+        return cq
+    cs = _codes(system)
     if len(cs) and cs.max() == 0:
         return cq
     combined = cs * (int(cq.max()) + 1 if len(cq) else 1) + cq
@@ -1213,10 +1288,10 @@ _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 _OTHER_SPACE = {" ": (b"\t", b"\v", b"\f", b"\r"), "\t": (b" ", b"\v", b"\f", b"\r")}
 
 
-def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -> pa.Table | None:
+def _arrow_table(
+    data: bytes, names: list[str], types: dict[str, pa.DataType], keep_it: bool = False
+) -> pa.Table | None:
     """Strict pyarrow read of single-space (or single-tab) separated columns, else None."""
-    import pyarrow.csv as pcsv
-
     if not data or data.isspace():
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
@@ -1227,11 +1302,21 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, pa.DataType]) -
         other = b" " if delim == "\t" else b"\t"
         if other in data or b"\v" in data or b"\f" in data or data.count(b"\r") != data.count(b"\r\n"):
             return None
-    return _csv_table(pa.BufferReader(data), names, types, delim)
+    return _csv_table(pa.BufferReader(data), names, types, delim, keep_it)
+
+
+#: arrow's CSV block: 4 MB chunks keep the parse buffers in flight (two threads) small; larger
+#: blocks are no faster here and add ~40 MB to the peak of a 10M-line read.
+_CSV_BLOCK = 1 << 22
 
 
 def _csv_table(
-    source: Any, names: list[str], types: dict[str, pa.DataType], delim: str, keep_it: bool = False
+    source: Any,
+    names: list[str],
+    types: dict[str, pa.DataType],
+    delim: str,
+    keep_it: bool = False,
+    skip_rows: int = 0,
 ) -> pa.Table | None:
     """Strict pyarrow read of ``delim``-separated columns (no quoting, no empty lines), else None."""
     import pyarrow.csv as pcsv
@@ -1239,7 +1324,7 @@ def _csv_table(
     try:
         return pcsv.read_csv(
             source,
-            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=_CSV_BLOCK, skip_rows=skip_rows),
             parse_options=pcsv.ParseOptions(
                 delimiter=delim,
                 quote_char=False,
@@ -1261,19 +1346,19 @@ def _csv_table(
 
 
 def _space_table_file(
-    path: str | os.PathLike, names: list[str], types: dict[str, pa.DataType], keep_it: bool = False
+    path: str | os.PathLike,
+    names: list[str],
+    types: dict[str, pa.DataType],
+    keep_it: bool = False,
+    skip_rows: int = 0,
 ) -> pa.Table | None:
-    """Arrow's read of a file :func:`_plain_space_table` vouched for, straight from disk, else None.
-
-    The file is opened as a plain file (``pa.OSFile``), so a ``.gz`` name is not decompressed:
-    the bytes are read as they are, like the careful pass reads them.
-    """
+    """Arrow's read of a file :func:`_plain_space_table` vouched for, straight from disk, else None."""
     try:
-        source = pa.OSFile(os.fsdecode(os.fspath(path)))
+        source = _os_file(path)
     except (OSError, pa.ArrowException):
         return None
     with source:
-        return _csv_table(source, names, types, " ", keep_it)
+        return _csv_table(source, names, types, " ", keep_it, skip_rows)
 
 
 _ASCII_SPACE = re.compile(r"[ \t\v\f\r]+")
@@ -1301,7 +1386,11 @@ def _parse_float_field(s: str) -> float | None:
 def _order_trec(
     system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.ndarray, order: str
 ) -> pd.DataFrame:
-    """Group rows by (system, query) in first-appearance order, order each group, renumber."""
+    """Group rows by (system, query) in first-appearance order, order each group, renumber.
+
+    ``system`` is the run_name column, or a str naming every row (the column is then the
+    compact constant one, see :func:`_constant_strings`).
+    """
     import pyarrow.compute as pc
 
     n = len(rank_in)
@@ -1316,44 +1405,46 @@ def _order_trec(
         perm = perm.to_numpy(zero_copy_only=False)
     if perm is not None:
         idx = pa.array(perm)
-        system, qid, doc = system.take(idx), qid.take(idx), doc.take(idx)
+        qid, doc = qid.take(idx), doc.take(idx)
+        system = system if isinstance(system, str) else system.take(idx)
         codes, score = codes[perm], score[perm]
     starts = _group_starts(codes)
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
-    return _run_frame(_arrow_strings(system), _arrow_strings(qid), rank, _arrow_strings(doc), score)
+    s_arr = _constant_strings(system, n) if isinstance(system, str) else _arrow_strings(system)
+    return _run_frame(s_arr, _arrow_strings(qid), rank, _arrow_strings(doc), score)
 
 
-def _rank_if_grouped(system: pa.ChunkedArray | None, qid: pa.ChunkedArray, rank_in: np.ndarray) -> np.ndarray | None:
-    """The output rank when rows already come grouped by (system, query) and in rank order.
+def _starts_if_grouped(system: Any, qid: pa.ChunkedArray, rank_in: pa.ChunkedArray) -> np.ndarray | None:
+    """The first row of each (system, query) block when rows already come grouped and in rank
+    order, else None (the rows then need the general grouping of :func:`_order_trec`).
 
-    That is the usual TREC run: each query's lines together, ranks ascending. Then the frame
-    keeps the file's row order and rank is the 1-based position in each block, with no sort and
-    no hashing of the 10M ids (only neighbours are compared, and the few block keys checked to
-    be distinct). None when the rows need the general grouping of :func:`_order_trec`.
-    ``system`` None means one system for every row.
+    That is the usual TREC run: each query's lines together, ranks ascending. The frame then
+    keeps the file's row order, with no sort and no hashing of the 10M ids: only neighbours
+    are compared (in arrow bitmaps, no per-row numpy array), and the few block keys checked
+    to be distinct. ``system`` is the run_name column, or a str naming every row.
     """
     import pyarrow.compute as pc
 
-    n = len(rank_in)
-    if n == 0:
-        return None
+    if len(rank_in) <= 1:  # one row is one block (and arrow 14 crashes on an empty comparison)
+        return np.zeros(len(rank_in), dtype=np.int64) if len(rank_in) else None
     change = pc.not_equal(qid[1:], qid[:-1])
-    if system is not None:
+    if not isinstance(system, str):
         change = pc.or_(change, pc.not_equal(system[1:], system[:-1]))
-    change = change.to_numpy(zero_copy_only=False) if n > 1 else np.zeros(0, dtype=bool)
-    if not np.all(change | (rank_in[1:] >= rank_in[:-1])):
+    if not pc.all(pc.or_(change, pc.greater_equal(rank_in[1:], rank_in[:-1])), min_count=0).as_py():
         return None
-    starts = np.flatnonzero(change) + 1
-    first = pa.array(np.concatenate(([0], starts)))
-    keys = {"q": qid.take(first)} if system is None else {"q": qid.take(first), "s": system.take(first)}
-    if pa.table(keys).group_by(list(keys)).aggregate([]).num_rows != len(first):
+    first = np.concatenate(([0], pc.indices_nonzero(change).to_numpy().astype(np.int64) + 1))
+    heads = system if isinstance(system, str) else _take(system, first)
+    if _group_codes(heads, _take(qid, first)).max() + 1 != len(first):
         return None  # a (system, query) comes back later in the file
+    return first
+
+
+def _block_rank(first: np.ndarray, n: int) -> np.ndarray:
+    """1-based position of each of ``n`` rows in its block; blocks start at rows ``first``."""
     rank = np.ones(n, dtype=np.int64)
-    if len(starts):
-        rank[starts] -= np.diff(np.concatenate(([0], starts)))
-    np.cumsum(rank, out=rank)
-    return rank
+    rank[first[1:]] -= np.diff(first)
+    return np.cumsum(rank, out=rank)
 
 
 def _release() -> None:
@@ -1365,77 +1456,85 @@ def _release() -> None:
     pa.default_memory_pool().release_unused()
 
 
+#: Column types of a TREC run read by arrow: the ids as pandas' large_string (the parsed chunks
+#: become the frame's columns), the rank as int32 (it only orders rows; a rank past 2**31 sends
+#: the file to the exact path), Q0 and run_name dictionary-encoded (a few distinct values, 4
+#: bytes a row, freed once checked).
+_TREC_RUN_TYPES = {
+    "q": _LS,
+    "it": pa.dictionary(pa.int32(), pa.binary()),
+    "d": _LS,
+    "r": pa.int32(),
+    "s": pa.float64(),
+    "m": pa.dictionary(pa.int32(), pa.string()),
+}
+_TREC_RUN_NAMES = list(_TREC_RUN_TYPES)
+
+
+def _plain_codes(col: pa.ChunkedArray) -> bool:
+    """True when a dictionary-encoded column has no null and no empty value."""
+    return all(c.indices.null_count == 0 and _plain_fields(pa.chunked_array([c.dictionary])) for c in col.chunks)
+
+
+def _one_value(col: pa.ChunkedArray) -> str | None:
+    """The value every row of a dictionary-encoded column holds, else None (two or more)."""
+    values = set()
+    for chunk in col.chunks:
+        if len(chunk) and len(chunk.dictionary) != 1:
+            return None
+        values.update(chunk.dictionary.to_pylist() if len(chunk) else ())
+    return values.pop() if len(values) == 1 else None
+
+
 def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> pd.DataFrame | None:
     """The fast read of a plain TREC run file (see :func:`_plain_space_table`), else None.
 
-    Arrow reads the columns straight from the file, which is never held as Python bytes (the
-    ``Q0`` column is read as bytes only to see that no field is empty, then dropped); None
+    Arrow reads the columns straight from the file, which is never held as Python bytes. None
     sends the caller to the exact path, which reads the file again and either returns the
     same frame or raises the exact message.
     """
-    if order != "rank" or (system is not None and (not isinstance(system, str) or not system)):
+    if order not in ("rank", "score") or (system is not None and (not isinstance(system, str) or not system)):
         return None
     if not _regular_file(path) or not _plain_space_table(path):
         return None
-    table = _space_table_file(
-        path,
-        ["q", "it", "d", "r", "s", "m"],
-        {
-            "q": pa.string(),
-            "it": pa.dictionary(pa.int32(), pa.binary()),
-            "d": pa.string(),
-            "r": pa.int64(),
-            "s": pa.float64(),
-            "m": pa.dictionary(pa.int32(), pa.string()),
-        },
-        keep_it=True,
-    )
+    return _trec_run_arrow(_space_table_file(path, _TREC_RUN_NAMES, _TREC_RUN_TYPES, keep_it=True), order, system)
+
+
+def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None) -> pd.DataFrame | None:
+    """The run frame from arrow's read of a TREC run (:data:`_TREC_RUN_TYPES`), else None.
+
+    None when a field is empty (the careful pass would count another number of fields), a line
+    is a ``#`` comment or a score is not finite. The id columns arrow parsed become the frame's
+    columns as they are (no copy), one run_name becomes the compact constant column, and every
+    other parsed column is let go once converted.
+    """
+    import pyarrow.compute as pc
+
     if table is None or table.num_rows == 0:
         return None
-    # an empty field means the careful pass sees another field count; a # line is a comment.
-    # Q0 and run_name are read dictionary-encoded: a few distinct values, 4 bytes a row.
-    it, m = table.column("it"), table.column("m")
-    if (
-        not _plain_fields(table.column("q"), comment=True)
-        or not _plain_fields(table.column("d"))
-        or any(c.indices.null_count for c in it.chunks + m.chunks)
-        or not _plain_fields(pa.chunked_array([c.dictionary for c in it.chunks], pa.binary()))
-        or not _plain_fields(pa.chunked_array([c.dictionary for c in m.chunks], pa.string()))
-    ):
+    qid, it, doc, r, s, m = table.columns
+    del table
+    if not (_plain_fields(qid, comment=True) and _plain_fields(doc) and _plain_codes(it) and _plain_codes(m)):
         return None
-    cols = {c: table.column(c) for c in ("q", "d", "r", "s")}
-    del table, it  # the Q0 column goes now; each other column is let go once converted
-    _release()  # the parse buffers
-    score = cols.pop("s").to_numpy()
-    if not np.all(np.isfinite(score)):
-        return None
-    rank_in = cols.pop("r").to_numpy()
-    _release()
-    names = None
-    if system is None:
-        distinct = {v for c in m.chunks for v in c.dictionary.to_pylist()} if sum(
-            len(c.dictionary) for c in m.chunks
-        ) < 4096 else None
-        if distinct is not None and len(distinct) == 1:
-            system = distinct.pop()  # one run_name: the constant column, no per-row text
-        else:
-            names = pa.chunked_array([c.dictionary.take(c.indices) for c in m.chunks], pa.string())
+    del it
+    names: Any = system if system is not None else _one_value(m)
+    if names is None:
+        names = m.cast(_LS)  # several run names: the per-row column
     del m
-    rank = _rank_if_grouped(names, cols["q"], rank_in)
-    if rank is None:
-        n = len(rank_in)
-        names = _const_large_strings(system, n) if names is None else _large_strings(names)
-        qid, doc = _large_strings(cols.pop("q")), _large_strings(cols.pop("d"))
+    if not pc.all(pc.is_finite(s), min_count=0).as_py():
+        return None
+    first = _starts_if_grouped(names, qid, r) if order == "rank" else None
+    rank_in = _numpy_column(r, np.int64) if first is None else None
+    del r
+    _release()  # the parse buffers and the columns let go, before numpy allocates
+    score = _numpy_column(s, np.float64)
+    del s
+    _release()
+    if first is None:
         return _order_trec(names, qid, doc, rank_in, score, order)
-    del rank_in
-    # the biggest column first, while the least is held; each parsed column goes once copied
-    d_arr = _arrow_strings(_large_strings(cols.pop("d")))
-    _release()
-    q_arr = _arrow_strings(_large_strings(cols.pop("q")))
-    _release()
-    s_arr = _constant_strings(system, len(rank)) if names is None else _arrow_strings(_large_strings(names))
-    names = None
-    return _run_frame(s_arr, q_arr, rank, d_arr, score)
+    rank = _block_rank(first, len(score))
+    s_arr = _constant_strings(names, len(rank)) if isinstance(names, str) else _arrow_strings(names)
+    return _run_frame(s_arr, _arrow_strings(qid), rank, _arrow_strings(doc), score)
 
 
 def _trec_python(text: str, label: str) -> tuple[list, list, list, list, list]:
@@ -1461,40 +1560,19 @@ def _from_trec(text: str | None, data: bytes | None, label: str, order: str, sys
         raise ValueError(f"order must be 'rank' or 'score', got {order!r}")
     _check_system(system)
     data = _utf8_bytes(text, data)
-    table = None
     if data is not None:
-        table = _arrow_table(
-            data,
-            ["q", "it", "d", "r", "s", "m"],
-            {"q": _LS, "it": _LS, "d": _LS, "r": pa.int64(), "s": pa.float64(), "m": _LS},
-        )
-    if table is not None:
-        import pyarrow.compute as pc
-
-        score = table.column("s").to_numpy()
-        if not np.all(np.isfinite(score)) or any(
-            table.column(c).null_count or pc.any(pc.equal(pc.binary_length(table.column(c)), 0)).as_py()
-            for c in ("q", "d", "m")
-        ):
-            table = None
-    if table is not None:
-        qid = table.column("q").combine_chunks()
-        doc = table.column("d").combine_chunks()
-        names = table.column("m").combine_chunks()
-        rank_in = table.column("r").to_numpy()
-    else:
-        if text is None:
-            text = _decode(data, label)
-        q, d, r, s, m = _trec_python(text, label)
-        try:
-            qid, doc, names = pa.array(q, _LS), pa.array(d, _LS), pa.array(m, _LS)
-        except (UnicodeEncodeError, pa.ArrowException):
-            raise FormatError(label, None, "text is not valid Unicode (a lone surrogate escape)") from None
-        rank_in = np.asarray(r, dtype=np.int64)
-        score = np.asarray(s, dtype=np.float64)
-    if system is not None:
-        names = _const_large_strings(system, len(qid))
-    return _order_trec(names, qid, doc, rank_in, score, order)
+        fast = _trec_run_arrow(_arrow_table(data, _TREC_RUN_NAMES, _TREC_RUN_TYPES, keep_it=True), order, system)
+        if fast is not None:
+            return fast
+    if text is None:
+        text = _decode(data, label)
+    q, d, r, s, m = _trec_python(text, label)
+    try:
+        qid, doc = pa.array(q, _LS), pa.array(d, _LS)
+        names = system if system is not None else pa.array(m, _LS)
+    except (UnicodeEncodeError, pa.ArrowException):
+        raise FormatError(label, None, "text is not valid Unicode (a lone surrogate escape)") from None
+    return _order_trec(names, qid, doc, np.asarray(r, dtype=np.int64), np.asarray(s, dtype=np.float64), order)
 
 
 def from_trec_run(
@@ -1559,39 +1637,64 @@ def _qrels_python(text: str, label: str) -> tuple[list, list, list, list]:
     return q, d, r, lines
 
 
-def _qrels_fast(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray] | None:
-    import pyarrow.compute as pc
+def _qrels_columns(first: bytes, second: bytes) -> tuple[int, list[str]] | None:
+    """From a qrels file's first two lines: whether line 1 is BEIR's header, and the column names
+    of the lines arrow reads (4 fields: TREC, 3: BEIR); None for a shape the careful pass decides."""
+    if first.lstrip().startswith(b"#"):
+        return None
+    header = int(_is_header([f.decode("utf-8", "replace") for f in first.split()]))
+    width = len((second if header else first).split())
+    names = {4: ["q", "it", "d", "r"], 3: ["q", "d", "r"]}.get(width)
+    return None if names is None else (header, names)
 
-    if re.match(rb"\s*#", data) or b"\n#" in data:
+
+_QRELS_TYPES = {"q": _LS, "d": _LS, "r": pa.int64()}
+
+
+def _qrels_arrow(table: pa.Table | None, header: int) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+    """(query ids, doc ids, grades, line numbers) from arrow's read of qrels lines, else None.
+
+    None when an id is empty (the careful pass would count another number of fields) or a line
+    is a ``#`` comment. The iteration column is not read: a 4-field line whose iteration field
+    is empty (``q  d 1``) is the 3-field line ``q d 1`` to the careful pass, the same row.
+    """
+    if table is None or table.num_rows == 0:
         return None
+    qid, doc = table.column("q"), table.column("d")
+    if not (_plain_fields(qid, comment=True) and _plain_fields(doc)):
+        return None
+    rel = _numpy_column(table.column("r"), np.int64)
+    del table
+    _release()  # the parse buffers and the grade column, before numpy allocates the rest
+    np.maximum(rel, 0, out=rel)  # TREC's "judged, harmful" grade is 0 here
+    lines = np.arange(1 + header, len(rel) + 1 + header, dtype=np.int64)
+    return _arrow_strings(qid), _arrow_strings(doc), rel, lines
+
+
+def _qrels_fast(data: bytes) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     nl = data.find(b"\n")
-    first = (data if nl < 0 else data[:nl]).split()
-    header = 0
-    if _is_header([f.decode("utf-8", "replace") for f in first]):
-        header = 1
-        data = data[nl + 1 :] if nl >= 0 else b""
-        if not data or data.isspace():
-            return None
-    n_fields = len(data[: data.find(b"\n")].split()) if b"\n" in data else len(data.split())
-    if n_fields == 4:
-        names = ["q", "it", "d", "r"]
-        types = {"q": _LS, "it": _LS, "d": _LS, "r": pa.int64()}
-    elif n_fields == 3:
-        names = ["q", "d", "r"]
-        types = {"q": _LS, "d": _LS, "r": pa.int64()}
-    else:
+    first = data if nl < 0 else data[:nl]
+    rest = b"" if nl < 0 else data[nl + 1 :]
+    shape = _qrels_columns(first, rest[: rest.find(b"\n")] if b"\n" in rest else rest)
+    if shape is None:
         return None
-    table = _arrow_table(data, names, types)
-    if table is None:
+    header, names = shape
+    return _qrels_arrow(_arrow_table(rest if header else data, names, _QRELS_TYPES), header)
+
+
+def _qrels_file(path: str | os.PathLike) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+    """The fast read of a plain qrels file (see :func:`_plain_space_table`) straight from disk."""
+    if not _regular_file(path) or not _plain_space_table(path):
         return None
-    qid = table.column("q").combine_chunks()
-    doc = table.column("d").combine_chunks()
-    for col in (qid, doc):
-        if col.null_count or pc.any(pc.equal(pc.binary_length(col), 0)).as_py():
-            return None
-    rel = np.maximum(table.column("r").to_numpy(), 0).astype(np.int64)
-    lines = np.arange(1, len(rel) + 1, dtype=np.int64) + header
-    return qid, doc, rel, lines
+    try:
+        with open(path, "rb") as fh:
+            shape = _qrels_columns(fh.readline(), fh.readline())
+    except OSError:
+        return None
+    if shape is None:
+        return None
+    header, names = shape
+    return _qrels_arrow(_space_table_file(path, names, _QRELS_TYPES, skip_rows=header), header)
 
 
 def _from_qrels(
@@ -1604,20 +1707,30 @@ def _from_qrels(
 ) -> pd.DataFrame:
     data = _utf8_bytes(text, data)
     fast = _qrels_fast(data) if data is not None else None
-    if fast is not None:
-        qid, doc, rel, lines = fast
-        q_arr, d_arr = _arrow_strings(qid), _arrow_strings(doc)
-    else:
+    if fast is None:
         if text is None:
             text = _decode(data, label)
         q, d, r, ln = _qrels_python(text, label)
         q_arr, d_arr = _string_array(q, label, ln), _string_array(d, label, ln)
-        rel, lines = np.asarray(r, dtype=np.int64), np.asarray(ln, dtype=np.int64)
+        fast = q_arr, d_arr, np.asarray(r, dtype=np.int64), np.asarray(ln, dtype=np.int64)
+    return _qrels_frame(*fast, as_chunk_ids, corpus_fingerprint, labeled_by)
+
+
+def _qrels_frame(
+    q_arr: Any,
+    d_arr: Any,
+    rel: np.ndarray,
+    lines: np.ndarray,
+    as_chunk_ids: bool,
+    corpus_fingerprint: str | None,
+    labeled_by: str | None,
+) -> pd.DataFrame:
+    """The judgments frame of qrels rows; the fields qrels lack are compact NA columns."""
     n = len(rel)
     if n == 0:
         return empty_judgments()
     data_cols: dict[str, Any] = {}
-    nulls = pa.nulls(n, _LS)  # one immutable buffer behind every absent column
+    nulls = _null_strings(n)
     for name in JUDGMENT_FIELDS:
         if name == "query_id":
             data_cols[name] = q_arr
@@ -1633,7 +1746,7 @@ def _from_qrels(
             data_cols[name] = _constant_strings(labeled_by, n)
         else:
             data_cols[name] = _arrow_strings(nulls)
-    data_cols["extra"] = np.full(n, None, dtype=object)
+    data_cols["extra"] = _object_column(np.full(n, None, dtype=object))
     data_cols["line"] = lines
     return pd.DataFrame(data_cols, copy=False)
 
@@ -1665,6 +1778,9 @@ def read_qrels(
     labeled_by: str | None = None,
 ) -> pd.DataFrame:
     """Read a qrels file (see :func:`from_qrels`); messages are labelled with the path."""
+    fast = _qrels_file(path)
+    if fast is not None:
+        return _qrels_frame(*fast, as_chunk_ids, corpus_fingerprint, labeled_by)
     label = str(path)
     data, text = _checked_bytes(_read_bytes(path), label)
     return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by)
@@ -1996,7 +2112,7 @@ def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
             and pd.isna(extra).all()
         ):
             # the careful coercion keeps a dict and turns anything else into None
-            return _as_contract(df, {"extra": np.full(len(df), None, dtype=object)})
+            return _as_contract(df, {"extra": _object_column(np.full(len(df), None, dtype=object))})
     _check_columns(df, ("query_id", "doc_uri", "relevance"), label)
     n = len(df)
     out: dict[str, Any] = {}

@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from conftest import load_expected, spec_fixtures_dir
 from hypothesis import given, settings
@@ -931,18 +932,85 @@ TREC_FILES = [
     "\ufeffq1 Q0 d1 1 0.5 r\n",  # a BOM
     "q1 Q0 d1 1 0.5 r\n\n",
     "q1 X d1 +1 -0.5 r\nq1 Q0 d2 002 1e-3 r\n",
+    "q1 Q0 d1 1 0.5 r\n# x y 1 2 z\n",  # a comment line of six fields
+    "q1 Q0 d1 1 0.5 r\n#q1 Q0 d2 2 0.25 r\n",
+    "q1 Q0 d1 3000000000 0.5 r\nq1 Q0 d2 3000000001 0.25 r\n",  # ranks past 2**31
+    "q1 Q0 d1 1 1e400 r\n",  # a score that overflows a double
+    "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 1 0.25 s\nq2 Q0 d3 2 0.2 s\n",
     "\n",
     "",
 ]
 
 
+def _careful(parse):
+    """``parse`` with arrow's read turned off: the careful pass alone."""
+
+    def careful(text, **kwargs):
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(F, "_arrow_table", lambda *args, **kw: None)
+            return parse(text, **kwargs)
+
+    return careful
+
+
+def _same_as_careful(parse, careful, text, **kwargs):
+    """``parse(text)`` returns what ``careful(text)`` returns, or raises its message."""
+    try:
+        expected = careful(text, **kwargs)
+    except FormatError as err:
+        assert refused(parse, text, **kwargs) == str(err)
+        return
+    got = parse(text, **kwargs)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert got.attrs == expected.attrs
+
+
+@pytest.mark.parametrize("order", ["rank", "score"])
 @pytest.mark.parametrize("system", [None, "mine"])
 @pytest.mark.parametrize("case", range(len(TREC_FILES)))
-def test_read_trec_run_fast_path_matches_the_careful_pass(case, system, tmp_path):
+def test_read_trec_run_fast_path_matches_the_careful_pass(case, system, order, tmp_path):
     text = TREC_FILES[case]
     path = tmp_path / "run.trec"
     path.write_bytes(text.encode("utf-8"))
-    _same_outcome(read_trec_run, from_trec_run, path, text, system=system)
+    _same_outcome(read_trec_run, _careful(from_trec_run), path, text, system=system, order=order)
+    _same_as_careful(from_trec_run, _careful(from_trec_run), text, system=system, order=order)
+
+
+def _trec_lines(n_queries, seed, systems=("bench",)):
+    rng = np.random.default_rng(seed)
+    lines = []
+    for q in range(n_queries):
+        for system in systems:
+            for r in range(1, int(rng.integers(1, 40)) + 1):
+                lines.append(f"q{q} Q0 d{int(rng.integers(0, 10**6))} {r} {rng.random():.4f} {system}\n")
+    return lines
+
+
+@pytest.mark.parametrize(
+    "variant", ["grouped", "two systems", "a query comes back", "ranks out of order", "crlf", "a tab", "a comment"]
+)
+def test_read_trec_run_in_many_chunks_matches_the_careful_pass(variant, monkeypatch, tmp_path):
+    # small arrow blocks and scan blocks: chunk boundaries inside queries, lines cut across scan blocks
+    monkeypatch.setattr(F, "_CSV_BLOCK", 1 << 10)
+    monkeypatch.setattr(F, "_SCAN_BLOCK", 7)
+    lines = _trec_lines(120, 3, systems=("a", "b") if variant == "two systems" else ("bench",))
+    if variant == "a query comes back":
+        lines.append(lines[0])
+    elif variant == "ranks out of order":
+        lines[5], lines[6] = lines[6], lines[5]
+    elif variant == "crlf":
+        lines = [line.replace("\n", "\r\n") for line in lines]
+    elif variant == "a tab":
+        lines[-3] = lines[-3].replace(" ", "\t", 1)
+    elif variant == "a comment":
+        lines.insert(50, "# a b c d e\n")
+    text = "".join(lines)
+    path = tmp_path / "run.trec"
+    path.write_bytes(text.encode("utf-8"))
+    for order in ("rank", "score"):
+        _same_outcome(read_trec_run, _careful(from_trec_run), path, text, order=order)
+    if variant in ("grouped", "two systems", "crlf"):
+        assert F._trec_run_file(path, "rank", None) is not None  # the fast path did read it
 
 
 def test_read_trec_run_big_file_keeps_file_order_and_numbers_ranks(tmp_path):
@@ -958,6 +1026,54 @@ def test_read_trec_run_big_file_keeps_file_order_and_numbers_ranks(tmp_path):
     assert_dtypes(got, RUN_COLUMNS)
     assert got.system.unique().tolist() == ["bench"]
     assert F._trec_run_file(path, "rank", None) is not None  # the fast path did read it
+
+
+QRELS_FILES = [
+    "q1 0 d1 1\nq1 0 d2 0\n",
+    "q1 d1 1\nq1 d2 2\n",
+    "query-id corpus-id score\nq1 d1 1\nq2 d2 0\n",
+    "query-id corpus-id score\n",
+    "query-id corpus-id score\nq1 0 d1 1\n",
+    "q1 0 d1 1\nq1  d2 1\n",  # an empty iteration field: the careful pass sees q1 d2 1
+    "q1 0 d1 1\n# c x y\n",  # a comment line of four fields
+    "# c\nq1 0 d1 1\n",
+    "# a b\nq1 d1 1\n",  # a comment line that looks like a header
+    "q1 0 d1 1\n\nq1 0 d2 1\n",
+    " q1 0 d1 1\n",
+    "q1 0 d1 1 \n",
+    "q1 0 d1 -2\nq1 0 d2 +1\nq1 0 d3 007\n",
+    "q1 0 d1 99999999999999999999\n",
+    "q1 0 d1 1\r\nq1 0 d2 0\r\n",
+    "q1 0 d1 1\rq1 0 d2 0\n",
+    "q1\t0\td1\t1\n",
+    "q1 0 d\u00e9 1\n",
+    "\ufeffq1 0 d1 1\n",
+    "q1 0 d1 1",
+    "q1 0 d1 1\nq1 d2 1\n",
+    "q1 0 d1 1.5\n",
+    "\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("options", [{}, {"as_chunk_ids": True, "corpus_fingerprint": "fp", "labeled_by": "me"}])
+@pytest.mark.parametrize("case", range(len(QRELS_FILES)))
+def test_read_qrels_fast_path_matches_the_careful_pass(case, options, tmp_path):
+    text = QRELS_FILES[case]
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(text.encode("utf-8"))
+    _same_outcome(read_qrels, _careful(from_qrels), path, text, **options)
+    _same_as_careful(from_qrels, _careful(from_qrels), text, **options)
+
+
+def test_read_qrels_in_many_chunks_matches_the_careful_pass(monkeypatch, tmp_path):
+    monkeypatch.setattr(F, "_CSV_BLOCK", 1 << 10)
+    monkeypatch.setattr(F, "_SCAN_BLOCK", 5)
+    text = "".join(f"q{i // 7} 0 d{i} {i % 4 - 1}\r\n" for i in range(3000))
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(text.encode("utf-8"))
+    assert F._qrels_file(path) is not None  # the fast path did read it
+    _same_outcome(read_qrels, _careful(from_qrels), path, text)
 
 
 JUDGMENT_FILES = [
@@ -1111,6 +1227,10 @@ RUN_FILES = [
     '{"query_id":"q1","ranking":["a"]}\n\n// c\n{"query_id":"q2","ranking":["b"]}\n',
     '{"query_id":"q\u00e9","ranking":["a"]}\n',
     '{"query_id":"q1","ranking":["a"]} {"query_id":"q2","ranking":["b"]}\n',
+    '{"query_id":"q1","ranking":["a","b"],"system":"x"}\n{"query_id":"q2","ranking":[],"system":"x"}\n',
+    '{"query_id":"q1","ranking":["a"],"system":"x"}\n{"query_id":"q1","ranking":["b"],"system":"x"}\n',
+    '{"query_id":"q1","ranking":["a"],"scores":[1]}\n{"query_id":"q2","ranking":["b","c"]}\n',
+    '{"query_id":"q1","ranking":["a"],"scores":[1e400]}\n',
     "",
 ]
 
@@ -1127,6 +1247,94 @@ def test_read_run_fast_path_matches_the_careful_pass(case, system, tmp_path):
 
     _same_outcome(read_run, careful, path, text, system=system)
     _same_outcome(read_run, parse_run, path, text, system=system)
+
+
+def _object_lines_reference(text: bytes):
+    lines = text.split(b"\n")
+    if text.endswith(b"\n"):
+        lines.pop()
+    if not text or not all(line.startswith(b"{") for line in lines):
+        return None
+    return len(lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text("{}\n a", max_size=30), st.lists(st.integers(0, 30), max_size=4))
+def test_object_lines_counts_the_same_lines_whatever_the_blocks(text, cuts):
+    data = text.encode()
+    bounds = sorted({0, len(data), *(c for c in cuts if c <= len(data))})
+    blocks = [data[a:b] for a, b in zip(bounds, bounds[1:])]
+    assert F._object_lines(blocks) == _object_lines_reference(data)
+
+
+def _judgment_lines(n):
+    return "".join(
+        f'{{"query_id":"q{i // 9}","doc_uri":"d{i}","relevance":{i % 3}'
+        + (',"stratum":"s"' if i % 5 == 0 else "")
+        + "}\n"
+        for i in range(n)
+    )
+
+
+def _run_lines(n):
+    return "".join(
+        f'{{"query_id":"q{i}","ranking":{json.dumps([f"d{j}" for j in range(i % 12)])}'
+        + (f',"scores":{json.dumps([float(j) for j in range(i % 12)])}' if i % 3 else "")
+        + "}\n"
+        for i in range(n)
+    )
+
+
+@pytest.mark.parametrize("long_line", [False, True])
+def test_jsonl_readers_in_many_chunks_match_the_careful_pass(long_line, monkeypatch, tmp_path):
+    # small arrow blocks and scan blocks; a line longer than a block makes arrow read it whole
+    monkeypatch.setattr(F, "_JSON_BLOCK", 1 << 12)
+    monkeypatch.setattr(F, "_SCAN_BLOCK", 11)
+    judgments, run = _judgment_lines(2000), _run_lines(600)
+    if long_line:
+        judgments += json.dumps({"query_id": "q", "doc_uri": "d" * 10_000, "relevance": 1}) + "\n"
+        run += json.dumps({"query_id": "long", "ranking": [f"d{j}" for j in range(2000)]}) + "\n"
+    (tmp_path / "j.jsonl").write_text(judgments, encoding="utf-8")
+    (tmp_path / "r.jsonl").write_text(run, encoding="utf-8")
+    table = F._judgments_file(tmp_path / "j.jsonl")[0]  # the fast path reads it
+    assert (table.column("query_id").num_chunks == 1) == long_line
+    got = read_judgments(tmp_path / "j.jsonl")
+    pd.testing.assert_frame_equal(got, F._judgments_python(judgments, "judgments"), check_exact=True)
+    got = read_run(tmp_path / "r.jsonl")
+    pd.testing.assert_frame_equal(got, F._run_python(F._json_lines(run, "run"), "run", None), check_exact=True)
+    assert F._run_file_columns(tmp_path / "r.jsonl") is not None  # the fast path did read it
+
+
+def _buffer_bytes(column: pd.Series) -> int:
+    """The bytes of the distinct arrow buffers behind a "string" column."""
+    arr = pa.array(column.array)
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    return sum({b.address: b.size for c in chunks for b in c.buffers() if b is not None}.values())
+
+
+@pytest.mark.skipif(F._STRING.storage != "pyarrow", reason="arrow-backed strings only")
+def test_constant_and_absent_string_columns_are_compact(tmp_path):
+    n = 300_000
+    (tmp_path / "r.trec").write_text("".join(f"q{i // 100} Q0 d{i} {i % 100 + 1} 0.5 bench\n" for i in range(n)))
+    (tmp_path / "q.trec").write_text("".join(f"q{i // 100} 0 d{i} 1\n" for i in range(n)))
+    (tmp_path / "j.jsonl").write_text(_judgment_lines(n))
+    run = read_trec_run(tmp_path / "r.trec")
+    assert _buffer_bytes(run["system"]) < 2**20 < n * 8  # not n offsets
+    pd.testing.assert_series_equal(run["system"], pd.Series(["bench"] * n, dtype="string", name="system"))
+    qrels = read_qrels(tmp_path / "q.trec", labeled_by="me")
+    assert _buffer_bytes(qrels["labeled_by"]) < 2**20 and qrels["labeled_by"].eq("me").all()
+    for df in (qrels, read_judgments(tmp_path / "j.jsonl")):
+        for name in ("query", "text_sha", "notes"):
+            assert _buffer_bytes(df[name]) < 2**20 and df[name].isna().all() and len(df) == n
+
+
+@pytest.mark.parametrize("value", ["x\u00e9", ""])
+@pytest.mark.parametrize("n", [0, 1, F._REPEAT_BLOCK - 1, F._REPEAT_BLOCK, 2 * F._REPEAT_BLOCK + 3])
+def test_constant_and_na_columns_hold_n_rows(n, value):
+    const, na = pd.Series(F._constant_strings(value, n)), pd.Series(F._na_strings(n))
+    assert len(const) == len(na) == n
+    assert const.eq(value).all() and na.isna().all()
+    assert const.dtype == na.dtype == "string"
 
 
 def test_absent_columns_share_no_writable_state():
