@@ -221,7 +221,7 @@ def _codes(arr) -> tuple[np.ndarray, pd.Index]:
     n = len(arr)
     starts = _run_starts(arr)
     heads = _take(arr, starts).dictionary_encode()
-    codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+    codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int32),
                       np.diff(np.r_[starts, n]))
     return codes, pd.Index(pd.array(heads.dictionary, dtype=ID), dtype=ID)
 
@@ -385,13 +385,18 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
     graded = judgments is not None
     if graded:
         nq = len(rk.queries)
-        keys = pc.coalesce(_arrow(judgments["chunk_id"]), _arrow(judgments["doc_uri"]))
-        keys = _whole(keys).cast(doc_arr.type)
+        chunk_id, doc_uri = _arrow(judgments["chunk_id"]), _arrow(judgments["doc_uri"])
+        # The key is the chunk_id, else the doc_uri (qrels have no chunk_id: no copy then).
+        keys = doc_uri if chunk_id.null_count == len(chunk_id) else pc.coalesce(chunk_id, doc_uri)
+        keys = keys.cast(doc_arr.type)
+        if isinstance(keys, pa.Array):
+            keys = pa.chunked_array([keys], keys.type)
         grades = judgments["relevance"].to_numpy(dtype=np.int64)
         label_q = label_codes
         if len(label_q) > 1 and not bool(np.all(label_q[1:] >= label_q[:-1])):
             by_query = np.argsort(label_q, kind="stable")
-            keys, grades, label_q = keys.take(pa.array(by_query)), grades[by_query], label_q[by_query]
+            keys = pa.chunked_array([_take(keys, by_query)], keys.type)
+            grades, label_q = grades[by_query], label_q[by_query]
         label_at = np.r_[0, np.cumsum(np.bincount(label_q, minlength=nq))].astype(np.int64)
         # Units are the judged queries; each brings its labels and its rankings.
         judged = np.flatnonzero(rk.query >= 0)
@@ -422,7 +427,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             src = rows if rk.order is None else rk.order[rows]
             docs = _fetch(doc_arr, src)
             if graded:  # labels first: their codes are 0 .. (distinct label keys - 1)
-                docs = pa.concat_arrays([keys.slice(int(label_at[ua]), m), docs])
+                docs = pa.concat_arrays(keys.slice(int(label_at[ua]), m).chunks + [docs])
             coded = docs.dictionary_encode()
             codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             width = max(len(coded.dictionary), 1)
@@ -453,7 +458,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         # What is kept of a step is stored narrow (int32): it adds up over all the steps.
         position = position.astype(np.int32)
         # The last label of a repeated (query, key) pair wins.
-        label_local = label_q[label_at[ua]:label_at[ub]] - ua
+        label_local = label_q[label_at[ua]:label_at[ub]].astype(np.int64) - ua
         pairs = label_local * width + codes[:m]
         by_pair = np.argsort(pairs, kind="stable")
         ordered = pairs[by_pair]
@@ -670,7 +675,7 @@ def strata_span_queries(judgments: pd.DataFrame) -> bool:
         return False
     q_codes, queries = _codes(_arrow(judgments["query_id"]))
     s_codes, strata = _codes(pc.fill_null(stratum, UNSTRATIFIED))
-    pairs = np.unique(q_codes * max(len(strata), 1) + s_codes)
+    pairs = np.unique(q_codes.astype(np.int64) * max(len(strata), 1) + s_codes)
     return len(pairs) > len(queries)
 
 
