@@ -685,8 +685,10 @@ def _strata_of(judgments: pd.DataFrame, label_codes: np.ndarray, nq: int) -> np.
         return np.zeros(0, dtype=object)
     first_row = np.full(nq, -1, dtype=np.int64)
     first_row[label_codes[::-1]] = np.arange(len(label_codes))[::-1]
-    strata = judgments["stratum"].iloc[first_row].astype(ID).fillna(UNSTRATIFIED)
-    return strata.to_numpy(dtype=object)
+    import pyarrow.compute as pc
+
+    strata = pc.fill_null(_take(_arrow(judgments["stratum"]), first_row), UNSTRATIFIED)
+    return np.asarray(strata.to_pylist(), dtype=object)
 
 
 def metric_columns(per_query: pd.DataFrame) -> list[str]:
