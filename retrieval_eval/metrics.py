@@ -336,15 +336,10 @@ class _Scan:
     block: np.ndarray  # per scanned block: its index in ``rankings``
     block_kept: np.ndarray  # per scanned block: deduplicated entries, cut at ``depth``
     block_dup: np.ndarray  # per scanned block: a key repeated among the entries read
-    row_block: np.ndarray  # per row: scan block number (non-decreasing)
-    row_position: np.ndarray  # per row: 0-based position in the deduplicated ranking
-    row_grade: np.ndarray  # per row: its label's grade (with judgments)
-    row_source: np.ndarray  # per row: its row in the run frame (without judgments)
-    n_judged: np.ndarray  # per query: its labels (the last of a repeated (query, key) pair wins)
-    n_relevant: np.ndarray  # per query: its labels at or above the threshold
-    ideal_query: np.ndarray  # the ideal rankings' entries that can count: non-zero grades
-    ideal_position: np.ndarray  # within the first ``depth``: query, 0-based position, grade
-    ideal_grade: np.ndarray
+    row_block: np.ndarray  # without judgments, per kept entry: scan block number
+    row_position: np.ndarray  # ... its 0-based position in the deduplicated ranking
+    row_source: np.ndarray  # ... and its row in the run frame
+    sums: dict[str, np.ndarray]  # with judgments: what ``sums`` made of each step, joined
 
 
 def _steps(cost: np.ndarray) -> np.ndarray:
@@ -360,7 +355,7 @@ def _steps(cost: np.ndarray) -> np.ndarray:
 
 def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
           queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
-          threshold: int = 1) -> _Scan:
+          threshold: int = 1, sums=None) -> _Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
     This is where the run's own order, the first-occurrence rule for a repeated key and the
@@ -374,8 +369,10 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
 
     With ``judgments``, ``queries`` and ``label_codes`` (each label's query code) are given and
     only the rankings of those queries are read; the labels are sorted by query so that each
-    step's labels are one slice. Each step also counts its queries' labels (``threshold`` says
-    which are relevant) and ranks their grades into the ideal rankings.
+    step's labels are one slice. Each step counts its queries' labels (``threshold`` says
+    which are relevant), ranks their grades into the ideal rankings, and hands its labelled
+    entries and ideal rankings to ``sums`` (see :func:`_metric_sums`): a step's rows are
+    reduced to per-ranking sums while they are small.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -455,8 +452,6 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         if not graded:
             got.update(row_block=local, row_position=position, row_source=src)
             return got
-        # What is kept of a step is stored narrow (int32): it adds up over all the steps.
-        position = position.astype(np.int32)
         # The last label of a repeated (query, key) pair wins.
         label_local = label_q[label_at[ua]:label_at[ub]].astype(np.int64) - ua
         pairs = label_local * width + codes[:m]
@@ -474,8 +469,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         i_query, i_grade = win_query[ideal], win_grades[ideal]
         i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
         counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
-        got.update(ideal_query=(i_query[counts] + ua).astype(np.int32),
-                   ideal_position=i_position[counts].astype(np.int32), ideal_grade=i_grade[counts])
+        ideal = (i_query[counts], i_position[counts], i_grade[counts])
         # Each kept entry's label, if it has one: only ids coded as label keys can have one.
         can = np.flatnonzero(run_codes < (codes[:m].max() + 1 if m else 0))
         entry = unit_of_block[local[can]] - ua
@@ -484,8 +478,8 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         at = np.minimum(np.searchsorted(win_pairs, entry), max(len(win_pairs) - 1, 0))
         found = win_pairs[at] == entry if len(win_pairs) else np.zeros(len(can), dtype=bool)
         has = can[found]
-        got.update(row_block=local[has].astype(np.int32), row_position=position[has],
-                   row_grade=win_grades[at[found]])
+        got.update(sums((local[has] - block_at[ua], position[has], win_grades[at[found]]),
+                        len(bs), ideal, ub - ua))
         return got
 
     spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
@@ -510,10 +504,8 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
     pa.default_memory_pool().release_unused()  # the steps' ids, freed: give them back now
     return _Scan(
         rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=cat("dup", bool),
-        row_block=cat("row_block"), row_position=cat("row_position"),
-        row_grade=cat("row_grade"), row_source=cat("row_source"),
-        n_judged=cat("n_judged"), n_relevant=cat("n_relevant"), ideal_query=cat("ideal_query"),
-        ideal_position=cat("ideal_position"), ideal_grade=cat("ideal_grade"),
+        row_block=cat("row_block"), row_position=cat("row_position"), row_source=cat("row_source"),
+        sums={name: cat(name) for name in list(out)},  # what is left: the steps' sums
     )
 
 
@@ -533,6 +525,58 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------------------------
 # The engine.
+
+
+def _metric_sums(ks: tuple[int, ...], threshold: int, gain: str):
+    """What :func:`_scan` keeps of a step: each metric's sum per ranking at every cutoff.
+
+    The returned function takes a step's labelled entries ``(block, position, grade)`` (rows in
+    ranking order, blocks numbered from 0 in the step), its number of rankings, its queries'
+    ideal rankings ``(query, position, grade)`` and its number of queries. It returns, per
+    ranking, ``hits``, ``dcg``, ``ap`` (the sum of each hit's precision at its rank) and
+    ``judged`` (one column per cutoff) and ``first_hit`` (0-based position, inf without one);
+    per query, ``idcg``. Only labelled entries add to a sum: an unjudged entry has grade 0.
+    """
+
+    def discounted(grade: np.ndarray, position: np.ndarray) -> np.ndarray:
+        term = grade.astype(float)
+        if gain == "exponential":
+            np.exp2(term, out=term)
+            term -= 1.0
+        term /= np.log2(position + 2.0)
+        return term
+
+    def sums(rows, n_blocks: int, ideal, n_queries: int) -> dict[str, np.ndarray]:
+        block, position, grade = rows
+        hit = grade >= threshold
+        h_block, h_pos = block[hit], position[hit]
+        n_hits = len(h_block)
+        h_start = np.flatnonzero(np.r_[True, h_block[1:] != h_block[:-1]]) if n_hits \
+            else np.zeros(0, dtype=np.int64)
+        # AP's term: a hit's precision at its rank, (hits up to it) / rank.
+        ap_term = np.arange(1.0, n_hits + 1.0) - np.repeat(h_start, np.diff(np.r_[h_start, n_hits]))
+        ap_term /= h_pos + 1.0
+        first_hit = np.full(n_blocks, np.inf)
+        first_hit[h_block[h_start]] = h_pos[h_start]
+        gained = grade != 0
+        g_block, g_pos = block[gained], position[gained]
+        dcg_term = discounted(grade[gained], g_pos)
+        i_query, i_pos, i_grade = ideal
+        i_term = discounted(i_grade, i_pos)
+        out = {name: np.zeros((n_blocks, len(ks))) for name in ("hits", "dcg", "ap", "judged")}
+        out["idcg"] = np.zeros((n_queries, len(ks)))
+        for c, kk in enumerate(ks):
+            # Rows are in rank order within each ranking: "within k" is a mask on position.
+            h_in, g_in, i_in = h_pos < kk, g_pos < kk, i_pos < kk
+            out["hits"][:, c] = np.bincount(h_block[h_in], minlength=n_blocks)
+            out["ap"][:, c] = np.bincount(h_block[h_in], weights=ap_term[h_in], minlength=n_blocks)
+            out["dcg"][:, c] = np.bincount(g_block[g_in], weights=dcg_term[g_in], minlength=n_blocks)
+            out["judged"][:, c] = np.bincount(block[position < kk], minlength=n_blocks)
+            out["idcg"][:, c] = np.bincount(i_query[i_in], weights=i_term[i_in], minlength=n_queries)
+        out["first_hit"] = first_hit
+        return out
+
+    return sums
 
 
 def compute(
@@ -573,36 +617,19 @@ def compute(
         raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
     ks = check_ks(k)
     label_codes, queries = _codes(_arrow(judgments["query_id"]))
-    scan = _scan(run, ks[-1], judgments, queries, label_codes, threshold)
+    scan = _scan(run, ks[-1], judgments, queries, label_codes, threshold,
+                 sums=_metric_sums(ks, threshold, gain))
     rk = scan.rankings
     systems = rk.systems if len(rk.systems) else pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
+    # The scan's sums per ranking (and per query), with no step at all when nothing is judged.
+    sums = {name: scan.sums.get(name, np.zeros((0, len(ks)))) for name in
+            ("hits", "dcg", "ap", "judged", "idcg")}
+    first_hit = scan.sums.get("first_hit", np.zeros(0))
+    n_relevant = scan.sums.get("n_relevant", np.zeros(0, dtype=np.int64))
+    n_judged = scan.sums.get("n_judged", np.zeros(0, dtype=np.int64))
 
-    # The ideal ranking of each query: its labels' grades, sorted descending.
-    iq, ipos, ig = scan.ideal_query, scan.ideal_position, scan.ideal_grade
-    idisc = (np.exp2(ig) - 1.0) if gain == "exponential" else ig.astype(float)
-    idisc /= np.log2(ipos + 2.0)
-    n_relevant, n_judged = scan.n_relevant, scan.n_judged
-
-    # The labelled entries: only they add to any sum (an unjudged entry has grade 0). Of those,
-    # the hits make precision, recall, MRR and AP, and the non-zero gains make DCG.
-    block, position, grade = scan.row_block, scan.row_position, scan.row_grade
-    nb = len(scan.block)
-    hits = np.flatnonzero(grade >= threshold)
-    h_block, h_pos = block[hits], position[hits]
-    h_start = np.flatnonzero(np.r_[True, h_block[1:] != h_block[:-1]]) if len(hits) else hits
-    # AP's term: a hit's precision at its rank, (hits up to it) / rank.
-    h_seen = np.arange(1, len(hits) + 1) - np.repeat(h_start, np.diff(np.r_[h_start, len(hits)]))
-    ap_term = h_seen / (h_pos + 1.0)
-    first_hit = np.full(nb, np.inf)
-    first_hit[h_block[h_start]] = h_pos[h_start]
-    gained = np.flatnonzero(grade != 0)
-    g_block, g_pos, g_grade = block[gained], position[gained], grade[gained]
-    dcg_term = (np.exp2(g_grade) - 1.0) if gain == "exponential" else g_grade.astype(float)
-    dcg_term /= np.log2(g_pos + 2.0)
-    del hits, gained, g_grade
-
-    # Per ranking (block) sums, then scattered onto the (system x query) grid.
+    # Per ranking (block) figures, scattered onto the (system x query) grid.
     cell = rk.system[scan.block] * nq + rk.query[scan.block]
     grid = ns * nq
     present = np.zeros(grid, dtype=bool)
@@ -625,23 +652,18 @@ def compute(
         return out
 
     columns: dict[str, np.ndarray] = {}
-    for kk in ks:
-        # Rows are in rank order within each ranking, so "within k" is a mask on position.
-        h_in, g_in = h_pos < kk, g_pos < kk
-        g_hits = spread(np.bincount(h_block[h_in], minlength=nb))
-        g_dcg = spread(np.bincount(g_block[g_in], weights=dcg_term[g_in], minlength=nb))
-        i_in = ipos < kk
-        idcg = np.tile(np.bincount(iq[i_in], weights=idisc[i_in], minlength=nq), ns)
+    for c, kk in enumerate(ks):
+        g_hits, g_dcg = spread(sums["hits"][:, c]), spread(sums["dcg"][:, c])
+        idcg = np.tile(sums["idcg"][:, c], ns)
         columns[metric_name("precision", kk)] = g_hits / kk
         columns[metric_name("recall", kk)] = np.where(nrel > 0, g_hits / safe_nrel, 0.0)
         columns[metric_name("ndcg", kk, gain)] = np.where(
             idcg > 0, g_dcg / np.where(idcg > 0, idcg, 1.0), 0.0
         )
         columns[metric_name("mrr", kk)] = spread(np.where(first_hit < kk, 1.0 / (first_hit + 1.0), 0.0))
-        ap_sum = spread(np.bincount(h_block[h_in], weights=ap_term[h_in], minlength=nb))
-        columns[metric_name("map", kk)] = np.where(nrel > 0, ap_sum / safe_nrel, 0.0)
+        columns[metric_name("map", kk)] = np.where(nrel > 0, spread(sums["ap"][:, c]) / safe_nrel, 0.0)
         columns[metric_name("hit_rate", kk)] = (g_hits > 0).astype(float)
-        columns[metric_name("judged", kk)] = spread(np.bincount(block[position < kk], minlength=nb)) / kk
+        columns[metric_name("judged", kk)] = spread(sums["judged"][:, c]) / kk
 
     ordered = {name: columns[name] for m in METRIC_NAMES for name in
                [metric_name(m, kk, gain) for kk in ks]}
