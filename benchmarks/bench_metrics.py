@@ -24,7 +24,9 @@ What is measured, per tool:
 
 * **cold**: wall time of a fresh subprocess from files to mean metrics (interpreter start,
   imports, parsing, computing, averaging), and its peak RSS (the child's own ``VmHWM``, i.e.
-  ``ru_maxrss`` without the share Linux carries over ``exec`` from the parent);
+  ``ru_maxrss`` without the share Linux carries over ``exec`` from the parent); the median of
+  3 runs (``--cold-repeat``), taken round-robin over the tools so that a busy moment of the
+  machine falls on every tool alike;
 * **warm**: inside a process that already holds the parsed data, the median of 3 timed
   calls after one untimed warm-up call (which also lets numba compile for ranx).
 
@@ -530,21 +532,30 @@ def targets(size: str, results: dict) -> list[str]:
 # --------------------------------------------------------------------------- main
 
 def bench(size: str, seed: int, tools: list[str], repeat: int, do_cold: bool,
-          do_warm: bool) -> dict:
+          do_warm: bool, cold_repeat: int = 3) -> dict:
     directory = generate(size, seed)
-    results: dict[str, dict] = {}
+    results: dict[str, dict] = {tool: {} for tool in tools}
     if "ranx" in tools and do_cold:
         warm_ranx_cache()
-    for tool in tools:
-        results[tool] = {}
-        if do_cold:
-            print(f"  {tool}: cold ...", end=" ", flush=True)
+    # Cold runs go round the tools ``cold_repeat`` times, so a busy moment of the machine falls
+    # on every tool alike; each tool's figure is its median run (by wall time).
+    runs: dict[str, list[dict]] = {tool: [] for tool in tools}
+    for round_ in range(cold_repeat if do_cold else 0):
+        for tool in tools:
+            if "cold_error" in results[tool]:
+                continue
+            print(f"  {tool}: cold {round_ + 1}/{cold_repeat} ...", end=" ", flush=True)
             try:
-                results[tool]["cold"] = c = cold(tool, directory)
+                runs[tool].append(c := cold(tool, directory))
                 print(f"{c['wall_s']:.2f} s, {c['peak_rss_mb']:.0f} MB", flush=True)
             except Exception as exc:  # one tool's failure must not lose the others' figures
                 results[tool]["cold_error"] = str(exc)
                 print(f"FAILED: {exc}", flush=True)
+    for tool, done in runs.items():
+        if done and "cold_error" not in results[tool]:
+            done.sort(key=lambda run: run["wall_s"])
+            results[tool]["cold"] = dict(done[(len(done) - 1) // 2],
+                                         wall_runs=[run["wall_s"] for run in done])
     for tool in tools:
         if do_warm:
             print(f"  {tool}: warm ...", end=" ", flush=True)
@@ -565,6 +576,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tools", default="ours-trec,ours-jsonl,ranx,pytrec_eval",
                         help="comma-separated subset of " + ",".join(TOOLS))
     parser.add_argument("--repeat", type=int, default=3, help="timed warm calls (median)")
+    parser.add_argument("--cold-repeat", type=int, default=3,
+                        help="cold runs of each tool, taken in rounds (median)")
     parser.add_argument("--no-cold", action="store_true")
     parser.add_argument("--no-warm", action="store_true")
     parser.add_argument("--generate-only", action="store_true")
@@ -607,7 +620,8 @@ def main(argv=None) -> int:
     report = {}
     failed = False
     for size in sizes:
-        results = bench(size, args.seed, tools, args.repeat, not args.no_cold, not args.no_warm)
+        results = bench(size, args.seed, tools, args.repeat, not args.no_cold, not args.no_warm,
+                        max(args.cold_repeat, 1))
         problems = check(results)
         report[size] = {"results": results}
         print()
