@@ -25,8 +25,8 @@ What is measured, per tool:
 * **cold**: wall time of a fresh subprocess from files to mean metrics (interpreter start,
   imports, parsing, computing, averaging), and its peak RSS (the child's own ``VmHWM``, i.e.
   ``ru_maxrss`` without the share Linux carries over ``exec`` from the parent); the median of
-  3 runs (``--cold-repeat``), taken round-robin over the tools so that a busy moment of the
-  machine falls on every tool alike;
+  3 runs in a row (``--cold-repeat``), so that each tool's runs follow its own (see the
+  README: a process that follows one that used GBs pays to fault pages back in);
 * **warm**: inside a process that already holds the parsed data, the median of 3 timed
   calls after one untimed warm-up call (which also lets numba compile for ranx).
 
@@ -537,25 +537,25 @@ def bench(size: str, seed: int, tools: list[str], repeat: int, do_cold: bool,
     results: dict[str, dict] = {tool: {} for tool in tools}
     if "ranx" in tools and do_cold:
         warm_ranx_cache()
-    # Cold runs go round the tools ``cold_repeat`` times, so a busy moment of the machine falls
-    # on every tool alike; each tool's figure is its median run (by wall time).
-    runs: dict[str, list[dict]] = {tool: [] for tool in tools}
-    for round_ in range(cold_repeat if do_cold else 0):
-        for tool in tools:
-            if "cold_error" in results[tool]:
-                continue
-            print(f"  {tool}: cold {round_ + 1}/{cold_repeat} ...", end=" ", flush=True)
+    # Each tool runs cold ``cold_repeat`` times in a row and its figure is the median run (by
+    # wall time). In a row, each tool's runs follow its own: a fresh process that follows one
+    # that used GBs (ranx, pytrec_eval) first pays to fault pages back in (on this VM, ~0.5-1 s
+    # for ours), which would otherwise depend on the order of the tools. The first run of a
+    # row is the one after the previous tool: it stays in the JSON (``wall_runs``, run order).
+    for tool in tools if do_cold else []:
+        done = []
+        for run_ in range(cold_repeat):
+            print(f"  {tool}: cold {run_ + 1}/{cold_repeat} ...", end=" ", flush=True)
             try:
-                runs[tool].append(c := cold(tool, directory))
+                done.append(c := cold(tool, directory))
                 print(f"{c['wall_s']:.2f} s, {c['peak_rss_mb']:.0f} MB", flush=True)
             except Exception as exc:  # one tool's failure must not lose the others' figures
                 results[tool]["cold_error"] = str(exc)
                 print(f"FAILED: {exc}", flush=True)
-    for tool, done in runs.items():
-        if done and "cold_error" not in results[tool]:
-            done.sort(key=lambda run: run["wall_s"])
-            results[tool]["cold"] = dict(done[(len(done) - 1) // 2],
-                                         wall_runs=[run["wall_s"] for run in done])
+                break
+        else:
+            median = sorted(done, key=lambda run: run["wall_s"])[(len(done) - 1) // 2]
+            results[tool]["cold"] = dict(median, wall_runs=[run["wall_s"] for run in done])
     for tool in tools:
         if do_warm:
             print(f"  {tool}: warm ...", end=" ", flush=True)
@@ -577,7 +577,7 @@ def main(argv=None) -> int:
                         help="comma-separated subset of " + ",".join(TOOLS))
     parser.add_argument("--repeat", type=int, default=3, help="timed warm calls (median)")
     parser.add_argument("--cold-repeat", type=int, default=3,
-                        help="cold runs of each tool, taken in rounds (median)")
+                        help="cold runs of each tool in a row (median)")
     parser.add_argument("--no-cold", action="store_true")
     parser.add_argument("--no-warm", action="store_true")
     parser.add_argument("--generate-only", action="store_true")
