@@ -327,9 +327,9 @@ def _first_appearance_index(values: np.ndarray) -> np.ndarray:
 class _Scan:
     """What the metrics read of a run, after order, duplicates and the depth cut.
 
-    Blocks are the rankings the scan read, in scan order. Rows are the entries it emitted, in
-    (scan block, position) order: with judgments, only the entries that have a label (the
-    others add nothing to any sum); without, every kept entry, with its source row.
+    Blocks are the rankings the scan read, in scan order. Without judgments, the rows are every
+    kept entry in (scan block, position) order, with its source row. With judgments, each step
+    reduced its entries to ``sums`` (per ranking, and per query) and no row is kept.
     """
 
     rankings: _Rankings
