@@ -1544,6 +1544,8 @@ def _trec_python(text: str, label: str) -> tuple[list, list, list, list, list]:
             raise FormatError(label, line, f"expected 6 fields, got {len(f)}")
         if not _INT_RE.match(f[3]):
             raise FormatError(label, line, f"rank must be an integer, got {f[3]!r}")
+        if not -(2**63) <= int(f[3]) < 2**63:
+            raise FormatError(label, line, f"rank {f[3]} is too large")
         sc = _parse_float_field(f[4])
         if sc is None:
             raise FormatError(label, line, f"score must be a finite number, got {f[4]!r}")

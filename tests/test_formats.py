@@ -493,6 +493,7 @@ def test_trec_run_tolerates_tabs_repeated_spaces_crlf_blank_lines_and_comments()
         ("q1 Q0 d2 2 0.5 r extra", "expected 6 fields, got 7"),
         ("q1 Q0 d2 two 0.5 r", "rank must be an integer, got 'two'"),
         ("q1 Q0 d2 1.0 0.5 r", "rank must be an integer, got '1.0'"),
+        ("q1 Q0 d2 99999999999999999999 0.5 r", "rank 99999999999999999999 is too large"),
         ("q1 Q0 d2 2 high r", "score must be a finite number, got 'high'"),
         ("q1 Q0 d2 2 nan r", "score must be a finite number, got 'nan'"),
         ("q1 Q0 d2 2 -inf r", "score must be a finite number, got '-inf'"),
