@@ -172,6 +172,28 @@ def _take(arr, rows: np.ndarray) -> "pa.Array":
     return out if ordered else out.take(pa.array(np.argsort(by_chunk)))
 
 
+def _one_value(arr) -> bool:
+    """Whether a string column is one value throughout, seen without reading every row.
+
+    A run's system column usually is: the readers build it as one block of the value repeated,
+    so its chunks share their buffers, and the distinct (buffers, offset, length) chunks are
+    few. A column of other chunks answers False (its rows are then compared).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    if arr.null_count or not chunks:
+        return False
+    distinct = {}
+    for c in chunks:
+        where = tuple(b.address if b is not None else 0 for b in c.buffers())
+        distinct.setdefault(where + (c.offset, len(c)), c)
+        if len(distinct) > 4:
+            return False
+    return len(pc.unique(pa.chunked_array(list(distinct.values()), arr.type))) == 1
+
+
 def _lookup(values, categories) -> np.ndarray:
     """Position of each value in ``categories`` (-1 when absent), by a C++ hash lookup."""
     import pyarrow.compute as pc
@@ -274,8 +296,10 @@ def _rankings(run: pd.DataFrame, queries: pd.Index | None) -> _Rankings:
     rank = run["rank"].to_numpy(dtype=np.int64)
     sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
     if n > 1:
-        boundary = pc.fill_null(pc.or_(pc.not_equal(q_arr[1:], q_arr[:-1]),
-                                       pc.not_equal(sys_arr[1:], sys_arr[:-1])), True)
+        boundary = pc.not_equal(q_arr[1:], q_arr[:-1])
+        if not _one_value(sys_arr):
+            boundary = pc.or_(boundary, pc.not_equal(sys_arr[1:], sys_arr[:-1]))
+        boundary = pc.fill_null(boundary, True)
         starts = np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64)
         rank_arr = pa.array(rank)
         in_order = bool(pc.all(pc.or_(pc.greater(rank_arr[1:], rank_arr[:-1]), boundary)).as_py())

@@ -278,6 +278,23 @@ def test_take_reads_chunked_columns_chunk_by_chunk():
             [chunked.to_pylist()[i] for i in rows]
 
 
+def test_one_value_reads_shared_chunks_and_never_guesses():
+    import pyarrow as pa
+
+    from retrieval_eval.metrics import _one_value
+
+    block = pa.array(["bm25"] * 4, pa.large_string())
+    assert _one_value(pa.chunked_array([block, block, block.slice(1, 2)]))
+    assert _one_value(pa.array(["x", "x", "x"]))
+    assert not _one_value(pa.chunked_array([block, pa.array(["dense"], pa.large_string())]))
+    assert not _one_value(pa.array(["x", "y"]))
+    assert not _one_value(pa.array(["x", None]))
+    assert not _one_value(pa.chunked_array([], pa.large_string()))
+    # Many distinct chunks of the same value: not seen without reading them, so False (the
+    # rows are then compared, which is only slower).
+    assert not _one_value(pa.chunked_array([pa.array(["x"], pa.large_string()) for _ in range(6)]))
+
+
 def test_chunked_frames_score_as_whole_ones(monkeypatch):
     """Readers may hand over columns in many arrow chunks; steps and rankings cross them."""
     import pyarrow as pa
