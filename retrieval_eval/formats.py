@@ -54,7 +54,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import FormatError
-from .metrics import _take
+from .metrics import _codes, _take
 
 __all__ = [
     "CORPUS_COLUMNS",
@@ -1117,25 +1117,15 @@ def _arrow_of(col: pd.Series) -> pa.Array:
     return arr.cast(_LS)
 
 
-def _codes(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """Integer code per value, numbered in order of first appearance (arrow's hash, no copy of a
-    chunked array: its chunks are encoded against one shared dictionary)."""
-    import pyarrow.compute as pc
-
-    encoded = pc.dictionary_encode(arr)
-    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-    return _concat([c.indices.to_numpy(zero_copy_only=False) for c in chunks], np.int64)
-
-
 def _group_codes(system: Any, qid: Any) -> np.ndarray:
     """Integer code per row for its (system, query_id), numbered in order of first appearance.
 
     ``system`` is an arrow array, or a str when every row has that system.
     """
-    cq = _codes(qid)
+    cq = _codes(qid)[0].astype(np.int64)
     if isinstance(system, str):
         return cq
-    cs = _codes(system)
+    cs = _codes(system)[0].astype(np.int64)
     if len(cs) and cs.max() == 0:
         return cq
     combined = cs * (int(cq.max()) + 1 if len(cq) else 1) + cq

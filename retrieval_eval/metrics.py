@@ -88,9 +88,9 @@ def _judged(judgments: pd.DataFrame) -> _Judged:
     line is the one a person editing the file most recently wrote. (The engine applies the
     same rule step by step in :func:`_scan`.)
     """
-    q_codes, queries = _factorize(judgments["query_id"])
-    k_codes, keys = _factorize(judgment_keys(judgments))
-    pair = q_codes * max(len(keys), 1) + k_codes
+    q_codes, queries = _codes(_arrow(judgments["query_id"]))
+    k_codes, keys = _codes(_arrow(judgment_keys(judgments)))
+    pair = q_codes.astype(np.int64) * max(len(keys), 1) + k_codes
     rows = np.flatnonzero(~_repeats(pair[::-1])[::-1])  # the last label of a pair wins
     return _Judged(
         queries=queries,
@@ -217,12 +217,6 @@ def _repeats(codes: np.ndarray) -> np.ndarray:
     return repeat
 
 
-def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes for string values, in first-appearance order, and the distinct values."""
-    codes, uniques = pd.factorize(values, sort=False)
-    return codes.astype(np.int64, copy=False), pd.Index(uniques, dtype=ID)
-
-
 def _run_starts(arr) -> np.ndarray:
     """Start of every run of equal adjacent values (an arrow bitmap, not a 10M-byte mask)."""
     import pyarrow.compute as pc
@@ -322,29 +316,25 @@ def _rankings(run: pd.DataFrame, queries: pd.Index | None) -> _Rankings:
     order = None
     if len(np.unique(cell_key)) != len(starts) or not in_order:
         lengths = np.diff(np.r_[starts, n])
-        row_cell = np.repeat(_first_appearance(cell_key), lengths)
+        cell_code, cell_first = _first_appearance(cell_key)
+        row_cell = np.repeat(cell_code, lengths)
         order = np.lexsort((rank, row_cell))
         row_cell = row_cell[order]
         first_of = np.flatnonzero(np.r_[True, row_cell[1:] != row_cell[:-1]])
-        s_code = s_code[_first_appearance_index(cell_key)]
-        q_code = q_code[_first_appearance_index(cell_key)]
+        s_code, q_code = s_code[cell_first], q_code[cell_first]
         starts = first_of
     return _Rankings(starts=starts, lengths=np.diff(np.r_[starts, n]), system=s_code,
                      query=q_code, order=order, systems=systems, queries=queries)
 
 
-def _first_appearance(values: np.ndarray) -> np.ndarray:
-    """Codes of ``values`` (ints) renumbered in order of first appearance."""
+def _first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``values`` (ints) numbered in order of first appearance, and the position of
+    each distinct value's first occurrence, in that order."""
     uniq, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    by_appearance = np.argsort(first, kind="stable")
     rank_of = np.empty(len(uniq), dtype=np.int64)
-    rank_of[np.argsort(first, kind="stable")] = np.arange(len(uniq))
-    return rank_of[inverse.ravel()]
-
-
-def _first_appearance_index(values: np.ndarray) -> np.ndarray:
-    """Position of the first occurrence of each distinct value, in order of first appearance."""
-    _, first = np.unique(values, return_index=True)
-    return np.sort(first)
+    rank_of[by_appearance] = np.arange(len(uniq))
+    return rank_of[inverse.ravel()], first[by_appearance]
 
 
 @dataclass

@@ -101,6 +101,15 @@ def paragraphs(text: str) -> list[str]:
     return [p.rstrip() for p in parts if p.strip()]
 
 
+def _join(out: list[str], cur: str, piece: str, sep: str, limit: int) -> str:
+    """Greedy packing: ``piece`` joins ``cur`` with ``sep`` while within ``limit``; otherwise
+    ``cur`` is closed (appended to ``out``) and ``piece`` starts anew. Returns the open text."""
+    if cur and len(cur) + len(sep) + len(piece) > limit:
+        out.append(cur)
+        return piece
+    return f"{cur}{sep}{piece}" if cur else piece
+
+
 def _cut(piece: str, limit: int) -> list[str]:
     """Cut one over-long paragraph at line ends, a line longer than ``limit`` at spaces."""
     if len(piece) <= limit:
@@ -116,11 +125,7 @@ def _cut(piece: str, limit: int) -> list[str]:
                 cur = ""
             out.append(line[:at].rstrip())
             line = line[at:].lstrip(" ")
-        if cur and len(cur) + 1 + len(line) > limit:
-            out.append(cur)
-            cur = line
-        else:
-            cur = f"{cur}\n{line}" if cur else line
+        cur = _join(out, cur, line, "\n", limit)
     if cur:
         out.append(cur)
     return [p for p in out if p.strip()]
@@ -132,11 +137,7 @@ def pack(text: str, limit: int) -> list[str]:
     chunks: list[str] = []
     cur = ""
     for p in pieces:
-        if cur and len(cur) + 2 + len(p) > limit:
-            chunks.append(cur)
-            cur = p
-        else:
-            cur = f"{cur}\n\n{p}" if cur else p
+        cur = _join(chunks, cur, p, "\n\n", limit)
     if cur:
         chunks.append(cur)
     return [normalize(c) for c in chunks if normalize(c)]
@@ -206,13 +207,18 @@ def load_labels(chunks: list[dict]) -> tuple[list[dict], list[dict], dict]:
     queries: list[dict] = []
     judgments: list[dict] = []
     seen: set[str] = set()
-    for q in spec["positives"]:
+
+    def add_query(q: dict, expect_none: bool) -> str:
         qid = q["query_id"]
         if qid in seen:
             raise SystemExit(f"duplicate query_id {qid}")
         seen.add(qid)
         queries.append({"query_id": qid, "query": q["query"], "stratum": q["stratum"],
-                        "expect_none": False})
+                        "expect_none": expect_none})
+        return qid
+
+    for q in spec["positives"]:
+        qid = add_query(q, expect_none=False)
         keys: set[tuple] = set()
         for lab in q["labels"]:
             doc, ordinal, anchor, rel = lab[:4]
@@ -243,12 +249,7 @@ def load_labels(chunks: list[dict]) -> tuple[list[dict], list[dict], dict]:
         if not any(j["relevance"] >= 1 for j in judgments if j["query_id"] == qid):
             raise SystemExit(f"{qid}: no positive label")
     for q in spec["negatives"]:
-        qid = q["query_id"]
-        if qid in seen:
-            raise SystemExit(f"duplicate query_id {qid}")
-        seen.add(qid)
-        queries.append({"query_id": qid, "query": q["query"], "stratum": q["stratum"],
-                        "expect_none": True})
+        add_query(q, expect_none=True)
     return queries, judgments, spec
 
 
