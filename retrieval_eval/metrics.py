@@ -15,10 +15,10 @@ notebooks are thin faces on it. Three policies live here and nowhere else:
   cutoff, relevance threshold and gain stated in its name when they differ from the spec's
   defaults.
 
-There is no per-query Python loop. :func:`_scan` reads the run in steps of a few thousand
-whole rankings (a step's ids and its queries' labels are hashed together in one small table
-that stays in the CPU cache; two steps run at once), and reduces it to the labelled entries;
-every sum is then an ``np.bincount`` over those.
+There is no per-query Python loop. :func:`_scan` reads the run in steps of whole rankings
+(two steps run at once). In a step, ids are compared by 64-bit hashes computed in numpy, and
+every match made on a hash is checked on the strings (a collision redoes the step with exact
+codes); each step reduces its rows to per-ranking sums, each an ``np.bincount``.
 """
 
 from __future__ import annotations
@@ -124,10 +124,10 @@ def _query_strata(judgments: pd.DataFrame, queries: pd.Index) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # Order and duplicates: the one place each is defined.
 
-#: Rows handled per step of the scan. Rankings are never split across steps; a step's ids are
-#: hashed in a table this small, which stays in the CPU cache (hashing 10M ids in one table
-#: is several times slower, and the temporaries of a step are a few MB, not a few GB).
-STEP_ROWS = 1 << 15
+#: Rows handled per step of the scan. Rankings are never split across steps. Larger steps
+#: make fewer numpy calls per row (each costs a GIL hand-over between the two threads); a
+#: step's temporaries are tens of MB, not the GBs of one pass over 10M rows.
+STEP_ROWS = 1 << 17
 
 
 def _arrow(values) -> "pa.Array | pa.ChunkedArray":
@@ -202,19 +202,72 @@ def _lookup(values, categories) -> np.ndarray:
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _repeats(codes: np.ndarray) -> np.ndarray:
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def _slots(keys: np.ndarray, bits: int) -> np.ndarray:
+    """Fibonacci hashing: a slot in a table of ``2**bits`` for each integer key."""
+    return ((keys.astype(np.uint64, copy=False) * _MIX1) >> np.uint64(64 - bits)).astype(np.intp)
+
+
+def _repeats(codes: np.ndarray, first: bool = False):
     """True for every entry equal to an earlier one (first occurrences are False).
 
-    A stable argsort groups equal codes in row order; the codes here are nearly sorted (block
-    or query major), where numpy's stable sort runs in near-linear time, several times faster
-    than hashing them.
+    With ``first``, also each entry's first occurrence (its own position when it is one).
+    The entries are scattered into a table four times their number: only those sharing a slot
+    can be equal, and only they are sorted (stably, to keep row order).
     """
-    order = np.argsort(codes, kind="stable")
-    ordered = codes[order]
-    repeat = np.empty(len(codes), dtype=bool)
-    if len(codes):
-        repeat[order] = np.r_[False, ordered[1:] == ordered[:-1]]
-    return repeat
+    n = len(codes)
+    repeat = np.zeros(n, dtype=bool)
+    head = np.arange(n, dtype=np.int64) if first else None
+    if n < 2:
+        return (repeat, head) if first else repeat
+    bits = n.bit_length() + 2
+    slot = _slots(codes, bits)
+    table = np.empty(1 << bits, dtype=np.int64)  # only written slots are read
+    own = np.arange(n, dtype=np.int64)
+    table[slot] = own
+    lost = slot[table[slot] != own]
+    if len(lost):
+        shared = np.zeros(1 << bits, dtype=bool)
+        shared[lost] = True
+        again = np.flatnonzero(shared[slot])
+        order = np.argsort(codes[again], kind="stable")
+        grouped = codes[again][order]
+        start = np.r_[True, grouped[1:] != grouped[:-1]]
+        repeat[again[order]] = ~start
+        if first:
+            head[again[order]] = again[order][np.flatnonzero(start)][np.cumsum(start) - 1]
+    return (repeat, head) if first else repeat
+
+
+def _find(table_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Position of each of ``keys`` among the distinct ``table_keys`` (-1 when absent).
+
+    A hash join: the table keys are scattered into a table four times their number, each key
+    looks in its slot; the few table keys that lost their slot to another are searched apart.
+    """
+    n = len(table_keys)
+    if n == 0:
+        return np.full(len(keys), -1, dtype=np.int64)
+    bits = n.bit_length() + 2
+    t_slot, slot = _slots(table_keys, bits), _slots(keys, bits)
+    table = np.full(1 << bits, -1, dtype=np.int64)
+    own = np.arange(n, dtype=np.int64)
+    table[t_slot] = own
+    at = table[slot]
+    at[table_keys[np.maximum(at, 0)] != keys] = -1
+    lost = np.flatnonzero(table[t_slot] != own)
+    if len(lost):
+        shared = np.zeros(1 << bits, dtype=bool)
+        shared[t_slot[lost]] = True
+        retry = np.flatnonzero((at < 0) & shared[slot])
+        by_key = lost[np.argsort(table_keys[lost])]
+        near = np.minimum(np.searchsorted(table_keys[by_key], keys[retry]), len(by_key) - 1)
+        match = table_keys[by_key[near]] == keys[retry]
+        at[retry[match]] = by_key[near[match]]
+    return at
 
 
 def _run_starts(arr) -> np.ndarray:
@@ -261,6 +314,61 @@ def _fetch(arr, rows: np.ndarray) -> "pa.Array":
     if lo < hi and bool(np.all(np.diff(rows) > 0)):
         return _whole(arr.slice(lo, hi - lo)).take(pa.array(rows - lo))
     return _take(arr, rows)
+
+
+def _hashes(arr) -> np.ndarray:
+    """A 64-bit hash of each string of an arrow string column, vectorized over 8-byte words.
+
+    Equal strings hash equal; distinct strings can collide (strings of up to 8 bytes and the
+    same length cannot), so a match made on hashes must be checked on the strings. Hashing
+    needs no table: 10M ids take about 0.1 s, where a hash table takes 0.5 s or more.
+    """
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        parts = [_hashes(c) for c in arr.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    n = len(arr)
+    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64 if wide else np.int32,
+                            count=n + 1, offset=arr.offset * (8 if wide else 4)).astype(np.int64)
+    lo, hi = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
+    data = np.zeros(hi - lo + 8, dtype=np.uint8)
+    if hi > lo:
+        data[:hi - lo] = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=hi - lo, offset=lo)
+    # words[i]: the 8 bytes from byte i on, little-endian (an unaligned strided view).
+    words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=data, strides=(1,))
+    start, size = offsets[:-1] - lo, np.diff(offsets)
+    out = size.astype(np.uint64) * _MIX2
+    todo = slice(None)  # the strings with bytes left: all of them at first
+    while True:
+        word = words[start[todo]]
+        left = size[todo]
+        short = np.flatnonzero(left < 8)  # the string's last word: keep only its own bytes
+        if len(short):
+            keep = np.uint64(1) << (np.maximum(left[short], 0).astype(np.uint64) * np.uint64(8))
+            word[short] &= keep - np.uint64(1)
+        out[todo] = (out[todo] ^ word) * _MIX1
+        more = np.flatnonzero(left > 8)
+        if not len(more):
+            break
+        todo = more if isinstance(todo, slice) else todo[more]
+        start[todo] += 8
+        size[todo] -= 8
+    out ^= out >> np.uint64(29)
+    out *= _MIX2
+    out ^= out >> np.uint64(32)
+    return out
+
+
+def _same(a, i: np.ndarray, b, j: np.ndarray) -> bool:
+    """Whether string ``a[i]`` equals ``b[j]`` for every pair of positions."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(i) == 0:
+        return True
+    return bool(pc.all(pc.equal(a.take(pa.array(i)), b.take(pa.array(j)))).as_py())
 
 
 @dataclass
@@ -376,8 +484,9 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
     last-label-wins rule for a repeated judgment are applied, for every face of the engine.
 
     The run is read in steps of whole rankings (STEP_ROWS rows). In a step, the ranked ids and
-    the labels of the step's queries are coded together in one small hash table; a repeated
-    key is then a repeated (ranking, code) pair and a label lookup is a (query, code) pair.
+    the labels of the step's queries are coded by their hashes (:func:`_hashes`); a repeated
+    key is then a repeated (ranking, code) pair and a label lookup is a (query, code) pair,
+    and each match is checked on the strings.
     Only the entries the cutoffs can reach are read: a ranking is cut to its first ``depth``
     raw entries, and taken whole only when it repeated a key there (later entries move up).
 
@@ -415,7 +524,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         unit_of_block = rk.query[blocks]
         n_units = nq
     else:
-        label_at = None
+        label_at = keys = None
         blocks = np.arange(len(rk.starts))
         unit_of_block = blocks
         n_units = len(blocks)
@@ -426,40 +535,50 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         cost += np.diff(label_at)
     steps = _steps(cost)
 
-    def step(ua: int, ub: int) -> dict[str, np.ndarray]:
-        """One step: the rankings and labels of units ``ua`` to ``ub``."""
+    def step(ua: int, ub: int, exact: bool = False) -> dict[str, np.ndarray]:
+        """One step: the rankings and labels of units ``ua`` to ``ub``.
+
+        Ids are compared by their 64-bit hashes; every pair of ids the step treats as the same
+        (a repeat in a ranking, a repeated label, an entry and its label) is then checked on
+        the strings. A collision makes the step start again with exact codes (``exact``).
+        """
         bs = blocks[block_at[ua]:block_at[ub]]
         length = rk.lengths[bs]
         take = length if depth is None else np.minimum(length, depth)
-        m = int(label_at[ub] - label_at[ua]) if graded else 0
+        la, m = (int(label_at[ua]), int(label_at[ub] - label_at[ua])) if graded else (0, 0)
+        # A key is (group << shift) | code: group a ranking or a query of the step, code an id.
+        shift = np.uint64(64 - max(len(bs), ub - ua).bit_length())
+        labels = _whole(keys.slice(la, m)) if graded else None
         while True:
             local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
             rows = _ranges(rk.starts[bs], take)
             src = rows if rk.order is None else rk.order[rows]
             docs = _fetch(doc_arr, src)
-            if graded:  # labels first: their codes are 0 .. (distinct label keys - 1)
-                docs = pa.concat_arrays(keys.slice(int(label_at[ua]), m).chunks + [docs])
-            coded = docs.dictionary_encode()
-            codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-            width = max(len(coded.dictionary), 1)
-            # A key can repeat inside a ranking only if its id occurs twice in the step.
-            again = np.flatnonzero(np.bincount(codes[m:], minlength=width)[codes[m:]] > 1)
-            dup = np.zeros(len(local), dtype=bool)
-            dup[again] = _repeats(local[again] * width + codes[m:][again])
+            if exact:  # labels first: their codes are 0 .. (distinct label keys - 1)
+                coded = pa.concat_arrays(([labels] if graded else []) + [docs]).dictionary_encode()
+                codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.uint64)
+                label_code, doc_code = codes[:m], codes[m:]
+            else:
+                doc_code = _hashes(docs) >> (np.uint64(64) - shift)
+                label_code = _hashes(labels) >> (np.uint64(64) - shift) if graded else None
+            dup, first = _repeats(local.astype(np.uint64) << shift | doc_code, first=True)
+            if not exact and not _same(docs, np.flatnonzero(dup), docs, first[dup]):
+                return step(ua, ub, exact=True)
             has_dup = np.bincount(local[dup], minlength=len(bs)) > 0
             redo = has_dup & (length > take)
             if not redo.any():
                 break
             take = np.where(redo, length, take)
-        run_codes = codes[m:]
+        entry = np.arange(len(local), dtype=np.int64)  # positions in ``docs``
         if dup.any():
             keep = ~dup
-            local, run_codes, src = local[keep], run_codes[keep], src[keep]
+            local, doc_code, src, entry = local[keep], doc_code[keep], src[keep], entry[keep]
         kept = np.bincount(local, minlength=len(bs))
         position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
         if depth is not None and len(position) and position.max() >= depth:
             cut = position < depth
-            local, run_codes, src, position = local[cut], run_codes[cut], src[cut], position[cut]
+            local, doc_code, src, position, entry = (
+                local[cut], doc_code[cut], src[cut], position[cut], entry[cut])
             kept = np.minimum(kept, depth)
         local += block_at[ua]  # scan block numbers
         got = {"kept": kept, "dup": has_dup}
@@ -467,13 +586,15 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             got.update(row_block=local, row_position=position, row_source=src)
             return got
         # The last label of a repeated (query, key) pair wins.
-        label_local = label_q[label_at[ua]:label_at[ub]].astype(np.int64) - ua
-        pairs = label_local * width + codes[:m]
-        by_pair = np.argsort(pairs, kind="stable")
-        ordered = pairs[by_pair]
-        last = np.r_[ordered[1:] != ordered[:-1], True] if m else np.zeros(0, dtype=bool)
-        win_pairs, win_rows = ordered[last], by_pair[last]
-        win_grades = grades[label_at[ua]:label_at[ub]][win_rows]
+        label_local = label_q[la:la + m].astype(np.int64) - ua
+        pairs = label_local.astype(np.uint64) << shift | label_code
+        later, winner = _repeats(pairs[::-1], first=True)
+        if not exact and not _same(labels, m - 1 - np.flatnonzero(later),
+                                   labels, m - 1 - winner[later]):
+            return step(ua, ub, exact=True)  # every label of a pair is the same key
+        win_rows = (m - 1 - np.flatnonzero(~later))[::-1]
+        win_pairs = pairs[win_rows]
+        win_grades = grades[la:la + m][win_rows]
         win_query = label_local[win_rows]
         n_judged = np.bincount(win_query, minlength=ub - ua)
         got.update(n_judged=n_judged,
@@ -484,15 +605,14 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
         counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
         ideal = (i_query[counts], i_position[counts], i_grade[counts])
-        # Each kept entry's label, if it has one: only ids coded as label keys can have one.
-        can = np.flatnonzero(run_codes < (codes[:m].max() + 1 if m else 0))
-        entry = unit_of_block[local[can]] - ua
-        entry *= width
-        entry += run_codes[can]
-        at = np.minimum(np.searchsorted(win_pairs, entry), max(len(win_pairs) - 1, 0))
-        found = win_pairs[at] == entry if len(win_pairs) else np.zeros(len(can), dtype=bool)
-        has = can[found]
-        got.update(sums((local[has] - block_at[ua], position[has], win_grades[at[found]]),
+        # Each kept entry's label, if it has one.
+        e_key = (unit_of_block[local] - ua).astype(np.uint64) << shift | doc_code
+        at = _find(win_pairs, e_key)
+        has = np.flatnonzero(at >= 0)
+        at = at[has]
+        if not exact and not _same(docs, entry[has], labels, win_rows[at]):
+            return step(ua, ub, exact=True)
+        got.update(sums((local[has] - block_at[ua], position[has], win_grades[at]),
                         len(bs), ideal, ub - ua))
         return got
 

@@ -235,16 +235,25 @@ def _reference(labels, lines, ks, threshold, gain):
     return out
 
 
+@pytest.mark.parametrize("hashes", ["real", "colliding"])
 @pytest.mark.parametrize("step_rows", [1, 3, 17, None])
 @pytest.mark.parametrize("seed", range(6))
-def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed):
+def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed, hashes):
     """Random runs with repeated keys, repeated labels, several systems, interleaved rows and
     ids labelled for several queries, scanned in steps of every size (a step never splits a
-    ranking, and the labels of a step are coded with its rankings)."""
+    ranking, and the labels of a step are coded with its rankings).
+
+    With ``colliding`` hashes every id hashes alike: each match the engine makes on hashes
+    must then fail its check on the strings and the step be redone with exact codes."""
     import retrieval_eval.metrics as engine
 
     if step_rows is not None:
         monkeypatch.setattr(engine, "STEP_ROWS", step_rows)
+    refused = []
+    if hashes == "colliding":
+        monkeypatch.setattr(engine, "_hashes", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+        same = engine._same
+        monkeypatch.setattr(engine, "_same", lambda *a: refused.append(not same(*a)) or not refused[-1])
     rng = np.random.default_rng(seed)
     n_q, n_docs = int(rng.integers(1, 9)), int(rng.integers(2, 15))
     labels = [(f"q{rng.integers(n_q)}", f"d{rng.integers(n_docs)}", int(rng.integers(0, 4)))
@@ -265,6 +274,64 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
                 for metric, value in want[(row["system"], row["query_id"], k)].items():
                     name = metric_name(metric, k, gain)
                     assert row[name] == pytest.approx(value, abs=1e-12), (metric, k, row["query_id"])
+    if hashes == "colliding":
+        assert any(refused)  # the strings were checked, and the false matches caught
+
+
+def test_hashes_equal_strings_alike_in_every_layout():
+    import pyarrow as pa
+
+    from retrieval_eval.metrics import _hashes
+
+    rng = np.random.default_rng(11)
+    values = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "é", "日本語", "x" * 40, "x" * 41,
+              "a\x00", "a\x00\x00"] + ["".join(rng.choice(list("ab"), size=int(n)))
+                                       for n in rng.integers(0, 20, size=300)]
+    large = pa.array(values, pa.large_string())
+    h = _hashes(large)
+    assert h.dtype == np.uint64 and len(h) == len(values)
+    np.testing.assert_array_equal(_hashes(pa.array(values, pa.string())), h)
+    np.testing.assert_array_equal(_hashes(large.slice(3, 50)), h[3:53])
+    np.testing.assert_array_equal(_hashes(pa.chunked_array([large.slice(0, 7), large.slice(7, 0),
+                                                            large.slice(7)])), h)
+    # Equal strings hash alike; these distinct ones (NUL-padded and long ones included) do not.
+    distinct = dict(zip(values, h))
+    assert len(set(distinct.values())) == len(distinct)
+    assert all(distinct[v] == x for v, x in zip(values, h))
+    assert len(_hashes(pa.array([], pa.large_string()))) == 0
+
+
+def test_hashes_of_short_strings_of_one_length_never_collide():
+    # Up to 8 bytes a string is one word, and each step of the hash is a bijection of it.
+    import itertools
+
+    import pyarrow as pa
+
+    from retrieval_eval.metrics import _hashes
+
+    for size in (1, 2, 3):
+        words = ["".join(t) for t in itertools.product("abcdefghijklmnop", repeat=size)]
+        assert len(np.unique(_hashes(pa.array(words)))) == len(words)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_repeats_and_find_match_plain_python(seed):
+    from retrieval_eval.metrics import _find, _repeats
+
+    rng = np.random.default_rng(seed)
+    # Enough keys, from a range small enough, that many share a slot and many repeat.
+    codes = rng.integers(0, [50, 3000, 2**40, 2**63][seed], size=4000, dtype=np.int64).astype(np.uint64)
+    repeat, first = _repeats(codes, first=True)
+    seen = {}
+    for i, c in enumerate(codes.tolist()):
+        assert repeat[i] == (c in seen) and first[i] == seen.setdefault(c, i)
+    np.testing.assert_array_equal(_repeats(codes), repeat)
+    table = np.unique(codes)[::-1].copy()  # distinct, in no particular order
+    probe = np.r_[codes, rng.integers(0, 2**63, size=500, dtype=np.int64).astype(np.uint64)]
+    where = {c: i for i, c in enumerate(table.tolist())}
+    np.testing.assert_array_equal(_find(table, probe), [where.get(c, -1) for c in probe.tolist()])
+    assert _find(table[:0], probe).tolist() == [-1] * len(probe)
+    assert len(_repeats(codes[:1])) == 1 and not _repeats(codes[:0]).any()
 
 
 def test_take_reads_chunked_columns_chunk_by_chunk():
