@@ -206,57 +206,71 @@ _MIX1 = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
-def _slots(keys: np.ndarray, bits: int) -> np.ndarray:
-    """Fibonacci hashing: a slot in a table of ``2**bits`` for each integer key."""
-    return ((keys.astype(np.uint64, copy=False) * _MIX1) >> np.uint64(64 - bits)).astype(np.intp)
+#: Hash tables have 2**_SPREAD slots per key: a quarter of the slots is taken, and only the
+#: keys sharing a slot need a closer look.
+_SPREAD = 2
 
 
-def _repeats(codes: np.ndarray, first: bool = False):
-    """True for every entry equal to an earlier one (first occurrences are False).
+def _slots(keys: np.ndarray, bits: int, mix: np.uint64 = _MIX1) -> np.ndarray:
+    """Multiplicative hashing: a slot in a table of ``2**bits`` for each integer key."""
+    return ((keys.astype(np.uint64, copy=False) * mix) >> np.uint64(64 - bits)).astype(np.intp)
 
-    With ``first``, also each entry's first occurrence (its own position when it is one).
-    The entries are scattered into a table four times their number: only those sharing a slot
-    can be equal, and only they are sorted (stably, to keep row order).
+
+def _groups(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each entry, the first and the previous entry equal to it (-1 for none before it).
+
+    The entries are scattered into a table 2**_SPREAD times their number: only those sharing
+    a slot can be equal. Those are scattered again, with another hash, and only the ones
+    sharing a slot both times are sorted (stably, to keep row order).
     """
     n = len(codes)
-    repeat = np.zeros(n, dtype=bool)
-    head = np.arange(n, dtype=np.int64) if first else None
+    head = np.arange(n, dtype=np.int64)
+    prev = np.full(n, -1, dtype=np.int64)
     if n < 2:
-        return (repeat, head) if first else repeat
-    bits = n.bit_length() + 2
-    slot = _slots(codes, bits)
-    table = np.empty(1 << bits, dtype=np.int64)  # only written slots are read
-    own = np.arange(n, dtype=np.int64)
-    table[slot] = own
-    lost = slot[table[slot] != own]
-    if len(lost):
+        return head, prev
+    again = np.arange(n)
+    for mix in (_MIX1, _MIX2):  # a second table, of the first one's suspects, halves the sort
+        bits = len(again).bit_length() + _SPREAD
+        slot = _slots(codes[again], bits, mix)
+        table = np.empty(1 << bits, dtype=np.int32)  # only written slots are read
+        own = np.arange(len(again), dtype=np.int32)
+        table[slot] = own
+        lost = slot[table[slot] != own]
+        if not len(lost):
+            return head, prev
         shared = np.zeros(1 << bits, dtype=bool)
         shared[lost] = True
-        again = np.flatnonzero(shared[slot])
-        order = np.argsort(codes[again], kind="stable")
-        grouped = codes[again][order]
-        start = np.r_[True, grouped[1:] != grouped[:-1]]
-        repeat[again[order]] = ~start
-        if first:
-            head[again[order]] = again[order][np.flatnonzero(start)][np.cumsum(start) - 1]
-    return (repeat, head) if first else repeat
+        again = again[shared[slot]]
+    members = again[np.argsort(codes[again], kind="stable")]
+    grouped = codes[members]
+    start = np.r_[True, grouped[1:] != grouped[:-1]]
+    head[members] = members[np.flatnonzero(start)][np.cumsum(start) - 1]
+    before = np.r_[-1, members[:-1]]
+    before[start] = -1
+    prev[members] = before
+    return head, prev
+
+
+def _repeats(codes: np.ndarray) -> np.ndarray:
+    """True for every entry equal to an earlier one (first occurrences are False)."""
+    return _groups(codes)[1] >= 0
 
 
 def _find(table_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Position of each of ``keys`` among the distinct ``table_keys`` (-1 when absent).
 
-    A hash join: the table keys are scattered into a table four times their number, each key
+    A hash join: the table keys are scattered into a table 2**_SPREAD times their number, each key
     looks in its slot; the few table keys that lost their slot to another are searched apart.
     """
     n = len(table_keys)
     if n == 0:
         return np.full(len(keys), -1, dtype=np.int64)
-    bits = n.bit_length() + 2
+    bits = n.bit_length() + _SPREAD
     t_slot, slot = _slots(table_keys, bits), _slots(keys, bits)
-    table = np.full(1 << bits, -1, dtype=np.int64)
-    own = np.arange(n, dtype=np.int64)
+    table = np.full(1 << bits, -1, dtype=np.int32)
+    own = np.arange(n, dtype=np.int32)
     table[t_slot] = own
-    at = table[slot]
+    at = table[slot].astype(np.int64)
     at[table_keys[np.maximum(at, 0)] != keys] = -1
     lost = np.flatnonzero(table[t_slot] != own)
     if len(lost):
@@ -316,29 +330,33 @@ def _fetch(arr, rows: np.ndarray) -> "pa.Array":
     return _take(arr, rows)
 
 
-def _hashes(arr) -> np.ndarray:
-    """A 64-bit hash of each string of an arrow string column, vectorized over 8-byte words.
+def _hashes(arr) -> tuple[np.ndarray, np.ndarray]:
+    """A 64-bit hash of each string of an arrow string column, and its length in bytes.
 
-    Equal strings hash equal; distinct strings can collide (strings of up to 8 bytes and the
-    same length cannot), so a match made on hashes must be checked on the strings. Hashing
+    Vectorized over 8-byte words. Equal strings hash equal; distinct strings can collide,
+    except two of the same length up to 8 bytes (one word, and every step of the hash is a
+    bijection of it). A match made on hashes is therefore checked (:func:`_same`). Hashing
     needs no table: 10M ids take about 0.1 s, where a hash table takes 0.5 s or more.
     """
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
         parts = [_hashes(c) for c in arr.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        if not parts:
+            return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+        return np.concatenate([h for h, _ in parts]), np.concatenate([n for _, n in parts])
     n = len(arr)
     wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64 if wide else np.int32,
-                            count=n + 1, offset=arr.offset * (8 if wide else 4)).astype(np.int64)
+                            count=n + 1, offset=arr.offset * (8 if wide else 4))
     lo, hi = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
     data = np.zeros(hi - lo + 8, dtype=np.uint8)
     if hi > lo:
         data[:hi - lo] = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=hi - lo, offset=lo)
     # words[i]: the 8 bytes from byte i on, little-endian (an unaligned strided view).
     words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=data, strides=(1,))
-    start, size = offsets[:-1] - lo, np.diff(offsets)
+    length = np.diff(offsets).astype(np.int64)
+    start, size = offsets[:-1] - lo, length.copy()
     out = size.astype(np.uint64) * _MIX2
     todo = slice(None)  # the strings with bytes left: all of them at first
     while True:
@@ -358,17 +376,29 @@ def _hashes(arr) -> np.ndarray:
     out ^= out >> np.uint64(29)
     out *= _MIX2
     out ^= out >> np.uint64(32)
-    return out
+    return out, length
 
 
 def _same(a, i: np.ndarray, b, j: np.ndarray) -> bool:
-    """Whether string ``a[i]`` equals ``b[j]`` for every pair of positions."""
+    """Whether string ``a[i]`` equals ``b[j]`` for every pair of positions.
+
+    ``a`` and ``b`` are (arrow strings, hashes, lengths) as :func:`_hashes` gives them. Equal
+    hashes and lengths settle strings of up to 8 bytes; longer ones are compared in arrow.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    (a_str, a_hash, a_len), (b_str, b_hash, b_len) = a, b
     if len(i) == 0:
         return True
-    return bool(pc.all(pc.equal(a.take(pa.array(i)), b.take(pa.array(j)))).as_py())
+    size = a_len[i]
+    if not (np.array_equal(a_hash[i], b_hash[j]) and np.array_equal(size, b_len[j])):
+        return False
+    long = np.flatnonzero(size > 8)
+    if not len(long):
+        return True
+    i, j = i[long], j[long]
+    return bool(pc.all(pc.equal(a_str.take(pa.array(i)), b_str.take(pa.array(j)))).as_py())
 
 
 @dataclass
@@ -422,7 +452,7 @@ def _rankings(run: pd.DataFrame, queries: pd.Index | None) -> _Rankings:
     q_any = np.where(q_code >= 0, q_code, nq + _lookup(start_q, all_queries))
     cell_key = s_code * (nq + len(all_queries)) + q_any
     order = None
-    if len(np.unique(cell_key)) != len(starts) or not in_order:
+    if _repeats(cell_key).any() or not in_order:
         lengths = np.diff(np.r_[starts, n])
         cell_code, cell_first = _first_appearance(cell_key)
         row_cell = np.repeat(cell_code, lengths)
@@ -545,24 +575,59 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         bs = blocks[block_at[ua]:block_at[ub]]
         length = rk.lengths[bs]
         take = length if depth is None else np.minimum(length, depth)
-        la, m = (int(label_at[ua]), int(label_at[ub] - label_at[ua])) if graded else (0, 0)
-        # A key is (group << shift) | code: group a ranking or a query of the step, code an id.
-        shift = np.uint64(64 - max(len(bs), ub - ua).bit_length())
-        labels = _whole(keys.slice(la, m)) if graded else None
+        group = unit_of_block[block_at[ua]:block_at[ub]] - ua  # per ranking: its unit in the step
+        # A key is (group << shift) | code: group a ranking or a unit of the step, code an id.
+        shift = np.uint64(64 - max(len(bs), ub - ua, 1).bit_length())
+        cut_code = np.uint64(64) - shift
+        got: dict[str, np.ndarray] = {}
+        m = 0
+        win_pairs = np.zeros(0, dtype=np.uint64)
+        if graded:
+            # The last label of a repeated (query, key) pair wins.
+            la, m = int(label_at[ua]), int(label_at[ub] - label_at[ua])
+            labels = _whole(keys.slice(la, m))
+            if exact:  # codes in first-appearance order: the same when docs follow the labels
+                label_code = labels.dictionary_encode().indices.to_numpy(zero_copy_only=False)
+                label_code = label_code.astype(np.uint64)
+            else:
+                label_ids = (labels, *_hashes(labels))
+                label_code = label_ids[1] >> cut_code
+            label_local = label_q[la:la + m].astype(np.int64) - ua
+            pairs = label_local.astype(np.uint64) << shift | label_code
+            later = _groups(pairs[::-1])[0]  # the first from the end: the last label
+            loser = np.flatnonzero(later != np.arange(m))
+            if not exact and not _same(label_ids, m - 1 - loser, label_ids, m - 1 - later[loser]):
+                return step(ua, ub, exact=True)  # every label of a pair is the same key
+            win_rows = (m - 1 - np.flatnonzero(later == np.arange(m)))[::-1]
+            win_pairs = pairs[win_rows]
+            win_grades = grades[la:la + m][win_rows]
+            win_query = label_local[win_rows]
+            n_judged = np.bincount(win_query, minlength=ub - ua)
+            got.update(n_judged=n_judged,
+                       n_relevant=np.bincount(win_query[win_grades >= threshold], minlength=ub - ua))
+            # Each query's ideal ranking: its grades, best first. (Labels come sorted by
+            # query: one stable sort of a nearly sorted key.)
+            low = int(win_grades.min()) if len(win_rows) else 0
+            span = int(win_grades.max()) - low + 1 if len(win_rows) else 1
+            ideal = np.argsort(win_query * span + (span - 1 - (win_grades - low)), kind="stable")
+            i_query, i_grade = win_query[ideal], win_grades[ideal]
+            i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
+            counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
+            ideal = (i_query[counts], i_position[counts], i_grade[counts])
         while True:
             local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
             rows = _ranges(rk.starts[bs], take)
             src = rows if rk.order is None else rk.order[rows]
             docs = _fetch(doc_arr, src)
-            if exact:  # labels first: their codes are 0 .. (distinct label keys - 1)
-                coded = pa.concat_arrays(([labels] if graded else []) + [docs]).dictionary_encode()
-                codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.uint64)
-                label_code, doc_code = codes[:m], codes[m:]
+            if exact:
+                both = pa.concat_arrays(([labels] if graded else []) + [docs]).dictionary_encode()
+                doc_code = both.indices.to_numpy(zero_copy_only=False)[m:].astype(np.uint64)
             else:
-                doc_code = _hashes(docs) >> (np.uint64(64) - shift)
-                label_code = _hashes(labels) >> (np.uint64(64) - shift) if graded else None
-            dup, first = _repeats(local.astype(np.uint64) << shift | doc_code, first=True)
-            if not exact and not _same(docs, np.flatnonzero(dup), docs, first[dup]):
+                doc_ids = (docs, *_hashes(docs))
+                doc_code = doc_ids[1] >> cut_code
+            prev = _groups(local.astype(np.uint64) << shift | doc_code)[1]
+            dup = np.flatnonzero(prev >= 0)  # an earlier entry of its ranking is the same id
+            if not exact and not _same(doc_ids, dup, doc_ids, prev[dup]):
                 return step(ua, ub, exact=True)
             has_dup = np.bincount(local[dup], minlength=len(bs)) > 0
             redo = has_dup & (length > take)
@@ -570,50 +635,26 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
                 break
             take = np.where(redo, length, take)
         entry = np.arange(len(local), dtype=np.int64)  # positions in ``docs``
-        if dup.any():
-            keep = ~dup
-            local, doc_code, src, entry = local[keep], doc_code[keep], src[keep], entry[keep]
+        if len(dup):
+            keep = prev < 0
+            local, src, entry = local[keep], src[keep], entry[keep]
         kept = np.bincount(local, minlength=len(bs))
         position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
         if depth is not None and len(position) and position.max() >= depth:
             cut = position < depth
-            local, doc_code, src, position, entry = (
-                local[cut], doc_code[cut], src[cut], position[cut], entry[cut])
+            local, src, position, entry = local[cut], src[cut], position[cut], entry[cut]
             kept = np.minimum(kept, depth)
-        local += block_at[ua]  # scan block numbers
-        got = {"kept": kept, "dup": has_dup}
+        got.update(kept=kept, dup=has_dup)
         if not graded:
-            got.update(row_block=local, row_position=position, row_source=src)
+            got.update(row_block=local + block_at[ua], row_position=position, row_source=src)
             return got
-        # The last label of a repeated (query, key) pair wins.
-        label_local = label_q[la:la + m].astype(np.int64) - ua
-        pairs = label_local.astype(np.uint64) << shift | label_code
-        later, winner = _repeats(pairs[::-1], first=True)
-        if not exact and not _same(labels, m - 1 - np.flatnonzero(later),
-                                   labels, m - 1 - winner[later]):
-            return step(ua, ub, exact=True)  # every label of a pair is the same key
-        win_rows = (m - 1 - np.flatnonzero(~later))[::-1]
-        win_pairs = pairs[win_rows]
-        win_grades = grades[la:la + m][win_rows]
-        win_query = label_local[win_rows]
-        n_judged = np.bincount(win_query, minlength=ub - ua)
-        got.update(n_judged=n_judged,
-                   n_relevant=np.bincount(win_query[win_grades >= threshold], minlength=ub - ua))
-        # Each query's ideal ranking: its grades, best first.
-        ideal = np.lexsort((-win_grades, win_query))
-        i_query, i_grade = win_query[ideal], win_grades[ideal]
-        i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
-        counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
-        ideal = (i_query[counts], i_position[counts], i_grade[counts])
         # Each kept entry's label, if it has one.
-        e_key = (unit_of_block[local] - ua).astype(np.uint64) << shift | doc_code
-        at = _find(win_pairs, e_key)
+        at = _find(win_pairs, group[local].astype(np.uint64) << shift | doc_code[entry])
         has = np.flatnonzero(at >= 0)
         at = at[has]
-        if not exact and not _same(docs, entry[has], labels, win_rows[at]):
+        if not exact and not _same(doc_ids, entry[has], label_ids, win_rows[at]):
             return step(ua, ub, exact=True)
-        got.update(sums((local[has] - block_at[ua], position[has], win_grades[at]),
-                        len(bs), ideal, ub - ua))
+        got.update(sums((local[has], position[has], win_grades[at]), len(bs), ideal, ub - ua))
         return got
 
     spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
@@ -839,8 +880,10 @@ def _strata_of(judgments: pd.DataFrame, label_codes: np.ndarray, nq: int) -> np.
     """Each query's stratum: that of its first label line, ``_unstratified`` when it has none."""
     if not nq:
         return np.zeros(0, dtype=object)
+    # A query's first label is the head of a run of its labels: only the heads are scattered.
+    heads = np.flatnonzero(np.r_[True, label_codes[1:] != label_codes[:-1]])
     first_row = np.full(nq, -1, dtype=np.int64)
-    first_row[label_codes[::-1]] = np.arange(len(label_codes))[::-1]
+    first_row[label_codes[heads[::-1]]] = heads[::-1]
     import pyarrow.compute as pc
 
     strata = pc.fill_null(_take(_arrow(judgments["stratum"]), first_row), UNSTRATIFIED)

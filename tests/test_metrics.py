@@ -244,24 +244,29 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
     ranking, and the labels of a step are coded with its rankings).
 
     With ``colliding`` hashes every id hashes alike: each match the engine makes on hashes
-    must then fail its check on the strings and the step be redone with exact codes."""
+    must then fail its check on the strings and the step be redone with exact codes. (The ids
+    are then longer than 8 bytes: up to 8, the real hash cannot collide and the check trusts
+    it, which a fake hash would abuse.)"""
     import retrieval_eval.metrics as engine
 
     if step_rows is not None:
         monkeypatch.setattr(engine, "STEP_ROWS", step_rows)
     refused = []
+    doc = "d"
     if hashes == "colliding":
-        monkeypatch.setattr(engine, "_hashes", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+        real = engine._hashes
+        monkeypatch.setattr(engine, "_hashes", lambda arr: (np.zeros(len(arr), dtype=np.uint64), real(arr)[1]))
         same = engine._same
         monkeypatch.setattr(engine, "_same", lambda *a: refused.append(not same(*a)) or not refused[-1])
+        doc = "document-"
     rng = np.random.default_rng(seed)
     n_q, n_docs = int(rng.integers(1, 9)), int(rng.integers(2, 15))
-    labels = [(f"q{rng.integers(n_q)}", f"d{rng.integers(n_docs)}", int(rng.integers(0, 4)))
+    labels = [(f"q{rng.integers(n_q)}", f"{doc}{rng.integers(n_docs)}", int(rng.integers(0, 4)))
               for _ in range(int(rng.integers(1, 40)))]
-    lines = [(f"S{s}", f"q{q}", [f"d{rng.integers(n_docs)}" for _ in range(int(rng.integers(1, 12)))])
+    lines = [(f"S{s}", f"q{q}", [f"{doc}{rng.integers(n_docs)}" for _ in range(int(rng.integers(1, 12)))])
              for s in range(int(rng.integers(1, 4))) for q in range(n_q + 1) if rng.random() < 0.8]
     if not lines:
-        lines = [("S0", "q0", ["d0"])]
+        lines = [("S0", "q0", [f"{doc}0"])]
     run = re_.as_run([{"system": s, "query_id": q, "ranking": ranking} for s, q, ranking in lines])
     run = run.sample(frac=1, random_state=seed).reset_index(drop=True) if seed % 2 else run
     ks, threshold = (1, 3, 5), 1 + seed % 3
@@ -288,17 +293,21 @@ def test_hashes_equal_strings_alike_in_every_layout():
               "a\x00", "a\x00\x00"] + ["".join(rng.choice(list("ab"), size=int(n)))
                                        for n in rng.integers(0, 20, size=300)]
     large = pa.array(values, pa.large_string())
-    h = _hashes(large)
+    h, size = _hashes(large)
     assert h.dtype == np.uint64 and len(h) == len(values)
-    np.testing.assert_array_equal(_hashes(pa.array(values, pa.string())), h)
-    np.testing.assert_array_equal(_hashes(large.slice(3, 50)), h[3:53])
-    np.testing.assert_array_equal(_hashes(pa.chunked_array([large.slice(0, 7), large.slice(7, 0),
-                                                            large.slice(7)])), h)
+    assert size.tolist() == [len(v.encode()) for v in values]
+    for layout, at in ((pa.array(values, pa.string()), slice(None)),
+                       (large.slice(3, 50), slice(3, 53)),
+                       (pa.chunked_array([large.slice(0, 7), large.slice(7, 0), large.slice(7)]),
+                        slice(None))):
+        got, got_size = _hashes(layout)
+        np.testing.assert_array_equal(got, h[at])
+        np.testing.assert_array_equal(got_size, size[at])
     # Equal strings hash alike; these distinct ones (NUL-padded and long ones included) do not.
     distinct = dict(zip(values, h))
     assert len(set(distinct.values())) == len(distinct)
     assert all(distinct[v] == x for v, x in zip(values, h))
-    assert len(_hashes(pa.array([], pa.large_string()))) == 0
+    assert len(_hashes(pa.array([], pa.large_string()))[0]) == 0
 
 
 def test_hashes_of_short_strings_of_one_length_never_collide():
@@ -311,27 +320,32 @@ def test_hashes_of_short_strings_of_one_length_never_collide():
 
     for size in (1, 2, 3):
         words = ["".join(t) for t in itertools.product("abcdefghijklmnop", repeat=size)]
-        assert len(np.unique(_hashes(pa.array(words)))) == len(words)
+        assert len(np.unique(_hashes(pa.array(words))[0])) == len(words)
+    rng = np.random.default_rng(5)
+    words = np.unique(rng.integers(0, 2**63, size=200_000)).astype("<u8").view("S8")
+    words = [w + b"x" * (8 - len(w)) for w in words.tolist()]  # 8 bytes each, NULs and all
+    assert len(np.unique(_hashes(pa.array(words, pa.binary()))[0])) == len(set(words))
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_repeats_and_find_match_plain_python(seed):
-    from retrieval_eval.metrics import _find, _repeats
+def test_groups_and_find_match_plain_python(seed):
+    from retrieval_eval.metrics import _find, _groups, _repeats
 
     rng = np.random.default_rng(seed)
     # Enough keys, from a range small enough, that many share a slot and many repeat.
     codes = rng.integers(0, [50, 3000, 2**40, 2**63][seed], size=4000, dtype=np.int64).astype(np.uint64)
-    repeat, first = _repeats(codes, first=True)
-    seen = {}
+    head, prev = _groups(codes)
+    first, last = {}, {}
     for i, c in enumerate(codes.tolist()):
-        assert repeat[i] == (c in seen) and first[i] == seen.setdefault(c, i)
-    np.testing.assert_array_equal(_repeats(codes), repeat)
+        assert head[i] == first.setdefault(c, i) and prev[i] == last.get(c, -1)
+        last[c] = i
+    np.testing.assert_array_equal(_repeats(codes), prev >= 0)
+    assert _groups(codes[:1])[1].tolist() == [-1] and not _repeats(codes[:0]).any()
     table = np.unique(codes)[::-1].copy()  # distinct, in no particular order
     probe = np.r_[codes, rng.integers(0, 2**63, size=500, dtype=np.int64).astype(np.uint64)]
     where = {c: i for i, c in enumerate(table.tolist())}
     np.testing.assert_array_equal(_find(table, probe), [where.get(c, -1) for c in probe.tolist()])
     assert _find(table[:0], probe).tolist() == [-1] * len(probe)
-    assert len(_repeats(codes[:1])) == 1 and not _repeats(codes[:0]).any()
 
 
 def test_take_reads_chunked_columns_chunk_by_chunk():
