@@ -213,38 +213,43 @@ _SPREAD = 2
 
 def _slots(keys: np.ndarray, bits: int, mix: np.uint64 = _MIX1) -> np.ndarray:
     """Multiplicative hashing: a slot in a table of ``2**bits`` for each integer key."""
-    return ((keys.astype(np.uint64, copy=False) * mix) >> np.uint64(64 - bits)).astype(np.intp)
+    out = keys.astype(np.uint64, copy=False) * mix
+    out >>= np.uint64(64 - bits)
+    return out.view(np.int64)
 
 
-def _groups(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _groups(codes: np.ndarray, heads: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
     """For each entry, the first and the previous entry equal to it (-1 for none before it).
+
+    Without ``heads``, only the previous ones (the first ones are None).
 
     The entries are scattered into a table 2**_SPREAD times their number: only those sharing
     a slot can be equal. Those are scattered again, with another hash, and only the ones
     sharing a slot both times are sorted (stably, to keep row order).
     """
     n = len(codes)
-    head = np.arange(n, dtype=np.int64)
+    head = np.arange(n, dtype=np.int64) if heads else None
     prev = np.full(n, -1, dtype=np.int64)
     if n < 2:
         return head, prev
-    again = np.arange(n)
+    again = None  # all of them, then the suspects of the first table
     for mix in (_MIX1, _MIX2):  # a second table, of the first one's suspects, halves the sort
-        bits = len(again).bit_length() + _SPREAD
-        slot = _slots(codes[again], bits, mix)
+        bits = (n if again is None else len(again)).bit_length() + _SPREAD
+        slot = _slots(codes if again is None else codes[again], bits, mix)
         table = np.empty(1 << bits, dtype=np.int32)  # only written slots are read
-        own = np.arange(len(again), dtype=np.int32)
+        own = np.arange(len(slot), dtype=np.int32)
         table[slot] = own
         lost = slot[table[slot] != own]
         if not len(lost):
             return head, prev
         shared = np.zeros(1 << bits, dtype=bool)
         shared[lost] = True
-        again = again[shared[slot]]
+        again = np.flatnonzero(shared[slot]) if again is None else again[shared[slot]]
     members = again[np.argsort(codes[again], kind="stable")]
     grouped = codes[members]
     start = np.r_[True, grouped[1:] != grouped[:-1]]
-    head[members] = members[np.flatnonzero(start)][np.cumsum(start) - 1]
+    if heads:
+        head[members] = members[np.flatnonzero(start)][np.cumsum(start) - 1]
     before = np.r_[-1, members[:-1]]
     before[start] = -1
     prev[members] = before
@@ -253,7 +258,7 @@ def _groups(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _repeats(codes: np.ndarray) -> np.ndarray:
     """True for every entry equal to an earlier one (first occurrences are False)."""
-    return _groups(codes)[1] >= 0
+    return _groups(codes, heads=False)[1] >= 0
 
 
 def _find(table_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -270,7 +275,7 @@ def _find(table_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     table = np.full(1 << bits, -1, dtype=np.int32)
     own = np.arange(n, dtype=np.int32)
     table[t_slot] = own
-    at = table[slot].astype(np.int64)
+    at = table[slot]
     at[table_keys[np.maximum(at, 0)] != keys] = -1
     lost = np.flatnonzero(table[t_slot] != own)
     if len(lost):
@@ -355,27 +360,39 @@ def _hashes(arr) -> tuple[np.ndarray, np.ndarray]:
         data[:hi - lo] = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=hi - lo, offset=lo)
     # words[i]: the 8 bytes from byte i on, little-endian (an unaligned strided view).
     words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=data, strides=(1,))
-    length = np.diff(offsets).astype(np.int64)
-    start, size = offsets[:-1] - lo, length.copy()
-    out = size.astype(np.uint64) * _MIX2
-    todo = slice(None)  # the strings with bytes left: all of them at first
-    while True:
-        word = words[start[todo]]
-        left = size[todo]
-        short = np.flatnonzero(left < 8)  # the string's last word: keep only its own bytes
-        if len(short):
-            keep = np.uint64(1) << (np.maximum(left[short], 0).astype(np.uint64) * np.uint64(8))
-            word[short] &= keep - np.uint64(1)
-        out[todo] = (out[todo] ^ word) * _MIX1
-        more = np.flatnonzero(left > 8)
-        if not len(more):
-            break
-        todo = more if isinstance(todo, slice) else todo[more]
-        start[todo] += 8
-        size[todo] -= 8
-    out ^= out >> np.uint64(29)
-    out *= _MIX2
-    out ^= out >> np.uint64(32)
+    length = np.diff(offsets).astype(np.int64, copy=False)
+    start = offsets[:-1] - lo
+    # Each word in turn: out = (out ^ word) * _MIX1, the string's length seeding it. Only the
+    # product's top bits are used (as codes and slots), and they depend on every bit below.
+    out = length.astype(np.uint64) * _MIX2
+    width = int(length[0]) if n else 0
+    if n and bool(np.all(length == width)):
+        # Ids of one width (the usual case): word j of string i is at byte i * width + 8j, a
+        # strided view of the bytes, read in place.
+        for j in range(0, max(width, 1), 8):
+            word = np.ndarray((n,), dtype="<u8", buffer=data, offset=j, strides=(width,))
+            if width - j < 8:
+                word = word & ((np.uint64(1) << np.uint64(8 * (width - j))) - np.uint64(1))
+            out ^= word
+            out *= _MIX1
+        return out, length
+    word = words[start]
+    short = np.flatnonzero(length < 8)  # a last word: keep only the string's own bytes
+    if len(short):
+        word[short] &= (np.uint64(1) << (length[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+    out ^= word
+    out *= _MIX1
+    todo = np.flatnonzero(length > 8)  # the strings with bytes left
+    if len(todo):
+        start, left = start[todo] + 8, length[todo] - 8
+        while len(todo):
+            word = words[start]
+            short = np.flatnonzero(left < 8)
+            if len(short):
+                word[short] &= (np.uint64(1) << (left[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+            out[todo] = (out[todo] ^ word) * _MIX1
+            more = np.flatnonzero(left > 8)
+            todo, start, left = todo[more], start[more] + 8, left[more] - 8
     return out, length
 
 
@@ -616,16 +633,26 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             ideal = (i_query[counts], i_position[counts], i_grade[counts])
         while True:
             local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
-            rows = _ranges(rk.starts[bs], take)
-            src = rows if rk.order is None else rk.order[rows]
-            docs = _fetch(doc_arr, src)
+            first = rk.starts[bs]
+            if rk.order is None and bool(np.all(take == length)) and len(bs) and \
+                    bool(np.all(first[1:] == first[:-1] + length[:-1])):
+                # Whole rankings, one after another in the frame: one slice of it.
+                src = np.arange(first[0], first[0] + len(local), dtype=np.int64)
+                docs = _whole(doc_arr.slice(int(first[0]), len(local)))
+            else:
+                rows = _ranges(first, take)
+                src = rows if rk.order is None else rk.order[rows]
+                docs = _fetch(doc_arr, src)
             if exact:
                 both = pa.concat_arrays(([labels] if graded else []) + [docs]).dictionary_encode()
                 doc_code = both.indices.to_numpy(zero_copy_only=False)[m:].astype(np.uint64)
             else:
                 doc_ids = (docs, *_hashes(docs))
                 doc_code = doc_ids[1] >> cut_code
-            prev = _groups(local.astype(np.uint64) << shift | doc_code)[1]
+            key = local.view(np.uint64) << shift
+            key |= doc_code
+            prev = _groups(key, heads=False)[1]
+            del key
             dup = np.flatnonzero(prev >= 0)  # an earlier entry of its ranking is the same id
             if not exact and not _same(doc_ids, dup, doc_ids, prev[dup]):
                 return step(ua, ub, exact=True)
@@ -640,7 +667,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             local, src, entry = local[keep], src[keep], entry[keep]
         kept = np.bincount(local, minlength=len(bs))
         position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
-        if depth is not None and len(position) and position.max() >= depth:
+        if depth is not None and bool(np.any(take > depth)):
             cut = position < depth
             local, src, position, entry = local[cut], src[cut], position[cut], entry[cut]
             kept = np.minimum(kept, depth)

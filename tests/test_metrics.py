@@ -310,6 +310,21 @@ def test_hashes_equal_strings_alike_in_every_layout():
     assert len(_hashes(pa.array([], pa.large_string()))[0]) == 0
 
 
+@pytest.mark.parametrize("width", [0, 3, 8, 11, 16])
+def test_hashes_of_ids_of_one_width_read_in_place_alike(width):
+    # Ids of one width are hashed off a strided view of their bytes; mixed ones word by word.
+    import pyarrow as pa
+
+    from retrieval_eval.metrics import _hashes
+
+    rng = np.random.default_rng(width)
+    ids = ["".join(rng.choice(list("abcXYZ019"), size=width)) for _ in range(50)]
+    fixed, fixed_size = _hashes(pa.array(ids, pa.large_string()).slice(1))
+    mixed, mixed_size = _hashes(pa.array(ids + ["x" * (width + 1)], pa.large_string()).slice(1))
+    np.testing.assert_array_equal(fixed, mixed[:-1])
+    np.testing.assert_array_equal(fixed_size, mixed_size[:-1])
+
+
 def test_hashes_of_short_strings_of_one_length_never_collide():
     # Up to 8 bytes a string is one word, and each step of the hash is a bijection of it.
     import itertools
