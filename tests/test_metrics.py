@@ -279,6 +279,10 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
                 for metric, value in want[(row["system"], row["query_id"], k)].items():
                     name = metric_name(metric, k, gain)
                     assert row[name] == pytest.approx(value, abs=1e-12), (metric, k, row["query_id"])
+    deduped = engine.dedupe_run(run)
+    got_rankings = {key: list(g.sort_values("rank")["doc_id"])
+                    for key, g in deduped.groupby(["system", "query_id"], sort=False)}
+    assert got_rankings == {(s, q): list(dict.fromkeys(ranking)) for s, q, ranking in lines}
     if hashes == "colliding":
         assert any(refused)  # the strings were checked, and the false matches caught
 
