@@ -2068,6 +2068,8 @@ def _nonempty_strings(col: pd.Series) -> bool:
     if len(col) == 0:
         return True
     arr = pa.array(col.array)
+    if isinstance(arr, pa.ChunkedArray) and (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return _plain_fields(arr)  # read off the offsets: no per-row work
     if arr.null_count:
         return False
     # A bitmap comparison: no per-row lengths (80 MB at 10M rows) are materialized.
