@@ -597,8 +597,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         shift = np.uint64(64 - max(len(bs), ub - ua, 1).bit_length())
         cut_code = np.uint64(64) - shift
         got: dict[str, np.ndarray] = {}
-        m = 0
-        win_pairs = np.zeros(0, dtype=np.uint64)
+        m = 0  # labels in the step
         if graded:
             # The last label of a repeated (query, key) pair wins.
             la, m = int(label_at[ua]), int(label_at[ub] - label_at[ua])
@@ -637,7 +636,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             if rk.order is None and bool(np.all(take == length)) and len(bs) and \
                     bool(np.all(first[1:] == first[:-1] + length[:-1])):
                 # Whole rankings, one after another in the frame: one slice of it.
-                src = np.arange(first[0], first[0] + len(local), dtype=np.int64)
+                src = None  # rows first[0] on, made only if asked for
                 docs = _whole(doc_arr.slice(int(first[0]), len(local)))
             else:
                 rows = _ranges(first, take)
@@ -652,7 +651,6 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             key = local.view(np.uint64) << shift
             key |= doc_code
             prev = _groups(key, heads=False)[1]
-            del key
             dup = np.flatnonzero(prev >= 0)  # an earlier entry of its ranking is the same id
             if not exact and not _same(doc_ids, dup, doc_ids, prev[dup]):
                 return step(ua, ub, exact=True)
@@ -661,27 +659,42 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
             if not redo.any():
                 break
             take = np.where(redo, length, take)
-        entry = np.arange(len(local), dtype=np.int64)  # positions in ``docs``
-        if len(dup):
+        if src is None and (len(dup) or not graded):
+            src = np.arange(first[0], first[0] + len(local), dtype=np.int64)
+        if len(dup):  # drop the repeats, then cut the rankings taken whole back to ``depth``
             keep = prev < 0
-            local, src, entry = local[keep], src[keep], entry[keep]
-        kept = np.bincount(local, minlength=len(bs))
-        position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
-        if depth is not None and bool(np.any(take > depth)):
-            cut = position < depth
-            local, src, position, entry = local[cut], src[cut], position[cut], entry[cut]
-            kept = np.minimum(kept, depth)
+            entry = np.flatnonzero(keep)  # positions in ``docs``
+            local, src = local[keep], src[keep]
+            kept = np.bincount(local, minlength=len(bs))
+            position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+            if depth is not None and bool(np.any(take > depth)):
+                cut = position < depth
+                local, src, position, entry = local[cut], src[cut], position[cut], entry[cut]
+                kept = np.minimum(kept, depth)
+            key = None
+        else:  # the usual step: every entry kept, in place
+            entry, kept, position = None, take, None
         got.update(kept=kept, dup=has_dup)
         if not graded:
+            if position is None:
+                position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
             got.update(row_block=local + block_at[ua], row_position=position, row_source=src)
             return got
-        # Each kept entry's label, if it has one.
-        at = _find(win_pairs, group[local].astype(np.uint64) << shift | doc_code[entry])
+        # Each kept entry's label, if it has one. With one ranking per query (group is
+        # 0, 1, 2...) and nothing dropped, the repeats' keys are the lookup keys.
+        if key is None or not np.array_equal(group, np.arange(len(bs))):
+            key = group[local].astype(np.uint64) << shift
+            key |= doc_code if entry is None else doc_code[entry]
+        at = _find(win_pairs, key)
         has = np.flatnonzero(at >= 0)
         at = at[has]
-        if not exact and not _same(doc_ids, entry[has], label_ids, win_rows[at]):
+        if not exact and not _same(doc_ids, has if entry is None else entry[has], label_ids, win_rows[at]):
             return step(ua, ub, exact=True)
-        got.update(sums((local[has], position[has], win_grades[at]), len(bs), ideal, ub - ua))
+        if position is None:  # an entry's position: its place after its ranking's first entry
+            position_has = has - (np.cumsum(kept) - kept)[local[has]]
+        else:
+            position_has = position[has]
+        got.update(sums((local[has], position_has, win_grades[at]), len(bs), ideal, ub - ua))
         return got
 
     spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))

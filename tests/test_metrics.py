@@ -287,6 +287,16 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
         assert any(refused)  # the strings were checked, and the false matches caught
 
 
+def test_a_query_ranked_twice_beside_one_not_ranked_keeps_its_own_labels():
+    # A step with as many rankings as queries need not hold one ranking per query: here q0 has
+    # two (systems A and B) and q1 none. B's "b" is labelled for q1 only, so it is no hit.
+    j = judgments_frame([("q0", "a", 1), ("q1", "b", 1)])
+    r = re_.as_run([{"system": "A", "query_id": "q0", "ranking": ["x", "a"]},
+                    {"system": "B", "query_id": "q0", "ranking": ["b", "x"]}])
+    got = compute(j, r, k=(2,)).set_index(["system", "query_id"])["precision@2"]
+    assert got.to_dict() == {("A", "q0"): 0.5, ("A", "q1"): 0.0, ("B", "q0"): 0.0, ("B", "q1"): 0.0}
+
+
 def test_hashes_equal_strings_alike_in_every_layout():
     import pyarrow as pa
 
