@@ -25,7 +25,7 @@ What is measured, per tool:
 * **cold**: wall time of a fresh subprocess from files to mean metrics (interpreter start,
   imports, parsing, computing, averaging), and its peak RSS (the child's own ``VmHWM``, i.e.
   ``ru_maxrss`` without the share Linux carries over ``exec`` from the parent); the median of
-  3 runs in a row (``--cold-repeat``), so that each tool's runs follow its own (see the
+  5 runs in a row (``--cold-repeat``), so that each tool's runs follow its own (see the
   README: a process that follows one that used GBs pays to fault pages back in);
 * **warm**: inside a process that already holds the parsed data, the median of 3 timed
   calls after one untimed warm-up call (which also lets numba compile for ranx).
@@ -599,7 +599,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tools", default="ours-trec,ours-jsonl,ranx,pytrec_eval",
                         help="comma-separated subset of " + ",".join(TOOLS))
     parser.add_argument("--repeat", type=int, default=3, help="timed warm calls (median)")
-    parser.add_argument("--cold-repeat", type=int, default=3,
+    parser.add_argument("--cold-repeat", type=int, default=5,
                         help="cold runs of each tool in a row (median)")
     parser.add_argument("--no-cold", action="store_true")
     parser.add_argument("--no-warm", action="store_true")
