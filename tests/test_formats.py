@@ -1162,6 +1162,7 @@ def _judgments_variants():
     out = {"reader": base}
     for name, column, value in [
         ("extra NaN", "extra", [np.nan, None]),
+        ("extra NA", "extra", [pd.NA, None]),  # no truth value: the column is rebuilt
         ("extra dict", "extra", [{"a": 1}, None]),
         ("empty doc", "doc_uri", pd.array(["d1", ""], dtype="string")),
         ("NA query", "query_id", pd.array(["q1", None], dtype="string")),
