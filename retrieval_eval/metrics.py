@@ -920,10 +920,11 @@ def _strata_of(judgments: pd.DataFrame, label_codes: np.ndarray, nq: int) -> np.
     """Each query's stratum: that of its first label line, ``_unstratified`` when it has none."""
     if not nq:
         return np.zeros(0, dtype=object)
-    # A query's first label is the head of a run of its labels: only the heads are scattered.
+    # A query's first label is the head of a run of its labels: only the heads are searched.
     heads = np.flatnonzero(np.r_[True, label_codes[1:] != label_codes[:-1]])
+    codes, first = np.unique(label_codes[heads], return_index=True)  # first occurrences
     first_row = np.full(nq, -1, dtype=np.int64)
-    first_row[label_codes[heads[::-1]]] = heads[::-1]
+    first_row[codes] = heads[first]
     import pyarrow.compute as pc
 
     strata = pc.fill_null(_take(_arrow(judgments["stratum"]), first_row), UNSTRATIFIED)
