@@ -2121,14 +2121,9 @@ def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
             and (len(df) == 0 or df["relevance"].to_numpy().min() >= 0)
             and pd.isna(extra).all()
         ):
-            # the careful coercion keeps a dict and turns anything else into None; a column of
-            # None (a reader's) is kept as it is: None is the one missing value that is falsy
-            try:
-                all_none = not extra.astype(bool).any()
-            except (TypeError, ValueError):  # pd.NA has no truth value
-                all_none = False
-            return _as_contract(df, {} if all_none else
-                                {"extra": _object_column(np.full(len(df), None, dtype=object))})
+            # the careful coercion keeps a dict and turns anything else into None (building a
+            # column of None, 10 ms at 3M rows, is cheaper than checking this one is: 100 ms)
+            return _as_contract(df, {"extra": _object_column(np.full(len(df), None, dtype=object))})
     _check_columns(df, ("query_id", "doc_uri", "relevance"), label)
     n = len(df)
     out: dict[str, Any] = {}
