@@ -54,7 +54,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import FormatError
-from .metrics import _codes, _take
+from .metrics import _codes, _offsets, _take
 
 __all__ = [
     "CORPUS_COLUMNS",
@@ -375,13 +375,6 @@ def _byte_blocks(data: bytes) -> Iterator[memoryview]:
     """``data`` cut into ``_SCAN_BLOCK`` views (no copy), for :func:`_object_lines`."""
     view = memoryview(data)
     return (view[i : i + _SCAN_BLOCK] for i in range(0, len(data), _SCAN_BLOCK))
-
-
-def _offsets(chunk: pa.Array) -> np.ndarray:
-    """The offsets of a (large_)string or (large_)binary array, as a numpy view."""
-    wide = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
-    n = len(chunk)
-    return np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)[chunk.offset : chunk.offset + n + 1]
 
 
 def _plain_fields(col: pa.ChunkedArray, comment: bool = False) -> bool:
@@ -2078,18 +2071,12 @@ def _contract_frame(df: pd.DataFrame, columns: Mapping[str, str]) -> bool:
 
 
 def _nonempty_strings(col: pd.Series) -> bool:
-    """True when a "string" column has no NA and no empty string (checked in arrow, no Python)."""
-    import pyarrow.compute as pc
-
+    """True when a "string" column has no NA and no empty string, read off its arrow offsets
+    (no per-row work; see :func:`_plain_fields`)."""
     if len(col) == 0:
         return True
     arr = pa.array(col.array)
-    if isinstance(arr, pa.ChunkedArray) and (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        return _plain_fields(arr)  # read off the offsets: no per-row work
-    if arr.null_count:
-        return False
-    # A bitmap comparison: no per-row lengths (80 MB at 10M rows) are materialized.
-    return not bool(pc.any(pc.equal(arr, "")).as_py())
+    return _plain_fields(arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr]))
 
 
 def _copy_on_write() -> bool:

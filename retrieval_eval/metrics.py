@@ -269,7 +269,7 @@ def _find(table_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """
     n = len(table_keys)
     if n == 0:
-        return np.full(len(keys), -1, dtype=np.int64)
+        return np.full(len(keys), -1, dtype=np.int32)
     bits = n.bit_length() + _SPREAD
     t_slot, slot = _slots(table_keys, bits), _slots(keys, bits)
     table = np.full(1 << bits, -1, dtype=np.int32)
@@ -335,6 +335,15 @@ def _fetch(arr, rows: np.ndarray) -> "pa.Array":
     return _take(arr, rows)
 
 
+def _offsets(chunk) -> np.ndarray:
+    """The offsets of a (large_)string or (large_)binary array, as a numpy view."""
+    import pyarrow as pa
+
+    wide = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
+    n = len(chunk)
+    return np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)[chunk.offset : chunk.offset + n + 1]
+
+
 def _hashes(arr) -> tuple[np.ndarray, np.ndarray]:
     """A 64-bit hash of each string of an arrow string column, and its length in bytes.
 
@@ -351,9 +360,7 @@ def _hashes(arr) -> tuple[np.ndarray, np.ndarray]:
             return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
         return np.concatenate([h for h, _ in parts]), np.concatenate([n for _, n in parts])
     n = len(arr)
-    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64 if wide else np.int32,
-                            count=n + 1, offset=arr.offset * (8 if wide else 4))
+    offsets = _offsets(arr)
     lo, hi = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
     data = np.zeros(hi - lo + 8, dtype=np.uint8)
     if hi > lo:
@@ -361,7 +368,6 @@ def _hashes(arr) -> tuple[np.ndarray, np.ndarray]:
     # words[i]: the 8 bytes from byte i on, little-endian (an unaligned strided view).
     words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=data, strides=(1,))
     length = np.diff(offsets).astype(np.int64, copy=False)
-    start = offsets[:-1] - lo
     # Each word in turn: out = (out ^ word) * _MIX1, the string's length seeding it. Only the
     # product's top bits are used (as codes and slots), and they depend on every bit below.
     out = length.astype(np.uint64) * _MIX2
@@ -372,28 +378,32 @@ def _hashes(arr) -> tuple[np.ndarray, np.ndarray]:
         for j in range(0, max(width, 1), 8):
             word = np.ndarray((n,), dtype="<u8", buffer=data, offset=j, strides=(width,))
             if width - j < 8:
-                word = word & ((np.uint64(1) << np.uint64(8 * (width - j))) - np.uint64(1))
+                word = word & _low_bytes(np.uint64(width - j))
             out ^= word
             out *= _MIX1
         return out, length
-    word = words[start]
-    short = np.flatnonzero(length < 8)  # a last word: keep only the string's own bytes
-    if len(short):
-        word[short] &= (np.uint64(1) << (length[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
-    out ^= word
-    out *= _MIX1
-    todo = np.flatnonzero(length > 8)  # the strings with bytes left
-    if len(todo):
-        start, left = start[todo] + 8, length[todo] - 8
-        while len(todo):
-            word = words[start]
-            short = np.flatnonzero(left < 8)
-            if len(short):
-                word[short] &= (np.uint64(1) << (left[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+    todo, start, left = None, offsets[:-1] - lo, length  # todo: the strings with bytes left
+    while True:
+        word = words[start]
+        short = np.flatnonzero(left < 8)  # a last word: keep only the string's own bytes
+        if len(short):
+            word[short] &= _low_bytes(left[short].astype(np.uint64))
+        if todo is None:
+            out ^= word
+            out *= _MIX1
+        else:
             out[todo] = (out[todo] ^ word) * _MIX1
-            more = np.flatnonzero(left > 8)
-            todo, start, left = todo[more], start[more] + 8, left[more] - 8
+        more = np.flatnonzero(left > 8)
+        if not len(more):
+            break
+        todo = more if todo is None else todo[more]
+        start, left = start[more] + 8, left[more] - 8
     return out, length
+
+
+def _low_bytes(count):
+    """The mask keeping the low ``count`` bytes (0 to 7) of a little-endian word."""
+    return (np.uint64(1) << (count * np.uint64(8))) - np.uint64(1)
 
 
 def _same(a, i: np.ndarray, b, j: np.ndarray) -> bool:
