@@ -938,6 +938,18 @@ TREC_FILES = [
     "q1 Q0 d1 3000000000 0.5 r\nq1 Q0 d2 3000000001 0.25 r\n",  # ranks past 2**31
     "q1 Q0 d1 1 1e400 r\n",  # a score that overflows a double
     "q1 Q0 d1 1 0.5 r\nq2 Q0 d2 1 0.25 s\nq2 Q0 d3 2 0.2 s\n",
+    # the Q0 and run_name columns are first read as the first line's two values (booleans)
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 Q0\n",  # a run named like the first Q0 field
+    "q1 Q0 d1 1 0.5 r\nq1 r d2 2 0.25 r\n",  # a Q0 field like the run name
+    "q1 r d1 1 0.5 r\nq1 r d2 2 0.25 r\n",
+    "q1 r d1 1 0.5 r\nq1 Q0 d2 2 0.25 r\n",
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 true\n",  # arrow's default true value is no run name
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 R\n",
+    "q1 Q0 d1 1 0.5 r\nq1 q0 d2 2 0.25 r\n",
+    "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r x\n",
+    "q1 Q0 d1 1 0.5 r\r\nq1 Q0 d2 2 0.25 s\r\n",
+    "q1\tQ0\td1\t1\t0.5\tr\nq1\tQ0\td2\t2\t0.25\ts\n",
+    "q1 Q0 d1 1 0.5 r\u00e9\nq1 Q0 d2 2 0.25 r\u00e9\n",
     "\n",
     "",
 ]
@@ -975,6 +987,44 @@ def test_read_trec_run_fast_path_matches_the_careful_pass(case, system, order, t
     path.write_bytes(text.encode("utf-8"))
     _same_outcome(read_trec_run, _careful(from_trec_run), path, text, system=system, order=order)
     _same_as_careful(from_trec_run, _careful(from_trec_run), text, system=system, order=order)
+
+
+@pytest.mark.parametrize(
+    ("text", "system", "reads"),
+    [
+        ("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r\n", None, ["bool"]),
+        ("q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.25 b\n", None, ["bool", "dictionary"]),  # a second name
+        ("q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.25 b\n", "mine", ["bool", "dictionary"]),
+        ("q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.25 Q0\n", "mine", ["bool"]),  # a false, but names not needed
+        ("q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.25 Q0\n", None, ["bool", "dictionary"]),  # reads as false
+        ("q1 Q0 d1 1 0.5 a\nq1 X d2 2 0.25 a\n", None, ["bool", "dictionary"]),  # refused by arrow
+        ("q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.25\n", None, ["bool", "dictionary"]),  # refused twice
+        ("q1 Q0 d1 1 0.5\nq1 Q0 d2 2 0.25 a\n", None, ["dictionary"]),  # no guess from line 1
+    ],
+)
+def test_trec_run_reads_q0_and_run_name_as_bits_then_as_codes(text, system, reads, tmp_path, monkeypatch):
+    got = []
+    real = F._csv_table
+
+    def spy(source, names, types, *args, **kwargs):
+        got.append("bool" if pa.types.is_boolean(types["m"]) else "dictionary")
+        return real(source, names, types, *args, **kwargs)
+
+    monkeypatch.setattr(F, "_csv_table", spy)
+    path = tmp_path / "run.trec"
+    path.write_text(text)
+    try:
+        read_trec_run(path, system=system)
+    except FormatError:  # the file read, then the careful pass, which tries arrow on the bytes
+        assert got == reads + reads
+    else:
+        assert got == reads
+    got.clear()
+    try:
+        from_trec_run(text, system=system)
+    except FormatError:
+        pass
+    assert got == reads
 
 
 def _trec_lines(n_queries, seed, systems=("bench",)):
