@@ -1462,6 +1462,12 @@ def _starts_if_grouped(system: Any, qid: pa.ChunkedArray, rank_in: pa.ChunkedArr
 
 def _block_rank(first: np.ndarray, n: int) -> np.ndarray:
     """1-based position of each of ``n`` rows in its block; blocks start at rows ``first``."""
+    size = n // len(first) if len(first) else 0
+    if size and size * len(first) == n and bool(np.all(first == np.arange(0, n, size))):
+        # Blocks of one size (a run cut at one depth): one row of ranks, copied down.
+        rank = np.empty((len(first), size), dtype=np.int64)
+        rank[:] = np.arange(1, size + 1, dtype=np.int64)
+        return rank.reshape(-1)
     rank = np.ones(n, dtype=np.int64)
     rank[first[1:]] -= np.diff(first)
     return np.cumsum(rank, out=rank)

@@ -1516,3 +1516,15 @@ def test_read_judgments_agrees_with_the_careful_pass_on_generated_files(lines):
             return F._judgments_python(content, "judgments")
 
         _same_outcome(read_judgments, careful, path, text)
+
+
+@pytest.mark.parametrize(
+    ("first", "n"),
+    [([0], 1), ([0], 5), ([0, 2, 4], 6), ([0, 2, 4], 7), ([0, 3, 4], 6), ([0, 1, 2], 3), ([0, 2, 4], 5), ([], 0)],
+)
+def test_block_rank_counts_rows_from_each_block_start(first, n):
+    # equal blocks take a shortcut; every shape must give 1..size in each block
+    expected = np.concatenate([np.arange(1, b - a + 1) for a, b in zip(first, first[1:] + [n])]) if first else []
+    got = F._block_rank(np.asarray(first, dtype=np.int64), n)
+    assert got.dtype == np.int64 and got.flags.writeable
+    assert got.tolist() == list(expected)
