@@ -441,18 +441,13 @@ class _Rankings:
     queries: pd.Index
 
 
-def _rankings(run: pd.DataFrame, queries: pd.Index | None) -> _Rankings:
-    """Find the rankings of a run without hashing its rows.
-
-    Rankings are contiguous runs of rows in files; only their first rows are hashed. A run
-    whose rankings are interleaved, or whose ranks go down inside a ranking, is put in order
-    by (first appearance of the ranking, rank): a run's own order is authoritative.
-    """
+def _ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
+    """The first row of each block of rows with one (system, query), and whether ranks go up
+    inside every block. Neighbours are compared, in arrow: no row is hashed."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(run)
-    rank = run["rank"].to_numpy(dtype=np.int64)
     sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
     if n > 1:
         boundary = pc.not_equal(q_arr[1:], q_arr[:-1])
@@ -460,12 +455,28 @@ def _rankings(run: pd.DataFrame, queries: pd.Index | None) -> _Rankings:
             boundary = pc.or_(boundary, pc.not_equal(sys_arr[1:], sys_arr[:-1]))
         boundary = pc.fill_null(boundary, True)
         starts = np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64)
-        rank_arr = pa.array(rank)
+        rank_arr = pa.array(run["rank"].to_numpy(dtype=np.int64))
         in_order = bool(pc.all(pc.or_(pc.greater(rank_arr[1:], rank_arr[:-1]), boundary)).as_py())
         del boundary, rank_arr
     else:
         starts = np.zeros(min(n, 1), dtype=np.int64)
         in_order = True
+    return starts, in_order
+
+
+def _rankings(run: pd.DataFrame, queries: pd.Index | None,
+              found: tuple[np.ndarray, bool] | None = None) -> _Rankings:
+    """Find the rankings of a run without hashing its rows.
+
+    Rankings are contiguous runs of rows in files; only their first rows are hashed. A run
+    whose rankings are interleaved, or whose ranks go down inside a ranking, is put in order
+    by (first appearance of the ranking, rank): a run's own order is authoritative.
+    ``found``: what :func:`_ranking_starts` says of ``run``, when already known.
+    """
+    n = len(run)
+    rank = run["rank"].to_numpy(dtype=np.int64)
+    sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
+    starts, in_order = _ranking_starts(run) if found is None else found
     start_sys = _take(sys_arr, starts)
     start_q = _take(q_arr, starts)
     systems = pd.Index(pd.unique(pd.array(start_sys, dtype=ID)), dtype=ID)
@@ -534,7 +545,7 @@ def _steps(cost: np.ndarray) -> np.ndarray:
 
 def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
           queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
-          threshold: int = 1, sums=None) -> _Scan:
+          threshold: int = 1, sums=None, found: tuple[np.ndarray, bool] | None = None) -> _Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
     This is where the run's own order, the first-occurrence rule for a repeated key and the
@@ -557,7 +568,7 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    rk = _rankings(run, queries)
+    rk = _rankings(run, queries, found)
     doc_arr = _arrow(run["doc_id"])
     graded = judgments is not None
     if graded:
@@ -841,9 +852,20 @@ def compute(
     if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or threshold < 1:
         raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
     ks = check_ks(k)
-    label_codes, queries = _codes(_arrow(judgments["query_id"]))
+    if len(run) >= STEP_ROWS:
+        # Two independent reads at once (arrow works without the GIL): the run's ranking
+        # boundaries, and the labels' query codes.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            finding = pool.submit(_ranking_starts, run)
+            label_codes, queries = _codes(_arrow(judgments["query_id"]))
+            found = finding.result()
+    else:
+        label_codes, queries = _codes(_arrow(judgments["query_id"]))
+        found = None
     scan = _scan(run, ks[-1], judgments, queries, label_codes, threshold,
-                 sums=_metric_sums(ks, threshold, gain))
+                 sums=_metric_sums(ks, threshold, gain), found=found)
     rk = scan.rankings
     systems = rk.systems if len(rk.systems) else pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)

@@ -1239,6 +1239,7 @@ def test_as_judgments_vectorized_path_matches_the_careful_one(variant, monkeypat
     if got is not None and len(got):
         got.loc[0, "query_id"] = "changed"
         got.loc[0, "relevance"] = 7
+        got.at[0, "extra"] = {"b": 2}  # a reader's column of None is kept, not copied
         pd.testing.assert_frame_equal(frame, before)  # the input is never written through
 
 
