@@ -1589,6 +1589,10 @@ def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> p
     return _trec_run_read(read, first, order, system)
 
 
+#: Rows from which a TREC run's read does two things at once (below, a thread costs more).
+_TOGETHER_ROWS = 1 << 17
+
+
 def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None, name: str | None = None) -> Any:
     """The run frame from arrow's read of a TREC run (see :func:`_trec_run_read`), else None.
 
@@ -1624,12 +1628,22 @@ def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None, name
         del it, m
     if not pc.all(pc.is_finite(s), min_count=0).as_py():
         return None
-    first = _starts_if_grouped(names, qid, r) if order == "rank" else None
+    _release()  # the parse buffers let go, before numpy allocates
+    if order == "rank" and len(r) >= _TOGETHER_ROWS:
+        # The rankings' boundaries (arrow compares neighbours without the GIL) are found
+        # while the scores are copied out.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            finding = pool.submit(_starts_if_grouped, names, qid, r)
+            score = _numpy_column(s, np.float64)
+            first = finding.result()
+    else:
+        first = _starts_if_grouped(names, qid, r) if order == "rank" else None
+        score = _numpy_column(s, np.float64)
+    del s
     rank_in = _numpy_column(r, np.int64) if first is None else None
     del r
-    _release()  # the parse buffers and the columns let go, before numpy allocates
-    score = _numpy_column(s, np.float64)
-    del s
     _release()
     if first is None:
         return _order_trec(names, qid, doc, rank_in, score, order)

@@ -978,10 +978,13 @@ def _same_as_careful(parse, careful, text, **kwargs):
     assert got.attrs == expected.attrs
 
 
+@pytest.mark.parametrize("together", [False, True])
 @pytest.mark.parametrize("order", ["rank", "score"])
 @pytest.mark.parametrize("system", [None, "mine"])
 @pytest.mark.parametrize("case", range(len(TREC_FILES)))
-def test_read_trec_run_fast_path_matches_the_careful_pass(case, system, order, tmp_path):
+def test_read_trec_run_fast_path_matches_the_careful_pass(case, system, order, together, tmp_path, monkeypatch):
+    if together:  # what a large file takes: two things at once
+        monkeypatch.setattr(F, "_TOGETHER_ROWS", 1)
     text = TREC_FILES[case]
     path = tmp_path / "run.trec"
     path.write_bytes(text.encode("utf-8"))
@@ -1044,6 +1047,7 @@ def test_read_trec_run_in_many_chunks_matches_the_careful_pass(variant, monkeypa
     # small arrow blocks and scan blocks: chunk boundaries inside queries, lines cut across scan blocks
     monkeypatch.setattr(F, "_CSV_BLOCK", 1 << 10)
     monkeypatch.setattr(F, "_SCAN_BLOCK", 7)
+    monkeypatch.setattr(F, "_TOGETHER_ROWS", 1)  # the two-thread read of a large file
     lines = _trec_lines(120, 3, systems=("a", "b") if variant == "two systems" else ("bench",))
     if variant == "a query comes back":
         lines.append(lines[0])
