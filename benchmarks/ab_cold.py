@@ -17,15 +17,13 @@ median seconds of each phase, then the medians of the paired differences (B - A)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # bench_metrics, beside this file
 
 CHILD = """
 import sys, time
@@ -49,14 +47,10 @@ PHASES = ("import", "read_qrels", "read_trec_run", "evaluate", "wall")
 
 
 def run_once(package_dir: Path, data: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(package_dir)}
-    started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(data)], capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"run with {package_dir} failed:\n{proc.stderr[-2000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["wall"] = wall
+    from bench_metrics import timed_child
+
+    out, out["wall"] = timed_child([sys.executable, "-c", CHILD, str(data)], f"the run with {package_dir}",
+                                   env={**os.environ, "PYTHONPATH": str(package_dir)})
     return out
 
 

@@ -396,17 +396,22 @@ def bytecode_note() -> str:
         else f"bytecode: compiling {where} failed; cold runs compile the sources"
 
 
-def cold(tool: str, directory: Path) -> dict:
-    """Run ``tool`` in a fresh interpreter: its wall time, and the peak RSS it reports."""
+def timed_child(argv: list[str], what: str, env: dict | None = None) -> tuple[dict, float]:
+    """Run ``argv`` in a fresh process: the JSON object its last output line holds, and the
+    process's wall time from start to exit."""
     started = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", tool, "--dir", str(directory)],
-        capture_output=True, text=True)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     if proc.returncode != 0:
-        raise RuntimeError(f"{tool} cold run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["wall_s"] = wall
+        raise RuntimeError(f"{what} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1]), wall
+
+
+def cold(tool: str, directory: Path) -> dict:
+    """Run ``tool`` in a fresh interpreter: its wall time, and the peak RSS it reports."""
+    result, result["wall_s"] = timed_child(
+        [sys.executable, str(Path(__file__).resolve()), "--child", tool, "--dir", str(directory)],
+        f"{tool} cold run")
     return result
 
 
