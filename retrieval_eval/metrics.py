@@ -441,27 +441,36 @@ class _Rankings:
     queries: pd.Index
 
 
-def _ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
-    """The first row of each block of rows with one (system, query), and whether ranks go up
-    inside every block. Neighbours are compared, in arrow: no row is hashed."""
-    import pyarrow as pa
+def _block_starts(system, qid, rank, strict: bool) -> tuple[np.ndarray, bool]:
+    """The first row of each block of neighbouring rows with one (system, query), and whether
+    ranks go up inside every block (``strict``: never equal).
+
+    ``system`` is a string column, or None when one value names every row; ``rank`` is an
+    arrow integer column. Only neighbours are compared, in arrow bitmaps: no row is hashed and
+    no per-row numpy array is made.
+    """
     import pyarrow.compute as pc
 
-    n = len(run)
-    sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
-    if n > 1:
-        boundary = pc.not_equal(q_arr[1:], q_arr[:-1])
-        if not _one_value(sys_arr):
-            boundary = pc.or_(boundary, pc.not_equal(sys_arr[1:], sys_arr[:-1]))
-        boundary = pc.fill_null(boundary, True)
-        starts = np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64)
-        rank_arr = pa.array(run["rank"].to_numpy(dtype=np.int64))
-        in_order = bool(pc.all(pc.or_(pc.greater(rank_arr[1:], rank_arr[:-1]), boundary)).as_py())
-        del boundary, rank_arr
-    else:
-        starts = np.zeros(min(n, 1), dtype=np.int64)
-        in_order = True
-    return starts, in_order
+    n = len(qid)
+    if n <= 1:  # one row is one block (and arrow 14 crashes on an empty comparison)
+        return np.zeros(n, dtype=np.int64), True
+    boundary = pc.not_equal(qid[1:], qid[:-1])
+    if system is not None:
+        boundary = pc.or_(boundary, pc.not_equal(system[1:], system[:-1]))
+    boundary = pc.fill_null(boundary, True)
+    up = pc.greater if strict else pc.greater_equal
+    in_order = bool(pc.all(pc.or_(up(rank[1:], rank[:-1]), boundary), min_count=0).as_py())
+    return np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64), in_order
+
+
+def _ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
+    """The first row of each (system, query) block of a run frame, and whether ranks go up
+    strictly inside every block (see :func:`_block_starts`)."""
+    import pyarrow as pa
+
+    sys_arr = _arrow(run["system"])
+    return _block_starts(None if _one_value(sys_arr) else sys_arr, _arrow(run["query_id"]),
+                         pa.array(run["rank"].to_numpy(dtype=np.int64)), strict=True)
 
 
 def _rankings(run: pd.DataFrame, queries: pd.Index | None,
@@ -474,7 +483,6 @@ def _rankings(run: pd.DataFrame, queries: pd.Index | None,
     ``found``: what :func:`_ranking_starts` says of ``run``, when already known.
     """
     n = len(run)
-    rank = run["rank"].to_numpy(dtype=np.int64)
     sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
     starts, in_order = _ranking_starts(run) if found is None else found
     start_sys = _take(sys_arr, starts)
@@ -494,7 +502,7 @@ def _rankings(run: pd.DataFrame, queries: pd.Index | None,
         lengths = np.diff(np.r_[starts, n])
         cell_code, cell_first = _first_appearance(cell_key)
         row_cell = np.repeat(cell_code, lengths)
-        order = np.lexsort((rank, row_cell))
+        order = np.lexsort((run["rank"].to_numpy(dtype=np.int64), row_cell))
         row_cell = row_cell[order]
         first_of = np.flatnonzero(np.r_[True, row_cell[1:] != row_cell[:-1]])
         s_code, q_code = s_code[cell_first], q_code[cell_first]
