@@ -1027,11 +1027,15 @@ class PerQueryDeltaDisplay:
     queries a lot and hurts many a little; this shows which.
     """
 
-    def __init__(self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str):
+    def __init__(self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str,
+                 colors: Mapping[str, str] | None = None):
         self.deltas = deltas
         self.metric = metric
         self.baseline = baseline
         self.candidate = candidate
+        # With the systems' colours known, a bar takes the colour of the system that did
+        # better (wins: the candidate's, losses: the baseline's); else WIN/LOSS_COLOR.
+        self.colors = dict(colors) if colors is not None else None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -1068,8 +1072,10 @@ class PerQueryDeltaDisplay:
         wide = scored.pivot(index="query_id", columns="system", values=name)
         order = pd.unique(scored["query_id"])
         wide = wide.reindex(order)
-        return cls.from_values(wide.index, wide[baseline].to_numpy(np.float64),
+        disp = cls.from_values(wide.index, wide[baseline].to_numpy(np.float64),
                                wide[candidate].to_numpy(np.float64), name, baseline, candidate)
+        disp.colors = system_colors(systems)
+        return disp
 
     @classmethod
     def from_comparison(cls, comparison, metric: str | None = None, system: str | None = None):
@@ -1089,9 +1095,11 @@ class PerQueryDeltaDisplay:
         if system not in candidates:
             raise ValueError(f"no candidate {system!r}; candidates: {', '.join(candidates)}")
         sub = pq[(pq["system"] == system) & (pq["metric"] == metric)]
-        return cls.from_values(sub["query_id"], sub["baseline"].to_numpy(np.float64),
+        disp = cls.from_values(sub["query_id"], sub["baseline"].to_numpy(np.float64),
                                sub["candidate"].to_numpy(np.float64), metric,
                                str(comparison.baseline), str(system))
+        disp.colors = system_colors(comparison.systems)
+        return disp
 
     def plot(self, ax=None, *, max_labels: int = 40):
         """Bars per query (sorted), wins and losses coloured; returns self with ``bars_``."""
@@ -1102,7 +1110,12 @@ class PerQueryDeltaDisplay:
         (a,), fig = _axes(ax, 1, size=(max(5.6, min(12.0, 0.22 * n + 2.5)), 4.0))
         fg = _fg()
         d = self.deltas["delta"].to_numpy(np.float64)
-        colors = np.where(d > 0, WIN_COLOR, np.where(d < 0, LOSS_COLOR, "#999999"))
+        if self.colors is not None:
+            win = _color(self.colors, self.candidate, 0)
+            loss = _color(self.colors, self.baseline, 1)
+        else:
+            win, loss = WIN_COLOR, LOSS_COLOR
+        colors = np.where(d > 0, win, np.where(d < 0, loss, "#999999"))
         x = np.arange(n)
         self.bars_ = a.bar(x, d, width=0.85 if n < 200 else 1.0, color=list(colors))
         self.zero_line_ = a.axhline(0.0, color=fg, linewidth=1)
@@ -1121,8 +1134,8 @@ class PerQueryDeltaDisplay:
         a.set_ylabel(f"\u0394 {self.metric} ({self.candidate} \u2212 {self.baseline})")
         a.set_title(f"{self.metric} per query: {self.candidate} vs {self.baseline}")
         a.grid(True, axis="y", alpha=0.25)
-        handles = [Patch(color=WIN_COLOR, label=f"{self.candidate} better ({cnt['wins']})"),
-                   Patch(color=LOSS_COLOR, label=f"{self.candidate} worse ({cnt['losses']})"),
+        handles = [Patch(color=win, label=f"{self.candidate} better ({cnt['wins']})"),
+                   Patch(color=loss, label=f"{self.baseline} better ({cnt['losses']})"),
                    Patch(color="#999999", label=f"tied ({cnt['ties']})")]
         extra = 0.0
         if label_queries:

@@ -308,8 +308,11 @@ def test_per_query_delta_order_and_counts(hand_ev):
     heights = [p.get_height() for p in d.bars_.patches]
     np.testing.assert_allclose(heights, [0.5, 0.5, -0.5, -1, -1])
     assert [t.get_text() for t in d.ax_.get_xticklabels()] == ["qa1", "qa3", "qb2", "qa2", "qb1"]
-    colors = {tuple(np.round(p.get_facecolor()[:3], 3)) for p in d.bars_.patches[:2]}
-    assert colors == {tuple(np.round(matplotlib.colors.to_rgb(P.WIN_COLOR), 3))}
+    # a bar takes the colour of the system that did better: wins s2's, losses s1's
+    colors = {matplotlib.colors.to_hex(p.get_facecolor()) for p in d.bars_.patches[:2]}
+    assert colors == {P.system_colors(["s1", "s2"])["s2"].lower()}
+    colors = {matplotlib.colors.to_hex(p.get_facecolor()) for p in d.bars_.patches[2:]}
+    assert colors == {P.system_colors(["s1", "s2"])["s1"].lower()}
 
 
 def test_per_query_delta_from_a_comparison():
