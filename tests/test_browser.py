@@ -65,6 +65,7 @@ def browser():
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     driver.set_page_load_timeout(120)
+    driver.set_script_timeout(120)
     yield driver
     driver.quit()
 
