@@ -1165,10 +1165,21 @@ def cmd_demo(args: argparse.Namespace, out: _Out) -> int:
     except OSError as err:
         raise CLIError(f"{args.out}: cannot create the folder ({err.strerror or err})") from None
     written = run_demo(folder)
-    out(f"{out.s('demo', 'bold')}  wrote {_n(len(written), 'file')} to {folder}")
-    width = max((len(name) for name in written), default=0)
-    for name, path in written.items():
-        out(f"  {name:<{width}}  {path}")
+    import pandas as pd
+
+    from .demo import DEMO_GATES
+
+    headline = pd.read_csv(written["headline.csv"], index_col="system", keep_default_na=False,
+                           na_values=[""], dtype={"system": "string"})
+    columns = ["ndcg@10", "recall@10", "auroc", "negative_satisfaction"]
+    rows = [[str(system)] + [_num(row[c]) for c in columns] + [str(row["calibration"]),
+                                                                str(row["gates"])]
+            for system, row in headline.iterrows()]
+    out(f"{out.s('demo', 'bold')}  the bundled demo at k=10, gates: {', '.join(DEMO_GATES)}")
+    out(_term.table(["system"] + columns + ["calibration", "gates"], rows,
+                    align=["l"] + ["r"] * len(columns) + ["l", "l"], style=out.s))
+    out(f"page   {written['index.html']}")
+    out(f"wrote  {_n(len(written), 'file')} to {folder}")
     return EXIT_OK
 
 

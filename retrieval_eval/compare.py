@@ -681,10 +681,13 @@ class ForestDisplay:
     ones are not; the vertical line is "no difference".
     """
 
-    def __init__(self, rows: pd.DataFrame, baseline: str, caption: str = ""):
+    def __init__(self, rows: pd.DataFrame, baseline: str, caption: str = "",
+                 colors: dict[str, str] | None = None):
         self.rows = rows
         self.baseline = baseline
         self.caption = caption
+        # Each system's fixed colour (retrieval_eval._style), by its place in the comparison.
+        self.colors = colors
 
     @classmethod
     def from_comparison(cls, comparison: Comparison, metric: str | None = None):
@@ -692,19 +695,21 @@ class ForestDisplay:
         if metric is not None:
             t = t[t["metric"] == comparison._metric(metric)]
         rows = t[["system", "metric", "delta", "ci_low", "ci_high", "significant"]].reset_index(drop=True)
-        return cls(rows, comparison.baseline, comparison.describe())
+        from ._style import system_colors
+
+        return cls(rows, comparison.baseline, comparison.describe(),
+                   system_colors(comparison.systems))
 
     def plot(self, ax=None, *, title: str | None = None):
         """Draw on ``ax`` (or a new figure); returns self with ``ax_``, ``figure_``,
         ``errorbars_`` (one per system), ``zero_line_``."""
         from matplotlib.lines import Line2D
 
-        from .plotting import _axes, _fg, _legend_below, _palette
+        from .plotting import _axes, _color, _fg, _legend_below
 
         n = len(self.rows)
         (a,), fig = _axes(ax, 1, size=(6.4, max(2.4, 0.32 * n + 1.4)))
         fg = _fg()
-        palette = _palette()
         systems = list(dict.fromkeys(self.rows["system"].astype(str)))
         y = np.arange(n)[::-1]
         self.errorbars_ = {}
@@ -715,7 +720,7 @@ class ForestDisplay:
             lo = self.rows["ci_low"].to_numpy(np.float64)[sel]
             hi = self.rows["ci_high"].to_numpy(np.float64)[sel]
             sig = self.rows["significant"].to_numpy(bool)[sel]
-            color = palette[i % len(palette)]
+            color = _color(self.colors, s, i)
             eb = a.errorbar(d, y[sel], xerr=np.vstack([d - lo, hi - d]), fmt="none",
                             ecolor=color, elinewidth=1.6, capsize=3)
             a.scatter(d[sig], y[sel][sig], color=color, zorder=3, s=30)

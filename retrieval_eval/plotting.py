@@ -8,10 +8,13 @@ draws on the given Axes (or a new figure), keeps its artists (``ax_``, ``figure_
 ``plt.show()``; matplotlib is imported inside ``plot`` only, so importing the package never
 loads a GUI stack.
 
-Colours are the Okabe-Ito colour-blind-safe palette, chosen to read on a light and a dark
-background; text, reference lines and edges take their colour from ``rcParams`` (``text.color``,
-``axes.edgecolor``), so ``plt.style.context("dark_background")`` works unchanged. Legends sit
-below their axes so they never cover data.
+Colours and the rules for thin data come from :mod:`retrieval_eval._style`: a system keeps
+one colour in every plot (by its order of first appearance in the evaluation or calibration,
+whatever subset a plot draws), positives and negatives have two colours no system takes,
+intervals on [0, 1] metrics are clipped to [0, 1], thin strata and small score samples are
+marked on the plot. Text, reference lines and edges take their colour from ``rcParams``
+(``text.color``, ``axes.edgecolor``), so ``plt.style.context("dark_background")`` works
+unchanged. Legends sit below their axes so they never cover data.
 
 Nothing here computes a number the report carries: AUROC, AUPR, cutoffs, shares at the chosen
 cutoff come from :mod:`retrieval_eval.calibration`; metric means from
@@ -31,6 +34,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._style import (
+    DARK_POSITIVE_COLOR,
+    DARK_SYSTEM_COLORS,
+    FEW_SAMPLES,
+    NEGATIVE_COLOR,
+    POSITIVE_COLOR,
+    SYSTEM_COLORS,
+    THIN_STRATUM,
+    clip_interval,
+    color_of,
+    system_colors,
+)
+
 __all__ = [
     "PALETTE",
     "CutoffTradeoffDisplay",
@@ -49,12 +65,12 @@ __all__ = [
 
 ID = pd.StringDtype()
 
-#: Okabe-Ito colours, ordered so the first few read on white and on black alike.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442")
-#: The same colours for dark backgrounds: sky blue first, the dark blue late.
-DARK_PALETTE = ("#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#F0E442", "#0072B2")
-POSITIVE_COLOR = "#0072B2"  # in-distribution (covered) queries
-NEGATIVE_COLOR = "#E69F00"  # expect_none (out-of-distribution) queries
+#: System colours by order of first appearance (see :mod:`retrieval_eval._style`).
+PALETTE = SYSTEM_COLORS
+#: The same slots for dark backgrounds.
+DARK_PALETTE = DARK_SYSTEM_COLORS
+# POSITIVE_COLOR (in-distribution, covered queries) and NEGATIVE_COLOR (expect_none queries)
+# are reserved: no system takes them.
 WIN_COLOR = "#009E73"
 LOSS_COLOR = "#D55E00"
 HIGHLIGHT_COLOR = "#D55E00"
@@ -103,7 +119,23 @@ def _palette() -> tuple[str, ...]:
 
 
 def _positive_color() -> str:
-    return "#56B4E9" if _is_dark() else POSITIVE_COLOR
+    return DARK_POSITIVE_COLOR if _is_dark() else POSITIVE_COLOR
+
+
+def _color(colors: Mapping[str, str] | None, system: str, index: int) -> str:
+    """The system's fixed colour (its slot in ``colors``), for the current background."""
+    if colors is not None and _is_dark():
+        order = list(colors)
+        colors = system_colors(order, dark=True)
+    return color_of(colors, system, index, dark=_is_dark())
+
+
+def _note(ax, text: str, y: float = 0.97):
+    """A boxed note at the top of the axes (rank-based scores, few samples)."""
+    return ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="top",
+                   fontsize="small", color=_fg(), wrap=False,
+                   bbox=dict(boxstyle="round,pad=0.3", facecolor=_rc("axes.facecolor"),
+                             edgecolor=HIGHLIGHT_COLOR, linewidth=1.2))
 
 
 def _axes(ax, n: int = 1, size: tuple[float, float] = (5.2, 3.8)):
@@ -268,6 +300,18 @@ def _calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float 
 # Calibration: score distributions.
 
 
+def few_samples_note(n_positive: int, n_negative: int) -> str | None:
+    """The on-plot caveat when a class has fewer than ``FEW_SAMPLES`` scores, else None.
+
+    With 4 positives and 2 negatives an AUROC of 0.875 is one swapped pair away from 0.75: the
+    plot says how few scores its figures rest on rather than let them read as settled.
+    """
+    if n_positive >= FEW_SAMPLES and n_negative >= FEW_SAMPLES:
+        return None
+    return (f"few samples: {n_positive} positives, {n_negative} negatives\n"
+            f"(< {FEW_SAMPLES} in a class): AUROC and cutoff are rough")
+
+
 class ScoreDistributionDisplay:
     """Positive vs negative top-1 score distributions, one axes per system.
 
@@ -281,10 +325,12 @@ class ScoreDistributionDisplay:
     not evidence of anything (their scores are 1/(k + rank), the same for any query).
     """
 
-    def __init__(self, scores: pd.DataFrame, stats: pd.DataFrame, score_label: str | None = None):
+    def __init__(self, scores: pd.DataFrame, stats: pd.DataFrame, score_label: str | None = None,
+                 colors: Mapping[str, str] | None = None):
         self.scores = scores
         self.stats = stats
         self.score_label = score_label
+        self.colors = dict(colors) if colors is not None else system_colors(stats.index)
 
     @property
     def systems(self) -> list[str]:
@@ -299,7 +345,8 @@ class ScoreDistributionDisplay:
         cols = ["cutoff", "quantile", "separation_margin", "auroc", "rank_based", "n_positive",
                 "n_negative"]
         stats = calibration.summary.loc[systems, cols].copy()
-        return cls(_classes(calibration, systems), stats, _score_label_of(calibration, score_label))
+        return cls(_classes(calibration, systems), stats, _score_label_of(calibration, score_label),
+                   system_colors(calibration.summary.index))
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, cutoff=None, quantile: float = 0.10,
@@ -318,7 +365,8 @@ class ScoreDistributionDisplay:
         """Draw one histogram pair per system; returns self.
 
         Sets ``ax_`` (an Axes, or an array of them for several systems), ``axes_`` (list),
-        ``figure_``, ``cutoff_lines_`` and ``notes_`` (``{system: artist}``).
+        ``figure_``, ``cutoff_lines_``, ``notes_`` (rank-based scores) and ``few_samples_``
+        (fewer than ``FEW_SAMPLES`` positives or negatives), each ``{system: artist}``.
         """
         from matplotlib.patches import Patch
 
@@ -327,7 +375,8 @@ class ScoreDistributionDisplay:
         if alpha is None:
             alpha = 0.5 if _is_dark() else 0.35
         self.cutoff_lines_, self.notes_, self.legends_, self.handles_ = {}, {}, {}, {}
-        for a, s in zip(axes, self.systems):
+        self.few_samples_ = {}
+        for i, (a, s) in enumerate(zip(axes, self.systems)):
             pos, neg = _class_scores(self.scores, s)
             st = self.stats.loc[s]
             both = np.r_[pos, neg]
@@ -356,16 +405,18 @@ class ScoreDistributionDisplay:
                 handles.append(line)
             a.set_xlabel(_score_axis_label(self.score_label, system=s))
             a.set_ylabel("share of queries (per class)")
-            a.set_title(f"{s}: top-1 scores")
+            # The title in the system's colour: the same colour as its ROC line and bars.
+            a.set_title(f"{s}: top-1 scores", color=_color(self.colors, s, i))
             a.set_ylim(bottom=0)
-            if bool(st["rank_based"]):
+            few = few_samples_note(pos.size, neg.size)
+            notes = int(bool(st["rank_based"])) + int(few is not None)
+            if notes:
                 top = a.get_ylim()[1]
-                a.set_ylim(0, top * 1.3)
-                self.notes_[s] = a.text(
-                    0.5, 0.97, RANK_BASED_NOTE, transform=a.transAxes, ha="center", va="top",
-                    fontsize="small", color=fg,
-                    bbox=dict(boxstyle="round,pad=0.3", facecolor=_rc("axes.facecolor"),
-                              edgecolor=HIGHLIGHT_COLOR, linewidth=1.2))
+                a.set_ylim(0, top * (1 + 0.3 * notes))
+            if bool(st["rank_based"]):
+                self.notes_[s] = _note(a, RANK_BASED_NOTE)
+            if few is not None:
+                self.few_samples_[s] = _note(a, few, 0.97 if notes == 1 else 0.82)
             self.handles_[s] = handles
             if legend:
                 self.legends_[s] = _legend_below(a, handles, ncols=1, title=self.legend_title(s))
@@ -402,10 +453,12 @@ class RocCurveDisplay:
     points, ties counted 1/2).
     """
 
-    def __init__(self, curve: pd.DataFrame, auroc: pd.Series, rank_based: pd.Series | None = None):
+    def __init__(self, curve: pd.DataFrame, auroc: pd.Series, rank_based: pd.Series | None = None,
+                 colors: Mapping[str, str] | None = None):
         self.curve = curve
         self.auroc = auroc
         self.rank_based = rank_based if rank_based is not None else pd.Series(False, index=auroc.index)
+        self.colors = dict(colors) if colors is not None else system_colors(auroc.index)
 
     @property
     def systems(self) -> list[str]:
@@ -431,7 +484,8 @@ class RocCurveDisplay:
         systems = _select_systems(calibration.summary.index, system)
         curve = cls._frame(_classes(calibration, systems), systems)
         return cls(curve, calibration.summary.loc[systems, "auroc"].astype(np.float64),
-                   calibration.summary.loc[systems, "rank_based"].astype(bool))
+                   calibration.summary.loc[systems, "rank_based"].astype(bool),
+                   system_colors(calibration.summary.index))
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, name: str = "system"):
@@ -445,7 +499,7 @@ class RocCurveDisplay:
         for i, s in enumerate(self.systems):
             sub = self.curve[self.curve["system"] == s]
             note = " (rank-based)" if bool(self.rank_based.get(s, False)) else ""
-            kw = {"color": _palette()[i % len(PALETTE)], "linewidth": 2,
+            kw = {"color": _color(self.colors, s, i), "linewidth": 2,
                   "drawstyle": "default", **line_kwargs}
             (line,) = a.plot(sub["fpr"], sub["tpr"],
                              label=f"{s}: AUROC {_fmt(self.auroc[s])}{note}", **kw)
@@ -458,7 +512,7 @@ class RocCurveDisplay:
         a.set_aspect("equal")
         a.set_xlabel("false positive rate (share of negatives kept)")
         a.set_ylabel("true positive rate (share of positives kept)")
-        a.set_title("ROC of the top-1 score (positives = in-distribution)")
+        a.set_title("ROC of the top-1 score\n(positive class: in-distribution queries)")
         self.legend_ = _legend_below(a, ncols=1)
         self.line_ = next(iter(self.lines_.values()), None)
         self.ax_, self.axes_, self.figure_ = a, [a], fig
@@ -476,11 +530,12 @@ class PrecisionRecallDisplay:
     """
 
     def __init__(self, curve: pd.DataFrame, aupr: pd.Series, prevalence: pd.Series,
-                 positive: str = "in"):
+                 positive: str = "in", colors: Mapping[str, str] | None = None):
         self.curve = curve
         self.aupr = aupr
         self.prevalence = prevalence
         self.positive = positive
+        self.colors = dict(colors) if colors is not None else system_colors(aupr.index)
 
     @property
     def systems(self) -> list[str]:
@@ -512,7 +567,8 @@ class PrecisionRecallDisplay:
         curve["system"] = curve["system"].astype(ID)
         column = "aupr_in" if positive == "in" else "aupr_out"
         return cls(curve, calibration.summary.loc[systems, column].astype(np.float64),
-                   pd.Series(prev, dtype=np.float64), positive)
+                   pd.Series(prev, dtype=np.float64), positive,
+                   system_colors(calibration.summary.index))
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, name: str = "system", positive: str = "in"):
@@ -527,7 +583,7 @@ class PrecisionRecallDisplay:
         name = "AUPR-in" if self.positive == "in" else "AUPR-out"
         for i, s in enumerate(self.systems):
             sub = self.curve[self.curve["system"] == s]
-            color = _palette()[i % len(PALETTE)]
+            color = _color(self.colors, s, i)
             kw = {"color": color, "linewidth": 2, "drawstyle": "steps-post", **line_kwargs}
             (line,) = a.plot(sub["recall"], sub["precision"],
                              label=f"{s}: {name} {_fmt(self.aupr[s])}", **kw)
@@ -547,9 +603,11 @@ class PrecisionRecallDisplay:
         a.set_ylim(0, 1.03)
         a.set_aspect("equal")
         cls_name = "positives" if self.positive == "in" else "negatives"
+        what = ("in-distribution queries (positives)" if self.positive == "in"
+                else "out-of-distribution queries (negatives)")
         a.set_xlabel(f"recall (share of {cls_name} found)")
         a.set_ylabel(f"precision (share of {cls_name} among kept)")
-        a.set_title(f"precision-recall of the top-1 score ({cls_name} = class)")
+        a.set_title(f"precision-recall of the top-1 score\nfinding {what}")
         self.legend_ = _legend_below(a, handles, ncols=1)
         self.line_ = next(iter(self.lines_.values()), None)
         self.ax_, self.axes_, self.figure_ = a, [a], fig
@@ -591,10 +649,13 @@ class CutoffTradeoffDisplay:
     holds every observed top-1 score, so drawing steps between grid points is exact.
     """
 
-    def __init__(self, curve: pd.DataFrame, chosen: pd.DataFrame, score_label: str | None = None):
+    def __init__(self, curve: pd.DataFrame, chosen: pd.DataFrame, score_label: str | None = None,
+                 colors: Mapping[str, str] | None = None):
         self.curve = curve
         self.chosen = chosen
         self.score_label = score_label
+        self.colors = (dict(colors) if colors is not None
+                       else system_colors(pd.unique(curve["system"])))
 
     @property
     def systems(self) -> list[str]:
@@ -631,7 +692,8 @@ class CutoffTradeoffDisplay:
         curve = pd.concat(pieces, ignore_index=True)
         curve["system"] = curve["system"].astype(ID)
         chosen = calibration.summary.loc[systems, _CHOSEN].copy()
-        return cls(curve, chosen, _score_label_of(calibration, score_label))
+        return cls(curve, chosen, _score_label_of(calibration, score_label),
+                   system_colors(calibration.summary.index))
 
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame, calibration=None, system=None,
@@ -643,15 +705,17 @@ class CutoffTradeoffDisplay:
         curve = sweep[sweep["system"].isin(pd.Index(systems, dtype=ID))].sort_values(
             ["cutoff"], kind="stable").reset_index(drop=True)
         curve = pd.concat([curve[curve["system"] == s] for s in systems], ignore_index=True)
+        colors = system_colors(pd.unique(sweep["system"]))
         if calibration is not None:
             chosen = calibration.summary.loc[systems, _CHOSEN].copy()
             score_label = _score_label_of(calibration, score_label)
+            colors = system_colors(calibration.summary.index)
         else:
             chosen = pd.DataFrame(
                 {"cutoff": np.nan, "quantile": np.nan, "negative_satisfaction": np.nan,
                  "positive_retention": np.nan, "rank_based": False},
                 index=pd.Index(systems, dtype=ID, name="system"))
-        return cls(curve, chosen, score_label)
+        return cls(curve, chosen, score_label, colors)
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, cutoff=None, quantile: float = 0.10,
@@ -668,11 +732,13 @@ class CutoffTradeoffDisplay:
         recall_cols = [c for c in self.curve.columns if c.startswith("recall@")]
         series = [("negative_satisfaction", "negative satisfaction (negatives < c)", NEGATIVE_COLOR, "-"),
                   ("positive_retention", "positive retention (positives \u2265 c)", _positive_color(), "-")]
-        series += [(c, f"{c} after the cutoff", _palette()[2], "--") for c in recall_cols]
-        for a, s in zip(axes, self.systems):
+        for i, (a, s) in enumerate(zip(axes, self.systems)):
             sub = self.curve[self.curve["system"] == s]
             lines = {}
-            for col, label, color, style in series:
+            # recall after the cutoff is the system's own measure: drawn in its colour.
+            recall = [(c, f"{c} after the cutoff", _color(self.colors, s, i), "--")
+                      for c in recall_cols]
+            for col, label, color, style in series + recall:
                 (lines[col],) = a.plot(sub["cutoff"], sub[col], drawstyle="steps-pre",
                                        color=color, linestyle=style, linewidth=2, label=label)
             self.lines_[s] = lines
@@ -700,7 +766,7 @@ class CutoffTradeoffDisplay:
             a.set_yticks(np.linspace(0, 1, 6))
             a.set_xlabel(_score_axis_label(self.score_label, "cutoff c on the top-1 score", s))
             a.set_ylabel("share of queries" + "".join(f"; {c}" for c in recall_cols))
-            a.set_title(f"{s}: what a cutoff keeps and rejects")
+            a.set_title(f"{s}: what a cutoff keeps and rejects", color=_color(self.colors, s, i))
             a.grid(True, alpha=0.25)
             if legend:
                 _legend_below(a, handles, ncols=1)
@@ -750,19 +816,24 @@ def t_interval(values: pd.Series, by) -> pd.DataFrame:
 
 
 class StratumDisplay:
-    """One metric per stratum as bars (grouped by system), n in the labels, 95% t intervals,
-    the worst stratum highlighted.
+    """One metric per stratum as bars (grouped by system), ``n`` beside each bar, 95% t
+    intervals clipped to the metric's range, thin strata marked, the worst stratum hatched.
 
     ``values``: indexed by (system, stratum) with ``value`` (the evaluation's per-stratum
-    mean), ``n``, ``ci_low``, ``ci_high`` (Student-t 95% over the stratum's per-query values;
-    NaN for n < 2, and when a query is labelled in several strata, where the stratum's mean is
-    not a mean of per-query rows) and ``worst`` (the evaluation's worst stratum for this
-    metric). Strata with no scored query are left out: there is no bar to draw.
+    mean), ``n``, ``ci_low``, ``ci_high`` (Student-t 95% over the stratum's per-query values,
+    clipped to [0, 1] for the engine's bounded metrics: the spec's interval is not clamped,
+    but no mean lies outside the range, so the part outside is not drawn; NaN for n < 2, and
+    when a query is labelled in several strata, where the stratum's mean is not a mean of
+    per-query rows), ``thin`` (n < ``THIN_STRATUM``: a mean over so few queries moves with
+    one of them) and ``worst`` (the evaluation's worst stratum for this metric). Strata with
+    no scored query are left out: there is no bar to draw.
     """
 
-    def __init__(self, values: pd.DataFrame, metric: str):
+    def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
         self.values = values
         self.metric = metric
+        self.colors = (dict(colors) if colors is not None else
+                       system_colors(pd.unique(values.index.get_level_values("system"))))
 
     @property
     def systems(self) -> list[str]:
@@ -789,8 +860,11 @@ class StratumDisplay:
         same = (ti["n"].to_numpy() == values["n"].to_numpy()) & np.isclose(
             ti["mean"].to_numpy(np.float64), values["value"].to_numpy(np.float64),
             rtol=0, atol=1e-9)
-        values["ci_low"] = np.where(same, ti["ci_low"].to_numpy(np.float64), np.nan)
-        values["ci_high"] = np.where(same, ti["ci_high"].to_numpy(np.float64), np.nan)
+        low, high = clip_interval(ti["ci_low"].to_numpy(np.float64),
+                                  ti["ci_high"].to_numpy(np.float64), name)
+        values["ci_low"] = np.where(same, low, np.nan)
+        values["ci_high"] = np.where(same, high, np.nan)
+        values["thin"] = values["n"].to_numpy(np.int64) < THIN_STRATUM
         worst = np.zeros(len(values), dtype=bool)
         for s in systems:
             w = evaluation.worst_stratum(name, s)
@@ -799,12 +873,16 @@ class StratumDisplay:
                     values.index.get_level_values("stratum") == w["name"])
         values["worst"] = worst
         values = values.loc[[i for s in systems for i in values.index if i[0] == s]]
-        return cls(values, name)
+        return cls(values, name, system_colors(evaluation.systems))
 
     def plot(self, ax=None, *, legend: bool = True, interval: bool = True):
         """Horizontal grouped bars (strata top to bottom); returns self with ``bars_``
-        ({system: BarContainer}), ``errorbars_`` and ``worst_`` (the highlighted patches)."""
+        ({system: BarContainer}), ``errorbars_``, ``worst_`` (the hatched patches), ``thin_``
+        (the patches of thin strata, drawn pale) and ``n_labels_`` ({system: [Text]}, the
+        ``n`` beside each bar)."""
         from matplotlib.patches import Patch
+
+        from ._style import is_bounded
 
         strata, systems = self.strata, self.systems
         height = max(2.6, 0.9 + 0.42 * len(strata) * max(1, 0.6 * len(systems)))
@@ -812,49 +890,70 @@ class StratumDisplay:
         fg = _fg()
         y0 = np.arange(len(strata), dtype=np.float64)
         width = 0.8 / len(systems)
-        self.bars_, self.errorbars_, self.worst_ = {}, {}, []
+        bounded = is_bounded(self.metric)
+        values = self.values["value"].to_numpy(np.float64)
+        top = np.nanmax(np.r_[1.0 if bounded else 0.0, values,
+                              self.values["ci_high"].to_numpy(np.float64)])
+        pad = 0.012 * (top if top > 0 else 1.0)
+        self.bars_, self.errorbars_, self.worst_, self.thin_, self.n_labels_ = {}, {}, [], [], {}
         for i, s in enumerate(systems):
             sub = self.values.xs(s, level="system").reindex(strata)
             y = y0 - 0.4 + width * (i + 0.5)
-            color = _palette()[i % len(PALETTE)]
-            bars = a.barh(y, sub["value"].to_numpy(np.float64), height=width * 0.92, color=color,
-                          label=s)
+            color = _color(self.colors, s, i)
+            v = sub["value"].to_numpy(np.float64)
+            bars = a.barh(y, v, height=width * 0.92, color=color, label=s)
             self.bars_[s] = bars
-            for patch, is_worst in zip(bars.patches, sub["worst"].fillna(False).to_numpy(bool)):
+            thin = sub["thin"].fillna(False).to_numpy(bool) if "thin" in sub else np.zeros(len(v), bool)
+            for patch, is_worst, is_thin in zip(bars.patches, sub["worst"].fillna(False).to_numpy(bool),
+                                                thin):
+                if is_thin:
+                    patch.set_alpha(0.4)
+                    self.thin_.append(patch)
                 if is_worst:
                     patch.set_hatch("///")
                     patch.set_edgecolor(fg)
                     patch.set_linewidth(1.2)
                     self.worst_.append(patch)
-            if interval:
-                lo = sub["ci_low"].to_numpy(np.float64)
-                hi = sub["ci_high"].to_numpy(np.float64)
-                v = sub["value"].to_numpy(np.float64)
-                has = np.isfinite(lo) & np.isfinite(hi)
-                if has.any():
-                    err = np.vstack([v[has] - lo[has], hi[has] - v[has]])
-                    self.errorbars_[s] = a.errorbar(v[has], y[has], xerr=err, fmt="none",
-                                                    ecolor=fg, elinewidth=1, capsize=3)
-        # n per stratum: the same for every system unless their scored sets differ.
-        ns = self.values["n"].groupby(level="stratum", sort=False).agg(
-            lambda x: "/".join(dict.fromkeys(str(int(v)) for v in x)))
-        a.set_yticks(y0, [f"{st} (n={ns[st]})" for st in strata])
+            lo = sub["ci_low"].to_numpy(np.float64)
+            hi = sub["ci_high"].to_numpy(np.float64)
+            has = np.isfinite(lo) & np.isfinite(hi)
+            if interval and has.any():
+                err = np.vstack([v[has] - lo[has], hi[has] - v[has]])
+                self.errorbars_[s] = a.errorbar(v[has], y[has], xerr=err, fmt="none",
+                                                ecolor=fg, elinewidth=1, capsize=3)
+            # n beside each bar (past its interval), "thin" where it is below THIN_STRATUM.
+            end = np.where(interval & has, np.fmax(v, hi), v)
+            n = sub["n"].to_numpy()
+            self.n_labels_[s] = [
+                a.text(np.nan_to_num(e, nan=0.0) + pad, yy,
+                       f"n={int(k)}" + (" thin" if t else ""), va="center", ha="left",
+                       fontsize="x-small", color=fg)
+                for e, yy, k, t in zip(end, y, n, thin) if pd.notna(k)]
+        a.set_yticks(y0, strata)
         a.invert_yaxis()
-        hi = np.nanmax(np.r_[1.0, self.values["ci_high"].to_numpy(np.float64)])
-        lo = np.nanmin(np.r_[0.0, self.values["ci_low"].to_numpy(np.float64)])
-        a.set_xlim(min(0.0, lo), max(1.0, hi) * 1.02)
+        lo = np.nanmin(np.r_[0.0, self.values["ci_low"].to_numpy(np.float64), values])
+        # Room on the right for the n labels; ticks only over the metric's range.
+        a.set_xlim(min(0.0, lo), top * 1.2 if top > 0 else 1.0)
+        if bounded:
+            a.set_xticks(np.linspace(0, 1, 6))
         a.set_xlabel(f"{self.metric} (mean over the stratum's scored queries)")
         a.set_title(f"{self.metric} per stratum")
         a.grid(True, axis="x", alpha=0.25)
         if legend:
-            handles = list(self.bars_.values()) if len(systems) > 1 else []
+            # Plain patches: a bar container's handle would copy its first bar's hatch/alpha.
+            handles = ([Patch(facecolor=_color(self.colors, s, i), label=s)
+                        for i, s in enumerate(systems)] if len(systems) > 1 else [])
             handles.append(Patch(facecolor="none", edgecolor=fg, hatch="///", label="worst stratum"))
             if self.errorbars_:
                 from matplotlib.lines import Line2D
 
                 handles.append(Line2D([], [], color=fg, marker="|", markersize=8, linewidth=1,
-                                      label="95% t interval"))
-            self.legend_ = _legend_below(a, handles, ncols=min(len(handles), 3))
+                                      label="95% t interval" + (" (within [0, 1])"
+                                                                if bounded else "")))
+            if self.thin_:
+                handles.append(Patch(facecolor=fg, alpha=0.4,
+                                     label=f"pale, 'thin': n < {THIN_STRATUM} queries"))
+            self.legend_ = _legend_below(a, handles, ncols=2 if len(handles) > 2 else 1)
         self.bar_ = next(iter(self.bars_.values()), None)
         self.ax_, self.axes_, self.figure_ = a, [a], fig
         return self
@@ -866,9 +965,11 @@ class MetricAtKDisplay:
     ``values``: tidy ``system, k, metric, value`` (the evaluation's macro means).
     """
 
-    def __init__(self, values: pd.DataFrame, metric: str):
+    def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
         self.values = values
         self.metric = metric
+        self.colors = (dict(colors) if colors is not None
+                       else system_colors(pd.unique(values["system"])))
 
     @property
     def systems(self) -> list[str]:
@@ -894,7 +995,7 @@ class MetricAtKDisplay:
             "value": table.to_numpy().ravel(),
         })
         label = names[0].split("@", 1)[0]
-        return cls(values, label)
+        return cls(values, label, system_colors(evaluation.systems))
 
     def plot(self, ax=None, **line_kwargs):
         """Draw one line per system; returns self with ``lines_`` ({system: Line2D})."""
@@ -902,7 +1003,7 @@ class MetricAtKDisplay:
         self.lines_ = {}
         for i, s in enumerate(self.systems):
             sub = self.values[self.values["system"] == s]
-            kw = {"color": _palette()[i % len(PALETTE)], "marker": "o", "linewidth": 2, **line_kwargs}
+            kw = {"color": _color(self.colors, s, i), "marker": "o", "linewidth": 2, **line_kwargs}
             (self.lines_[s],) = a.plot(sub["k"], sub["value"], label=s, **kw)
         ks = np.unique(self.values["k"].to_numpy())
         a.set_xticks(ks)
@@ -926,11 +1027,15 @@ class PerQueryDeltaDisplay:
     queries a lot and hurts many a little; this shows which.
     """
 
-    def __init__(self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str):
+    def __init__(self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str,
+                 colors: Mapping[str, str] | None = None):
         self.deltas = deltas
         self.metric = metric
         self.baseline = baseline
         self.candidate = candidate
+        # With the systems' colours known, a bar takes the colour of the system that did
+        # better (wins: the candidate's, losses: the baseline's); else WIN/LOSS_COLOR.
+        self.colors = dict(colors) if colors is not None else None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -967,8 +1072,10 @@ class PerQueryDeltaDisplay:
         wide = scored.pivot(index="query_id", columns="system", values=name)
         order = pd.unique(scored["query_id"])
         wide = wide.reindex(order)
-        return cls.from_values(wide.index, wide[baseline].to_numpy(np.float64),
+        disp = cls.from_values(wide.index, wide[baseline].to_numpy(np.float64),
                                wide[candidate].to_numpy(np.float64), name, baseline, candidate)
+        disp.colors = system_colors(systems)
+        return disp
 
     @classmethod
     def from_comparison(cls, comparison, metric: str | None = None, system: str | None = None):
@@ -988,9 +1095,11 @@ class PerQueryDeltaDisplay:
         if system not in candidates:
             raise ValueError(f"no candidate {system!r}; candidates: {', '.join(candidates)}")
         sub = pq[(pq["system"] == system) & (pq["metric"] == metric)]
-        return cls.from_values(sub["query_id"], sub["baseline"].to_numpy(np.float64),
+        disp = cls.from_values(sub["query_id"], sub["baseline"].to_numpy(np.float64),
                                sub["candidate"].to_numpy(np.float64), metric,
                                str(comparison.baseline), str(system))
+        disp.colors = system_colors(comparison.systems)
+        return disp
 
     def plot(self, ax=None, *, max_labels: int = 40):
         """Bars per query (sorted), wins and losses coloured; returns self with ``bars_``."""
@@ -1001,7 +1110,12 @@ class PerQueryDeltaDisplay:
         (a,), fig = _axes(ax, 1, size=(max(5.6, min(12.0, 0.22 * n + 2.5)), 4.0))
         fg = _fg()
         d = self.deltas["delta"].to_numpy(np.float64)
-        colors = np.where(d > 0, WIN_COLOR, np.where(d < 0, LOSS_COLOR, "#999999"))
+        if self.colors is not None:
+            win = _color(self.colors, self.candidate, 0)
+            loss = _color(self.colors, self.baseline, 1)
+        else:
+            win, loss = WIN_COLOR, LOSS_COLOR
+        colors = np.where(d > 0, win, np.where(d < 0, loss, "#999999"))
         x = np.arange(n)
         self.bars_ = a.bar(x, d, width=0.85 if n < 200 else 1.0, color=list(colors))
         self.zero_line_ = a.axhline(0.0, color=fg, linewidth=1)
@@ -1020,8 +1134,8 @@ class PerQueryDeltaDisplay:
         a.set_ylabel(f"\u0394 {self.metric} ({self.candidate} \u2212 {self.baseline})")
         a.set_title(f"{self.metric} per query: {self.candidate} vs {self.baseline}")
         a.grid(True, axis="y", alpha=0.25)
-        handles = [Patch(color=WIN_COLOR, label=f"{self.candidate} better ({cnt['wins']})"),
-                   Patch(color=LOSS_COLOR, label=f"{self.candidate} worse ({cnt['losses']})"),
+        handles = [Patch(color=win, label=f"{self.candidate} better ({cnt['wins']})"),
+                   Patch(color=loss, label=f"{self.baseline} better ({cnt['losses']})"),
                    Patch(color="#999999", label=f"tied ({cnt['ties']})")]
         extra = 0.0
         if label_queries:

@@ -10,6 +10,7 @@ functions :class:`~retrieval_eval.plotting.CutoffTradeoffDisplay` draws), recall
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import math
@@ -21,6 +22,22 @@ import pandas as pd
 __all__ = ["CutoffExplorer", "explore_cutoff"]
 
 ID = pd.StringDtype()
+
+#: The one line a missing ipywidgets gives: which extra installs it.
+MISSING_IPYWIDGETS = ("the cutoff explorer needs ipywidgets, which the [notebook] extra installs: "
+                      "pip install 'retrieval-eval[notebook]' (in a checkout: "
+                      "pip install '.[notebook]')")
+#: Rows of the static fallback's sweep table (evenly spaced over the observed scores).
+SWEEP_ROWS = 7
+
+
+def _ipywidgets():
+    """ipywidgets, or an ImportError whose one line names the extra to install."""
+    try:
+        import ipywidgets
+    except ImportError:
+        raise ImportError(MISSING_IPYWIDGETS) from None
+    return ipywidgets
 
 
 def _esc(x: Any) -> str:
@@ -37,12 +54,18 @@ class CutoffExplorer:
     ``image`` (an ``Image`` holding the rendered plot, when ``plot=True``). Set
     ``explorer.slider.value`` or ``explorer.system.value`` from code and everything updates;
     :meth:`state` returns what is currently displayed.
+
+    Displayed, the explorer's mime bundle carries, besides the live widget view, a static
+    fallback of its current state: ``text/html`` (the cutoff, the shares, a small sweep table
+    and the plot as an embedded PNG, :meth:`static_html`) and ``image/png`` (the plot). A
+    notebook saved with its outputs, rendered by nbconvert or shown on a code host has no
+    kernel to draw the widget; it shows the fallback instead of an empty output.
     """
 
     def __init__(self, calibration, run=None, judgments=None, k: int = 10, max_rows: int = 15,
                  plot: bool = True, continuous_update: bool = False, score_label: str | None = None,
                  dpi: int = 80):
-        import ipywidgets as w
+        w = _ipywidgets()
 
         self.calibration = calibration
         self.k = int(k)
@@ -286,8 +309,71 @@ class CutoffExplorer:
 
     # -- display ------------------------------------------------------------------------------
 
+    def sweep(self, rows: int = SWEEP_ROWS) -> pd.DataFrame:
+        """Negative satisfaction and positive retention of the current system at ``rows``
+        cutoffs evenly spaced over its observed top-1 scores, plus its calibrated cutoff and
+        the explored one (``explored``/``calibrated`` flag them): the static fallback's table.
+
+        The shares come from the same step functions as the live numbers and
+        :class:`~retrieval_eval.plotting.CutoffTradeoffDisplay`.
+        """
+        from .plotting import _tradeoff_values
+
+        system = self.system.value
+        lo, hi, _ = self._range(system)
+        current = float(self.slider.value)
+        calibrated = float(self.calibration.cutoff(system))
+        grid = np.linspace(lo, hi, int(rows))
+        extra = [current] + ([calibrated] if math.isfinite(calibrated) else [])
+        grid = np.unique(np.r_[grid, extra])
+        pos, neg = self._scores(system)
+        ns, pr = _tradeoff_values(pos, neg, grid)
+        return pd.DataFrame({
+            "cutoff": grid,
+            "negative_satisfaction": ns,
+            "positive_retention": pr,
+            "explored": grid == current,
+            "calibrated": grid == calibrated,
+        })
+
+    def _png(self) -> bytes | None:
+        if self.image is None:
+            return None
+        return bytes(self.image.value) or None
+
+    def static_html(self) -> str:
+        """The current state as plain HTML (no JavaScript): the system, cutoff and shares, the
+        sweep table, the plot as an embedded PNG and the queries on the wrong side."""
+        s = self._state
+        sweep = self.sweep()
+        rows = []
+        for r in sweep.itertuples(index=False):
+            marks = [m for m, on in (("explored", r.explored), ("calibrated", r.calibrated)) if on]
+            style = " style='font-weight:bold'" if r.explored else ""
+            rows.append(f"<tr{style}><td>{r.cutoff:.4g}</td>"
+                        f"<td>{r.negative_satisfaction:.1%}</td>"
+                        f"<td>{r.positive_retention:.1%}</td><td>{' / '.join(marks)}</td></tr>")
+        table = ("<table class='re-sweep'><tr><th>cutoff</th><th>negative satisfaction</th>"
+                 "<th>positive retention</th><th></th></tr>" + "".join(rows) + "</table>")
+        png = self._png()
+        img = (f"<img alt='score distributions of {_esc(s.get('system'))} with the explored "
+               f"cutoff' src='data:image/png;base64,{base64.b64encode(png).decode('ascii')}'>"
+               if png else "")
+        return (f"<div class='re-explorer-static' style='font-family:system-ui,sans-serif;"
+                f"font-size:13px'><b>Cutoff explorer: {_esc(s.get('system'))}</b> "
+                "<i>(static view of the current state; run the notebook to drag the cutoff)"
+                f"</i>{self.numbers.value}{img}<div><b>sweep</b></div>{table}"
+                f"{self.lists.value}</div>")
+
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        data = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        # Where no kernel draws the widget view, frontends fall back to these.
+        data["text/plain"] = repr(self)
+        data["text/html"] = self.static_html()
+        png = self._png()
+        if png:
+            data["image/png"] = base64.b64encode(png).decode("ascii")
+        return data
 
     def __repr__(self) -> str:
         s = self._state

@@ -734,7 +734,13 @@ def test_demo_writes_report_plots_and_index(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((spec_fixtures_dir() / "schemas" / "report.schema.json").read_text())
     jsonschema.validate(report, schema)
-    assert "report.json" in out
+    # the headline table (one row per system, 4 decimals) and the page's path
+    lines = out.splitlines()
+    rows = {s: [line for line in lines if line.strip().startswith(s + " ")]
+            for s in ("dense", "bm25", "rrf")}
+    assert all(len(r) == 1 for r in rows.values())
+    assert f"{report['metrics']['ndcg@10']['value']:.4f}" in rows["dense"][0]
+    assert f"page   {folder / 'index.html'}" in out
 
 
 # -----------------------------------------------------------------------------------------------

@@ -155,3 +155,63 @@ def test_plot_is_rendered_and_follows_the_slider(cal):
     assert ex.image.value != first
     assert ex.image in ex.widget.children
     assert "application/vnd.jupyter.widget-view+json" in ex._repr_mimebundle_()
+
+
+# --------------------------------------------------------------------------------------------
+# The static fallback (what nbconvert and code hosts show) and a missing ipywidgets.
+
+
+def test_display_carries_a_static_fallback_of_the_current_state(cal):
+    import base64
+
+    ex = explore_cutoff(cal, run=RUN, judgments=JUDGMENTS, plot=True, dpi=30)
+    bundle = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # the live view stays first
+    png = base64.b64decode(bundle["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png == ex.image.value
+    page = bundle["text/html"]
+    assert "<script" not in page
+    assert "data:image/png;base64," + bundle["image/png"] in page  # the plot, embedded
+    # A starts at its calibrated cutoff 0.63: all 3 negatives below, 3 of 4 positives kept.
+    assert "0.63 (calibrated 0.63)" in page
+    assert "100.0% of 3" in page and "75.0% of 4" in page
+    assert "CutoffExplorer(system='A'" in bundle["text/plain"]
+    ex.slider.value = 0.3  # n1 (0.6) above: 2 of 3 negatives below; every positive kept
+    page = ex._repr_mimebundle_()["text/html"]
+    assert "66.7% of 3" in page and "100.0% of 4" in page and "best pizza in town" in page
+
+
+def test_sweep_table_holds_hand_computed_shares(cal):
+    ex = explore_cutoff(cal, plot=False)
+    sweep = ex.sweep(rows=3)  # A's scores span 0.1 .. 0.9: 0.1, 0.5, 0.9, plus 0.63 (both)
+    assert sweep["cutoff"].tolist() == pytest.approx([0.1, 0.5, 0.63, 0.9])
+    # negatives 0.2, 0.6, 0.1 (share < c); positives 0.9, 0.8, 0.7, 0.6 (share >= c)
+    assert sweep["negative_satisfaction"].tolist() == pytest.approx([0, 2 / 3, 1, 1])
+    assert sweep["positive_retention"].tolist() == pytest.approx([1, 1, 0.75, 0.25])
+    assert sweep["explored"].tolist() == [False, False, True, False]
+    assert sweep["calibrated"].tolist() == [False, False, True, False]
+    html = ex.static_html()
+    assert "<b>sweep</b>" in html and "66.7%" in html and "explored / calibrated" in html
+
+
+def test_the_plot_shows_the_systems_own_colour(cal):
+    from matplotlib.colors import to_hex
+
+    from retrieval_eval._style import system_colors
+
+    ex = explore_cutoff(cal, plot=True, dpi=30)
+    ex.system.value = "B"
+    title = ex._figure.axes[0].title
+    assert to_hex(title.get_color()) == system_colors(["A", "B"])["B"].lower()
+
+
+def test_a_missing_ipywidgets_gives_one_line_naming_the_extra(cal, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # as after a plain `pip install .`
+    with pytest.raises(ImportError) as info:
+        explore_cutoff(cal)
+    message = str(info.value)
+    assert "\n" not in message
+    assert "pip install 'retrieval-eval[notebook]'" in message
+    assert info.value.__cause__ is None and info.value.__suppress_context__

@@ -1,0 +1,102 @@
+"""The one plot style every figure follows: colours, and the rules for thin data.
+
+Colours
+    A system keeps one colour in every plot, the widget and the demo page: the i-th system in
+    order of first appearance (the order of the run, the order ``evaluate`` and ``calibrate``
+    report systems in) takes ``SYSTEM_COLORS[i]``, whatever subset a given plot draws. So
+    ``rrf`` is the same colour in the ROC, the stratum bars and the cutoff explorer. The two
+    classes of the out-of-distribution plots, positives (covered queries) and negatives
+    (``expect_none`` queries), get two colours of their own that no system ever takes: a blue
+    that means "positives" cannot also mean "dense". The palettes are Okabe-Ito and Paul Tol
+    colour-blind-safe colours; the dark variants swap the colours that vanish on black.
+
+Thin data
+    ``THIN_STRATUM`` (5): a stratum with fewer scored queries is marked "thin" on the plot; its
+    mean moves with a single query. ``FEW_SAMPLES`` (10): a score distribution with fewer
+    positives or negatives says so on the plot, as its AUROC and cutoff rest on a handful of
+    scores. Bounded metrics (every measure of the engine lies in [0, 1]) have their intervals
+    clipped to [0, 1]: a t interval over two queries can reach -5, which no mean can.
+
+Nothing here imports matplotlib at module level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+__all__ = [
+    "FEW_SAMPLES",
+    "NEGATIVE_COLOR",
+    "POSITIVE_COLOR",
+    "SYSTEM_COLORS",
+    "THIN_STRATUM",
+    "clip_interval",
+    "is_bounded",
+    "system_colors",
+]
+
+#: System colours in order of first appearance (light background). None of them is
+#: ``POSITIVE_COLOR`` or ``NEGATIVE_COLOR``.
+SYSTEM_COLORS = ("#009E73", "#CC79A7", "#D55E00", "#332288", "#999933", "#882255", "#44AA99",
+                 "#666666")
+#: The same slots for dark backgrounds (indigo and wine lightened so they read on black).
+DARK_SYSTEM_COLORS = ("#009E73", "#CC79A7", "#D55E00", "#AA99EE", "#DDCC77", "#EE6688",
+                      "#44AA99", "#BBBBBB")
+#: In-distribution (covered) queries: positives. Reserved: no system takes it.
+POSITIVE_COLOR = "#0072B2"
+DARK_POSITIVE_COLOR = "#56B4E9"
+#: ``expect_none`` (out-of-distribution) queries: negatives. Reserved: no system takes it.
+NEGATIVE_COLOR = "#E69F00"
+
+#: A stratum with fewer scored queries than this is marked thin.
+THIN_STRATUM = 5
+#: A distribution with fewer positives or negatives than this says so on the plot.
+FEW_SAMPLES = 10
+
+#: Base names of the engine's measures: every one lies in [0, 1].
+_BOUNDED = frozenset({"precision", "recall", "ndcg", "ndcg_linear", "mrr", "map", "hit_rate",
+                      "judged", "r_precision", "rprec", "success", "negative_satisfaction",
+                      "positive_retention", "auroc", "aupr_in", "aupr_out", "fpr@95tpr"})
+
+
+def system_colors(systems: Iterable[str], dark: bool = False) -> dict[str, str]:
+    """``{system: colour}`` by order of first appearance in ``systems`` (duplicates ignored).
+
+    Past the palette's length the colours repeat (a ninth system shares the first's colour):
+    more lines than that on one axes are unreadable in any palette.
+    """
+    palette = DARK_SYSTEM_COLORS if dark else SYSTEM_COLORS
+    order = list(dict.fromkeys(str(s) for s in systems))
+    return {s: palette[i % len(palette)] for i, s in enumerate(order)}
+
+
+def color_of(colors: Mapping[str, str] | None, system: str, index: int = 0,
+             dark: bool = False) -> str:
+    """The system's colour from a ``system_colors`` mapping (its slot ``index`` when absent)."""
+    if colors is not None and str(system) in colors:
+        return colors[str(system)]
+    palette = DARK_SYSTEM_COLORS if dark else SYSTEM_COLORS
+    return palette[index % len(palette)]
+
+
+def is_bounded(metric: str) -> bool:
+    """Whether ``metric`` (``recall@10``, ``ndcg_linear@5``, ``auroc``) lies in [0, 1]."""
+    name = str(metric)
+    if name in _BOUNDED:
+        return True
+    return name.split("@", 1)[0] in _BOUNDED
+
+
+def clip_interval(low, high, metric: str):
+    """``(low, high)`` clipped to [0, 1] for a bounded metric, unchanged otherwise (NaN kept).
+
+    A Student-t interval is symmetric around the mean, so over a few queries it leaves the
+    metric's range; the part outside [0, 1] holds no possible mean and is not drawn.
+    """
+    low = np.asarray(low, dtype=np.float64)
+    high = np.asarray(high, dtype=np.float64)
+    if not is_bounded(metric):
+        return low, high
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
