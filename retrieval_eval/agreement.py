@@ -38,10 +38,12 @@ import pandas as pd
 from .metrics import ID, UNSTRATIFIED, judgment_keys
 
 __all__ = [
+    "AGREEMENT_GATE_MEASURES",
     "MIN_KAPPA",
     "LabelAgreement",
     "cohen_kappa",
     "krippendorff_alpha",
+    "agreement_warning",
     "label_agreement",
     "overlapping_labels",
 ]
@@ -51,6 +53,8 @@ MIN_KAPPA = 0.6
 #: Fewer shared units than this make agreement figures indeterminate (no gate may pass on them).
 MIN_UNITS = 20
 WEIGHTS = (None, "linear", "quadratic")
+#: Measures ``label-agreement:<measure>:<floor>`` gates can read, from ``measurements()``.
+AGREEMENT_GATE_MEASURES = ("kappa", "kappa_linear", "kappa_quadratic", "kappa_binary", "alpha")
 
 
 # --------------------------------------------------------------------------------------------
@@ -465,3 +469,31 @@ def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
     frame["metric"] = frame["metric"].astype(ID)
     frame["n_queries"] = frame["n_queries"].astype(np.int64)
     return frame
+
+
+def agreement_warning(judgments, other=None) -> str | None:
+    """``validate``'s ``low-label-agreement`` message, or None.
+
+    Where two labelers labeled at least :data:`MIN_UNITS` of the same (query, key) pairs
+    (in ``judgments``, or between ``judgments`` and ``other``), the binary kappa of the first
+    two labelers is computed; below :data:`MIN_KAPPA` one label set cannot stand in for the
+    other, and gating on it would certify the labeler rather than the system.
+    """
+    from .formats import as_judgments
+
+    j = as_judgments(judgments)
+    if other is not None:
+        j = pd.concat([j, as_judgments(other)], ignore_index=True)
+    names = list(dict.fromkeys(_labeler_of(j).tolist()))
+    if len(names) < 2:
+        return None
+    units = overlapping_labels(j, names[:2])
+    if len(units) < MIN_UNITS:
+        return None
+    a, b = (units[n].to_numpy(np.float64) >= 1 for n in names[:2])
+    kappa = cohen_kappa(a, b, labels=[False, True])
+    if math.isfinite(kappa) and kappa >= MIN_KAPPA:
+        return None
+    return (f"labelers {names[0]!r} and {names[1]!r} agree on relevance with kappa "
+            f"{kappa:.3f} over {len(units)} shared labels, below {MIN_KAPPA}: do not gate on "
+            "one set as a stand-in for the other (label_agreement has the details)")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 from . import _term
+from . import cli_trust as _trust
 from .errors import FormatError
 from .gates import GateError, apply_gates, check_report, parse_gate, worse_status
 
@@ -142,6 +143,7 @@ COMMANDS: dict[str, str] = {
     "compare": "compare the systems of one or more runs with significance tests",
     "demo": "run the bundled demo end to end and write a report, plots and a page",
 }
+COMMANDS.update(_trust.COMMANDS)  # score-shift, label-agreement (retrieval_eval/cli_trust.py)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -343,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the output: auto, always or never")
     p.set_defaults(handler=cmd_demo, json=False)
+    _trust.add_commands(command, output_flags)
     return parser
 
 

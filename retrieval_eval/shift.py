@@ -251,8 +251,8 @@ def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
     systems = [str(s) for s in pd.unique(run["system"].astype(ID))]
     if system is None:
         if len(systems) != 1:
-            raise ValueError(f"run_{label} holds systems {', '.join(systems)}: pass system= to "
-                             "say which one to compare")
+            raise ValueError(f"run_{label} holds systems {', '.join(systems)}: pass system= "
+                             "(--system) to say which one to compare")
         return run, systems[0]
     if system not in systems:
         raise ValueError(f"run_{label} has no system {system!r} (it has {', '.join(systems)})")
