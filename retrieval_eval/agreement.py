@@ -278,12 +278,13 @@ class LabelAgreement:
             "settings": self.settings,
         })
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax=None, short_names: tuple[str, str] | None = None, **kwargs):
         """The confusion matrix as a heatmap
-        (:class:`retrieval_eval.plotting_shift.AgreementDisplay`); returns the display."""
+        (:class:`retrieval_eval.plotting_shift.AgreementDisplay`); ``short_names`` label the
+        axes instead of the long ``labeled_by`` values. Returns the display."""
         from .plotting_shift import AgreementDisplay
 
-        return AgreementDisplay.from_agreement(self).plot(ax=ax, **kwargs)
+        return AgreementDisplay.from_agreement(self, short_names).plot(ax=ax, **kwargs)
 
     def _repr_html_(self) -> str:
         from ._html import box, esc, table, warnings_html
