@@ -304,8 +304,8 @@ class LabelAgreement:
                 + self.summary[["value", "n", "ci_low", "ci_high"]].to_string())
 
 
-def _bootstrap_kappas(a: np.ndarray, b: np.ndarray, values: np.ndarray, binary: bool,
-                      n_resamples: int, seed) -> np.ndarray:
+def _bootstrap_kappas(a: np.ndarray, b: np.ndarray, values: np.ndarray, n_resamples: int,
+                      seed) -> np.ndarray:
     """(n_resamples, 4) kappas (plain, linear, quadratic, binary) over resampled units."""
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, a.size, size=(n_resamples, a.size))
@@ -382,8 +382,8 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     kappas = [cohen_kappa(a, b, w, labels=values) for w in WEIGHTS]
     kappa_bin = cohen_kappa(ba, bb, labels=bin_values)
     alpha = krippendorff_alpha(units[names].to_numpy(np.float64).T, level)
-    boot = _bootstrap_kappas(a, b, values, False, int(n_resamples), seed)
-    rng_bin = _bootstrap_kappas(ba, bb, bin_values, True, int(n_resamples), seed)[:, 0]
+    boot = _bootstrap_kappas(a, b, values, int(n_resamples), seed)
+    rng_bin = _bootstrap_kappas(ba, bb, bin_values, int(n_resamples), seed)[:, 0]
     with np.errstate(invalid="ignore"):
         ci = np.nanpercentile(np.c_[boot, rng_bin], [2.5, 97.5], axis=0)
     label = f"percentile bootstrap 95% over units ({int(n_resamples)} resamples, seed {seed})"
@@ -408,7 +408,7 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     for name, g in pair.groupby("stratum", sort=True):  # a handful of strata
         x = (g[first].to_numpy(np.float64) >= threshold).astype(np.float64)
         y = (g[second].to_numpy(np.float64) >= threshold).astype(np.float64)
-        bk = _bootstrap_kappas(x, y, bin_values, True, int(n_resamples), seed)[:, 0]
+        bk = _bootstrap_kappas(x, y, bin_values, int(n_resamples), seed)[:, 0]
         with np.errstate(invalid="ignore"):
             lo, hi = (np.nanpercentile(bk, [2.5, 97.5]) if np.isfinite(bk).any()
                       else (math.nan, math.nan))

@@ -612,10 +612,7 @@ class Calibration:
         """The report's ``calibration`` block for ``system`` (JSON-able)."""
         row = self._row(system)
         fixed = math.isnan(float(row["quantile"]))
-        conformal = self.settings.get("guarantee") is not None and fixed and not (
-            self.settings.get("cutoff") is not None and (
-                not isinstance(self.settings["cutoff"], Mapping)
-                or system in self.settings["cutoff"]))
+        conformal = "method" in row.index and row["method"] == "conformal"
         extra = {}
         if self.guarantee is not None:
             mine = self.guarantee[self.guarantee["system"] == system]
@@ -917,6 +914,10 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
 
     settings["guarantee"] = None if g is None else {"alpha": g.alpha, "delta": g.delta}
     settings["by"] = by
+    if g is not None:  # how each system's cutoff was set (plots name it)
+        given = _fixed_systems(cutoff, [str(x) for x in summary.index])
+        summary["method"] = pd.array(["fixed" if str(x) in given else "conformal"
+                                      for x in summary.index], dtype=ID)
     gtable, notes = guarantee_table(top1, g, by, cutoffs, float(quantile), MIN_SAMPLES)
     for s, text in notes:
         warn(s, text)
@@ -928,6 +929,15 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
         per_stratum = _per_stratum(top1, cutoffs, limit)
     return Calibration(summary, top1, per_stratum, intervals, warnings, missing_neg, missing_pos,
                        settings, {s: w for s, w in system_warnings.items()}, rows, gtable)
+
+
+def _fixed_systems(cutoff, systems: list[str]) -> set[str]:
+    """The systems whose cutoff was given (``cutoff=``), not calibrated."""
+    if cutoff is None:
+        return set()
+    if isinstance(cutoff, Mapping):
+        return {str(k) for k in cutoff}
+    return set(systems)
 
 
 def _names(ids: list[str], limit: int = 5) -> str:

@@ -15,7 +15,8 @@ import pandas as pd
 
 from .plotting import NEGATIVE_COLOR, PALETTE, POSITIVE_COLOR
 
-__all__ = ["AgreementDisplay", "ScoreShiftDisplay", "StratumCutoffDisplay"]
+__all__ = ["AgreementDisplay", "ScoreShiftDisplay", "StratumCutoffDisplay", "draw_stratum_cutoffs",
+           "stratum_cutoff_rows"]
 
 BEFORE_COLOR = PALETTE[0]
 AFTER_COLOR = PALETTE[4]
@@ -34,6 +35,35 @@ def _num(x: float) -> str:
     if not math.isfinite(x):
         return "n/a"
     return f"{x:.3g}" if abs(x) < 0.01 and x != 0 else f"{x:.3f}"
+
+
+def stratum_cutoff_rows(calibration, systems) -> pd.DataFrame | None:
+    """The per-stratum cutoffs (``system``, ``stratum``, ``cutoff``, ``source``) of a
+    ``calibrate(..., by="stratum")`` result for ``systems``, or None without them."""
+    from .guarantee import POOLED
+
+    table = getattr(calibration, "guarantee", None)
+    if table is None or calibration.settings.get("by") != "stratum":
+        return None
+    rows = table[(table["stratum"] != POOLED) & table["system"].isin(list(systems))]
+    return rows[["system", "stratum", "cutoff", "source"]].reset_index(drop=True)
+
+
+def draw_stratum_cutoffs(ax, rows: pd.DataFrame, system: str) -> list:
+    """Short ticks along the top of ``ax`` at each stratum's cutoff, labeled with the stratum
+    (the tradeoff plot's per-stratum cutoffs); returns the legend handle(s)."""
+    from matplotlib.lines import Line2D
+
+    mine = rows[(rows["system"] == system) & np.isfinite(rows["cutoff"].to_numpy(np.float64))]
+    color = PALETTE[3]
+    for rec in mine.itertuples(index=False):
+        ax.axvline(rec.cutoff, ymin=0.90, ymax=1.0, color=color, linewidth=2.2,
+                   linestyle="-" if rec.source != "pooled" else ":")
+        ax.text(rec.cutoff, 0.89, str(rec.stratum), transform=ax.get_xaxis_transform(),
+                rotation=90, ha="center", va="top", fontsize="x-small", color=color)
+    if mine.empty:
+        return []
+    return [Line2D([], [], color=color, linewidth=2.2, label="per-stratum cutoffs (by=\"stratum\")")]
 
 
 class ScoreShiftDisplay:

@@ -141,3 +141,8 @@ def test_plot_is_the_confusion_heatmap(demo):
     disp = label_agreement(demo.judgments, demo.judgments_lexical).plot()
     assert disp.image_.get_array().shape == (4, 4)
     plt.close(disp.figure_)
+
+
+def test_html_view_names_both_labelers(demo):
+    html = label_agreement(demo.judgments, demo.judgments_lexical)._repr_html_()
+    assert "lexical-overlap" in html and "kappa_binary" in html

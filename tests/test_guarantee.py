@@ -287,3 +287,66 @@ def test_by_takes_only_stratum():
     demo = load_demo()
     with pytest.raises(ValueError, match="by must be"):
         calibrate(demo.runs, demo.judgments, demo.queries, by="system")
+
+
+def test_calibrate_with_a_fixed_cutoff_for_one_system_names_each_method():
+    demo = load_demo()
+    c = calibrate(demo.runs, demo.judgments, demo.queries, guarantee=0.1, cutoff={"rrf": 0.03})
+    assert c.summary["method"].to_dict() == {"dense": "conformal", "bm25": "conformal",
+                                             "rrf": "fixed"}
+    assert c.cutoff("rrf") == 0.03
+
+
+def test_the_html_view_shows_the_guarantee_table():
+    demo = load_demo()
+    html = calibrate(demo.runs, demo.judgments, demo.queries, guarantee=0.1)._repr_html_()
+    assert "split-conformal cutoff: retention &gt;= 90%" in html and "coverage_ci_low" in html
+
+
+# -- plots -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mondrian_bm25():
+    demo = load_demo()
+    bm25 = demo.runs[demo.runs["system"] == "bm25"]
+    return calibrate(bm25, demo.judgments, demo.queries, guarantee=0.1, by="stratum")
+
+
+def test_stratum_cutoff_display_marks_each_strata_cutoff(mondrian_bm25):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from retrieval_eval.plotting_shift import StratumCutoffDisplay
+
+    disp = StratumCutoffDisplay.from_calibration(mondrian_bm25, "bm25").plot()
+    table = mondrian_bm25.guarantee.set_index("stratum")
+    for stratum, mark in disp.cutoff_marks_.items():
+        assert mark.get_xdata()[0] == table.loc[stratum, "cutoff"]
+    assert set(disp.cutoff_marks_) == {"builtin-types", "data-model", "expressions", "statements"}
+    plt.close(disp.figure_)
+
+
+def test_tradeoff_plot_shows_per_stratum_cutoffs_and_names_the_conformal_cutoff(mondrian_bm25):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from retrieval_eval.plotting import CutoffTradeoffDisplay
+
+    disp = CutoffTradeoffDisplay.from_calibration(mondrian_bm25).plot()
+    texts = {t.get_text() for t in disp.ax_.texts}
+    assert {"builtin-types", "data-model", "expressions", "statements"} <= texts
+    assert "split conformal" in disp.cutoff_lines_["bm25"].get_label()
+    plt.close(disp.figure_)
+
+
+def test_stratum_cutoff_display_needs_a_by_stratum_calibration():
+    from retrieval_eval.plotting_shift import StratumCutoffDisplay
+
+    demo = load_demo()
+    with pytest.raises(ValueError, match='by="stratum"'):
+        StratumCutoffDisplay.from_calibration(calibrate(demo.runs, demo.judgments, demo.queries))

@@ -164,3 +164,9 @@ def test_plot_overlays_both_distributions_and_both_cutoffs(demo, dense_pair):
     import matplotlib.pyplot as plt
 
     plt.close(disp.figure_)
+
+
+def test_html_view_shows_the_summary_and_the_decisions(demo, dense_pair):
+    before, after = dense_pair
+    html = score_shift(before, after, demo.judgments, demo.queries)._repr_html_()
+    assert "Score shift" in html and "flip_share" in html and "newly_refused" in html
