@@ -303,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
                    help="lowest grade that makes a query a positive (default 1)")
     p.add_argument("--system", metavar="NAME", help="only this system of a multi-system run")
+    _trust.calibrate_flags(p)  # --alpha (split-conformal cutoff), --by-stratum (Mondrian)
     output_flags(p, "print the calibration table as JSON")
     p.set_defaults(handler=cmd_calibrate)
 
@@ -1068,6 +1069,7 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
     options: dict[str, Any] = {"threshold": args.threshold, "quantile": args.quantile}
     if args.cutoff is not None:
         options["cutoff"] = args.cutoff
+    options.update(_trust.calibrate_options(args))
     result = calibrate(run, judgments, queries=queries, **options)
     if args.json:
         to_dict = getattr(result, "to_dict", None)
@@ -1080,6 +1082,7 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
         out(f"{out.s('calibrate', 'bold')}  {args.run}  {out.s('against', 'dim')}  {args.queries}")
         out()
         _render_calibration(out, result)
+        _trust.render_guarantee(out, result)
     return EXIT_OK
 
 

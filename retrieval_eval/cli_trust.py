@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-__all__ = ["add_commands", "cmd_label_agreement", "cmd_score_shift"]
+__all__ = ["add_commands", "calibrate_flags", "calibrate_options", "cmd_label_agreement",
+           "cmd_score_shift", "render_guarantee"]
 
 COMMANDS = {
     "score-shift": "compare the top-1 score distributions of two runs: KS, PSI, cutoff shift, flips",
@@ -83,6 +84,40 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     p.add_argument("--out", metavar="FILE", help="also write the JSON result here (atomically)")
     output_flags(p, "print the result as JSON")
     p.set_defaults(handler=cmd_label_agreement)
+
+
+def calibrate_flags(p: argparse.ArgumentParser) -> None:
+    """``calibrate``'s --alpha and --by-stratum."""
+    from .cli import _finite_float
+
+    p.add_argument("--alpha", metavar="A", type=_finite_float("--alpha", 0.0, 1.0),
+                   help="split-conformal cutoff: a new positive keeps its answer with probability "
+                        ">= 1 - A (no cutoff when there are too few positives)")
+    p.add_argument("--by-stratum", action="store_true",
+                   help="one cutoff per stratum of the positives (Mondrian), pooled for small strata")
+
+
+def calibrate_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``calibrate()`` keywords --alpha and --by-stratum ask for."""
+    options: dict[str, Any] = {}
+    if getattr(args, "alpha", None) is not None:
+        options["guarantee"] = args.alpha
+    if getattr(args, "by_stratum", False):
+        options["by"] = "stratum"
+    return options
+
+
+def render_guarantee(out, calibration) -> None:
+    """The guarantee table of a calibration made with --alpha or --by-stratum, if any."""
+    table = getattr(calibration, "guarantee", None)
+    if table is None:
+        return
+    cols = ["system", "stratum", "source", "n_positive", "rank", "cutoff", "coverage",
+            "coverage_ci_low", "coverage_ci_high", "negative_satisfaction",
+            "negative_satisfaction_lower"]
+    out()
+    out(out.s("guarantee", "bold"))
+    out(table[cols].round(4).to_string(index=False))
 
 
 def _gates(expressions: list[str], kind: str):

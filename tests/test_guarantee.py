@@ -350,3 +350,13 @@ def test_stratum_cutoff_display_needs_a_by_stratum_calibration():
     demo = load_demo()
     with pytest.raises(ValueError, match='by="stratum"'):
         StratumCutoffDisplay.from_calibration(calibrate(demo.runs, demo.judgments, demo.queries))
+
+
+def test_the_cutoff_explorer_marks_per_stratum_cutoffs(mondrian_bm25):
+    pytest.importorskip("ipywidgets")
+    from retrieval_eval.widgets import explore_cutoff
+
+    ex = explore_cutoff(mondrian_bm25, plot=True, dpi=30)
+    ax = ex._figure.axes[0]
+    assert {"builtin-types", "data-model", "expressions", "statements"} <= {
+        t.get_text() for t in ax.texts}

@@ -135,3 +135,22 @@ def test_validate_is_quiet_when_labelers_agree():
     demo = load_demo()
     copy = demo.judgments.assign(labeled_by="human:second-reader")
     assert "low-label-agreement" not in [i.code for i in validate(demo.judgments, copy).issues]
+
+
+def test_calibrate_cli_alpha_and_by_stratum_print_and_write_the_guarantee():
+    args = ("calibrate", "--run", demo_path("runs.jsonl"), "--judgments",
+            demo_path("judgments.jsonl"), "--queries", demo_path("queries.jsonl"),
+            "--system", "bm25", "--alpha", "0.1", "--by-stratum")
+    code, out, err = cli(*args, "--color", "never")
+    assert code == 0, err
+    assert "guarantee" in out and "statements" in out
+    code, out, err = cli(*args, "--json")
+    rows = {r["stratum"]: r for r in json.loads(out)["guarantee"]}
+    assert rows["_pooled"]["rank"] == 4 and rows["statements"]["source"] == "conformal"
+
+
+def test_calibrate_cli_refuses_an_alpha_outside_0_1():
+    code, _, err = cli("calibrate", "--run", demo_path("runs.jsonl"), "--judgments",
+                       demo_path("judgments.jsonl"), "--queries", demo_path("queries.jsonl"),
+                       "--alpha", "1.5")
+    assert code == 2 and "--alpha" in err
