@@ -170,3 +170,14 @@ def test_html_view_shows_the_summary_and_the_decisions(demo, dense_pair):
     before, after = dense_pair
     html = score_shift(before, after, demo.judgments, demo.queries)._repr_html_()
     assert "Score shift" in html and "flip_share" in html and "newly_refused" in html
+
+
+def test_with_a_guarantee_each_cutoff_is_the_conformal_one(demo, dense_pair):
+    from retrieval_eval.guarantee import conformal_cutoff
+
+    before, after = dense_pair
+    s = score_shift(before, after, demo.judgments, demo.queries, guarantee=0.1)
+    pos = s.top1[s.top1["kind"] == "positive"]
+    assert s.value("cutoff_before") == conformal_cutoff(pos["top1_before"], 0.1)
+    assert s.value("cutoff_after") == conformal_cutoff(pos["top1_after"], 0.1)
+    assert s.settings["guarantee"] == {"alpha": 0.1, "delta": 0.05}
