@@ -918,7 +918,8 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
         given = _fixed_systems(cutoff, [str(x) for x in summary.index])
         summary["method"] = pd.array(["fixed" if str(x) in given else "conformal"
                                       for x in summary.index], dtype=ID)
-    gtable, notes = guarantee_table(top1, g, by, cutoffs, float(quantile), MIN_SAMPLES)
+    gtable, notes = guarantee_table(top1, g, by, cutoffs, float(quantile), MIN_SAMPLES,
+                                    frozenset(_fixed_systems(cutoff, list(cutoffs))))
     for s, text in notes:
         warn(s, text)
     if by is not None:  # each query meets its stratum's cutoff

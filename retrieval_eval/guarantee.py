@@ -184,7 +184,8 @@ def clopper_pearson_lower(successes, n, delta: float) -> np.ndarray:
 
 
 def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | None,
-                    cutoffs: Mapping[str, float], quantile: float, min_samples: int
+                    cutoffs: Mapping[str, float], quantile: float, min_samples: int,
+                    fixed: frozenset[str] = frozenset()
                     ) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
     """Per system (and per stratum of its positives with ``by="stratum"``): the cutoff and
     what it promises. Returns ``(table, warnings)``, warnings as ``(system, text)``.
@@ -193,7 +194,9 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
     conformal one when ``guarantee`` is given). Each stratum row's cutoff is the conformal
     cutoff of the stratum's positives (with a guarantee) or their ``quantile`` (without);
     a stratum with ``n + 1 < 1/alpha`` positives (with a guarantee) or fewer than
-    ``min_samples`` (without) uses the pooled cutoff, ``source = "pooled"``. Negatives have
+    ``min_samples`` (without) uses the pooled cutoff, ``source = "pooled"``. A system in
+    ``fixed`` has the cutoff it was given (``source = "fixed"``): no promise is computed for
+    it, since a number chosen outside the data carries none. Negatives have
     no positive strata, so every row's refusal figures are over all the system's negatives:
     what an out-of-distribution query routed to that stratum would meet.
     """
@@ -215,7 +218,8 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
             n = int(scores.size)
             k = conformal_rank(n, alpha) if guarantee is not None else 0
             if name == POOLED:
-                c, source = pooled, ("conformal" if guarantee is not None else "quantile")
+                c, source = pooled, ("fixed" if system in fixed else
+                                     "conformal" if guarantee is not None else "quantile")
             elif guarantee is not None and k >= 1:
                 c, source = conformal_cutoff(scores, alpha), "conformal"
             elif guarantee is None and n >= min_samples:
@@ -223,7 +227,7 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
             else:
                 c, source = pooled, "pooled"
                 small.append(f"{name} ({n})")
-            if name == POOLED and guarantee is not None and k < 1:
+            if name == POOLED and guarantee is not None and k < 1 and system not in fixed:
                 notes.append((system, (
                     f"system {system!r}: {n} positives are too few for a retention guarantee "
                     f"at alpha = {alpha:g} (it needs n + 1 >= 1/alpha, n >= "

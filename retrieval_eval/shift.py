@@ -9,7 +9,7 @@ of one system):
   two-sided p-value: exact (lattice-path probability, as ``scipy.stats.ks_2samp(method=
   "exact")``) up to 10,000 queries a side, the asymptotic Kolmogorov distribution beyond. The
   test treats the two samples as independent; with the same queries under both runs, scores
-  that move together make it conservative, and the flip share below is the paired measure.
+  that move together typically make it conservative; the flip share below is the paired measure.
 * **PSI** — the population stability index over ``bins`` quantile bins of the *before*
   scores: ``sum (a_i - b_i) ln(a_i / b_i)`` with ``b_i``, ``a_i`` the shares of before and after
   scores in bin ``i``; a share of 0 counts as half a query (``0.5 / n``), so one empty bin

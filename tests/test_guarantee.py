@@ -360,3 +360,11 @@ def test_the_cutoff_explorer_marks_per_stratum_cutoffs(mondrian_bm25):
     ax = ex._figure.axes[0]
     assert {"builtin-types", "data-model", "expressions", "statements"} <= {
         t.get_text() for t in ax.texts}
+
+
+def test_a_fixed_cutoff_carries_no_promise_in_the_guarantee_table():
+    j, r, negs = case({"a": list(np.linspace(0.5, 1.0, 20))}, [0.1] * 10)
+    c = calibrate(r, j, negatives=negs, guarantee=0.1, cutoff=0.42)
+    row = c.guarantee.iloc[0]
+    assert row["source"] == "fixed" and pd.isna(row["rank"]) and math.isnan(row["coverage"])
+    assert row["cutoff"] == 0.42 and row["negatives_refused"] == 10
