@@ -224,7 +224,9 @@ class LabelAgreement:
     * ``per_stratum``: per stratum, ``n`` units, binary kappa with its interval, share of
       units with the same grade.
     * ``metrics``: with a run, per (system, metric) the mean over the shared queries scored
-      with each labeler's labels only, and the difference (second - first); else None.
+      with each labeler's labels only (``labels_first``, ``labels_second``; ``n_first``,
+      ``n_second`` the queries each set gives a relevant label, the others having nothing to
+      find), and the difference (second - first); else None.
     * ``units``: the overlapping units (:func:`overlapping_labels`).
     """
 
@@ -460,15 +462,19 @@ def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
     for system in means[0].index:  # a few systems
         for c in cols:
             va = float(means[0].loc[system, c])
-            vb = float(means[1].loc[system, c]) if system in means[1].index else math.nan
-            out.append({"system": str(system), "metric": c, "n_queries": int(means[0].loc[system, "n"]),
+            has_b = system in means[1].index
+            vb = float(means[1].loc[system, c]) if has_b else math.nan
+            out.append({"system": str(system), "metric": c,
+                        "n_first": int(means[0].loc[system, "n"]),
+                        "n_second": int(means[1].loc[system, "n"]) if has_b else 0,
                         "labels_first": va, "labels_second": vb, "difference": vb - va})
-    frame = pd.DataFrame.from_records(out, columns=["system", "metric", "n_queries",
+    frame = pd.DataFrame.from_records(out, columns=["system", "metric", "n_first", "n_second",
                                                     "labels_first", "labels_second",
                                                     "difference"])
     frame["system"] = frame["system"].astype(ID)
     frame["metric"] = frame["metric"].astype(ID)
-    frame["n_queries"] = frame["n_queries"].astype(np.int64)
+    for c in ("n_first", "n_second"):
+        frame[c] = frame[c].astype(np.int64)
     return frame
 
 

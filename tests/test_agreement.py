@@ -118,6 +118,9 @@ def test_metric_effect_scores_the_shared_queries_with_each_label_set(demo):
         got = ag.metrics[ag.metrics["metric"] == "ndcg@10"].set_index("system")[col]
         for system in ("dense", "bm25", "rrf"):
             assert got[system] == pytest.approx(means.loc[system, "ndcg@10"])
+        n_col = "n_first" if col == "labels_first" else "n_second"
+        with_positive = mine.loc[mine["relevance"] >= 1, "query_id"].nunique()
+        assert (ag.metrics[n_col] == with_positive).all()
 
 
 def test_one_labeler_is_refused():
