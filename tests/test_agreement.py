@@ -149,3 +149,22 @@ def test_plot_is_the_confusion_heatmap(demo):
 def test_html_view_names_both_labelers(demo):
     html = label_agreement(demo.judgments, demo.judgments_lexical)._repr_html_()
     assert "lexical-overlap" in html and "kappa_binary" in html
+
+
+def test_alpha_spans_every_labeler_while_kappa_compares_the_first_two():
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 4, size=30)
+    sets = []
+    for who, noise in (("human:a", 0), ("human:b", 1), ("synthetic:c", 2)):
+        g = np.clip(truth + rng.integers(-noise, noise + 1, size=30), 0, 3)
+        keep = rng.random(30) < 0.85  # each labeler skips some units
+        sets += labels([("q1", f"d{i}", int(g[i]), "s") for i in range(30) if keep[i]], who)
+    ag = label_agreement(sets)
+    assert ag.labelers == ["human:a", "human:b", "synthetic:c"]
+    wide = overlapping_labels(sets)
+    matrix = wide[["human:a", "human:b", "synthetic:c"]].to_numpy(float).T
+    assert ag.value("alpha") == pytest.approx(krippendorff.alpha(
+        reliability_data=matrix, level_of_measurement="ordinal"), abs=1e-9)
+    both = wide[wide["human:a"].notna() & wide["human:b"].notna()]
+    assert ag.value("kappa") == pytest.approx(cohen_kappa_score(
+        both["human:a"].astype(int), both["human:b"].astype(int), labels=GRADES))
