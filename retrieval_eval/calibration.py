@@ -914,12 +914,11 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
 
     settings["guarantee"] = None if g is None else {"alpha": g.alpha, "delta": g.delta}
     settings["by"] = by
+    given = frozenset(_fixed_systems(cutoff, list(cutoffs)))
     if g is not None:  # how each system's cutoff was set (plots name it)
-        given = _fixed_systems(cutoff, [str(x) for x in summary.index])
         summary["method"] = pd.array(["fixed" if str(x) in given else "conformal"
                                       for x in summary.index], dtype=ID)
-    gtable, notes = guarantee_table(top1, g, by, cutoffs, float(quantile), MIN_SAMPLES,
-                                    frozenset(_fixed_systems(cutoff, list(cutoffs))))
+    gtable, notes = guarantee_table(top1, g, by, cutoffs, float(quantile), MIN_SAMPLES, given)
     for s, text in notes:
         warn(s, text)
     if by is not None:  # each query meets its stratum's cutoff
@@ -1013,9 +1012,9 @@ def apply_cutoff(run, cutoff) -> pd.DataFrame:
 
     ``cutoff`` is a number (every system), a mapping ``{system: cutoff}`` or a
     :class:`Calibration` (each system's own cutoff; with ``by="stratum"`` each query's
-    stratum's cutoff, the pooled one for queries and strata it has none for). Every system of the run must have a
-    cutoff and scores; a hit without a score is removed too (nothing to compare). Rows keep
-    their columns and their ``rank`` as written (the engine
+    stratum's cutoff, the pooled one for queries and strata it has none for). Every system
+    of the run must have a cutoff and scores; a hit without a score is removed too (nothing
+    to compare). Rows keep their columns and their ``rank`` as written (the engine
     orders by it, so gaps do not matter); a query whose every hit is removed has no rows
     left, and ``evaluate`` then treats it as missing and scores it zero: that is what an
     abstention costs on a covered query.

@@ -40,7 +40,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     )
     p.add_argument("--run-before", metavar="FILE", required=True, help="the earlier run, with scores")
     p.add_argument("--run-after", metavar="FILE", required=True, help="the later run, with scores")
-    p.add_argument("--judgments", metavar="FILE", help="judgments JSONL: the positives that calibrate each cutoff")
+    p.add_argument("--judgments", metavar="FILE",
+                   help="judgments JSONL: the positives that calibrate each cutoff")
     p.add_argument("--queries", metavar="FILE", help="queries JSONL: expect_none marks the negatives")
     p.add_argument("--system", metavar="NAME", help="the system to compare, when a run holds several")
     p.add_argument("--cutoff", metavar="X", type=_finite_float("--cutoff"),
@@ -71,7 +72,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
         "  retrieval-eval label-agreement --judgments all.jsonl --run run.jsonl \\\n"
         "      --gate label-agreement:kappa_binary:0.6",
     )
-    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL (labeled_by names the labeler)")
+    p.add_argument("--judgments", metavar="FILE", required=True,
+                   help="judgments JSONL (labeled_by names the labeler)")
     p.add_argument("--other", metavar="FILE", help="a second judgments JSONL, e.g. the synthetic labels")
     p.add_argument("--labeler", metavar="NAME", action="append",
                    help="a labeled_by value to compare, repeatable (default: every labeler)")

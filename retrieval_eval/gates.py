@@ -191,7 +191,8 @@ def _trust_gate(expression: str, parts: list[str]) -> Gate:
         raise GateError(f"gate '{expression}': expected {kind}:metric:{what}")
     metric = _metric(parts[1], expression)
     if metric not in known:
-        raise GateError(f"gate '{expression}': {kind} gates read {', '.join(known)}, not '{metric}'")
+        raise GateError(
+            f"gate '{expression}': {kind} gates read {', '.join(known)}, not '{metric}'")
     return Gate(expression, kind, metric, _number(parts[2], expression))
 
 

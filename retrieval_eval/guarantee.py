@@ -1,4 +1,4 @@
-"""Cutoffs with a stated guarantee: split-conformal retention, Clopper-Pearson refusal, Mondrian strata.
+"""Cutoffs with a stated guarantee: split-conformal retention, Clopper-Pearson refusal, strata.
 
 A percentile of 45 positives is a point estimate: the share of *new* answerable queries a
 cutoff refuses can be far from the 10% it was set at. Split conformal prediction (Vovk et al.,

@@ -353,7 +353,8 @@ class ScoreDistributionDisplay:
             c = float(st["cutoff"])
             if np.isfinite(c):
                 line = a.axvline(c, color=fg, linestyle="--", linewidth=1.5,
-                                 label=f"cutoff {_fmt(c)} ({_quantile_text(st['quantile'], st.get('method'))})")
+                                 label=f"cutoff {_fmt(c)} "
+                                       f"({_quantile_text(st['quantile'], st.get('method'))})")
                 self.cutoff_lines_[s] = line
                 handles.append(line)
             a.set_xlabel(_score_axis_label(self.score_label, system=s))
@@ -655,7 +656,8 @@ class CutoffTradeoffDisplay:
             ["cutoff"], kind="stable").reset_index(drop=True)
         curve = pd.concat([curve[curve["system"] == s] for s in systems], ignore_index=True)
         if calibration is not None:
-            chosen = calibration.summary.loc[systems, _with_method(calibration.summary, _CHOSEN)].copy()
+            chosen = calibration.summary.loc[
+                systems, _with_method(calibration.summary, _CHOSEN)].copy()
             score_label = _score_label_of(calibration, score_label)
         else:
             chosen = pd.DataFrame(
@@ -692,7 +694,8 @@ class CutoffTradeoffDisplay:
                 ch = self.chosen.loc[s]
                 c = float(ch["cutoff"])
                 line = a.axvline(c, color=fg, linestyle=":", linewidth=1.5,
-                                 label=(f"cutoff {_fmt(c)} ({_quantile_text(ch['quantile'], ch.get('method'))}):\n"
+                                 label=(f"cutoff {_fmt(c)} "
+                                        f"({_quantile_text(ch['quantile'], ch.get('method'))}):\n"
                                         f"{ch['negative_satisfaction']:.0%} negatives below, "
                                         f"{ch['positive_retention']:.0%} positives kept"))
                 a.plot([c, c], [ch["negative_satisfaction"], ch["positive_retention"]],
