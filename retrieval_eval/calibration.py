@@ -549,6 +549,8 @@ class Calibration:
     settings: dict[str, Any]
     system_warnings: dict[str, list[str]] = field(default_factory=dict)
     rows: pd.DataFrame | None = field(default=None, repr=False)
+    #: With ``guarantee=`` or ``by="stratum"``: :func:`retrieval_eval.guarantee.guarantee_table`.
+    guarantee: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def systems(self) -> list[str]:
@@ -610,16 +612,22 @@ class Calibration:
         """The report's ``calibration`` block for ``system`` (JSON-able)."""
         row = self._row(system)
         fixed = math.isnan(float(row["quantile"]))
+        conformal = "method" in row.index and row["method"] == "conformal"
+        extra = {}
+        if self.guarantee is not None:
+            mine = self.guarantee[self.guarantee["system"] == system]
+            extra["guarantee"] = mine.drop(columns="system").to_dict(orient="records")
         return _jsonable({
             "system": system,
             "cutoff": float(row["cutoff"]),
-            "method": "fixed" if fixed else "quantile",
+            "method": "conformal" if conformal else "fixed" if fixed else "quantile",
             "quantile": None if fixed else float(row["quantile"]),
             "n_positive": int(row["n_positive"]),
             "n_negative": int(row["n_negative"]),
             "missing_negatives": list(self.missing_negatives.get(system, [])),
             "rank_based": bool(row["rank_based"]),
             "warnings": list(self.system_warnings.get(system, [])),
+            **extra,
         })
 
     def to_frame(self) -> pd.DataFrame:
@@ -637,6 +645,8 @@ class Calibration:
             "warnings": list(self.warnings),
             "missing_negatives": self.missing_negatives,
             "missing_positives": self.missing_positives,
+            **({} if self.guarantee is None
+               else {"guarantee": self.guarantee.to_dict(orient="records")}),
         })
 
     def plot(self, kind: str = "distribution", ax=None, system=None, **kwargs):
@@ -652,7 +662,12 @@ class Calibration:
         s = self.settings
         how = (f"cutoff = {s['quantile']:.0%} quantile of the positives' top-1 scores"
                if s.get("cutoff") is None else "fixed cutoff (production behaviour)")
-        body = (table(self.summary, max_rows=20) + warnings_html(self.warnings)
+        if self.guarantee is not None:
+            how += f"; {_guarantee_text(s)}"
+        body = (table(self.summary, max_rows=20)
+                + ("" if self.guarantee is None else table(self.guarantee.set_index(
+                    ["system", "stratum"]), max_rows=40))
+                + warnings_html(self.warnings)
                 + f"<div>{esc(how)}; intervals: Wilson 95% for shares, percentile bootstrap "
                   f"({s['n_resamples']} resamples, seed {s['seed']}) for auroc and margin. "
                   "Details: .top1, .per_stratum, .intervals</div>")
@@ -681,8 +696,18 @@ def _no_scores_message(system: str) -> str:
             "of each hit (SPEC B1)")
 
 
+def _guarantee_text(settings: Mapping[str, Any]) -> str:
+    g, by = settings.get("guarantee"), settings.get("by")
+    text = ("" if g is None else f"split-conformal cutoff: retention >= {1 - g['alpha']:.0%} "
+            f"for a new positive, bounds at {1 - g['delta']:.0%} confidence")
+    if by is not None:
+        text += ("; " if text else "") + f"one cutoff per {by} (Mondrian)"
+    return text
+
+
 def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.10,
-              cutoff=None, threshold: int = 1, n_resamples: int = 1000, seed=0) -> Calibration:
+              cutoff=None, threshold: int = 1, n_resamples: int = 1000, seed=0,
+              guarantee=None, by: str | None = None) -> Calibration:
     """Calibrate a relevance cutoff per system and measure how well it rejects OOD queries.
 
     For each system with scores: ``top1`` of a query is the score of its rank-1 row in
@@ -698,7 +723,23 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     score-less system next to scored ones is left out with a warning). Systems whose scores
     look rank-based (RRF) are flagged, warned about, and their measurements marked
     indeterminate, as are all measurements over fewer than 10 positives or negatives.
+
+    ``guarantee`` (alpha, ``{"alpha": .., "delta": ..}`` or a
+    :class:`retrieval_eval.guarantee.Guarantee`) replaces the quantile cutoff of every
+    calibrated system by the split-conformal one, the ``floor(alpha (n + 1))``-th smallest
+    positive top-1 score, so that a new positive query keeps its answer with probability
+    >= 1 - alpha; ``.guarantee`` then reports alpha, n, the coverage interval and a
+    Clopper-Pearson lower bound on the negatives refused (``docs/ood-calibration.md``). With
+    too few positives (n + 1 < 1/alpha) the cutoff is NaN and a warning says so.
+    ``by="stratum"`` adds one cutoff per stratum of the positives (Mondrian calibration; a
+    stratum too small falls back to the pooled cutoff), used by ``top1["above_cutoff"]``,
+    ``per_stratum`` and :func:`apply_cutoff`; ``summary`` stays the pooled cutoff's.
     """
+    from .guarantee import as_guarantee
+
+    g = as_guarantee(guarantee)
+    if by not in (None, "stratum"):
+        raise ValueError(f"by must be None or 'stratum', got {by!r}")
     if not 0.0 <= float(quantile) <= 1.0:
         raise ValueError(f"quantile must be in [0, 1], got {quantile}")
     if int(n_resamples) < 1:
@@ -791,8 +832,12 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
         pos_m, neg_m = is_pos & ~miss_col, is_neg & ~miss_col
         pos, neg = score_col[pos_m], score_col[neg_m]
         c, qv = _cutoff_for(s, cutoff, float(quantile), pos)
+        if g is not None and not math.isnan(qv):  # calibrated (not fixed): the conformal cutoff
+            from .guarantee import conformal_cutoff
+
+            c, qv = conformal_cutoff(pos, g.alpha), math.nan
         cutoffs[s] = c
-        if math.isnan(c):
+        if math.isnan(c) and (g is None or pos.size == 0):
             warn(s, f"system {s!r}: no positive has a top-1 score, so no cutoff can be calibrated")
         fig = _figures(pos, neg, c)
         reasons = _rank_reasons(rows[rows["system"] == s], score_col[mine & ~miss_col])
@@ -862,8 +907,37 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
         "min_samples": MIN_SAMPLES, "rank_reasons": rank_reasons,
     }
+    if g is None and by is None:
+        return Calibration(summary, top1, per_stratum, intervals, warnings, missing_neg,
+                           missing_pos, settings, {s: w for s, w in system_warnings.items()}, rows)
+    from .guarantee import guarantee_table, query_cutoffs
+
+    settings["guarantee"] = None if g is None else {"alpha": g.alpha, "delta": g.delta}
+    settings["by"] = by
+    given = frozenset(_fixed_systems(cutoff, list(cutoffs)))
+    if g is not None:  # how each system's cutoff was set (plots name it)
+        summary["method"] = pd.array(["fixed" if str(x) in given else "conformal"
+                                      for x in summary.index], dtype=ID)
+    gtable, notes = guarantee_table(top1, g, by, cutoffs, float(quantile), MIN_SAMPLES, given)
+    for s, text in notes:
+        warn(s, text)
+    if by is not None:  # each query meets its stratum's cutoff
+        limit = query_cutoffs(gtable, top1, cutoffs)
+        score = top1["top1_score"].to_numpy(np.float64)
+        ok = np.isfinite(score) & np.isfinite(limit)
+        top1["above_cutoff"] = pd.array(np.where(ok, score >= limit, None), dtype="boolean")
+        per_stratum = _per_stratum(top1, cutoffs, limit)
     return Calibration(summary, top1, per_stratum, intervals, warnings, missing_neg, missing_pos,
-                       settings, {s: w for s, w in system_warnings.items()}, rows)
+                       settings, {s: w for s, w in system_warnings.items()}, rows, gtable)
+
+
+def _fixed_systems(cutoff, systems: list[str]) -> set[str]:
+    """The systems whose cutoff was given (``cutoff=``), not calibrated."""
+    if cutoff is None:
+        return set()
+    if isinstance(cutoff, Mapping):
+        return {str(k) for k in cutoff}
+    return set(systems)
 
 
 def _names(ids: list[str], limit: int = 5) -> str:
@@ -871,12 +945,16 @@ def _names(ids: list[str], limit: int = 5) -> str:
     return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
-def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float]) -> pd.DataFrame:
-    """(system, kind, stratum) rows for positives and negatives with a top-1 score."""
+def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float],
+                 limits: np.ndarray | None = None) -> pd.DataFrame:
+    """(system, kind, stratum) rows for positives and negatives with a top-1 score;
+    ``limits`` (one per ``top1`` row) replaces the system's cutoff with per-query ones."""
     from .stats import wilson_interval
 
-    t = top1[~top1["missing"] & top1["kind"].isin(["positive", "negative"])]
-    cut = t["system"].map(cutoffs).to_numpy(np.float64)
+    keep = (~top1["missing"] & top1["kind"].isin(["positive", "negative"])).to_numpy(bool)
+    t = top1[keep]
+    cut = (t["system"].map(cutoffs).to_numpy(np.float64) if limits is None
+           else np.asarray(limits, dtype=np.float64)[keep])
     score = t["top1_score"].to_numpy(np.float64)
     neg = (t["kind"] == "negative").to_numpy()
     success = np.where(neg, score < cut, score >= cut).astype(np.float64)
@@ -894,7 +972,15 @@ def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float]) -> pd.DataFrame:
         "auroc": g["win"].mean(),
         "median_top1": g["score"].median(),
     }).reset_index()
-    out["cutoff"] = out["system"].map(cutoffs).astype(np.float64)
+    if limits is None:
+        out["cutoff"] = out["system"].map(cutoffs).astype(np.float64)
+    else:
+        out["cutoff"] = (pd.DataFrame({"system": t["system"].to_numpy(),
+                                       "kind": t["kind"].to_numpy(),
+                                       "stratum": t["stratum"].to_numpy(), "cut": cut})
+                         .groupby(["system", "kind", "stratum"], sort=False)["cut"].first()
+                         .reindex(pd.MultiIndex.from_frame(out[["system", "kind", "stratum"]]))
+                         .to_numpy(np.float64))
     ok = out["share"].notna().to_numpy()
     lo = np.full(len(out), np.nan)
     hi = np.full(len(out), np.nan)
@@ -925,9 +1011,10 @@ def apply_cutoff(run, cutoff) -> pd.DataFrame:
     the cutoff removed (a hit exactly at the cutoff stays).
 
     ``cutoff`` is a number (every system), a mapping ``{system: cutoff}`` or a
-    :class:`Calibration` (each system's own cutoff). Every system of the run must have a
-    cutoff and scores; a hit without a score is removed too (nothing to compare). Rows keep
-    their columns and their ``rank`` as written (the engine
+    :class:`Calibration` (each system's own cutoff; with ``by="stratum"`` each query's
+    stratum's cutoff, the pooled one for queries and strata it has none for). Every system
+    of the run must have a cutoff and scores; a hit without a score is removed too (nothing
+    to compare). Rows keep their columns and their ``rank`` as written (the engine
     orders by it, so gaps do not matter); a query whose every hit is removed has no rows
     left, and ``evaluate`` then treats it as missing and scores it zero: that is what an
     abstention costs on a covered query.
@@ -950,6 +1037,10 @@ def apply_cutoff(run, cutoff) -> pd.DataFrame:
     if scoreless:
         raise ValueError("; ".join(_no_scores_message(s) for s in scoreless))
     limit = systems.map(mapping).to_numpy(np.float64)
+    if isinstance(cutoff, Calibration) and cutoff.settings.get("by") is not None:
+        from .guarantee import stratum_limits
+
+        limit = stratum_limits(cutoff.guarantee, cutoff.top1, systems, r["query_id"], limit)
     keep = r["score"].to_numpy(np.float64) >= limit
     return r[keep].reset_index(drop=True)
 

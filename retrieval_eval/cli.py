@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 from . import _term
+from . import cli_trust as _trust
 from .errors import FormatError
 from .gates import GateError, apply_gates, check_report, parse_gate, worse_status
 
@@ -142,6 +143,7 @@ COMMANDS: dict[str, str] = {
     "compare": "compare the systems of one or more runs with significance tests",
     "demo": "run the bundled demo end to end and write a report, plots and a page",
 }
+COMMANDS.update(_trust.COMMANDS)  # score-shift, label-agreement (retrieval_eval/cli_trust.py)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -301,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
                    help="lowest grade that makes a query a positive (default 1)")
     p.add_argument("--system", metavar="NAME", help="only this system of a multi-system run")
+    _trust.calibrate_flags(p)  # --alpha (split-conformal cutoff), --by-stratum (Mondrian)
     output_flags(p, "print the calibration table as JSON")
     p.set_defaults(handler=cmd_calibrate)
 
@@ -343,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the output: auto, always or never")
     p.set_defaults(handler=cmd_demo, json=False)
+    _trust.add_commands(command, output_flags)
     return parser
 
 
@@ -1065,6 +1069,7 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
     options: dict[str, Any] = {"threshold": args.threshold, "quantile": args.quantile}
     if args.cutoff is not None:
         options["cutoff"] = args.cutoff
+    options.update(_trust.calibrate_options(args))
     result = calibrate(run, judgments, queries=queries, **options)
     if args.json:
         to_dict = getattr(result, "to_dict", None)
@@ -1077,6 +1082,7 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
         out(f"{out.s('calibrate', 'bold')}  {args.run}  {out.s('against', 'dim')}  {args.queries}")
         out()
         _render_calibration(out, result)
+        _trust.render_guarantee(out, result)
     return EXIT_OK
 
 

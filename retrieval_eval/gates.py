@@ -6,6 +6,8 @@ Four forms, because an absolute threshold alone gets tuned until it passes::
     recall@5:-0.02                delta against a baseline report (regression tolerance)
     worst-stratum:recall@5:0.7    floor on the weakest query class
     auroc:ci-lower:0.8            floor on the lower end of the metric's interval
+    score-shift:psi:0.1           ceiling on score drift between two runs (score_shift)
+    label-agreement:kappa_binary:0.6  floor on agreement between labelers (label_agreement)
 
 A third outcome, INDETERMINATE, exists because "I cannot tell" is not "it failed" and must not
 be "it passed" either: a gate on a metric that was never computed, on a delta with no baseline,
@@ -39,7 +41,8 @@ __all__ = [
 ]
 
 Status = Literal["PASS", "FAIL", "INDETERMINATE"]
-GateKind = Literal["absolute", "delta", "worst-stratum", "ci-lower"]
+GateKind = Literal["absolute", "delta", "worst-stratum", "ci-lower", "score-shift",
+                   "label-agreement"]
 
 _SEVERITY = {"PASS": 0, "INDETERMINATE": 1, "FAIL": 2}
 
@@ -158,6 +161,8 @@ def parse_gate(expression: str) -> Gate:
     if not isinstance(expression, str):
         raise GateError(f"gate {expression!r}: expected a string such as 'recall@10:0.8'")
     parts = expression.split(":")
+    if parts[0] in ("score-shift", "label-agreement"):
+        return _trust_gate(expression, parts)
     if parts[0] == "worst-stratum":
         if len(parts) != 3:
             raise GateError(f"gate '{expression}': expected worst-stratum:metric:floor")
@@ -171,6 +176,50 @@ def parse_gate(expression: str) -> Gate:
     metric = _metric(parts[0], expression)
     kind: GateKind = "delta" if parts[1][:1] in ("+", "-") else "absolute"
     return Gate(expression, kind, metric, _number(parts[1], expression))
+
+
+def _trust_gate(expression: str, parts: list[str]) -> Gate:
+    """``score-shift:<metric>:<ceiling>`` (FAIL above it) or ``label-agreement:<measure>:<floor>``
+    (FAIL below it), read from a result's ``score_shift`` / ``label_agreement`` block."""
+    from .agreement import AGREEMENT_GATE_MEASURES
+    from .shift import SHIFT_GATE_METRICS
+
+    kind, known = ((parts[0], SHIFT_GATE_METRICS) if parts[0] == "score-shift"
+                   else (parts[0], AGREEMENT_GATE_MEASURES))
+    if len(parts) != 3:
+        what = "ceiling" if kind == "score-shift" else "floor"
+        raise GateError(f"gate '{expression}': expected {kind}:metric:{what}")
+    metric = _metric(parts[1], expression)
+    if metric not in known:
+        raise GateError(
+            f"gate '{expression}': {kind} gates read {', '.join(known)}, not '{metric}'")
+    return Gate(expression, kind, metric, _number(parts[2], expression))
+
+
+def _evaluate_trust(gate: Gate, report: Mapping[str, Any]) -> tuple[GateResult, str | None]:
+    """A score-shift ceiling or a label-agreement floor; INDETERMINATE without the number."""
+    raw, metric, threshold = gate.raw, gate.metric, gate.threshold
+    block_name = "score_shift" if gate.kind == "score-shift" else "label_agreement"
+    block = report.get(block_name)
+    m = block.get(metric) if isinstance(block, Mapping) else None
+    if not (isinstance(m, Mapping) and _is_number(m.get("value"))):
+        return GateResult(raw, "INDETERMINATE"), (
+            f"{raw}: no '{metric}' in a '{block_name}' block (run "
+            f"{'score-shift' if block_name == 'score_shift' else 'label-agreement'} first)")
+    value = float(m["value"])
+    why = _indeterminate(m)
+    if why is not None:
+        return GateResult(raw, "INDETERMINATE", value), f"{raw}: '{metric}' cannot be gated: {why}"
+    if gate.kind == "score-shift":
+        observed = abs(value) if metric == "cutoff_shift" else value  # drift either way
+        if _at_least(threshold, observed):
+            return GateResult(raw, "PASS", observed), None
+        return GateResult(raw, "FAIL", observed), (
+            f"{raw}: {metric} is {_fmt(observed)}, above the ceiling {threshold!r}")
+    if _at_least(value, threshold):
+        return GateResult(raw, "PASS", value), None
+    return GateResult(raw, "FAIL", value), (
+        f"{raw}: {metric} is {_fmt(value, threshold)}, below {threshold!r}")
 
 
 # -- reading reports ---------------------------------------------------------------------------
@@ -298,6 +347,9 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
 
     def undecided(reason: str, observed: float | None = None, base: float | None = None):
         return GateResult(raw, "INDETERMINATE", observed, base), f"{raw}: {reason}"
+
+    if gate.kind in ("score-shift", "label-agreement"):
+        return _evaluate_trust(gate, report)
 
     if gate.kind == "worst-stratum":
         strata = report.get("per_stratum") or {}

@@ -209,7 +209,9 @@ def _score_axis_label(score_label, prefix: str = "top-1 score", system: str | No
     return f"{prefix} ({score_label})" if score_label else prefix
 
 
-def _quantile_text(quantile) -> str:
+def _quantile_text(quantile, method=None) -> str:
+    if isinstance(method, str) and method == "conformal":  # calibrate(..., guarantee=...)
+        return "split conformal"
     if quantile is None or not np.isfinite(quantile):
         return "fixed"
     return f"p{float(quantile) * 100:g} of positives"
@@ -344,7 +346,7 @@ class ScoreDistributionDisplay:
         systems = _select_systems(calibration.summary.index, system)
         cols = ["cutoff", "quantile", "separation_margin", "auroc", "rank_based", "n_positive",
                 "n_negative"]
-        stats = calibration.summary.loc[systems, cols].copy()
+        stats = calibration.summary.loc[systems, _with_method(calibration.summary, cols)].copy()
         return cls(_classes(calibration, systems), stats, _score_label_of(calibration, score_label),
                    system_colors(calibration.summary.index))
 
@@ -400,7 +402,8 @@ class ScoreDistributionDisplay:
             c = float(st["cutoff"])
             if np.isfinite(c):
                 line = a.axvline(c, color=fg, linestyle="--", linewidth=1.5,
-                                 label=f"cutoff {_fmt(c)} ({_quantile_text(st['quantile'])})")
+                                 label=f"cutoff {_fmt(c)} "
+                                       f"({_quantile_text(st['quantile'], st.get('method'))})")
                 self.cutoff_lines_[s] = line
                 handles.append(line)
             a.set_xlabel(_score_axis_label(self.score_label, system=s))
@@ -636,6 +639,11 @@ def _tradeoff_values(pos: np.ndarray, neg: np.ndarray, grid: np.ndarray) -> tupl
 _CHOSEN = ["cutoff", "quantile", "negative_satisfaction", "positive_retention", "rank_based"]
 
 
+def _with_method(summary: pd.DataFrame, cols: list[str]) -> list[str]:
+    """``cols``, plus the ``method`` column a guaranteed calibration adds."""
+    return cols + ["method"] * ("method" in summary.columns)
+
+
 class CutoffTradeoffDisplay:
     """Negative satisfaction and positive retention against the cutoff, one axes per system.
 
@@ -691,9 +699,13 @@ class CutoffTradeoffDisplay:
                                         "negative_satisfaction": ns, "positive_retention": pr}))
         curve = pd.concat(pieces, ignore_index=True)
         curve["system"] = curve["system"].astype(ID)
-        chosen = calibration.summary.loc[systems, _CHOSEN].copy()
-        return cls(curve, chosen, _score_label_of(calibration, score_label),
-                   system_colors(calibration.summary.index))
+        chosen = calibration.summary.loc[systems, _with_method(calibration.summary, _CHOSEN)].copy()
+        out = cls(curve, chosen, _score_label_of(calibration, score_label),
+                  system_colors(calibration.summary.index))
+        from .plotting_shift import stratum_cutoff_rows  # by="stratum": one cutoff per stratum
+
+        out.stratum_cutoffs = stratum_cutoff_rows(calibration, systems)
+        return out
 
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame, calibration=None, system=None,
@@ -707,7 +719,8 @@ class CutoffTradeoffDisplay:
         curve = pd.concat([curve[curve["system"] == s] for s in systems], ignore_index=True)
         colors = system_colors(pd.unique(sweep["system"]))
         if calibration is not None:
-            chosen = calibration.summary.loc[systems, _CHOSEN].copy()
+            chosen = calibration.summary.loc[
+                systems, _with_method(calibration.summary, _CHOSEN)].copy()
             score_label = _score_label_of(calibration, score_label)
             colors = system_colors(calibration.summary.index)
         else:
@@ -747,13 +760,18 @@ class CutoffTradeoffDisplay:
                 ch = self.chosen.loc[s]
                 c = float(ch["cutoff"])
                 line = a.axvline(c, color=fg, linestyle=":", linewidth=1.5,
-                                 label=(f"cutoff {_fmt(c)} ({_quantile_text(ch['quantile'])}):\n"
+                                 label=(f"cutoff {_fmt(c)} "
+                                        f"({_quantile_text(ch['quantile'], ch.get('method'))}):\n"
                                         f"{ch['negative_satisfaction']:.0%} negatives below, "
                                         f"{ch['positive_retention']:.0%} positives kept"))
                 a.plot([c, c], [ch["negative_satisfaction"], ch["positive_retention"]],
                        linestyle="none", marker="o", color=fg, markersize=5)
                 self.cutoff_lines_[s] = line
                 handles.append(line)
+            if getattr(self, "stratum_cutoffs", None) is not None:
+                from .plotting_shift import draw_stratum_cutoffs
+
+                handles += draw_stratum_cutoffs(a, self.stratum_cutoffs, s)
             if s in self.chosen.index and bool(self.chosen.loc[s].get("rank_based", False)):
                 a.set_ylim(-0.02, 1.25)
                 self.notes_[s] = a.text(

@@ -87,11 +87,13 @@ def _previous_text_differs(qid: pd.Series, text: pd.Series) -> np.ndarray:
     return out
 
 
-def validate(judgments) -> ValidationResult:
+def validate(judgments, other=None) -> ValidationResult:
     """Check a judgment set. Errors: duplicate-label, inconsistent-query-text, bad-chunk-id,
     bad-text-sha (per row, in row order), empty, no-positives. Warnings: missing-query-text (per
     query, code-point order), no-human-labels, mixed-fingerprints, thin-stratum (code-point
-    order), mixed-granularity, no-chunk-ids.
+    order), mixed-granularity, no-chunk-ids, and last low-label-agreement: two labelers share
+    20+ labels (in ``judgments``, or with ``other``, a second label set) with a binary kappa
+    below 0.6 (:func:`retrieval_eval.agreement.agreement_warning`).
 
     Sorted orders are locale-independent, so ``--json`` output agrees across machines.
     """
@@ -166,6 +168,12 @@ def validate(judgments) -> ValidationResult:
         issues.append(ValidationIssue(
             "warning", "no-chunk-ids",
             "no label has a chunk_id, so drift can only work at document granularity"))
+    if n:
+        from .agreement import agreement_warning
+
+        low = agreement_warning(j, other)
+        if low is not None:
+            issues.append(ValidationIssue("warning", "low-label-agreement", low))
 
     return ValidationResult(
         issues=issues,

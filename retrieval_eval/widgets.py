@@ -290,10 +290,14 @@ class CutoffExplorer:
         disp = ScoreDistributionDisplay.from_calibration(
             self.calibration, system=system, score_label=self.score_label)
         disp.plot(ax=ax, legend=False)
+        from .plotting_shift import draw_stratum_cutoffs, stratum_cutoff_rows
+
+        rows = stratum_cutoff_rows(self.calibration, [system])  # by="stratum": ticks on top
+        strata = [] if rows is None else draw_stratum_cutoffs(ax, rows, system)
         # The explored cutoff: solid, in the theme's foreground (the calibrated one is dashed).
         self._line = ax.axvline(float(self.slider.value), color=_fg(), linewidth=2.5,
                                 label="explored cutoff (slider)")
-        legend = _legend_below(ax, disp.handles_[system] + [self._line], ncols=1,
+        legend = _legend_below(ax, disp.handles_[system] + strata + [self._line], ncols=1,
                                title=disp.legend_title(system))
         self._line_label = legend.get_texts()[-1]
         self._figure = fig

@@ -292,3 +292,50 @@ def test_bm25_of_the_build_script_matches_a_hand_computed_score():
 
     want = [term(2, 3, 1), term(1, 2, 2), term(3, 4, 2)]
     assert np.allclose(got[0], want, rtol=0, atol=1e-12)
+
+
+# ------------------------------------------------------------------ the second label set
+
+
+def test_lexical_labels_are_marked_synthetic_and_anchor_to_the_corpus(demo):
+    lex = demo.judgments_lexical
+    assert lex["labeled_by"].str.startswith("synthetic:lexical-overlap").all()
+    assert not lex["labeled_by"].str.startswith("human:").any()
+    chunks = demo.corpus.set_index("chunk_id")
+    assert lex["chunk_id"].isin(chunks.index).all()
+    assert (chunks.loc[lex["chunk_id"], "text_sha"].to_numpy() == lex["text_sha"].to_numpy()).all()
+    assert lex["query_id"].nunique() == 24
+    assert set(lex["query_id"]) <= set(demo.judgments["query_id"])
+
+
+def test_lexical_labels_rebuild_byte_for_byte_from_their_script():
+    path = Path(__file__).resolve().parents[1] / "scripts" / "build_lexical_labels.py"
+    if not path.is_file():
+        pytest.skip("scripts/ not present (installed package)")
+    spec = importlib.util.spec_from_file_location("build_lexical_labels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.build() == demo_path("judgments_lexical.jsonl").read_text(encoding="utf-8")
+
+
+def test_lexical_grades_follow_the_documented_overlap_rule(demo):
+    """Each grade recomputed from the chunk text and the query, by the rule the card states."""
+    import re
+
+    stop = {"a", "an", "and", "the", "how", "do", "i", "does", "is", "in", "of", "to", "what"}
+    text = demo.corpus.set_index("chunk_id")["text"]
+    lex = demo.judgments_lexical
+    path = Path(__file__).resolve().parents[1] / "scripts" / "build_lexical_labels.py"
+    if not path.is_file():
+        pytest.skip("scripts/ not present (installed package)")
+    spec = importlib.util.spec_from_file_location("build_lexical_labels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert stop <= module.STOPWORDS
+    for row in lex.itertuples(index=False):
+        q = {w for w in re.findall(r"[a-z0-9_]+", row.query.lower())
+             if len(w) >= 2 and w not in module.STOPWORDS}
+        c = set(re.findall(r"[a-z0-9_]+", text[row.chunk_id].lower()))
+        share = len(q & c) / len(q)
+        expected = 3 if share >= 0.6 else 2 if share >= 0.4 else 1 if share >= 0.25 else 0
+        assert row.relevance == expected, (row.query_id, row.chunk_id)

@@ -21,7 +21,8 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-
 #: The file names the closing snippets use, and the demo file each stands for.
 OWN_FILES = {"judgments.jsonl": "judgments.jsonl", "runs.jsonl": "runs.jsonl",
              "queries.jsonl": "queries.jsonl", "corpus.json": "corpus.json",
-             "corpus_v2.json": "corpus_v2.json"}
+             "corpus_v2.json": "corpus_v2.json",
+             "synthetic_judgments.jsonl": "judgments_lexical.jsonl"}
 
 
 def _cells(path: Path):

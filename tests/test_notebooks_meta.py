@@ -21,6 +21,7 @@ NAMES = (
     "02_ood_calibration.ipynb",
     "03_strata_and_systems.ipynb",
     "04_drift.ipynb",
+    "05_guarantees_and_trust.ipynb",
 )
 IGNORE = "# NBVAL_IGNORE_OUTPUT"
 WIDGET = "application/vnd.jupyter.widget-view+json"

@@ -25,6 +25,7 @@ DEMO_FILES = (
     "corpus.json",
     "corpus_v2.json",
     "runs.jsonl",
+    "judgments_lexical.jsonl",
     "README.md",
 )
 
@@ -52,6 +53,9 @@ class Demo:
     - ``corpus_v2``: the same documents after a partial re-chunk, for ``drift``.
     - ``runs``: the long run frame of the systems ``dense``, ``bm25`` and ``rrf``.
     - ``path``: the folder holding the files.
+    - ``judgments_lexical``: a second, synthetic label set for 24 of the in-domain queries,
+      written by a lexical-overlap labeler (``scripts/build_lexical_labels.py``), to measure
+      label agreement against (``label_agreement``).
     """
 
     judgments: pd.DataFrame
@@ -60,6 +64,7 @@ class Demo:
     corpus_v2: pd.DataFrame
     runs: pd.DataFrame
     path: Path
+    judgments_lexical: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         j, q, r = self.judgments, self.queries, self.runs
@@ -83,6 +88,7 @@ def load_demo() -> Demo:
         corpus_v2=read_corpus(demo_path("corpus_v2.json")),
         runs=read_run(demo_path("runs.jsonl")),
         path=DEMO_DIR,
+        judgments_lexical=read_judgments(demo_path("judgments_lexical.jsonl")),
     )
 
 
