@@ -127,12 +127,14 @@ def _new_temp(folder: str, name: str, temps: list[str]) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(100):
         tmp = os.path.join(folder, f".{name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o600)
-        except FileExistsError:
-            continue
+        # Registered before it exists: a signal handler runs between any two bytecodes (and
+        # blocking signals in this thread does not stop arrow's threads taking them), so
+        # registering after creating would leak a file created just before the signal.
         temps.append(tmp)
-        return fd
+        try:
+            return os.open(tmp, flags, 0o600)
+        except FileExistsError:  # another writer's name (48 random bits): not ours to remove
+            temps.remove(tmp)
     raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
