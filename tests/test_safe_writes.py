@@ -86,7 +86,7 @@ def make_case(folder: Path, n_labels: int = 40, pad: int = 0, name: str = "judgm
         if j % 2:
             lab["chunk_id"] = rev.chunk_id(uri, "1", 0, text, "chunker-v1")
             lab["text_sha"] = rev.text_sha(text)
-            lab["corpus_fingerprint"] = "corpus-v1"
+            lab["corpus_fingerprint"] = "corpus-v1-before-the-rechunk"  # fixed lines get shorter
         else:
             lab["chunk_id"] = rev.chunk_id(uri, "1", 0, text, "chunker-v2")
             lab["corpus_fingerprint"] = "corpus-v2"
@@ -206,18 +206,20 @@ def test_rule1_kill9_at_random_moments_of_the_write_itself(tmp_path):
 
 
 def test_rule1_full_disk_keeps_the_file_and_the_previous_backup(tmp_path):
-    """A write that fails for lack of space (RLIMIT_FSIZE: EFBIG, as ENOSPC would) leaves the
-    judgments file and the previous .bak as they were (today the .bak is truncated in place),
-    exits 2 with one line, and leaves no temp file."""
+    """The disk fills while the backup is written (RLIMIT_FSIZE between the new file's size and
+    the old one's: EFBIG, as ENOSPC would be): the judgments file and the previous .bak are as
+    they were (today the .bak is opened in place and left truncated), exit 2 with one line, no
+    temp file."""
     path = make_case(tmp_path, n_labels=400, pad=200)
     old = path.read_bytes()
+    limit = len(old) - 1  # the fixed file is 200 x 19 bytes shorter (its fingerprints): it fits
     earlier = b'{"query_id":"q0","doc_uri":"doc://0","relevance":1}\n' * 10
     (tmp_path / "judgments.jsonl.bak").write_bytes(earlier)
     import resource
 
     def small_files():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (len(old) // 2, len(old) // 2))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     done = cli(*fix_cmd(path, "--backup"), preexec_fn=small_files)
     assert done.returncode == 2, done.stderr
