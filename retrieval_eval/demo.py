@@ -10,11 +10,14 @@ the returned dict, so a notebook or a test can open exactly what was produced.
 from __future__ import annotations
 
 import html
+import io
 import json
 import math
 import os
 from pathlib import Path
 from typing import Any
+
+from .safewrite import atomic_write_bytes, atomic_write_text
 
 __all__ = ["run_demo"]
 
@@ -23,8 +26,6 @@ DEMO_K = 10
 
 
 def _write(path: Path, text: str) -> Path:
-    from .formats import atomic_write_text
-
     atomic_write_text(path, text)
     return path
 
@@ -56,13 +57,9 @@ def _save_figure(draw, path: Path, figsize=(6.4, 4.2)) -> Path:
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.subplots()
     draw(ax)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    atomic_write_bytes(path, buffer.getvalue())  # the one safe write path (retrieval_eval.safewrite)
     return path
 
 
