@@ -1059,6 +1059,7 @@ def _drift_fix(args: argparse.Namespace):
             written = new_text != text
             if written:
                 held.replace(bom + new_text.encode("utf-8"), backup=args.backup)
+                args.backup_path = held.backup_path  # beside a link's target, not the link
     except OSError as err:
         if isinstance(err, _safewrite().WriteRefused):
             raise CLIError(f"{err}; the file was left as it was") from None
@@ -1111,7 +1112,8 @@ def _render_drift(out: _Out, args: argparse.Namespace, result: Any, fixed: Any, 
     if fixed is not None:
         review = len(fixed.needs_review)
         if written:
-            wrote = f"rewrote {args.judgments}" + (f" (old file kept as {args.judgments}.bak)" if args.backup else "")
+            bak = getattr(args, "backup_path", f"{args.judgments}.bak")
+            wrote = f"rewrote {args.judgments}" + (f" (old file kept as {bak})" if args.backup else "")
         else:
             wrote = f"{args.judgments} left as it was"
         out(f"{s('fix', 'bold')}  re-anchored {_n(fixed.reanchored, 'label')}; {wrote}")

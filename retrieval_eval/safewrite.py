@@ -286,7 +286,10 @@ class LockedFile:
         self._fd: int | None = None
 
     def __enter__(self) -> LockedFile:
-        import fcntl
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no advisory lock, the unchanged-check still runs
+            fcntl = None
 
         if self.shown == "":
             raise WriteRefused(self.shown, "an empty path names no file")
@@ -303,7 +306,8 @@ class LockedFile:
                 fst = os.fstat(fd)
                 _refuse_kind(self.shown, fst)
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    if fcntl is not None:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     raise WriteRefused(
                         self.shown, "another process is rewriting it (it holds the lock); try again when it is done"
@@ -331,6 +335,14 @@ class LockedFile:
                 self._digest = hashlib.sha256(self.data).digest()
             return self
         raise WriteRefused(self.shown, "it keeps being replaced by another process; try again")
+
+    @property
+    def backup_path(self) -> str:
+        """Where ``replace(backup=True)`` keeps the old bytes: ``<name>.bak`` beside the file
+        itself (beside a link's target, as the path the user gave it when that is no link)."""
+        if os.path.realpath(self.shown) != os.path.abspath(self.shown):
+            return self.path + ".bak"
+        return self.shown + ".bak"
 
     def __exit__(self, *exc) -> None:
         self.close()
@@ -378,13 +390,6 @@ class LockedFile:
                 new = _write_temp(folder, name, data, self.stat, temps, self.shown)
                 bak = None
                 if backup and self.stat is not None:
-                    bak_path = os.path.join(folder, name + ".bak")
-                    try:
-                        bst = os.stat(bak_path, follow_symlinks=False)
-                    except FileNotFoundError:
-                        bst = None
-                    if bst is not None and not stat.S_ISLNK(bst.st_mode):
-                        _refuse_kind(bak_path, bst)
                     bak = _write_temp(folder, name + ".bak", self.data or b"", self.stat, temps,
                                       self.shown)
                 if self.stat is not None and not self._unchanged():

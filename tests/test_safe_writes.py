@@ -351,6 +351,7 @@ def test_rule4_a_symlink_is_followed_and_stays_a_link(tmp_path):
     link.symlink_to("real.jsonl")
     done = main(*fix_cmd(link, "--backup"))
     assert done.returncode == 0, done.stderr
+    assert f"old file kept as {real}.bak" in done.stdout
     assert link.is_symlink() and os.readlink(link) == "real.jsonl"
     assert real.read_bytes() != old and link.read_bytes() == real.read_bytes()
     assert (tmp_path / "real.jsonl.bak").read_bytes() == old
@@ -501,3 +502,57 @@ def test_issue12_drift_fix_exit_status_is_the_same_with_and_without_json(tmp_pat
         done = main(*fix_cmd(path, *(["--json"] if as_json else [])))
         codes.append(done.returncode)
     assert codes == ([1, 1] if review else [0, 0])
+
+
+# A property: whatever surrounds the labels, the rewrite touches only the changed lines.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_CASE = None
+
+
+def _case():
+    """The corpus and the labels of :func:`make_case`, built once (in memory)."""
+    global _CASE
+    if _CASE is None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = make_case(Path(folder), n_labels=12)
+            _CASE = (formats.read_corpus(Path(folder) / "corpus.json"), path.read_text().splitlines())
+    return _CASE
+
+
+_FILLER = st.sampled_from(["", "   ", "// a note", "  // indented note", "//"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, 11), min_size=1, max_size=12),
+    fillers=st.lists(st.lists(_FILLER, max_size=2), min_size=13, max_size=13),
+    crlf=st.lists(st.booleans(), min_size=12, max_size=12),
+    final_newline=st.booleans(),
+)
+def test_rule6_property_only_changed_lines_differ_and_they_read_back_as_the_fix(picks, fillers, crlf, final_newline):
+    corpus, labels = _case()
+    lines: list[str] = []
+    for i, pick in enumerate(picks):
+        lines.extend(fillers[i])
+        lines.append(labels[pick] + ("\r" if crlf[i] else ""))
+    lines.extend(fillers[-1])
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    parsed = formats.parse_judgments(text)
+    fixed = rev.fix(parsed, rev.drift(parsed, corpus)).judgments
+    out = formats.rewrite_judgments(text, parsed, fixed)
+    before, after = text.split("\n"), out.split("\n")
+    assert len(before) == len(after)
+    moved = set(parsed["line"][(fixed["chunk_id"] != parsed["chunk_id"]).to_numpy(bool)].tolist())
+    for number, (b, a) in enumerate(zip(before, after), start=1):
+        if number not in moved:
+            assert a == b
+        else:
+            assert a != b and a.endswith("\r") == b.endswith("\r")
+    again = formats.parse_judgments(out)
+    for name in formats.JUDGMENT_FIELDS:
+        assert again[name].equals(fixed[name].reset_index(drop=True)), name
