@@ -797,7 +797,35 @@ def rewrite_judgments(text: str, before: Any, after: Any) -> str:
     lines, blank lines, unchanged labels, their field order and spacing, a CRLF line end
     and the final newline (or its absence) stay byte for byte: a re-anchor then shows in a
     diff as the lines it changed, and nothing a person wrote between the labels is lost.
-    Returns ``text`` itself when no label changed.
+
+    Parameters
+    ----------
+    text : str
+        The judgments file's text (without a byte-order mark).
+    before : DataFrame
+        ``parse_judgments(text)``.
+    after : DataFrame
+        The same rows, some changed (``drift.fix(before, result).judgments``).
+
+    Returns
+    -------
+    str
+        The new text; ``text`` itself when no label changed.
+
+    Raises
+    ------
+    ValueError
+        ``before`` and ``after`` differ in length, or ``before`` carries no line numbers of
+        ``text``.
+
+    Examples
+    --------
+    >>> text = '// pilot\\n{"query_id": "q1", "doc_uri": "d1", "relevance": 1}\\n'
+    >>> before = parse_judgments(text)
+    >>> after = before.assign(relevance=[2])
+    >>> print(rewrite_judgments(text, before, after), end="")
+    // pilot
+    {"query_id":"q1","doc_uri":"d1","relevance":2}
     """
     b, a = as_judgments(before), as_judgments(after)
     if len(b) != len(a):

@@ -98,7 +98,18 @@ def remove_stale_temps(path: str | os.PathLike) -> list[str]:
 
     Only names of this module's own pattern for this file (``.<name>.<pid>.<hex>.tmp`` and
     ``.<name>.bak.<pid>.<hex>.tmp``) whose pid is not a live process are removed: a temp file
-    another process is still writing is never touched.
+    another process is still writing is never touched. (A pid reused by an unrelated live
+    process keeps its file until that process ends: the safe side.)
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file whose writers' temp files to look for (in its folder, links followed).
+
+    Returns
+    -------
+    list of str
+        The paths removed.
     """
     target = Path(os.path.realpath(os.fspath(path)))
     folder = target.parent
@@ -410,9 +421,30 @@ class LockedFile:
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, backup: bool = False) -> None:
-    """Write ``data`` to ``path`` safely (see the module docstring); ``backup`` keeps the old
-    file as ``<name>.bak``. Raises :class:`WriteRefused` or ``OSError``; nothing is written
-    then."""
+    """Write ``data`` to ``path`` so that it is never half-written (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to create or replace; a symbolic link is followed.
+    data : bytes
+        The new content.
+    backup : bool, default False
+        Keep the previous content as ``<name>.bak`` (written as safely as the file).
+
+    Returns
+    -------
+    None
+        The file holds ``data`` (and the ``.bak`` the old bytes) when this returns.
+
+    Raises
+    ------
+    WriteRefused
+        The write could lose data (another writer holds the lock, the file is hard-linked, a
+        FIFO or a device, or it changed while being rewritten); nothing was written.
+    OSError
+        The folder is missing or read-only, the disk is full...; nothing was written.
+    """
     with LockedFile(path, read=backup) as f:
         f.replace(data, backup=backup)
 
@@ -424,5 +456,32 @@ def atomic_write_text(path: str | os.PathLike, text: str, backup: bool = False) 
     file; ``backup=True`` keeps the previous file beside as ``<name>.bak``, written the same
     way. A symbolic link is followed; a hard-linked file, a FIFO or a device is refused. The new
     file keeps the old one's permission bits and owner. See :mod:`retrieval_eval.safewrite`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to create or replace.
+    text : str
+        The new content, encoded as UTF-8.
+    backup : bool, default False
+        Keep the previous content as ``<name>.bak``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    WriteRefused, OSError
+        As :func:`atomic_write_bytes`; nothing was written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> atomic_write_text(folder / "labels.jsonl", "one\\n")
+    >>> atomic_write_text(folder / "labels.jsonl", "two\\n", backup=True)
+    >>> (folder / "labels.jsonl.bak").read_text()
+    'one\\n'
     """
     atomic_write_bytes(path, text.encode("utf-8"), backup=backup)
