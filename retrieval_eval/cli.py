@@ -421,7 +421,8 @@ def _check_file_options(args: argparse.Namespace) -> None:
     """
     for flag, value in _named_paths(args, _FILE_OPTIONS):
         if value == "":
-            what = "a system name" if args.command == "compare" and flag == "--baseline" else "a file name"
+            what = ("a system name" if args.command == "compare" and flag == "--baseline"
+                    else "a folder name" if args.command == "demo" else "a file name")
             raise CLIError(f"{flag} is empty; give {what}")
     if args.command == "compare":  # its --baseline names a system, not a file
         stdin = [f for f, v in _named_paths(args, [d for d in _INPUT_OPTIONS if d != "baseline"]) if v == "-"]
