@@ -147,12 +147,14 @@ def negative_ids(queries=None, negatives=None) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1) -> None:
+def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1, label: str = "judgments",
+                    negatives_label: str | None = None) -> None:
     """Raise :class:`FormatError` when a negative has a label at or above ``threshold``.
 
     A query marked ``expect_none`` claims the corpus holds nothing for it; a relevant label
     says the opposite. One of the two is wrong, and scoring either way would hide it, so the
-    message names the query, the label's line and document, and what to fix.
+    message names the query, the label's file (``label``) and line, its document, the file
+    that marked the query (``negatives_label``, when known) and what to fix.
     """
     j = _as_judgments(judgments)
     negs = pd.Index(list(negatives), dtype=ID)
@@ -168,9 +170,10 @@ def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1) -> 
     if others:
         more = f" (also {', '.join(repr(o) for o in others[:5])}{', ...' * (len(others) > 5)})"
     line = int(first["line"]) if int(first["line"]) > 0 else None
+    where = f" in {negatives_label}" if negatives_label else ""
     raise FormatError(
-        "judgments", line,
-        f"query {str(first['query_id'])!r} is marked expect_none but has a label with relevance "
+        label, line,
+        f"query {str(first['query_id'])!r} is marked expect_none{where} but has a label with relevance "
         f"{int(first['relevance'])} >= threshold {threshold} on {str(key)!r}{more}; "
         "remove the label or the expect_none mark",
     )

@@ -378,6 +378,116 @@ def _check_command(argv: Sequence[str]) -> None:
     raise CLIError(f"no command given; choose one of {', '.join(COMMANDS)} (see '{PROG} --help')")
 
 
+#: Options whose value is a number: ``--cutoff -1e308`` is a value, not an unknown option
+#: (argparse takes a token starting with "-" for an option unless it looks like ``-1`` or ``-.5``).
+_NUMBER_OPTIONS = ("--cutoff", "--quantile", "--threshold", "-k")
+_NEGATIVE_NUMBER = re.compile(r"-(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|-(?:inf|nan|infinity)", re.I)
+
+
+def _join_negative_numbers(argv: list[str]) -> list[str]:
+    """``--cutoff -1e308`` as ``--cutoff=-1e308``, so argparse reads the number as the value."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in _NUMBER_OPTIONS and i + 1 < len(argv) and _NEGATIVE_NUMBER.fullmatch(argv[i + 1]):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
+#: The options that name a file (or, for demo's --out, a folder), by argparse dest.
+_FILE_OPTIONS = {"judgments": "--judgments", "qrels": "--qrels", "run": "--run", "corpus": "--corpus",
+                 "queries": "--queries", "baseline": "--baseline", "out": "--out"}
+#: The options a command reads (``-`` is stdin), as opposed to ``--out``, which it writes.
+_INPUT_OPTIONS = ("judgments", "qrels", "run", "corpus", "queries", "baseline")
+
+
+def _named_paths(args: argparse.Namespace, dests) -> list[tuple[str, str]]:
+    """(option, value) for every file option of ``dests`` that was given, repeats included."""
+    found = []
+    for dest in dests:
+        value = getattr(args, dest, None)
+        for v in value if isinstance(value, list) else [value]:
+            if v is not None:
+                found.append((_FILE_OPTIONS[dest], v))
+    return found
+
+
+def _check_file_options(args: argparse.Namespace) -> None:
+    """Refuse an empty file name and stdin (``-``) given for two inputs, naming the options.
+
+    An empty name reaches the OS as "no such file" or, worse, as the current folder; stdin can
+    be read once, so the second input would silently be empty.
+    """
+    for flag, value in _named_paths(args, _FILE_OPTIONS):
+        if value == "":
+            what = ("a system name" if args.command == "compare" and flag == "--baseline"
+                    else "a folder name" if args.command == "demo" else "a file name")
+            raise CLIError(f"{flag} is empty; give {what}")
+    if args.command == "compare":  # its --baseline names a system, not a file
+        stdin = [f for f, v in _named_paths(args, [d for d in _INPUT_OPTIONS if d != "baseline"]) if v == "-"]
+    else:
+        stdin = [f for f, v in _named_paths(args, _INPUT_OPTIONS) if v == "-"]
+    if len(stdin) > 1:
+        raise CLIError(f"'-' (stdin) given for {' and '.join(stdin)}; stdin can be read only once")
+
+
+def _check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> None:
+    """Refuse an ``--out`` that resolves to one of the command's inputs (links followed).
+
+    ``score --out mine.jsonl --judgments mine.jsonl`` would replace the labels with a report.
+    ``keep`` lists inputs a command may roll forward in place (score's ``--baseline``: writing
+    this run's report where the last one was read is how a CI job keeps its baseline).
+    """
+    out = getattr(args, "out", None)
+    if not out or out == "-":
+        return
+    target = os.path.realpath(out)
+    for flag, value in _named_paths(args, [d for d in _INPUT_OPTIONS if d not in keep]):
+        if value == "-":
+            continue
+        same = os.path.realpath(value) == target
+        if not same:
+            with contextlib.suppress(OSError):
+                same = os.path.samefile(value, out)
+        if same:
+            raise CLIError(f"--out {out} is the {flag} input; writing it would destroy that input "
+                           "(choose another output file)")
+
+
+#: Report measurements without a cutoff (calibration figures, SPEC A6 / B2).
+_CALIBRATION_METRICS = ("negative_satisfaction", "positive_retention", "auroc", "separation_margin",
+                        "aupr_in", "aupr_out", "fpr@95tpr")
+
+
+def _check_gate_metrics(gates: list[Any], k: int) -> None:
+    """Refuse a gate on a metric name no report can hold, with the closest names.
+
+    Such a gate would only ever be INDETERMINATE: a typo (``recal@10``) must fail the command,
+    not quietly stop gating. A real name at another cutoff (``recall@5`` with ``-k 10``) is
+    kept: the gate says it was not computed.
+    """
+    from .metrics import METRIC_NAMES
+
+    bases = (*METRIC_NAMES, "ndcg_linear")
+    for gate in gates:
+        name = gate.metric
+        if name in _CALIBRATION_METRICS:
+            continue
+        base, at, cutoff = name.partition("@")
+        if at and base in bases and re.fullmatch(r"[1-9][0-9]*", cutoff):
+            continue
+        known = [f"{b}@{k}" for b in bases] + list(_CALIBRATION_METRICS)
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise CLIError(f"--gate {gate.raw}: no metric is named '{name}'{hint} "
+                       f"(metrics: {', '.join(b + '@K' for b in bases)}, {', '.join(_CALIBRATION_METRICS)})")
+
+
 # -----------------------------------------------------------------------------------------------
 # Reading and writing files
 # -----------------------------------------------------------------------------------------------
@@ -453,6 +563,12 @@ def _formats():
     return formats
 
 
+def _safewrite():
+    from . import safewrite
+
+    return safewrite
+
+
 def _load_judgments(path: str):
     text = read_text(path)
     return _formats().parse_judgments(text, label=path)
@@ -509,6 +625,36 @@ def _load_corpus(path: str):
 def _load_queries(path: str):
     text = read_text(path)
     return _formats().parse_queries(text, label=path)
+
+
+#: The generic labels a library message uses when it does not know the file.
+_GENERIC_LABELS = ("judgments", "run", "queries", "corpus", "qrels")
+
+
+@contextlib.contextmanager
+def _naming(path: str):
+    """Name ``path`` in a library refusal that does not (a ``ValueError`` about the data, or a
+    :class:`FormatError` labelled with a generic ``judgments``/``run``): every error line names
+    the file it is about."""
+    try:
+        yield
+    except FormatError as err:
+        if err.label in _GENERIC_LABELS:
+            raise FormatError(path, err.line, err.detail) from None
+        raise
+    except ValueError as err:
+        if _from_a_library(err):
+            raise
+        raise CLIError(f"{path}: {err}") from None
+
+
+def _check_negatives(judgments, labels_path: str, queries, queries_path: str, threshold: int) -> None:
+    """Refuse an ``expect_none`` query of ``queries_path`` that has a relevant label in
+    ``labels_path``, naming both files (the same rule for score, calibrate and compare)."""
+    from .calibration import check_negatives, negative_ids
+
+    check_negatives(judgments, negative_ids(queries, None), threshold, label=labels_path,
+                    negatives_label=queries_path)
 
 
 def _load_baseline(path: str) -> dict[str, Any]:
@@ -594,6 +740,8 @@ def _n(count: int, one: str, many: str | None = None) -> str:
 
 def cmd_score(args: argparse.Namespace, out: _Out) -> int:
     gates = [parse_gate(g) for g in args.gate]
+    _check_gate_metrics(gates, args.k)
+    _check_out_not_input(args, keep=("baseline",))
     if (args.quantile is not None or args.cutoff is not None) and not args.queries:
         raise CLIError("--quantile and --cutoff need --queries (the negatives to calibrate on)")
     if args.quantile is not None and args.cutoff is not None:
@@ -602,6 +750,8 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
     run = _load_run(args.run, args.system)
     corpus = _load_corpus(args.corpus) if args.corpus else None
     queries = _load_queries(args.queries) if args.queries else None
+    if queries is not None:
+        _check_negatives(judgments, labels_path, queries, args.queries, args.threshold)
     baseline = _load_baseline(args.baseline) if args.baseline else None
 
     from .evaluation import evaluate
@@ -857,25 +1007,16 @@ def cmd_drift(args: argparse.Namespace, out: _Out) -> int:
         raise CLIError("--backup applies to --fix only")
     if args.fix and args.judgments == "-":
         raise CLIError("--fix rewrites the judgments file; it cannot rewrite stdin")
-    from .drift import drift, fix
+    from .drift import drift
 
-    judgments = _load_judgments(args.judgments)
-    corpus = _load_corpus(args.corpus)
-    result = drift(judgments, corpus)
+    if not args.fix:
+        judgments = _load_judgments(args.judgments)
+        result = drift(judgments, _load_corpus(args.corpus))
+        fixed, written = None, False
+    else:
+        result, fixed, written = _drift_fix(args)
     summary = result.summary
     decayed = summary.total - summary.valid
-    fixed = None
-    written = False
-    if args.fix and decayed:
-        fixed = fix(judgments, result)
-        if fixed.reanchored or _fingerprint_changed(judgments, fixed.judgments):
-            try:
-                _formats().write_judgments(fixed.judgments, args.judgments, backup=args.backup)
-            except OSError as err:
-                raise CLIError(
-                    f"{args.judgments}: cannot rewrite ({err.strerror or err}); the file was left as it was"
-                ) from None
-            written = True
     if args.json:
         payload = result.to_dict()
         if args.fix:
@@ -889,19 +1030,48 @@ def cmd_drift(args: argparse.Namespace, out: _Out) -> int:
         _render_drift(out, args, result, fixed, written)
     if args.fix:
         # The recoverable labels were re-anchored; what is left is what a human must review.
+        # The same status with and without --json (docs/cli.md).
         remaining = len(fixed.needs_review) if fixed else 0
         return EXIT_FINDING if remaining else EXIT_OK
     return EXIT_FINDING if decayed else EXIT_OK
 
 
-def _fingerprint_changed(before, after) -> bool:
-    if "corpus_fingerprint" not in after.columns:
-        return False
-    if "corpus_fingerprint" not in before.columns:
-        return bool(after["corpus_fingerprint"].notna().any())
-    return not before["corpus_fingerprint"].reset_index(drop=True).equals(
-        after["corpus_fingerprint"].reset_index(drop=True)
-    )
+def _drift_fix(args: argparse.Namespace):
+    """Read, fix and rewrite the judgments file under its lock (:mod:`retrieval_eval.safewrite`).
+
+    The file is locked for the whole read-fix-write, so a second ``--fix`` is refused instead
+    of overwriting labels it never read, and it is rewritten only when a label changed (a
+    re-anchor, or the live fingerprint stamped on a VALID label): otherwise it keeps its bytes
+    and its mtime. Only the changed lines are rewritten; comments, blank lines and the other
+    labels stay byte for byte (:func:`retrieval_eval.formats.rewrite_judgments`).
+    """
+    from .drift import drift, fix
+    from .safewrite import LockedFile
+
+    fm = _formats()
+    path = args.judgments
+    try:
+        with LockedFile(path, read=True) as held:
+            if held.data is None:
+                raise CLIError(f"{path}: no such file")
+            data = held.data
+            bom = _BOM if data.startswith(_BOM) else b""
+            text = _decode(data, path)
+            judgments = fm.parse_judgments(text, label=path)
+            result = drift(judgments, _load_corpus(args.corpus))
+            fixed = fix(judgments, result)
+            new_text = fm.rewrite_judgments(text, judgments, fixed.judgments)
+            written = new_text != text
+            if written:
+                held.replace(bom + new_text.encode("utf-8"), backup=args.backup)
+                args.backup_path = held.backup_path  # beside a link's target, not the link
+    except OSError as err:
+        if isinstance(err, _safewrite().WriteRefused):
+            raise CLIError(f"{err}; the file was left as it was") from None
+        raise CLIError(
+            f"{path}: cannot rewrite ({err.strerror or err}); the file was left as it was"
+        ) from None
+    return result, fixed, written
 
 
 def _render_drift(out: _Out, args: argparse.Namespace, result: Any, fixed: Any, written: bool) -> None:
@@ -947,7 +1117,8 @@ def _render_drift(out: _Out, args: argparse.Namespace, result: Any, fixed: Any, 
     if fixed is not None:
         review = len(fixed.needs_review)
         if written:
-            wrote = f"rewrote {args.judgments}" + (f" (old file kept as {args.judgments}.bak)" if args.backup else "")
+            bak = getattr(args, "backup_path", f"{args.judgments}.bak")
+            wrote = f"rewrote {args.judgments}" + (f" (old file kept as {bak})" if args.backup else "")
         else:
             wrote = f"{args.judgments} left as it was"
         out(f"{s('fix', 'bold')}  re-anchored {_n(fixed.reanchored, 'label')}; {wrote}")
@@ -1030,6 +1201,7 @@ def _render_validation(out: _Out, path: str, result: Any) -> None:
 
 def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
     fm = _formats()
+    _check_out_not_input(args)
     if args.run:
         if args.to not in ("run", "trec-run"):
             raise CLIError(f"--run converts to run or trec-run, not {args.to}")
@@ -1038,7 +1210,8 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
         run = _load_run(args.run, args.system)
         if args.to == "trec-run":
             name = args.system
-            text = fm.to_trec_run(run, run_name=name) if name else fm.to_trec_run(run)
+            with _naming(args.run):
+                text = fm.to_trec_run(run, run_name=name) if name else fm.to_trec_run(run)
         else:
             text = fm.write_run(run)
     else:
@@ -1046,8 +1219,9 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
             raise CLIError(f"{'--qrels' if args.qrels else '--judgments'} converts to judgments or qrels, not {args.to}")
         if args.system:
             raise CLIError("--system applies to --run only")
-        judgments, _ = _load_labels(args)
-        text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments)
+        judgments, source = _load_labels(args)
+        with _naming(source):
+            text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments)
     if args.out:
         atomic_write_text(args.out, text)
     else:
@@ -1066,6 +1240,9 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
     run = _load_run(args.run, args.system)
     judgments = _load_judgments(args.judgments)
     queries = _load_queries(args.queries)
+    _check_negatives(judgments, args.judgments, queries, args.queries, args.threshold)
+    if len(run) == 0:
+        raise CLIError(f"{args.run}: the run is empty: nothing to calibrate")
     options: dict[str, Any] = {"threshold": args.threshold, "quantile": args.quantile}
     if args.cutoff is not None:
         options["cutoff"] = args.cutoff
@@ -1108,6 +1285,12 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
         options["metrics"] = args.metric
     if args.queries:
         options["queries"] = _load_queries(args.queries)
+        _check_negatives(judgments, args.judgments, options["queries"], args.queries, args.threshold)
+    if run["system"].nunique() < 2:
+        raise CLIError(f"{', '.join(args.run)}: comparing needs at least two systems; "
+                       f"the {'run has' if len(args.run) == 1 else 'runs have'} {run['system'].nunique()}")
+    if not (judgments["relevance"].to_numpy() >= args.threshold).any():
+        raise CLIError(f"{args.judgments}: no label has relevance >= {args.threshold}: nothing to compare")
     if args.baseline is not None:
         systems = list(dict.fromkeys(run["system"].tolist()))
         if args.baseline not in systems:
@@ -1227,10 +1410,11 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         parser = build_parser()
         try:
             with contextlib.redirect_stdout(stdout):  # argparse prints help to sys.stdout
-                args = parser.parse_args(argv)
+                args = parser.parse_args(_join_negative_numbers(argv))
         except SystemExit as done:  # --help and --version print, then exit 0
             code = done.code
             return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+        _check_file_options(args)
         color = _term.color_enabled(getattr(args, "color", "auto"), stdout)
         out = _Out(stdout, color)
         code = args.handler(args, out)

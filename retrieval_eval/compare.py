@@ -379,7 +379,7 @@ def compare(
     the run has scores, and turns a failure into a warning; ``True`` requires it (with
     ``n_resamples`` resamples, errors raised), ``False`` skips it.
     """
-    from .calibration import negative_ids
+    from .calibration import check_negatives, negative_ids
     from .evaluation import evaluate
 
     _check_choice("test", test, TESTS)
@@ -397,6 +397,7 @@ def compare(
     base = _pick_baseline(systems, baseline)
     cols = _metric_columns(metrics, int(k), gain)
     negs = negative_ids(queries, negatives)
+    check_negatives(j, negs, threshold)  # as score and calibrate: an expect_none query with a positive is a contradiction
     ev = evaluate(j, r, k=(int(k),), threshold=threshold, gain=gain, queries=queries,
                   negatives=negatives)
     systems = [str(s) for s in ev.systems]

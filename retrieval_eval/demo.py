@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import json
 import math
 import os
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from .safewrite import atomic_write_bytes, atomic_write_text
 
 __all__ = ["DEMO_GATES", "HEADLINE_METRICS", "calibration_verdict", "run_demo"]
 
@@ -44,8 +47,6 @@ SEPARATES, PARTLY = 0.9, 0.7
 
 
 def _write(path: Path, text: str) -> Path:
-    from .formats import atomic_write_text
-
     atomic_write_text(path, text)
     return path
 
@@ -77,13 +78,9 @@ def _save_figure(draw, path: Path, figsize=(6.4, 4.2)) -> Path:
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.subplots()
     draw(ax)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    atomic_write_bytes(path, buffer.getvalue())  # the one safe write path (retrieval_eval.safewrite)
     return path
 
 

@@ -44,7 +44,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -53,6 +52,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from . import safewrite as _safewrite
 from .errors import FormatError
 from .metrics import _block_starts, _codes, _offsets, _take
 
@@ -84,6 +84,7 @@ __all__ = [
     "read_queries",
     "read_run",
     "read_trec_run",
+    "rewrite_judgments",
     "serialize_judgments",
     "to_qrels",
     "to_trec_run",
@@ -513,42 +514,9 @@ def _is_path(obj: Any) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, backup: bool = False) -> None:
-    """Write ``text`` (UTF-8, newlines untouched) to ``path`` atomically.
-
-    The bytes go to a temporary file in the same folder, are flushed to disk, and replace the
-    target with ``os.replace``: a crash or an error mid-write leaves the original file intact,
-    never half a file. With ``backup=True`` the previous file is kept beside as ``<name>.bak``.
-    The new file keeps the old one's permission bits.
-    """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        if backup and target.exists():
-            bak = target.with_name(target.name + ".bak")
-            with open(target, "rb") as src:
-                old = src.read()
-            with open(bak, "wb") as dst:
-                dst.write(old)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+# The write machinery lives in .safewrite (temp file, fsync, rename, lock, backups, signals);
+# it is re-exported here because every writer of this module uses it.
+atomic_write_text = _safewrite.atomic_write_text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -818,6 +786,67 @@ def serialize_judgments(judgments: Any) -> str:
 def write_judgments(judgments: Any, path: str | os.PathLike, backup: bool = False) -> None:
     """Write canonical judgments to ``path`` atomically (see :func:`atomic_write_text`)."""
     atomic_write_text(path, serialize_judgments(judgments), backup=backup)
+
+
+def rewrite_judgments(text: str, before: Any, after: Any) -> str:
+    """``text`` with only the lines of the labels that differ between ``before`` and ``after``
+    rewritten canonically (SPEC A2); every other byte is kept.
+
+    ``before`` is the frame :func:`parse_judgments` read from ``text`` (its ``line`` column
+    says where each label is) and ``after`` the same rows changed (``drift.fix``). Comment
+    lines, blank lines, unchanged labels, their field order and spacing, a CRLF line end
+    and the final newline (or its absence) stay byte for byte: a re-anchor then shows in a
+    diff as the lines it changed, and nothing a person wrote between the labels is lost.
+
+    Parameters
+    ----------
+    text : str
+        The judgments file's text (without a byte-order mark).
+    before : DataFrame
+        ``parse_judgments(text)``.
+    after : DataFrame
+        The same rows, some changed (``drift.fix(before, result).judgments``).
+
+    Returns
+    -------
+    str
+        The new text; ``text`` itself when no label changed.
+
+    Raises
+    ------
+    ValueError
+        ``before`` and ``after`` differ in length, or ``before`` carries no line numbers of
+        ``text``.
+
+    Examples
+    --------
+    >>> text = '// pilot\\n{"query_id": "q1", "doc_uri": "d1", "relevance": 1}\\n'
+    >>> before = parse_judgments(text)
+    >>> after = before.assign(relevance=[2])
+    >>> print(rewrite_judgments(text, before, after), end="")
+    // pilot
+    {"query_id":"q1","doc_uri":"d1","relevance":2}
+    """
+    b, a = as_judgments(before), as_judgments(after)
+    if len(b) != len(a):
+        raise ValueError(f"rewrite_judgments: {len(b)} labels before, {len(a)} after; the rows must be the same")
+    changed = np.zeros(len(b), dtype=bool)
+    for name in JUDGMENT_FIELDS:
+        x, y = b[name].reset_index(drop=True), a[name].reset_index(drop=True)
+        same = (x == y).fillna(False).to_numpy(dtype=bool) | (x.isna() & y.isna()).to_numpy(dtype=bool)
+        changed |= ~same
+    if not changed.any():
+        return text
+    rows = np.flatnonzero(changed)
+    numbers = b["line"].to_numpy(dtype=np.int64)[rows]
+    lines = text.split("\n")
+    if (numbers < 1).any() or (numbers > len(lines)).any():
+        raise ValueError("rewrite_judgments: the labels do not carry the line numbers of this text")
+    fresh = serialize_judgments(a.iloc[rows]).split("\n")
+    for number, line in zip(numbers.tolist(), fresh):
+        end = "\r" if lines[number - 1].endswith("\r") else ""
+        lines[number - 1] = line + end
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------

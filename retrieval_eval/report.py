@@ -140,6 +140,12 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         reasons.append(f"{excluded} judged {_plural(excluded, 'query has', 'queries have')} no "
                        f"label at relevance >= {ev.threshold} and "
                        f"{_plural(excluded, 'was', 'were')} excluded from the averages")
+    # An empty run (or one that answers no judged query) measured nothing: zeros there are
+    # not a number about retrieval, so the verdict cannot be PASS.
+    unanswered = queries_scored > 0 and bool(positive["missing"].all())
+    if unanswered:
+        reasons.append("the run has no ranking for any judged query (is it empty?), "
+                       "so nothing about retrieval was measured")
     if queries_scored == 0:
         if validation.queries == 0:
             reasons.append("no judged queries, so no metric was computed")
@@ -183,7 +189,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         for warning in block.get("warnings", []):
             reasons.append(f"calibration: {warning}")
 
-    status = "INDETERMINATE" if queries_scored == 0 or not validation.ok else "PASS"
+    status = "INDETERMINATE" if queries_scored == 0 or unanswered or not validation.ok else "PASS"
     data["verdict"] = {"status": status, "reasons": reasons}
     return Report(data)
 
