@@ -83,10 +83,12 @@ def _na_strings(n: int) -> pd.arrays.ArrowStringArray:
 def _as_judgments(judgments) -> pd.DataFrame:
     """A judgments frame. A frame already in the data model's shape is used as is (optional
     columns added as NA); anything else goes through :func:`retrieval_eval.formats.as_judgments`."""
+    from .absent import judgments_meaning
+
     if not isinstance(judgments, pd.DataFrame):
         from .formats import as_judgments
 
-        return as_judgments(judgments)
+        return judgments_meaning(as_judgments(judgments))
     missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in judgments.columns]
     if missing:
         raise ValueError(f"judgments need columns {', '.join(missing)} (docs/data-model.md)")
@@ -94,7 +96,7 @@ def _as_judgments(judgments) -> pd.DataFrame:
                            for c in ("chunk_id", "stratum", "query") if c not in judgments.columns}
     if "line" not in judgments.columns:
         add["line"] = np.zeros(len(judgments), dtype=np.int64)
-    return judgments.assign(**add) if add else judgments
+    return judgments_meaning(judgments.assign(**add) if add else judgments)
 
 
 def _as_run(run) -> pd.DataFrame:
@@ -118,9 +120,10 @@ def _as_run(run) -> pd.DataFrame:
 def _as_queries(queries) -> pd.DataFrame | None:
     if queries is None:
         return None
+    from .absent import queries_meaning
     from .formats import as_queries
 
-    return as_queries(queries)
+    return queries_meaning(as_queries(queries))
 
 
 # --------------------------------------------------------------------------------------------

@@ -27,9 +27,10 @@ _SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mr
 
 
 def _coerce(judgments, run):
+    from .absent import judgments_meaning
     from .formats import as_judgments, as_run
 
-    return as_judgments(judgments), as_run(run)
+    return judgments_meaning(as_judgments(judgments)), as_run(run)
 
 
 def _negative_ids(queries, negatives) -> list[str]:
@@ -42,9 +43,10 @@ def _negative_ids(queries, negatives) -> list[str]:
 
 def _query_strata_from(queries) -> pd.Series:
     """``query_id -> stratum`` from a queries file (queries without one are left out)."""
+    from .absent import queries_meaning
     from .formats import as_queries
 
-    q = as_queries(queries)
+    q = queries_meaning(as_queries(queries))
     q = q[q["stratum"].notna()].drop_duplicates("query_id")
     return pd.Series(q["stratum"].to_numpy(dtype=object), index=q["query_id"].to_numpy(dtype=object))
 
@@ -239,7 +241,8 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
 def judgment_key(judgment) -> str:
     """Key that matches a judgment to a ranking entry: ``chunk_id`` when present, else ``doc_uri``."""
     chunk = judgment.get("chunk_id") if isinstance(judgment, Mapping) else judgment["chunk_id"]
-    if chunk is not None and not (isinstance(chunk, float) and np.isnan(chunk)) and chunk is not pd.NA:
+    if chunk is not None and not (isinstance(chunk, float) and np.isnan(chunk)) and chunk is not pd.NA \
+            and chunk != "":  # an empty chunk_id is no chunk_id (SPEC A2)
         return str(chunk)
     return str(judgment["doc_uri"])
 
@@ -272,9 +275,10 @@ def dedupe(ranking: Sequence[str]) -> list[str]:
 
 def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
     """Group judgments by query, as ``query_id -> (key -> relevance)``; the last label wins."""
+    from .absent import judgments_meaning
     from .formats import as_judgments
 
-    table = engine.relevance_table(as_judgments(judgments))
+    table = engine.relevance_table(judgments_meaning(as_judgments(judgments)))
     out: dict[str, dict[str, int]] = {}
     for qid, sub in table.groupby("query_id", sort=False):
         out[str(qid)] = dict(zip(sub["key"].tolist(), sub["relevance"].astype(int).tolist()))

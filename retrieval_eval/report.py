@@ -103,9 +103,10 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
 
     corpus_info: dict[str, Any] = {"fingerprint": None}
     if corpus is not None:
+        from .absent import corpus_meaning
         from .formats import as_corpus
 
-        c = as_corpus(corpus)
+        c = corpus_meaning(as_corpus(corpus))
         corpus_info = {
             "fingerprint": c.attrs.get("corpus_fingerprint"),
             "documents": int(c["doc_uri"].nunique()),
