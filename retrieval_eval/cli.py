@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 from . import _term
 from .errors import FormatError
-from .gates import GateError, apply_gates, check_report, parse_gate, worse_status
+from .gates import GateError, apply_gates, check_report, parse_gate, strata_order, worse_status, worst_of
 
 __all__ = ["CLIError", "COMMANDS", "atomic_write_text", "build_parser", "main", "read_text"]
 
@@ -694,7 +694,7 @@ def _render_score(out: _Out, reports: dict[str, dict[str, Any]], args: argparse.
         strata = data.get("per_stratum")
         if strata:
             title = "per stratum" if len(reports) == 1 else f"per stratum, {system}"
-            _render_strata(out, strata, title)
+            _render_strata(out, strata, title, order=strata_order(data))
             out()
 
     if calibration is not None:
@@ -784,22 +784,25 @@ def _render_system_metrics(out: _Out, reports: dict[str, dict[str, Any]]) -> Non
         out(f"  ! {system}: a gate on these cannot pass: {why}")
 
 
-def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum") -> None:
+def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum",
+                   order=()) -> None:
+    """The per-stratum table; ``*`` marks, per metric, the one stratum ``worst_of`` names (ties
+    by first appearance, ``order``), as the worst-stratum gate does; none when all are equal."""
     s = out.s
     metric_names: list[str] = []
     for st in strata.values():
         for name in st.get("metrics") or {}:
             if name not in metric_names:
                 metric_names.append(name)
-    worst: dict[str, float] = {}
+    worst: dict[str, str] = {}
     for name in metric_names:
-        values = [
-            st["metrics"][name]["value"]
-            for st in strata.values()
+        values = {
+            stratum: st["metrics"][name]["value"]
+            for stratum, st in strata.items()
             if st.get("n", 0) > 0 and name in (st.get("metrics") or {})
-        ]
-        if values and min(values) < max(values):  # a tie everywhere marks nothing
-            worst[name] = min(values)
+        }
+        if values and min(values.values()) < max(values.values()):  # a tie everywhere marks nothing
+            worst[name] = worst_of(values, order)
     rows = []
     for stratum, st in strata.items():
         row = [stratum, str(st.get("n", 0))]
@@ -809,7 +812,7 @@ def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum"
                 row.append("-")
                 continue
             cell = _num(m.get("value"))
-            if st.get("n", 0) > 0 and name in worst and m.get("value") == worst[name] and len(strata) > 1:
+            if worst.get(name) == stratum:
                 cell = s(cell + "*", "red")
             else:
                 cell += " "

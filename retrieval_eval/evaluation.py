@@ -104,7 +104,7 @@ class Evaluation:
     """
 
     def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
-                 queries=None, negatives=()):
+                 queries=None, negatives=(), strata=None):
         self.judgments = judgments
         self.run = run
         self.per_query = per_query
@@ -115,6 +115,10 @@ class Evaluation:
         self.gain = gain
         self.queries = queries
         self.negatives = list(negatives)
+        #: The strata in first-appearance order in the judgments (then the queries file's):
+        #: the tie order of the worst stratum.
+        self.strata = list(strata) if strata is not None else [
+            str(s) for s in pd.unique(per_query["stratum"].astype(object))]
 
     @property
     def systems(self) -> list[str]:
@@ -132,16 +136,20 @@ class Evaluation:
         """The lowest-scoring stratum for ``metric`` (a column name such as ``recall@10``).
 
         Strata with no scored query are skipped rather than treated as zero: reporting an
-        empty class as the worst would fail a build over an empty set. Ties go to the first
-        stratum in code-point order.
+        empty class as the worst would fail a build over an empty set. Ties go to the stratum
+        that appears first in the judgments (SPEC A3), as in the report's gates and tables.
         """
+        from .gates import worst_of
+
         system = self._system(system)
         table = self.per_stratum.xs(system, level="system")
         table = table[table["n"] > 0]
         if metric not in table.columns or table.empty:
             return None
-        values = table[metric]
-        name = values.idxmin()
+        values = table[metric].dropna()
+        name = worst_of(dict(zip(values.index, values.to_numpy(dtype=float))), self.strata)
+        if name is None:
+            return None
         return {"name": name, "value": float(values[name]), "n": int(table.loc[name, "n"])}
 
     def _system(self, system: str | None) -> str:
@@ -230,8 +238,10 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     summary = summary.reindex(systems)
     summary["n"] = summary["n"].fillna(0).astype(np.int64)
     per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
+    strata = engine.strata_in_order(j)
+    strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
     return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
-                      queries=queries, negatives=negs)
+                      queries=queries, negatives=negs, strata=strata)
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,22 +388,35 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     )
 
 
-def stratum_scores(ev: Evaluation, system: str, names) -> dict[str, StratumScore]:
+class StrataScores(dict):
+    """``{stratum: StratumScore}`` in the table's order (scored strata first, each group in
+    code-point order), with ``appearance``: the strata in the order they first appear in the
+    judgments, which :func:`worst_stratum` uses to break a tie."""
+
+    def __init__(self, items=(), appearance=()):
+        super().__init__(items)
+        self.appearance = list(appearance)
+
+
+def stratum_scores(ev: Evaluation, system: str, names) -> StrataScores:
     """The per-stratum table of one system as the seed's ``{stratum: StratumScore}``."""
     table = ev.per_stratum.xs(system, level="system")
-    return {
-        str(name): StratumScore(n=int(row["n"]),
-                                metrics=_measurements(row, names) if row["n"] else {})
-        for name, row in table.iterrows()
-    }
+    return StrataScores(
+        ((str(name), StratumScore(n=int(row["n"]),
+                                  metrics=_measurements(row, names) if row["n"] else {}))
+         for name, row in table.iterrows()),
+        appearance=ev.strata,
+    )
 
 
 def score_by_stratum(judgments, run, k: int = DEFAULT_K,
-                     threshold: int = DEFAULT_THRESHOLD) -> dict[str, StratumScore]:
+                     threshold: int = DEFAULT_THRESHOLD) -> StrataScores:
     """Per-stratum scores: a system can improve on the mean while failing a query class.
 
-    Judgments without a stratum fall in ``_unstratified``. Scored strata come first, then
-    unscored ones (n = 0, no metrics), each in code-point order.
+    Judgments without a stratum (or with ``""``) fall in ``_unstratified``. Scored strata come
+    first, then unscored ones (n = 0, no metrics), each in code-point order; ``appearance`` on
+    the result lists them in the order they first appear in the judgments (the tie order of
+    :func:`worst_stratum`).
     """
     ev = evaluate(judgments, run, k=(k,), threshold=threshold)
     return stratum_scores(ev, _single_system(ev), _spec_names(k))
@@ -403,14 +426,15 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
     """The lowest-scoring stratum with n > 0 for ``metric``: what gates should watch.
 
     Strata with no scored query are skipped rather than treated as zero; a class with nothing
-    to find must not fail a build. Ties go to the first stratum in code-point order.
+    to find must not fail a build. Ties go to the stratum that appears first in the judgments
+    (SPEC A3; ``per_stratum.appearance`` as :func:`score_by_stratum` returns it, else the
+    mapping's own order), the same stratum the report's gates and tables name.
     """
-    best = None
-    for name in sorted(per_stratum):
-        s = per_stratum[name]
-        if s.n <= 0 or metric not in s.metrics:
-            continue
-        value = s.metrics[metric].value
-        if best is None or value < best["value"]:
-            best = {"name": name, "value": value, "n": s.n}
-    return best
+    from .gates import worst_of
+
+    values = {name: s.metrics[metric].value for name, s in per_stratum.items()
+              if s.n > 0 and metric in s.metrics}
+    name = worst_of(values, getattr(per_stratum, "appearance", ()))
+    if name is None:
+        return None
+    return {"name": name, "value": values[name], "n": per_stratum[name].n}

@@ -1008,6 +1008,20 @@ def strata_span_queries(judgments: pd.DataFrame) -> bool:
     return len(pairs) > len(queries)
 
 
+def strata_in_order(judgments: pd.DataFrame) -> list[str]:
+    """The strata of the judgments in the order they first appear (a label without one in
+    ``_unstratified``): the order that breaks a tie for the worst stratum (SPEC A3).
+
+    The file's own order is the one order every implementation sees alike; it is also the order
+    a person wrote the classes in, usually the one they care about first.
+    """
+    import pyarrow.compute as pc
+
+    if len(judgments) == 0:
+        return []
+    return [str(s) for s in _codes(pc.fill_null(_arrow(judgments["stratum"]), UNSTRATIFIED))[1]]
+
+
 def _strata_of(judgments: pd.DataFrame, label_codes: np.ndarray, nq: int) -> np.ndarray:
     """Each query's stratum: that of its first label line, ``_unstratified`` when it has none."""
     if not nq:

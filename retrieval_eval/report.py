@@ -167,6 +167,9 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     if ev.has_strata:
         data["per_stratum"] = {name: s.to_dict()
                                for name, s in stratum_scores(ev, system, names).items()}
+        # First-appearance order: the tie order of the worst stratum (SPEC A3), which a
+        # report read back from disk needs for its worst-stratum gates.
+        judgments_info["strata"] = list(ev.strata)
 
     if calibration is None and (queries is not None or ev.negatives):
         has_scores = ev.run.loc[ev.run["system"] == system, "score"].notna().any()
