@@ -323,7 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", metavar="FILE",
                    help="queries JSONL: expect_none queries are left out (and, with scores, compared on OOD)")
     p.add_argument("--metric", metavar="NAME", action="append",
-                   help="a metric to compare (precision, recall, ndcg, mrr, map, hit_rate), repeatable")
+                   help="a metric to compare (precision, recall, ndcg, ndcg_linear, mrr, map, hit_rate), repeatable")
+    p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
+                   help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g; "
+                        "'ndcg_linear' is always linear")
     p.add_argument("--test", choices=("randomization", "t", "wilcoxon", "bootstrap"), default="randomization",
                    help="paired significance test (default randomization)")
     p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh", "none"), default="holm",
@@ -1110,7 +1113,7 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
         if args.baseline not in systems:
             raise CLIError(f"--baseline: no system '{args.baseline}' in the runs (they have {', '.join(systems)})")
     result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
-                     test=args.test, correction=args.correction, **options)
+                     test=args.test, correction=args.correction, gain=args.gain, **options)
     if args.json:
         to_dict = getattr(result, "to_dict", None)
         out.stream.write(_dumps(to_dict() if callable(to_dict) else {"table": _frame_records(result.table)}))
@@ -1119,6 +1122,8 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
             f"(k={args.k}, test={args.test}, correction={args.correction})")
         out()
         out(_markdown_to_text(result.to_markdown(), out.s))
+        for warning in result.warnings:
+            out(f"  ! {warning}")
     return EXIT_OK
 
 
