@@ -698,7 +698,8 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     cutoff, and ``quantile`` is NaN. See SPEC B2 for every figure's definition.
 
     Raises when a negative carries a relevant label, and when no system has scores (a
-    score-less system next to scored ones is left out with a warning). Systems whose scores
+    score-less system next to scored ones is left out with a warning). An empty run gives an
+    empty result (no system, empty frames, a warning): a gate over it is INDETERMINATE. Systems whose scores
     look rank-based (RRF) are flagged, warned about, and their measurements marked
     indeterminate, as are all measurements over fewer than 10 positives or negatives.
     """
@@ -712,12 +713,10 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     qt = _query_table(j, q, negs, threshold)
     rows = _rows(r, j, qt, threshold)
     systems = list(pd.unique(rows["system"]))
-    if not systems:
-        raise ValueError("the run is empty: nothing to calibrate")
     has_scores = rows.groupby("system", sort=False)["score"].apply(lambda s: s.notna().any())
     scoreless = [s for s in systems if not has_scores[s]]
     scored = [s for s in systems if has_scores[s]]
-    if not scored:
+    if scoreless and not scored:
         raise ValueError("; ".join(_no_scores_message(s) for s in scoreless))
 
     warnings: list[str] = []
@@ -731,6 +730,8 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
 
     for s in scoreless:
         warn(s, _no_scores_message(s) + "; it is left out")
+    if not systems:  # an empty run is an empty result, not an error (nothing was ranked)
+        warn(None, "the run is empty: no system to calibrate")
     if not negs:
         warn(None, "no negatives: mark out-of-distribution queries with expect_none: true in a "
                    "queries file (or pass negatives=[...]) to measure OOD rejection")

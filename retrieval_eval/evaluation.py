@@ -98,7 +98,10 @@ class Evaluation:
 
     * ``per_query``: one row per (system, query_id) of every judged query (see
       :func:`retrieval_eval.metrics.compute` for the columns), plus ``negative`` (the query is
-      declared ``expect_none``; it never enters the positive averages).
+      declared ``expect_none``; it never enters the positive averages). The metric cells of
+      a query excluded from the averages (``no_positives`` or ``negative``; the flags stay)
+      are NaN: there was nothing to find, so there is no value, and
+      ``per_query.groupby("system")[metrics].mean()`` is ``summary``.
     * ``summary``: system x metric macro means over the scored queries, with ``n``.
     * ``per_stratum``: (system, stratum) x metric, with ``n``; strata scored on their own rows.
     """
@@ -142,6 +145,8 @@ class Evaluation:
         from .gates import worst_of
 
         system = self._system(system)
+        if system not in set(self.per_stratum.index.get_level_values("system")):
+            return None  # nothing judged: no stratum
         table = self.per_stratum.xs(system, level="system")
         table = table[table["n"] > 0]
         if metric not in table.columns or table.empty:
@@ -207,7 +212,18 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
     positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
     ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
+
+    Returns an :class:`Evaluation`. In its ``per_query``, an excluded query's metric cells
+    are NaN (a value that does not exist is not zero), so the per-query means are the summary.
     """
+    return _evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
+                     negatives=negatives, excluded_as_nan=True)
+
+
+def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, negatives=None,
+              excluded_as_nan: bool = True) -> Evaluation:
+    """:func:`evaluate`; with ``excluded_as_nan=False`` an excluded query keeps the engine's
+    values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
     j, r = _coerce(judgments, run)
     ks = engine.check_ks(k)
     negs = _negative_ids(queries, negatives)
@@ -238,6 +254,10 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     summary = summary.reindex(systems)
     summary["n"] = summary["n"].fillna(0).astype(np.int64)
     per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
+    if excluded_as_nan:
+        excluded = scored["no_positives"].to_numpy(dtype=bool)
+        if excluded.any():
+            per_query.loc[excluded, engine.metric_columns(per_query)] = np.nan
     strata = engine.strata_in_order(j)
     strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
     return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
@@ -370,7 +390,7 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     inflates every metric); queries with no label at the threshold are excluded rather than
     scored zero (there was nothing to find). When no query is left, no metric is emitted.
     """
-    ev = evaluate(judgments, run, k=(k,), threshold=threshold)
+    ev = _evaluate(judgments, run, k=(k,), threshold=threshold, excluded_as_nan=False)
     system = _single_system(ev)
     pq = ev.per_query[ev.per_query["system"] == system]
     names = _spec_names(k)
@@ -399,7 +419,11 @@ class StrataScores(dict):
 
 
 def stratum_scores(ev: Evaluation, system: str, names) -> StrataScores:
-    """The per-stratum table of one system as the seed's ``{stratum: StratumScore}``."""
+    """The per-stratum table of one system as the seed's ``{stratum: StratumScore}`` (empty
+    when nothing was judged: there is no stratum to score)."""
+    systems = ev.per_stratum.index.get_level_values("system")
+    if system not in set(systems):
+        return StrataScores((), appearance=ev.strata)
     table = ev.per_stratum.xs(system, level="system")
     return StrataScores(
         ((str(name), StratumScore(n=int(row["n"]),
