@@ -125,7 +125,7 @@ examples:
   retrieval-eval drift --judgments judgments.jsonl --corpus corpus.json --fix --backup
   retrieval-eval convert --qrels test.qrels --to judgments --out judgments.jsonl
 
-run 'retrieval-eval <command> --help' for a command's options.
+run 'retrieval-eval <command> --help' (or 'retrieval-eval help <command>') for a command's options.
 """
 
 _GATE_HELP = (
@@ -150,15 +150,16 @@ def build_parser() -> argparse.ArgumentParser:
     listing = "\n".join(f"  {name:<{width}}  {text}" for name, text in COMMANDS.items())
     parser = _Parser(
         prog=PROG,
-        usage="%(prog)s [-h] [--version] <command> [options]",
+        usage="%(prog)s [-h] [-v] <command> [options]",
         description=_DESCRIPTION + "\ncommands:\n" + listing + "\n",
         epilog=_EPILOG,
         formatter_class=_HelpFormatter,
         allow_abbrev=False,
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    parser.add_argument("-v", "--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="<command>", help=argparse.SUPPRESS,
                                 parser_class=_Parser)
+    parser.commands = sub.choices  # name -> the command's parser (help, option checks)
 
     def command(name: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(
@@ -170,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=_HelpFormatter,
             allow_abbrev=False,
         )
+        p.add_argument("-v", "--version", action="version", version=f"{PROG} {_version()}",
+                       help="print the version and exit")
         return p
 
     def output_flags(p: argparse.ArgumentParser, json_help: str) -> None:
@@ -358,13 +361,58 @@ def _version() -> str:
         return "0.1.0"
 
 
+_VERSION_FLAGS = ("-v", "--version")
+
+
+def _help_argv(argv: Sequence[str]) -> list[str]:
+    """``help`` and ``help VERB`` as the ``--help`` and ``VERB --help`` they mean."""
+    argv = list(argv)
+    if argv[:1] == ["help"]:
+        return [argv[1], "--help"] if len(argv) > 1 else ["--help"]
+    return argv
+
+
+def _wants_version(argv: Sequence[str]) -> bool:
+    """``-v``/``--version`` anywhere before ``--``, before or after the verb: the version wins
+    over everything else on the line (a missing argument included), as in git or pip."""
+    for token in argv:
+        if token == "--":
+            return False
+        if token in _VERSION_FLAGS:
+            return True
+    return False
+
+
+def _check_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """Refuse an option the command does not have, naming it, before argparse sees the line.
+
+    argparse reports a missing required argument first and an unknown option only after, so
+    ``score --judgmnets j.jsonl`` would complain about a missing --judgments, not the typo.
+    """
+    command = next((t for t in argv if not t.startswith("-")), None)
+    sub = getattr(parser, "commands", {}).get(command)
+    if sub is None:
+        return
+    known = {s for action in sub._actions for s in action.option_strings}
+    for token in argv[argv.index(command) + 1:]:
+        if token == "--":
+            return
+        if token == "-" or not token.startswith("-") or re.fullmatch(r"-[0-9.].*", token):
+            continue  # a value ("-" is stdin), or a negative number
+        name = token.split("=", 1)[0]
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; see '{PROG} {command} --help'"
+            raise CLIError(f"unknown option '{name}' for '{command}'{hint}")
+
+
 def _check_command(argv: Sequence[str]) -> None:
     """Refuse a missing or unknown command with a suggestion, before argparse sees it.
 
     argparse would list every choice; a typo deserves the nearest command instead.
     """
     for token in argv:
-        if token in ("-h", "--help", "--version"):
+        if token in ("-h", "--help", *_VERSION_FLAGS):
             return
         if token.startswith("-"):
             raise CLIError(f"unknown option '{token}' before the command; see '{PROG} --help'")
@@ -1214,8 +1262,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
 
     internal: BaseException | None = None
     try:
+        if _wants_version(argv):
+            stdout.write(f"{PROG} {_version()}\n")
+            stdout.flush()
+            return EXIT_OK
+        argv = _help_argv(argv)
         _check_command(argv)
         parser = build_parser()
+        _check_options(parser, argv)
         try:
             with contextlib.redirect_stdout(stdout):  # argparse prints help to sys.stdout
                 args = parser.parse_args(argv)
