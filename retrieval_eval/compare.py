@@ -714,9 +714,7 @@ def compare_calibration(
             vc, dc = figures[1][metric]
             dist = dc - db
             lo, hi = np.quantile(dist, [alpha_ci / 2, 1 - alpha_ci / 2])
-            le = int(np.count_nonzero(dist <= 0))
-            ge = int(np.count_nonzero(dist >= 0))
-            p = min(1.0, 2.0 * (min(le, ge) + 1) / (n_resamples + 1))
+            p = stats.bootstrap_pvalue(dist)  # ties within 1e-12 of 0 count on both sides
             rows.append({"system": s, "metric": metric, "value": vc, "baseline_value": vb,
                          "delta": vc - vb, "ci_low": float(lo), "ci_high": float(hi),
                          "p_value": p, "n_positive": npos, "n_negative": nneg,

@@ -47,6 +47,7 @@ __all__ = [
     "paired_randomization",
     "paired_t",
     "paired_bootstrap",
+    "bootstrap_pvalue",
     "wilcoxon",
     "adjust_pvalues",
     "wilson_interval",
@@ -597,6 +598,22 @@ def _bootstrap_weights(rng: np.random.Generator, rows: int, n: int) -> np.ndarra
     return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
 
 
+def bootstrap_pvalue(resampled) -> np.ndarray | float:
+    """Two-sided percentile-bootstrap p-value of "the statistic is 0", per column.
+
+    ``resampled``: (B,) or (B, m) resampled statistics (differences). Returns
+    ``min(1, 2 * (min(#{T* <= 0}, #{T* >= 0}) + 1) / (B + 1))``, where a value within
+    :data:`TIE` of 0 counts on both sides: a difference that is 0 in exact arithmetic comes
+    out as +-1e-17 depending on the order of a sum, and float noise must not move a p-value.
+    The +1 rule keeps it above 0.
+    """
+    t = np.asarray(resampled, dtype=np.float64)
+    le = np.count_nonzero(t <= TIE, axis=0)
+    ge = np.count_nonzero(t >= -TIE, axis=0)
+    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1) / (t.shape[0] + 1))
+    return float(p) if t.ndim == 1 else p
+
+
 def paired_bootstrap(
     a, b=None, n_resamples: int = 10_000, seed=0, confidence: float = 0.95
 ) -> BootstrapResult:
@@ -627,9 +644,7 @@ def paired_bootstrap(
         means[start:start + r] = (_bootstrap_weights(rng, r, n) @ dt) / n
     alpha = 1.0 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
-    le = np.count_nonzero(means <= TIE, axis=0)
-    ge = np.count_nonzero(means >= -TIE, axis=0)
-    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1) / (n_resamples + 1))
+    p = bootstrap_pvalue(means)
     stat = d.mean(axis=1)
     return BootstrapResult(
         _out(stat, single), _out(low, single), _out(high, single), _out(p, single),

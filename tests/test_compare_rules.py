@@ -155,3 +155,15 @@ def test_cli_compare_metric_ndcg_linear_and_gain(tmp_path):
                         stdout=out, stderr=err)
         assert code == 0, err.getvalue()
         assert [row["metric"] for row in json.loads(out.getvalue())["comparisons"]] == want
+
+
+def test_bootstrap_pvalue_counts_float_noise_at_zero_on_both_sides():
+    """The one p-value rule behind paired_bootstrap and compare_calibration, by hand: five
+    resampled differences that are 0 up to float noise, three above, one below."""
+    dist = np.array([1e-17, -2e-17, 0.0, 3e-13, -1e-16, 0.3, 0.25, 0.1, -0.2])
+    # <= 0 (ties included): 5 + 1 = 6; >= 0: 5 + 3 = 8; p = 2 * (6 + 1) / (9 + 1) -> 1.
+    assert stats.bootstrap_pvalue(dist) == 1.0
+    # Noise past 1e-12 is a sign: 1e-11 counts only above zero.
+    assert stats.bootstrap_pvalue(np.array([1e-11, 1e-11, 0.1, -0.2])) == pytest.approx(2 * 2 / 5)
+    both = stats.bootstrap_pvalue(np.column_stack([dist, -dist]))
+    assert both.tolist() == [1.0, 1.0]
