@@ -161,6 +161,9 @@ def test_reading_keeps_empty_fields_as_written(tmp_path):
     assert re_.serialize_judgments(judgments) == text
     queries = re_.read_queries(_write(tmp_path / "q.jsonl", '{"query_id":"q1","query":"","stratum":""}\n'))
     assert json.loads(re_.write_queries(queries)) == {"query_id": "q1", "query": "", "stratum": ""}
+    corpus = {"corpus_fingerprint": "", "chunks": [{"chunk_id": "c1:" + "0" * 32, "doc_uri": "d",
+                                                    "doc_revision": "", "text": "", "text_sha": ""}]}
+    assert json.loads(re_.write_corpus(re_.as_corpus(corpus))) == corpus
 
 
 def _write(path, text):
