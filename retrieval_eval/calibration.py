@@ -83,10 +83,12 @@ def _na_strings(n: int) -> pd.arrays.ArrowStringArray:
 def _as_judgments(judgments) -> pd.DataFrame:
     """A judgments frame. A frame already in the data model's shape is used as is (optional
     columns added as NA); anything else goes through :func:`retrieval_eval.formats.as_judgments`."""
+    from .absent import judgments_meaning
+
     if not isinstance(judgments, pd.DataFrame):
         from .formats import as_judgments
 
-        return as_judgments(judgments)
+        return judgments_meaning(as_judgments(judgments))
     missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in judgments.columns]
     if missing:
         raise ValueError(f"judgments need columns {', '.join(missing)} (docs/data-model.md)")
@@ -94,7 +96,7 @@ def _as_judgments(judgments) -> pd.DataFrame:
                            for c in ("chunk_id", "stratum", "query") if c not in judgments.columns}
     if "line" not in judgments.columns:
         add["line"] = np.zeros(len(judgments), dtype=np.int64)
-    return judgments.assign(**add) if add else judgments
+    return judgments_meaning(judgments.assign(**add) if add else judgments)
 
 
 def _as_run(run) -> pd.DataFrame:
@@ -118,9 +120,10 @@ def _as_run(run) -> pd.DataFrame:
 def _as_queries(queries) -> pd.DataFrame | None:
     if queries is None:
         return None
+    from .absent import queries_meaning
     from .formats import as_queries
 
-    return as_queries(queries)
+    return queries_meaning(as_queries(queries))
 
 
 # --------------------------------------------------------------------------------------------
@@ -723,7 +726,8 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     cutoff, and ``quantile`` is NaN. See SPEC B2 for every figure's definition.
 
     Raises when a negative carries a relevant label, and when no system has scores (a
-    score-less system next to scored ones is left out with a warning). Systems whose scores
+    score-less system next to scored ones is left out with a warning). An empty run gives an
+    empty result (no system, empty frames, a warning): a gate over it is INDETERMINATE. Systems whose scores
     look rank-based (RRF) are flagged, warned about, and their measurements marked
     indeterminate, as are all measurements over fewer than 10 positives or negatives.
 
@@ -753,12 +757,10 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     qt = _query_table(j, q, negs, threshold)
     rows = _rows(r, j, qt, threshold)
     systems = list(pd.unique(rows["system"]))
-    if not systems:
-        raise ValueError("the run is empty: nothing to calibrate")
     has_scores = rows.groupby("system", sort=False)["score"].apply(lambda s: s.notna().any())
     scoreless = [s for s in systems if not has_scores[s]]
     scored = [s for s in systems if has_scores[s]]
-    if not scored:
+    if scoreless and not scored:
         raise ValueError("; ".join(_no_scores_message(s) for s in scoreless))
 
     warnings: list[str] = []
@@ -772,6 +774,8 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
 
     for s in scoreless:
         warn(s, _no_scores_message(s) + "; it is left out")
+    if not systems:  # an empty run is an empty result, not an error (nothing was ranked)
+        warn(None, "the run is empty: no system to calibrate")
     if not negs:
         warn(None, "no negatives: mark out-of-distribution queries with expect_none: true in a "
                    "queries file (or pass negatives=[...]) to measure OOD rejection")

@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence, TextIO
 from . import _term
 from . import cli_trust as _trust
 from .errors import FormatError
-from .gates import GateError, apply_gates, check_report, parse_gate, worse_status
+from .gates import GateError, apply_gates, check_report, parse_gate, strata_order, worse_status, worst_of
 
 __all__ = ["CLIError", "COMMANDS", "atomic_write_text", "build_parser", "main", "read_text"]
 
@@ -126,7 +126,7 @@ examples:
   retrieval-eval drift --judgments judgments.jsonl --corpus corpus.json --fix --backup
   retrieval-eval convert --qrels test.qrels --to judgments --out judgments.jsonl
 
-run 'retrieval-eval <command> --help' for a command's options.
+run 'retrieval-eval <command> --help' (or 'retrieval-eval help <command>') for a command's options.
 """
 
 _GATE_HELP = (
@@ -152,15 +152,16 @@ def build_parser() -> argparse.ArgumentParser:
     listing = "\n".join(f"  {name:<{width}}  {text}" for name, text in COMMANDS.items())
     parser = _Parser(
         prog=PROG,
-        usage="%(prog)s [-h] [--version] <command> [options]",
+        usage="%(prog)s [-h] [-v] <command> [options]",
         description=_DESCRIPTION + "\ncommands:\n" + listing + "\n",
         epilog=_EPILOG,
         formatter_class=_HelpFormatter,
         allow_abbrev=False,
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    parser.add_argument("-v", "--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="<command>", help=argparse.SUPPRESS,
                                 parser_class=_Parser)
+    parser.commands = sub.choices  # name -> the command's parser (help, option checks)
 
     def command(name: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(
@@ -172,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=_HelpFormatter,
             allow_abbrev=False,
         )
+        p.add_argument("-v", "--version", action="version", version=f"{PROG} {_version()}",
+                       help="print the version and exit")
         return p
 
     def output_flags(p: argparse.ArgumentParser, json_help: str) -> None:
@@ -326,7 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", metavar="FILE",
                    help="queries JSONL: expect_none queries are left out (and, with scores, compared on OOD)")
     p.add_argument("--metric", metavar="NAME", action="append",
-                   help="a metric to compare (precision, recall, ndcg, mrr, map, hit_rate), repeatable")
+                   help="a metric to compare (precision, recall, ndcg, ndcg_linear, mrr, map, hit_rate), repeatable")
+    p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
+                   help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g; "
+                        "'ndcg_linear' is always linear")
     p.add_argument("--test", choices=("randomization", "t", "wilcoxon", "bootstrap"), default="randomization",
                    help="paired significance test (default randomization)")
     p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh", "none"), default="holm",
@@ -359,13 +365,58 @@ def _version() -> str:
         return "0.1.0"
 
 
+_VERSION_FLAGS = ("-v", "--version")
+
+
+def _help_argv(argv: Sequence[str]) -> list[str]:
+    """``help`` and ``help VERB`` as the ``--help`` and ``VERB --help`` they mean."""
+    argv = list(argv)
+    if argv[:1] == ["help"]:
+        return [argv[1], "--help"] if len(argv) > 1 else ["--help"]
+    return argv
+
+
+def _wants_version(argv: Sequence[str]) -> bool:
+    """``-v``/``--version`` anywhere before ``--``, before or after the verb: the version wins
+    over everything else on the line (a missing argument included), as in git or pip."""
+    for token in argv:
+        if token == "--":
+            return False
+        if token in _VERSION_FLAGS:
+            return True
+    return False
+
+
+def _check_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """Refuse an option the command does not have, naming it, before argparse sees the line.
+
+    argparse reports a missing required argument first and an unknown option only after, so
+    ``score --judgmnets j.jsonl`` would complain about a missing --judgments, not the typo.
+    """
+    command = next((t for t in argv if not t.startswith("-")), None)
+    sub = getattr(parser, "commands", {}).get(command)
+    if sub is None:
+        return
+    known = {s for action in sub._actions for s in action.option_strings}
+    for token in argv[argv.index(command) + 1:]:
+        if token == "--":
+            return
+        if token == "-" or not token.startswith("-") or re.fullmatch(r"-[0-9.].*", token):
+            continue  # a value ("-" is stdin), or a negative number
+        name = token.split("=", 1)[0]
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; see '{PROG} {command} --help'"
+            raise CLIError(f"unknown option '{name}' for '{command}'{hint}")
+
+
 def _check_command(argv: Sequence[str]) -> None:
     """Refuse a missing or unknown command with a suggestion, before argparse sees it.
 
     argparse would list every choice; a typo deserves the nearest command instead.
     """
     for token in argv:
-        if token in ("-h", "--help", "--version"):
+        if token in ("-h", "--help", *_VERSION_FLAGS):
             return
         if token.startswith("-"):
             raise CLIError(f"unknown option '{token}' before the command; see '{PROG} --help'")
@@ -848,7 +899,7 @@ def _render_score(out: _Out, reports: dict[str, dict[str, Any]], args: argparse.
         strata = data.get("per_stratum")
         if strata:
             title = "per stratum" if len(reports) == 1 else f"per stratum, {system}"
-            _render_strata(out, strata, title)
+            _render_strata(out, strata, title, order=strata_order(data))
             out()
 
     if calibration is not None:
@@ -938,22 +989,25 @@ def _render_system_metrics(out: _Out, reports: dict[str, dict[str, Any]]) -> Non
         out(f"  ! {system}: a gate on these cannot pass: {why}")
 
 
-def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum") -> None:
+def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum",
+                   order=()) -> None:
+    """The per-stratum table; ``*`` marks, per metric, the one stratum ``worst_of`` names (ties
+    by first appearance, ``order``), as the worst-stratum gate does; none when all are equal."""
     s = out.s
     metric_names: list[str] = []
     for st in strata.values():
         for name in st.get("metrics") or {}:
             if name not in metric_names:
                 metric_names.append(name)
-    worst: dict[str, float] = {}
+    worst: dict[str, str] = {}
     for name in metric_names:
-        values = [
-            st["metrics"][name]["value"]
-            for st in strata.values()
+        values = {
+            stratum: st["metrics"][name]["value"]
+            for stratum, st in strata.items()
             if st.get("n", 0) > 0 and name in (st.get("metrics") or {})
-        ]
-        if values and min(values) < max(values):  # a tie everywhere marks nothing
-            worst[name] = min(values)
+        }
+        if values and min(values.values()) < max(values.values()):  # a tie everywhere marks nothing
+            worst[name] = worst_of(values, order)
     rows = []
     for stratum, st in strata.items():
         row = [stratum, str(st.get("n", 0))]
@@ -963,7 +1017,7 @@ def _render_strata(out: _Out, strata: dict[str, Any], title: str = "per stratum"
                 row.append("-")
                 continue
             cell = _num(m.get("value"))
-            if st.get("n", 0) > 0 and name in worst and m.get("value") == worst[name] and len(strata) > 1:
+            if worst.get(name) == stratum:
                 cell = s(cell + "*", "red")
             else:
                 cell += " "
@@ -1296,7 +1350,7 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
         if args.baseline not in systems:
             raise CLIError(f"--baseline: no system '{args.baseline}' in the runs (they have {', '.join(systems)})")
     result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
-                     test=args.test, correction=args.correction, **options)
+                     test=args.test, correction=args.correction, gain=args.gain, **options)
     if args.json:
         to_dict = getattr(result, "to_dict", None)
         out.stream.write(_dumps(to_dict() if callable(to_dict) else {"table": _frame_records(result.table)}))
@@ -1305,6 +1359,8 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
             f"(k={args.k}, test={args.test}, correction={args.correction})")
         out()
         out(_markdown_to_text(result.to_markdown(), out.s))
+        for warning in result.warnings:
+            out(f"  ! {warning}")
     return EXIT_OK
 
 
@@ -1406,8 +1462,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
 
     internal: BaseException | None = None
     try:
+        if _wants_version(argv):
+            stdout.write(f"{PROG} {_version()}\n")
+            stdout.flush()
+            return EXIT_OK
+        argv = _help_argv(argv)
         _check_command(argv)
         parser = build_parser()
+        _check_options(parser, argv)
         try:
             with contextlib.redirect_stdout(stdout):  # argparse prints help to sys.stdout
                 args = parser.parse_args(_join_negative_numbers(argv))

@@ -50,6 +50,14 @@ _CORRECTION_LABEL = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benj
                      "none": "no"}
 TABLE_COLUMNS = ("system", "metric", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
                  "p_value", "p_adjusted", "significant", "n", "missing")
+#: Up to this many paired queries, a resampling test's p-value (randomization or bootstrap) is
+#: the exact randomization one, every one of the 2**n sign assignments enumerated (65,536 at
+#: 16): with so few queries resampling cannot resolve a p-value below 1/2**n, and a bootstrap
+#: p-value smaller than that is an artefact of the resampling, not evidence.
+EXACT_MAX_QUERIES = 16
+#: With fewer paired queries than this, a row carries a warning and is never significant on its
+#: own: no test has the power to tell a difference from noise on four queries.
+MIN_PAIRED_QUERIES = 5
 
 
 def _coerce(judgments, runs):
@@ -77,6 +85,27 @@ def _pick_baseline(systems: list[str], baseline: str | None) -> str:
         raise ValueError(f"baseline {baseline!r} is not a system of the run; "
                          f"it has {', '.join(systems)}")
     return baseline
+
+
+def _empty_comparison(baseline, systems, cols, excluded, warnings, **settings) -> "Comparison":
+    """A comparison of nothing: every frame empty with its documented columns."""
+    table = pd.DataFrame({
+        "system": pd.array([], dtype=ID), "metric": pd.array([], dtype=ID),
+        **{c: np.zeros(0) for c in ("mean", "baseline_mean", "delta", "ci_low", "ci_high",
+                                     "p_value", "p_adjusted")},
+        "significant": np.zeros(0, dtype=bool), "n": np.zeros(0, dtype=np.int64),
+        "missing": np.zeros(0, dtype=np.int64),
+    })
+    per_query = pd.DataFrame({
+        **{c: pd.array([], dtype=ID) for c in ("system", "metric", "query_id", "stratum")},
+        **{c: np.zeros(0) for c in ("baseline", "candidate", "delta")},
+        "missing": np.zeros(0, dtype=bool), "baseline_missing": np.zeros(0, dtype=bool),
+    })
+    wtl = pd.DataFrame({"system": pd.array([], dtype=ID), "metric": pd.array([], dtype=ID),
+                        **{c: np.zeros(0, dtype=np.int64) for c in ("wins", "ties", "losses")}})
+    return Comparison(table=table, per_query=per_query, wins_ties_losses=wtl, baseline=baseline,
+                      systems=list(systems), metrics=cols, missing={s: 0 for s in systems},
+                      excluded=excluded, warnings=warnings, **settings)
 
 
 def _metric_columns(metrics, k: int, gain: str) -> list[str]:
@@ -141,6 +170,8 @@ class Comparison:
     excluded: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     calibration: CalibrationComparison | None = None
+    #: Whether the p-values are exact (every sign assignment enumerated).
+    exact: bool = False
 
     @property
     def candidates(self) -> list[str]:
@@ -188,7 +219,11 @@ class Comparison:
     def describe(self) -> str:
         """One sentence on how the numbers were made (the caption of every table)."""
         test = _TEST_LABEL[self.test]
-        if self.test in ("randomization", "bootstrap"):
+        if self.exact:
+            test += (f" (exact p-values: all 2^{self.n_queries} sign assignments)"
+                     if self.test == "randomization" else
+                     f" (exact randomization p-values: all 2^{self.n_queries} sign assignments)")
+        elif self.test in ("randomization", "bootstrap"):
             test += f" ({self.n_resamples:,} resamples)"
         m = len(self.table)
         corr = _CORRECTION_LABEL[self.correction]
@@ -370,9 +405,20 @@ def compare(
     ``2**n <= n_resamples``, else ``n_resamples`` random flips with the +1 rule; it assumes
     nothing about the shape of the differences, which for bounded, tied, skewed IR metrics
     matters), ``"t"``, ``"wilcoxon"`` or ``"bootstrap"`` (see :mod:`retrieval_eval.stats`).
-    ``correction`` (``"holm"``, ``"bonferroni"``, ``"fdr_bh"``, ``"none"``) runs across all
-    (system, metric) rows. Intervals are percentile bootstrap intervals of the mean
-    difference (``confidence``), whatever the test. Everything is seeded by ``seed``.
+    With at most :data:`EXACT_MAX_QUERIES` (16) compared queries, both resampling tests give
+    the exact randomization p-value (all ``2**n`` sign assignments): resampling cannot resolve
+    a p-value below ``1/2**n``. With fewer than :data:`MIN_PAIRED_QUERIES` (5) queries, no row
+    is marked significant and a warning says why. ``correction`` (``"holm"``,
+    ``"bonferroni"``, ``"fdr_bh"``, ``"none"``) runs across all (system, metric) rows.
+    Intervals are percentile bootstrap intervals of the mean difference (``confidence``),
+    whatever the test. Everything is seeded by ``seed``.
+
+    ``metrics`` are bare names (``ndcg``) or names with the comparison's cutoff; the gain
+    follows from the name: ``ndcg_linear`` is trec_eval's linear gain whatever ``gain`` says
+    (``gain`` decides a bare ``ndcg``), so ``ndcg`` and ``ndcg_linear`` can sit side by side.
+
+    Returns a :class:`Comparison`; an empty run, or no judged query with a positive label,
+    gives an empty one (empty frames with their columns, a warning), not an error.
 
     ``calibration="auto"`` also compares the out-of-distribution figures
     (:func:`compare_calibration`, at most 2,000 resamples) when negatives are declared and
@@ -394,20 +440,34 @@ def compare(
         raise ValueError("n_resamples must be >= 1")
     j, r = _coerce(judgments, runs)
     systems = _systems_in_order(r)
-    base = _pick_baseline(systems, baseline)
     cols = _metric_columns(metrics, int(k), gain)
+    settings = dict(k=int(k), test=test, correction=correction, alpha=float(alpha),
+                    confidence=float(confidence), n_resamples=int(n_resamples), seed=seed)
+    if not systems:  # an empty run: an empty comparison, not an error
+        return _empty_comparison(baseline, [], cols, [], ["the run is empty: nothing to compare"],
+                                 **settings)
+    base = _pick_baseline(systems, baseline)
     negs = negative_ids(queries, negatives)
     check_negatives(j, negs, threshold)  # as score and calibrate: an expect_none query with a positive is a contradiction
     ev = evaluate(j, r, k=(int(k),), threshold=threshold, gain=gain, queries=queries,
                   negatives=negatives)
     systems = [str(s) for s in ev.systems]
     pq = ev.per_query
+    other_gain = [c for c in cols if c not in pq.columns]
+    if other_gain:
+        # ndcg and ndcg_linear side by side: the gain follows from each metric's name, so the
+        # other gain's nDCG comes from a second pass of the engine (same rows, same order).
+        other = evaluate(j, r, k=(int(k),), threshold=threshold, queries=queries,
+                         negatives=negatives, gain="exponential" if gain == "linear" else "linear")
+        pq = pq.assign(**{c: other.per_query[c].to_numpy() for c in other_gain})
     excluded_mask = (pq["no_positives"] | pq["negative"]).to_numpy(bool)
     excluded = [str(q) for q in pd.unique(pq.loc[excluded_mask, "query_id"])]
     scored = pq.loc[~excluded_mask]
     qids = pd.Index(pd.unique(scored["query_id"].astype(ID)), dtype=ID)
-    if len(qids) == 0:
-        raise ValueError("no judged query has a positive label: nothing to compare")
+    if len(qids) == 0:  # nothing judged, or nothing at the threshold: nothing to compare
+        return _empty_comparison(base, systems, cols, excluded,
+                                 ["no judged query has a positive label: nothing to compare"],
+                                 **settings)
     wide = scored.pivot(index="query_id", columns="system", values=cols + ["missing"])
     wide = wide.reindex(qids)
     nq, nm = len(qids), len(cols)
@@ -423,7 +483,10 @@ def compare(
     ci = np.array([systems.index(s) for s in cands])
     diff = (cube[ci] - cube[bi][None]).reshape(len(cands) * nm, nq)
 
-    if test == "randomization":
+    exact = test in ("randomization", "bootstrap") and nq <= EXACT_MAX_QUERIES
+    if exact:  # every sign assignment, enumerated in one vectorized pass
+        pvals = np.atleast_1d(stats.paired_randomization(diff, exact=True).pvalue)
+    elif test == "randomization":
         pvals = np.atleast_1d(stats.paired_randomization(diff, n_resamples=n_resamples, seed=seed).pvalue)
     elif test == "t":
         pvals = (np.atleast_1d(stats.paired_t(diff).pvalue) if nq >= 2
@@ -431,7 +494,7 @@ def compare(
     elif test == "wilcoxon":
         pvals = np.atleast_1d(stats.wilcoxon(diff).pvalue)
     boot = stats.paired_bootstrap(diff, n_resamples=n_resamples, seed=seed, confidence=confidence)
-    if test == "bootstrap":
+    if test == "bootstrap" and not exact:
         pvals = np.atleast_1d(boot.pvalue)
     padj = stats.adjust_pvalues(pvals, correction)
 
@@ -450,7 +513,8 @@ def compare(
         "ci_high": np.atleast_1d(boot.ci_high).astype(np.float64),
         "p_value": pvals.astype(np.float64),
         "p_adjusted": padj.astype(np.float64),
-        "significant": np.asarray(padj <= alpha, dtype=bool) & ~np.isnan(padj),
+        "significant": (np.asarray(padj <= alpha, dtype=bool) & ~np.isnan(padj)
+                        & (nq >= MIN_PAIRED_QUERIES)),
         "n": np.full(len(sys_col), nq, dtype=np.int64),
         "missing": cand_missing.astype(np.int64),
     })
@@ -483,6 +547,12 @@ def compare(
                             "they score zero for it")
     if test == "t" and nq < 2:
         warnings.append("a t-test needs at least 2 queries: p-values are n/a")
+    if nq < MIN_PAIRED_QUERIES:
+        warnings.append(f"only {nq} paired {'query' if nq == 1 else 'queries'} (fewer than "
+                        f"{MIN_PAIRED_QUERIES}): no row is marked significant on so few")
+    if exact and test == "bootstrap":
+        warnings.append(f"{nq} paired queries: the p-values are exact randomization p-values "
+                        f"(all 2^{nq} sign assignments); a bootstrap cannot resolve fewer queries")
 
     cal = None
     if calibration not in ("auto", True, False):
@@ -502,9 +572,8 @@ def compare(
 
     return Comparison(
         table=table, per_query=per_query, wins_ties_losses=wtl, baseline=base, systems=systems,
-        metrics=cols, k=int(k), test=test, correction=correction, alpha=float(alpha),
-        confidence=float(confidence), n_resamples=int(n_resamples), seed=seed, missing=missing,
-        excluded=excluded, warnings=warnings, calibration=cal,
+        metrics=cols, missing=missing, excluded=excluded, warnings=warnings, calibration=cal,
+        exact=exact, **settings,
     )
 
 
@@ -646,9 +715,7 @@ def compare_calibration(
             vc, dc = figures[1][metric]
             dist = dc - db
             lo, hi = np.quantile(dist, [alpha_ci / 2, 1 - alpha_ci / 2])
-            le = int(np.count_nonzero(dist <= 0))
-            ge = int(np.count_nonzero(dist >= 0))
-            p = min(1.0, 2.0 * (min(le, ge) + 1) / (n_resamples + 1))
+            p = stats.bootstrap_pvalue(dist)  # ties within 1e-12 of 0 count on both sides
             rows.append({"system": s, "metric": metric, "value": vc, "baseline_value": vb,
                          "delta": vc - vb, "ci_low": float(lo), "ci_high": float(hi),
                          "p_value": p, "n_positive": npos, "n_negative": nneg,

@@ -34,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .absent import corpus_meaning, judgments_meaning
 from .formats import as_corpus, as_judgments
 from .identity import normalize, text_sha
 
@@ -277,8 +278,9 @@ def _strings(frame: pd.DataFrame, name: str) -> pd.Series:
 def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
     """The live chunks: chunk_id, doc_uri, text, text_sha (computed when absent), order keys.
 
-    ``pos`` is the corpus row position; ``ord`` the ordinal with a missing ordinal sorting last
-    in its document. Chunks without a chunk_id cannot be anchored to and are left out.
+    ``pos`` is the corpus row position; ``ord`` the ordinal, a missing one sorting as ordinal 0
+    (SPEC A5: a chunker that numbers nothing puts every chunk at the start, in corpus order).
+    Chunks without a chunk_id cannot be anchored to and are left out.
     """
     n = len(corpus)
     live = pd.DataFrame(
@@ -292,9 +294,9 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
     )
     if "ordinal" in corpus.columns:
         ordinal = pd.to_numeric(corpus["ordinal"].reset_index(drop=True), errors="coerce")
-        live["ord"] = ordinal.astype("Float64").fillna(np.inf).to_numpy(dtype=np.float64)
+        live["ord"] = ordinal.astype("Float64").fillna(0.0).to_numpy(dtype=np.float64)
     else:
-        live["ord"] = np.inf
+        live["ord"] = 0.0
     has_id = live["chunk_id"].notna().to_numpy(dtype=bool)
     if not has_id.all():
         live = live[has_id]
@@ -343,10 +345,14 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
 
     Rules, in order (see the module docstring for what each status means):
 
+    - An empty optional field is an absent one (SPEC A2): a ``""`` chunk_id makes a
+      document-level label, a ``""`` text_sha falls back to the hash of chunk_text, a ``""``
+      fingerprint is unknown. The findings show the label's fields as written.
     - The identity of a label's text is its ``text_sha``, else ``text_sha(chunk_text)``. A
       corpus chunk's is its ``text_sha``, else the hash of its ``text``.
-    - RE_ANCHORABLE prefers a live chunk in the label's own document, then the lowest ordinal
-      (a missing ordinal last), then corpus order; when only other documents hold the text, the
+    - RE_ANCHORABLE prefers a live chunk in the label's own document, the first in corpus
+      order when the text occurs twice there (two equal chunks are equal evidence, and corpus
+      order is the one order every corpus has); when only other documents hold the text, the
       first such chunk in corpus order. Identical text is identical evidence, wherever it lives.
     - The *labeled text* is ``chunk_text``, normalized (SPEC A1). A label with only a
       ``text_sha`` carries no text to search for, so when its hash matches nothing it is
@@ -355,20 +361,22 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
       text. A live chunk whose normalized text is empty never counts as occurring inside the
       labeled text (the empty string occurs inside everything), and an empty labeled text is
       contained in nothing.
-    - SPLIT lists every such chunk, in ordinal order (then corpus order). It is checked before
-      MERGED because a passage now spread over several chunks cannot be re-anchored to one.
-    - MERGED re-anchors to the shortest containing chunk (by normalized length; tie: lowest
-      ordinal, then corpus order): the tightest chunk that still holds the judged text.
+    - SPLIT lists every such chunk, in ordinal order (a missing ordinal sorts as 0; equal
+      ordinals in corpus order), the order the passage reads in. It is checked before MERGED
+      because a passage now spread over several chunks cannot be re-anchored to one.
+    - MERGED re-anchors to the shortest containing chunk (by normalized length; tie: the first
+      in corpus order): the tightest chunk that still holds the judged text.
     """
     j = as_judgments(judgments)
-    c = as_corpus(corpus)
+    c = corpus_meaning(as_corpus(corpus))
+    meaning = judgments_meaning(j)
     n = len(j)
 
     qid = _strings(j, "query_id")
     doc = _strings(j, "doc_uri")
-    cid = _strings(j, "chunk_id")
-    label_sha = _strings(j, "text_sha")
-    chunk_text = _strings(j, "chunk_text")
+    cid = _strings(meaning, "chunk_id")
+    label_sha = _strings(meaning, "text_sha")
+    chunk_text = _strings(meaning, "chunk_text")
 
     live = _live_chunks(c)
     codes = np.full(n, _UNDECIDED, dtype=np.int8)
@@ -403,7 +411,7 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
         {
             "query_id": qid,
             "doc_uri": doc,
-            "chunk_id": cid,
+            "chunk_id": _strings(j, "chunk_id"),  # as written
             "status": pd.array(statuses, dtype=_STRING),
             "reanchor_to": pd.array(reanchor, dtype=_STRING),
             "split_into": pd.Series(split_into, dtype=object),
@@ -425,7 +433,7 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     return DriftResult(
         findings=findings,
         summary=summary,
-        judgments_fingerprint=_single_fingerprint(_strings(j, "corpus_fingerprint")),
+        judgments_fingerprint=_single_fingerprint(_strings(meaning, "corpus_fingerprint")),
         corpus_fingerprint=None if corpus_fp is None else str(corpus_fp),
     )
 
@@ -454,8 +462,8 @@ def _match_text_sha(
     cand = live[_isin(live["text_sha"], want["text_sha"])]
     if cand.empty:
         return
-    # Same document: lowest ordinal, then corpus order.
-    same = cand.sort_values(["ord", "pos"], kind="stable").drop_duplicates(
+    # Same document: the first in corpus order.
+    same = cand.sort_values("pos", kind="stable").drop_duplicates(
         ["doc_uri", "text_sha"]
     )[["doc_uri", "text_sha", "chunk_id"]]
     hit = want.merge(same, on=["doc_uri", "text_sha"], how="left")
@@ -494,30 +502,28 @@ def _match_substrings(
     pool_docs = pool["doc_uri"].to_numpy(dtype=object)
     pool_ids = pool["chunk_id"].to_numpy(dtype=object)
     pool_texts = [normalize(t) for t in pool["text"].to_numpy(dtype=object)]
+    pool_pos = pool["pos"].to_numpy(dtype=np.int64)
     # Each document's chunks, in (ordinal, corpus) order, without empty texts.
-    by_doc: dict[str, list[tuple[str, str]]] = {}
-    for d, chunk, text in zip(pool_docs, pool_ids, pool_texts, strict=True):
+    by_doc: dict[str, list[tuple[str, str, int]]] = {}
+    for d, chunk, text, pos in zip(pool_docs, pool_ids, pool_texts, pool_pos, strict=True):
         if text:
-            by_doc.setdefault(d, []).append((chunk, text))
+            by_doc.setdefault(d, []).append((chunk, text, int(pos)))
 
     for i, d, raw in zip(rest, docs, texts, strict=True):
         chunks = by_doc.get(d)
         labeled = normalize(raw)
         if not chunks or not labeled:
             continue
-        inside = [chunk for chunk, text in chunks if text in labeled]
+        inside = [chunk for chunk, text, _ in chunks if text in labeled]
         if len(inside) >= 2:
             codes[i] = _SPLIT
             split_into[i] = inside
             continue
-        best = None
-        best_len = 0
-        for chunk, text in chunks:  # already in tie order: the first shortest wins
-            if labeled in text and (best is None or len(text) < best_len):
-                best, best_len = chunk, len(text)
-        if best is not None:
+        # The shortest containing chunk; equal lengths: the first in corpus order.
+        holding = [(len(text), pos, chunk) for chunk, text, pos in chunks if labeled in text]
+        if holding:
             codes[i] = _MERGED
-            reanchor[i] = best
+            reanchor[i] = min(holding)[2]
 
 
 # --------------------------------------------------------------------------------------------
@@ -583,7 +589,9 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
         out["chunk_id"] = pd.array(cid, dtype=_STRING)
         sha = _strings(out, "text_sha")
         text = _strings(out, "chunk_text")
-        fill = exact & sha.isna().to_numpy(dtype=bool) & text.notna().to_numpy(dtype=bool)
+        # An empty text_sha or chunk_text is an absent one (SPEC A2).
+        fill = (exact & sha.fillna("").eq("").to_numpy(dtype=bool)
+                & text.fillna("").ne("").to_numpy(dtype=bool))
         if fill.any():
             values = sha.to_numpy(dtype=object)
             values[fill] = [text_sha(t) for t in text.to_numpy(dtype=object)[fill]]

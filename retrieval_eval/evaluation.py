@@ -27,9 +27,10 @@ _SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mr
 
 
 def _coerce(judgments, run):
+    from .absent import judgments_meaning
     from .formats import as_judgments, as_run
 
-    return as_judgments(judgments), as_run(run)
+    return judgments_meaning(as_judgments(judgments)), as_run(run)
 
 
 def _negative_ids(queries, negatives) -> list[str]:
@@ -42,9 +43,10 @@ def _negative_ids(queries, negatives) -> list[str]:
 
 def _query_strata_from(queries) -> pd.Series:
     """``query_id -> stratum`` from a queries file (queries without one are left out)."""
+    from .absent import queries_meaning
     from .formats import as_queries
 
-    q = as_queries(queries)
+    q = queries_meaning(as_queries(queries))
     q = q[q["stratum"].notna()].drop_duplicates("query_id")
     return pd.Series(q["stratum"].to_numpy(dtype=object), index=q["query_id"].to_numpy(dtype=object))
 
@@ -96,13 +98,16 @@ class Evaluation:
 
     * ``per_query``: one row per (system, query_id) of every judged query (see
       :func:`retrieval_eval.metrics.compute` for the columns), plus ``negative`` (the query is
-      declared ``expect_none``; it never enters the positive averages).
+      declared ``expect_none``; it never enters the positive averages). The metric cells of
+      a query excluded from the averages (``no_positives`` or ``negative``; the flags stay)
+      are NaN: there was nothing to find, so there is no value, and
+      ``per_query.groupby("system")[metrics].mean()`` is ``summary``.
     * ``summary``: system x metric macro means over the scored queries, with ``n``.
     * ``per_stratum``: (system, stratum) x metric, with ``n``; strata scored on their own rows.
     """
 
     def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
-                 queries=None, negatives=()):
+                 queries=None, negatives=(), strata=None):
         self.judgments = judgments
         self.run = run
         self.per_query = per_query
@@ -113,6 +118,10 @@ class Evaluation:
         self.gain = gain
         self.queries = queries
         self.negatives = list(negatives)
+        #: The strata in first-appearance order in the judgments (then the queries file's):
+        #: the tie order of the worst stratum.
+        self.strata = list(strata) if strata is not None else [
+            str(s) for s in pd.unique(per_query["stratum"].astype(object))]
 
     @property
     def systems(self) -> list[str]:
@@ -130,16 +139,22 @@ class Evaluation:
         """The lowest-scoring stratum for ``metric`` (a column name such as ``recall@10``).
 
         Strata with no scored query are skipped rather than treated as zero: reporting an
-        empty class as the worst would fail a build over an empty set. Ties go to the first
-        stratum in code-point order.
+        empty class as the worst would fail a build over an empty set. Ties go to the stratum
+        that appears first in the judgments (SPEC A3), as in the report's gates and tables.
         """
+        from .gates import worst_of
+
         system = self._system(system)
+        if system not in set(self.per_stratum.index.get_level_values("system")):
+            return None  # nothing judged: no stratum
         table = self.per_stratum.xs(system, level="system")
         table = table[table["n"] > 0]
         if metric not in table.columns or table.empty:
             return None
-        values = table[metric]
-        name = values.idxmin()
+        values = table[metric].dropna()
+        name = worst_of(dict(zip(values.index, values.to_numpy(dtype=float))), self.strata)
+        if name is None:
+            return None
         return {"name": name, "value": float(values[name]), "n": int(table.loc[name, "n"])}
 
     def _system(self, system: str | None) -> str:
@@ -197,7 +212,18 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
     positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
     ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
+
+    Returns an :class:`Evaluation`. In its ``per_query``, an excluded query's metric cells
+    are NaN (a value that does not exist is not zero), so the per-query means are the summary.
     """
+    return _evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
+                     negatives=negatives, excluded_as_nan=True)
+
+
+def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, negatives=None,
+              excluded_as_nan: bool = True) -> Evaluation:
+    """:func:`evaluate`; with ``excluded_as_nan=False`` an excluded query keeps the engine's
+    values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
     j, r = _coerce(judgments, run)
     ks = engine.check_ks(k)
     negs = _negative_ids(queries, negatives)
@@ -228,8 +254,14 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     summary = summary.reindex(systems)
     summary["n"] = summary["n"].fillna(0).astype(np.int64)
     per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
+    if excluded_as_nan:
+        excluded = scored["no_positives"].to_numpy(dtype=bool)
+        if excluded.any():
+            per_query.loc[excluded, engine.metric_columns(per_query)] = np.nan
+    strata = engine.strata_in_order(j)
+    strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
     return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
-                      queries=queries, negatives=negs)
+                      queries=queries, negatives=negs, strata=strata)
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,7 +271,8 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
 def judgment_key(judgment) -> str:
     """Key that matches a judgment to a ranking entry: ``chunk_id`` when present, else ``doc_uri``."""
     chunk = judgment.get("chunk_id") if isinstance(judgment, Mapping) else judgment["chunk_id"]
-    if chunk is not None and not (isinstance(chunk, float) and np.isnan(chunk)) and chunk is not pd.NA:
+    if chunk is not None and not (isinstance(chunk, float) and np.isnan(chunk)) and chunk is not pd.NA \
+            and chunk != "":  # an empty chunk_id is no chunk_id (SPEC A2)
         return str(chunk)
     return str(judgment["doc_uri"])
 
@@ -272,9 +305,10 @@ def dedupe(ranking: Sequence[str]) -> list[str]:
 
 def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
     """Group judgments by query, as ``query_id -> (key -> relevance)``; the last label wins."""
+    from .absent import judgments_meaning
     from .formats import as_judgments
 
-    table = engine.relevance_table(as_judgments(judgments))
+    table = engine.relevance_table(judgments_meaning(as_judgments(judgments)))
     out: dict[str, dict[str, int]] = {}
     for qid, sub in table.groupby("query_id", sort=False):
         out[str(qid)] = dict(zip(sub["key"].tolist(), sub["relevance"].astype(int).tolist()))
@@ -356,7 +390,7 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     inflates every metric); queries with no label at the threshold are excluded rather than
     scored zero (there was nothing to find). When no query is left, no metric is emitted.
     """
-    ev = evaluate(judgments, run, k=(k,), threshold=threshold)
+    ev = _evaluate(judgments, run, k=(k,), threshold=threshold, excluded_as_nan=False)
     system = _single_system(ev)
     pq = ev.per_query[ev.per_query["system"] == system]
     names = _spec_names(k)
@@ -374,22 +408,39 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     )
 
 
-def stratum_scores(ev: Evaluation, system: str, names) -> dict[str, StratumScore]:
-    """The per-stratum table of one system as the seed's ``{stratum: StratumScore}``."""
+class StrataScores(dict):
+    """``{stratum: StratumScore}`` in the table's order (scored strata first, each group in
+    code-point order), with ``appearance``: the strata in the order they first appear in the
+    judgments, which :func:`worst_stratum` uses to break a tie."""
+
+    def __init__(self, items=(), appearance=()):
+        super().__init__(items)
+        self.appearance = list(appearance)
+
+
+def stratum_scores(ev: Evaluation, system: str, names) -> StrataScores:
+    """The per-stratum table of one system as the seed's ``{stratum: StratumScore}`` (empty
+    when nothing was judged: there is no stratum to score)."""
+    systems = ev.per_stratum.index.get_level_values("system")
+    if system not in set(systems):
+        return StrataScores((), appearance=ev.strata)
     table = ev.per_stratum.xs(system, level="system")
-    return {
-        str(name): StratumScore(n=int(row["n"]),
-                                metrics=_measurements(row, names) if row["n"] else {})
-        for name, row in table.iterrows()
-    }
+    return StrataScores(
+        ((str(name), StratumScore(n=int(row["n"]),
+                                  metrics=_measurements(row, names) if row["n"] else {}))
+         for name, row in table.iterrows()),
+        appearance=ev.strata,
+    )
 
 
 def score_by_stratum(judgments, run, k: int = DEFAULT_K,
-                     threshold: int = DEFAULT_THRESHOLD) -> dict[str, StratumScore]:
+                     threshold: int = DEFAULT_THRESHOLD) -> StrataScores:
     """Per-stratum scores: a system can improve on the mean while failing a query class.
 
-    Judgments without a stratum fall in ``_unstratified``. Scored strata come first, then
-    unscored ones (n = 0, no metrics), each in code-point order.
+    Judgments without a stratum (or with ``""``) fall in ``_unstratified``. Scored strata come
+    first, then unscored ones (n = 0, no metrics), each in code-point order; ``appearance`` on
+    the result lists them in the order they first appear in the judgments (the tie order of
+    :func:`worst_stratum`).
     """
     ev = evaluate(judgments, run, k=(k,), threshold=threshold)
     return stratum_scores(ev, _single_system(ev), _spec_names(k))
@@ -399,14 +450,15 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
     """The lowest-scoring stratum with n > 0 for ``metric``: what gates should watch.
 
     Strata with no scored query are skipped rather than treated as zero; a class with nothing
-    to find must not fail a build. Ties go to the first stratum in code-point order.
+    to find must not fail a build. Ties go to the stratum that appears first in the judgments
+    (SPEC A3; ``per_stratum.appearance`` as :func:`score_by_stratum` returns it, else the
+    mapping's own order), the same stratum the report's gates and tables name.
     """
-    best = None
-    for name in sorted(per_stratum):
-        s = per_stratum[name]
-        if s.n <= 0 or metric not in s.metrics:
-            continue
-        value = s.metrics[metric].value
-        if best is None or value < best["value"]:
-            best = {"name": name, "value": value, "n": s.n}
-    return best
+    from .gates import worst_of
+
+    values = {name: s.metrics[metric].value for name, s in per_stratum.items()
+              if s.n > 0 and metric in s.metrics}
+    name = worst_of(values, getattr(per_stratum, "appearance", ()))
+    if name is None:
+        return None
+    return {"name": name, "value": values[name], "n": per_stratum[name].n}

@@ -1168,10 +1168,12 @@ def _run_groups(df: pd.DataFrame) -> tuple[np.ndarray | None, np.ndarray, pa.Arr
     return order, _group_starts(codes if order is None else codes[order]), s, q
 
 
-def _in_group_order(codes: np.ndarray, rank: np.ndarray) -> bool:
-    """True when rows are already grouped by code (ascending) and ranked within each group."""
+def _in_group_order(codes: np.ndarray, rank: np.ndarray, strict: bool = False) -> bool:
+    """True when rows are already grouped by code (ascending) and ranked within each group
+    (``strict``: no two rows of a group share a rank)."""
     same = codes[1:] == codes[:-1]
-    return bool(np.all(codes[1:] >= codes[:-1])) and bool(np.all(~same | (rank[1:] >= rank[:-1])))
+    up = rank[1:] > rank[:-1] if strict else rank[1:] >= rank[:-1]
+    return bool(np.all(codes[1:] >= codes[:-1])) and bool(np.all(~same | up))
 
 
 def _group_starts(sorted_codes: np.ndarray) -> np.ndarray:
@@ -1447,7 +1449,15 @@ def _order_trec(
         return empty_run()
     codes = _group_codes(system, qid)
     if order == "rank":
-        perm = None if _in_group_order(codes, rank_in) else np.lexsort((rank_in, codes))
+        # Equal ranks in one query: doc id ascending (byte order), then file order, so a run
+        # with ties reads the same whatever order its lines were written in.
+        perm = None
+        if not _in_group_order(codes, rank_in, strict=True):
+            t = pa.table({"g": pa.array(codes), "r": pa.array(rank_in), "d": doc,
+                          "i": pa.array(np.arange(n, dtype=np.int64))})
+            perm = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("r", "ascending"),
+                                                 ("d", "ascending"), ("i", "ascending")])
+            perm = perm.to_numpy(zero_copy_only=False)
     else:
         t = pa.table({"g": pa.array(codes), "s": pa.array(score), "d": doc})
         perm = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("s", "descending"), ("d", "descending")])
@@ -1475,7 +1485,8 @@ def _starts_if_grouped(system: Any, qid: pa.ChunkedArray, rank_in: pa.ChunkedArr
     """
     if len(rank_in) == 0:
         return None
-    first, in_order = _block_starts(None if isinstance(system, str) else system, qid, rank_in, strict=False)
+    # Strict: a tie in rank needs the doc-id order of :func:`_order_trec`.
+    first, in_order = _block_starts(None if isinstance(system, str) else system, qid, rank_in, strict=True)
     if not in_order:
         return None
     heads = system if isinstance(system, str) else _take(system, first)
@@ -1678,9 +1689,11 @@ def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None, name
 
 
 def _trec_python(text: str, label: str) -> tuple[list, list, list, list, list]:
+    """The careful pass over a TREC run's lines. Fields after the sixth are ignored, as
+    trec_eval ignores them ("reserved for future expansion"); fewer than six is an error."""
     q, d, r, s, m = [], [], [], [], []
     for line, f in _table_lines(text):
-        if len(f) != 6:
+        if len(f) < 6:
             raise FormatError(label, line, f"expected 6 fields, got {len(f)}")
         if not _INT_RE.match(f[3]):
             raise FormatError(label, line, f"rank must be an integer, got {f[3]!r}")
@@ -1725,9 +1738,11 @@ def from_trec_run(
     """Parse a TREC run (``query_id Q0 doc_id rank score run_name``) into the run frame.
 
     ``system`` is the run_name column unless ``system=`` is given. ``order="rank"`` orders each
-    query by its rank column, as the spec reads it (ties keep file order); ``order="score"``
+    query by its rank column, as the spec reads it (equal ranks by doc id, ascending: a stable
+    rule that does not depend on the order the lines were written in); ``order="score"``
     re-ranks by score descending then doc id descending, the order trec_eval evaluates in. The
-    output ``rank`` is then 1..n in that order; ``score`` keeps the file's scores.
+    output ``rank`` is then 1..n in that order; ``score`` keeps the file's scores. Fields after
+    the sixth are ignored, as trec_eval ignores them; fewer than six is an error.
     """
     if isinstance(content, (bytes, bytearray)):
         data, text = _checked_bytes(bytes(content), label)

@@ -23,7 +23,7 @@ import copy
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from .errors import FormatError
 
@@ -340,6 +340,29 @@ def _fmt(value: float, threshold: float | None = None) -> str:
     return text
 
 
+def worst_of(values: Mapping[str, float], order: Sequence[str] = ()) -> str | None:
+    """The name with the lowest value; on a tie, the first in ``order``.
+
+    ``order`` is the strata in the order they first appear in the judgments (SPEC A3; a report
+    carries it as ``judgments.strata``); names it does not list come after, in the mapping's
+    order. ``worst_stratum``, ``Evaluation.worst_stratum``, ``worst-stratum:`` gates and the
+    CLI's per-stratum table all pick through here, so they name the same stratum.
+    """
+    if not values:
+        return None
+    rank = {name: i for i, name in enumerate(order)}
+    at = {name: rank.get(name, len(rank) + i) for i, name in enumerate(values)}
+    return min(values, key=lambda name: (values[name], at[name]))
+
+
+def strata_order(report: Mapping[str, Any]) -> list[str]:
+    """The strata of a report in first-appearance order (``judgments.strata``; empty when the
+    report does not say)."""
+    judgments = report.get("judgments")
+    order = judgments.get("strata") if isinstance(judgments, Mapping) else None
+    return [str(s) for s in order] if isinstance(order, list) else []
+
+
 def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
     raw, metric, threshold = gate.raw, gate.metric, gate.threshold
     judgments = report.get("judgments") or {}
@@ -373,7 +396,7 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
         if not values and not unsure:
             return undecided(f"no per-stratum data for '{metric}'")
         if values:
-            worst = min(values, key=lambda name: values[name])
+            worst = worst_of(values, strata_order(report))
             observed = values[worst]
             if not _at_least(observed, threshold):
                 return GateResult(raw, "FAIL", observed), (

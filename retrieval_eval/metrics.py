@@ -745,12 +745,63 @@ def _scan(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None =
         pieces = out.pop(name, None)
         return np.concatenate(pieces) if pieces else np.zeros(0, dtype=dtype)
 
+    block_dup = cat("dup", bool)
+    if graded and depth is not None:
+        # The metrics stop at the cutoff, the report of a repeated key does not (SPEC A3):
+        # the rankings with no repeat above the cutoff are read whole for one.
+        late = np.flatnonzero(~block_dup & (rk.lengths[blocks] > depth))
+        block_dup[late] = _repeat_anywhere(doc_arr, rk, blocks[late])
     pa.default_memory_pool().release_unused()  # the steps' ids, freed: give them back now
     return _Scan(
-        rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=cat("dup", bool),
+        rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=block_dup,
         row_block=cat("row_block"), row_position=cat("row_position"), row_source=cat("row_source"),
         sums={name: cat(name) for name in list(out)},  # what is left: the steps' sums
     )
+
+
+def _repeat_anywhere(doc_arr, rk: _Rankings, blocks: np.ndarray) -> np.ndarray:
+    """Per ranking of ``blocks``: whether it repeats a key anywhere, every row read.
+
+    Whether a ranking repeated a key is a fact about the ranking, not about the part of it the
+    cutoffs reach: a retriever that returns a chunk twice at ranks 3 and 40 has the bug at k=10
+    too. Rankings are read in steps of about STEP_ROWS rows; ids are compared by their hashes
+    as in :func:`_scan`, and each repeat found is checked on the strings (a collision
+    settles the step on exact codes).
+    """
+    out = np.zeros(len(blocks), dtype=bool)
+    if not len(blocks):
+        return out
+    lengths = rk.lengths[blocks]
+    steps = _steps(lengths)
+
+    def part(a: int, b: int) -> None:
+        length = lengths[a:b]
+        rows = _ranges(rk.starts[blocks[a:b]], length)
+        docs = _fetch(doc_arr, rows if rk.order is None else rk.order[rows])
+        local = np.repeat(np.arange(b - a, dtype=np.int64), length)
+        shift = np.uint64(64 - max(b - a, 1).bit_length())
+        ids = (docs, *_hashes(docs))
+        key = local.view(np.uint64) << shift
+        key |= ids[1] >> (np.uint64(64) - shift)
+        prev = _groups(key, heads=False)[1]
+        dup = np.flatnonzero(prev >= 0)
+        if not _same(ids, dup, ids, prev[dup]):  # a collision: exact codes for this step
+            codes = docs.dictionary_encode().indices.to_numpy(zero_copy_only=False)
+            key = local.view(np.uint64) << shift
+            key |= codes.astype(np.uint64)
+            dup = np.flatnonzero(_repeats(key))
+        out[a:b] = np.bincount(local[dup], minlength=b - a) > 0
+
+    spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
+    if len(spans) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            list(pool.map(lambda span: part(*span), spans))
+    else:
+        for span in spans:
+            part(*span)
+    return out
 
 
 def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
@@ -841,7 +892,8 @@ def compute(
       (deduplicated ranking length, up to the largest cutoff);
     * ``missing`` (the system has no ranking for the query: it scores zero, never dropped),
       ``no_positives`` (nothing at the threshold: excluded from averages), ``duplicates``
-      (the ranking repeated a key; only the first occurrence counted);
+      (the ranking repeated a key anywhere, past the largest cutoff too; only the first
+      occurrence counted);
     * ``top1_score``: the score of the first entry of the deduplicated ranking (NaN without
       scores), the signal out-of-distribution calibration works from;
     * one float column per metric and cutoff, named by :func:`metric_name`:
@@ -954,6 +1006,20 @@ def strata_span_queries(judgments: pd.DataFrame) -> bool:
     s_codes, strata = _codes(pc.fill_null(stratum, UNSTRATIFIED))
     pairs = np.unique(q_codes.astype(np.int64) * max(len(strata), 1) + s_codes)
     return len(pairs) > len(queries)
+
+
+def strata_in_order(judgments: pd.DataFrame) -> list[str]:
+    """The strata of the judgments in the order they first appear (a label without one in
+    ``_unstratified``): the order that breaks a tie for the worst stratum (SPEC A3).
+
+    The file's own order is the one order every implementation sees alike; it is also the order
+    a person wrote the classes in, usually the one they care about first.
+    """
+    import pyarrow.compute as pc
+
+    if len(judgments) == 0:
+        return []
+    return [str(s) for s in _codes(pc.fill_null(_arrow(judgments["stratum"]), UNSTRATIFIED))[1]]
 
 
 def _strata_of(judgments: pd.DataFrame, label_codes: np.ndarray, nq: int) -> np.ndarray:

@@ -103,9 +103,10 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
 
     corpus_info: dict[str, Any] = {"fingerprint": None}
     if corpus is not None:
+        from .absent import corpus_meaning
         from .formats import as_corpus
 
-        c = as_corpus(corpus)
+        c = corpus_meaning(as_corpus(corpus))
         corpus_info = {
             "fingerprint": c.attrs.get("corpus_fingerprint"),
             "documents": int(c["doc_uri"].nunique()),
@@ -172,6 +173,9 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     if ev.has_strata:
         data["per_stratum"] = {name: s.to_dict()
                                for name, s in stratum_scores(ev, system, names).items()}
+        # First-appearance order: the tie order of the worst stratum (SPEC A3), which a
+        # report read back from disk needs for its worst-stratum gates.
+        judgments_info["strata"] = list(ev.strata)
 
     if calibration is None and (queries is not None or ev.negatives):
         has_scores = ev.run.loc[ev.run["system"] == system, "score"].notna().any()

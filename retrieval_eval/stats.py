@@ -17,7 +17,9 @@ Conventions that change a number, stated once:
   the resamples so a p-value is never 0; an exact enumeration (used automatically when
   ``2**n <= B``) counts every assignment and needs no ``+1``. ``tol = 1e-9 * mean(|d|)``
   absorbs float rounding: sums of the same numbers in another order must still tie.
-* Bootstrap intervals are percentile intervals (linear interpolation, numpy's default).
+* Bootstrap intervals are percentile intervals (linear interpolation, numpy's default). The
+  bootstrap p-value counts a resampled mean within :data:`TIE` (1e-12) of zero as a tie, on
+  both sides alike: the same resample summed in another order must not move a p-value.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ __all__ = [
     "paired_randomization",
     "paired_t",
     "paired_bootstrap",
+    "bootstrap_pvalue",
     "wilcoxon",
     "adjust_pvalues",
     "wilson_interval",
@@ -63,6 +66,8 @@ _SQRT2 = math.sqrt(2.0)
 _SQRT2PI = math.sqrt(2.0 * math.pi)
 # Elements per block when a resample matrix would be too large to hold at once.
 _BLOCK = 1 << 22
+#: A resampled statistic this close to its reference value is a tie (float noise, not a sign).
+TIE = 1e-12
 
 
 # --------------------------------------------------------------------------------------
@@ -593,6 +598,22 @@ def _bootstrap_weights(rng: np.random.Generator, rows: int, n: int) -> np.ndarra
     return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
 
 
+def bootstrap_pvalue(resampled) -> np.ndarray | float:
+    """Two-sided percentile-bootstrap p-value of "the statistic is 0", per column.
+
+    ``resampled``: (B,) or (B, m) resampled statistics (differences). Returns
+    ``min(1, 2 * (min(#{T* <= 0}, #{T* >= 0}) + 1) / (B + 1))``, where a value within
+    :data:`TIE` of 0 counts on both sides: a difference that is 0 in exact arithmetic comes
+    out as +-1e-17 depending on the order of a sum, and float noise must not move a p-value.
+    The +1 rule keeps it above 0.
+    """
+    t = np.asarray(resampled, dtype=np.float64)
+    le = np.count_nonzero(t <= TIE, axis=0)
+    ge = np.count_nonzero(t >= -TIE, axis=0)
+    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1) / (t.shape[0] + 1))
+    return float(p) if t.ndim == 1 else p
+
+
 def paired_bootstrap(
     a, b=None, n_resamples: int = 10_000, seed=0, confidence: float = 0.95
 ) -> BootstrapResult:
@@ -603,8 +624,10 @@ def paired_bootstrap(
     one matrix product). The interval is the percentile interval of the resampled means. The
     p-value is ``min(1, 2 * (min(#{T* <= 0}, #{T* >= 0}) + 1) / (B + 1))``: the smallest
     two-sided level whose percentile interval excludes 0, with the +1 rule so it is never 0.
-    It is a percentile-interval p-value, not a null-distribution test: prefer the
-    randomization test for p-values and use this for the interval.
+    A resampled mean within :data:`TIE` of 0 counts on both sides: a mean that is 0 in exact
+    arithmetic comes out as +-1e-17 depending on the order of the sum, and float noise must not
+    decide a p-value. It is a percentile-interval p-value, not a null-distribution test:
+    prefer the randomization test for p-values and use this for the interval.
     """
     d, single = _differences(a, b)
     if not 0 < confidence < 1:
@@ -621,9 +644,7 @@ def paired_bootstrap(
         means[start:start + r] = (_bootstrap_weights(rng, r, n) @ dt) / n
     alpha = 1.0 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
-    le = np.count_nonzero(means <= 0, axis=0)
-    ge = np.count_nonzero(means >= 0, axis=0)
-    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1) / (n_resamples + 1))
+    p = bootstrap_pvalue(means)
     stat = d.mean(axis=1)
     return BootstrapResult(
         _out(stat, single), _out(low, single), _out(high, single), _out(p, single),

@@ -97,9 +97,11 @@ def validate(judgments, other=None) -> ValidationResult:
 
     Sorted orders are locale-independent, so ``--json`` output agrees across machines.
     """
+    from .absent import judgments_meaning
     from .formats import as_judgments
 
-    j = as_judgments(judgments).reset_index(drop=True)
+    # An empty optional field is an absent one (SPEC A2): no stratum '', no fingerprint ''.
+    j = judgments_meaning(as_judgments(judgments).reset_index(drop=True))
     n = len(j)
     qid = j["query_id"].astype(ID)
     keys = judgment_keys(j)

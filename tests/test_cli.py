@@ -121,7 +121,7 @@ def _case_files(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "k-not-integer": (score + ["-k", "ten"], "-k expects a positive integer, got 'ten'"),
         "k-zero": (score + ["-k", "0"], "-k expects a positive integer"),
         "threshold-zero": (score + ["--threshold", "0"], "--threshold expects a positive integer, got '0'"),
-        "unknown-flag": (score + ["--bogus"], "unrecognized arguments: --bogus"),
+        "unknown-flag": (score + ["--bogus"], "unknown option '--bogus' for 'score'"),
         "unknown-verb": (["frobnicate"], "unknown command 'frobnicate'"),
         "verb-typo": (["scroe", "--judgments", j], "unknown command 'scroe'; did you mean 'score'?"),
         "no-verb": ([], "no command given"),

@@ -232,9 +232,14 @@ def test_re_anchor_prefers_the_same_document_over_earlier_corpus_order():
     assert result.findings["reanchor_to"].iloc[0] == chunks[1]["chunk_id"]
 
 
-def test_re_anchor_tie_in_same_document_takes_lowest_ordinal():
+def test_re_anchor_to_two_equal_chunks_of_the_document_takes_the_first_in_corpus_order():
+    """SPEC A5: the same text twice in a document: the first in corpus order wins, whatever
+    the ordinals say (the second chunk here has the lower ordinal)."""
     chunks = [chunk("doc://a", 3, "Twice."), chunk("doc://a", 1, "Twice.")]
-    result = drift(judgments_frame([label(text="Twice.")]), corpus_frame(chunks))
+    for labeled in (label(text="Twice."), label(sha=text_sha("Twice."))):
+        result = drift(judgments_frame([labeled]), corpus_frame(chunks))
+        assert result.findings["reanchor_to"].iloc[0] == chunks[0]["chunk_id"]
+    result = drift(judgments_frame([label(text="Twice.")]), corpus_frame(chunks[::-1]))
     assert result.findings["reanchor_to"].iloc[0] == chunks[1]["chunk_id"]
 
 
@@ -266,6 +271,41 @@ def test_split_lists_every_piece_in_ordinal_order():
     assert statuses(result) == ["SPLIT"]
     assert result.findings["split_into"].iloc[0] == [chunks[1]["chunk_id"], chunks[0]["chunk_id"]]
     assert pd.isna(result.findings["reanchor_to"].iloc[0])
+
+
+def test_split_orders_a_chunk_without_ordinal_as_ordinal_zero_ties_in_corpus_order():
+    chunks = [
+        chunk("doc://a", 1, "Part b."),
+        {**chunk("doc://a", 0, "Part c."), "ordinal": None},  # no ordinal: sorts as 0 ...
+        chunk("doc://a", 0, "Part a."),  # ... and ties with this one, which comes later
+        chunk("doc://a", 2, "Part d."),
+    ]
+    labeled = "Part a. Part b. Part c. Part d."
+    result = drift(judgments_frame([label(text=labeled)]), corpus_frame(chunks))
+    assert statuses(result) == ["SPLIT"]
+    ids = [c["chunk_id"] for c in chunks]
+    assert result.findings["split_into"].iloc[0] == [ids[1], ids[2], ids[0], ids[3]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["One.", "Two.", "Three."]),
+                          st.one_of(st.none(), st.integers(0, 3))), min_size=1, max_size=7))
+def test_ties_follow_corpus_order_and_split_follows_ordinals(pieces):
+    """Property: a re-anchor to equal text is the first such chunk in corpus order; a SPLIT
+    lists its chunks by (ordinal, a missing one as 0; then corpus order)."""
+    chunks = [{**chunk("doc://a", i, text, cid=f"c1:{i + 2:032x}"), "ordinal": o}
+              for i, (text, o) in enumerate(pieces)]
+    frame = corpus_frame(chunks)
+    for text in ("One.", "Two."):
+        first = next((c["chunk_id"] for c in chunks if c["text"] == text), None)
+        result = drift(judgments_frame([label(text=text)]), frame)
+        if first is not None:
+            assert result.findings["reanchor_to"].iloc[0] == first
+    inside = [(c["ordinal"] or 0, i, c["chunk_id"]) for i, c in enumerate(chunks)
+              if c["text"] in ("One.", "Two.")]
+    result = drift(judgments_frame([label(text="One. Two.")]), frame)
+    if len(inside) >= 2:
+        assert result.findings["split_into"].iloc[0] == [cid for _, _, cid in sorted(inside)]
 
 
 def test_split_beats_merged():
@@ -315,10 +355,10 @@ def test_merged_re_anchors_to_the_shortest_containing_chunk():
     assert result.findings["reanchor_to"].iloc[0] == chunks[1]["chunk_id"]
 
 
-def test_merged_tie_takes_lowest_ordinal():
+def test_merged_tie_takes_the_first_in_corpus_order():
     chunks = [chunk("doc://a", 4, "Fact. Bbbb."), chunk("doc://a", 2, "Aaaa. Fact.")]
     result = drift(judgments_frame([label(text="Fact.")]), corpus_frame(chunks))
-    assert result.findings["reanchor_to"].iloc[0] == chunks[1]["chunk_id"]
+    assert result.findings["reanchor_to"].iloc[0] == chunks[0]["chunk_id"]
 
 
 def test_merged_only_within_the_same_document():

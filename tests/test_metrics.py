@@ -274,7 +274,10 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
         got = compute(judgments_frame(labels), run, k=ks, threshold=threshold, gain=gain)
         want = _reference(labels, lines, ks, threshold, gain)
         assert len(got) == len({(s, q) for s, q, _ in want})
+        repeated = {(s, q): len(set(ranking)) < len(ranking) for s, q, ranking in lines}
         for row in got.to_dict("records"):
+            # A repeat anywhere in the ranking is reported, past the largest cutoff too.
+            assert row["duplicates"] == repeated.get((row["system"], row["query_id"]), False)
             for k in ks:
                 for metric, value in want[(row["system"], row["query_id"], k)].items():
                     name = metric_name(metric, k, gain)
@@ -285,6 +288,19 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
     assert got_rankings == {(s, q): list(dict.fromkeys(ranking)) for s, q, ranking in lines}
     if hashes == "colliding":
         assert any(refused)  # the strings were checked, and the false matches caught
+
+
+def test_duplicates_are_reported_past_the_largest_cutoff():
+    """A ranking that repeats a key only below the cutoffs is still flagged (SPEC A3: "anywhere
+    in the ranking, also past k"), in both APIs; the metrics stop at k and do not change."""
+    judgments = [{"query_id": q, "doc_uri": "a", "relevance": 1} for q in ("q1", "q2", "q3")]
+    run = [{"query_id": "q1", "ranking": ["a", "b", "c", "d", "b"]},  # repeat at rank 5
+           {"query_id": "q2", "ranking": ["a", "b", "c", "d", "e"]},
+           {"query_id": "q3", "ranking": ["c", "c", "a"]}]  # repeat inside the cutoff
+    ev = re_.evaluate(judgments, run, k=(1, 3))
+    assert ev.per_query["duplicates"].tolist() == [True, False, True]
+    assert re_.score(judgments, run, k=2).queries_with_duplicates == ["q1", "q3"]
+    assert ev.per_query["recall@3"].tolist() == [1.0, 1.0, 1.0]
 
 
 def test_a_query_ranked_twice_beside_one_not_ranked_keeps_its_own_labels():

@@ -1,4 +1,4 @@
-"""The normative conformance cases of ../shared/spec-fixtures, one parametrized test per rule."""
+"""The normative conformance cases of the spec (vendored in tests/fixtures/spec), one parametrized test per rule."""
 
 from __future__ import annotations
 
