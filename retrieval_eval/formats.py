@@ -2277,17 +2277,20 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     line = 1-based index in messages), or a path (``.qrels``/``.tsv``/``.txt``, or any file whose
     first line is not JSON, is read as qrels; otherwise JSONL judgments).
     """
+    from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
+
     if isinstance(obj, pd.DataFrame):
-        return _judgments_from_frame(obj, label)
+        return _judgments_from_frame(interop.label_frame(obj), label)
     if _is_path(obj):
-        suffix = Path(obj).suffix.lower()
-        sniffed_json = suffix == ".jsonl" or _first_content_line(obj).startswith("{")
-        if suffix in (".qrels", ".tsv", ".txt") or not sniffed_json:
-            return read_qrels(obj)
-        return read_judgments(obj)
+        from .detect import read_labels
+
+        return read_labels(obj)
     if isinstance(obj, (list, tuple)):
         rows = [_judgment_row(o, i, label) for i, o in enumerate(obj, start=1)]
         return _judgments_frame(rows, [0] * len(rows), label)
+    foreign = interop.labels_from_object(obj, label)
+    if foreign is not None:
+        return foreign
     raise TypeError(f"cannot read judgments from {type(obj).__name__}; give a DataFrame, a list of dicts or a path")
 
 
@@ -2353,7 +2356,10 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     """
     if system is not None and (not isinstance(system, str) or not system):
         raise ValueError("system must be a non-empty string")
+    from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
+
     if isinstance(obj, pd.DataFrame):
+        obj = interop.run_frame(obj)
         if "ranking" in obj.columns and "doc_id" not in obj.columns:  # one row per query, wire-like
             records = obj.to_dict("records")
             lines = [{k: v for k, v in r.items() if not _is_missing_scalar(v)} for r in records]
@@ -2364,9 +2370,11 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
             out.attrs["empty_rankings"] = [(system or s, q) for s, q in empty]
         return out
     if _is_path(obj):
-        if _first_content_line(obj).startswith("{"):
-            return read_run(obj, system=system)
-        return read_trec_run(obj, system=system)
+        from .detect import read_run_file
+
+        return read_run_file(obj, system=system)
+    if interop.is_score_dict(obj):
+        return interop.run_from_dict(obj, system, label)
     if isinstance(obj, Mapping):
         parts = []
         for name, run in obj.items():
@@ -2385,6 +2393,9 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
         if obj and isinstance(obj[0], Mapping) and "doc_id" in obj[0] and "ranking" not in obj[0]:
             return _run_from_frame(pd.DataFrame(list(obj)), label, system)
         return _run_python(enumerate(obj, start=1), label, system)
+    foreign = interop.run_from_object(obj, system, label)
+    if foreign is not None:
+        return foreign
     raise TypeError(
         f"cannot read a run from {type(obj).__name__}; give a DataFrame, a list of dicts, a dict of runs or a path"
     )
