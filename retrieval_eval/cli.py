@@ -1007,8 +1007,8 @@ def _render_validation(out: _Out, path: str, result: Any) -> None:
 def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
     fm = _formats()
     if args.run:
-        if args.to not in ("run", "trec-run"):
-            raise CLIError(f"--run converts to run or trec-run, not {args.to}")
+        if args.to not in ("run", "trec-run", "parquet"):
+            raise CLIError(f"--run converts to run, trec-run or parquet, not {args.to}")
         if args.as_chunk_ids:
             raise CLIError("--as-chunk-ids applies to --qrels only")
         args.run = [args.run]

@@ -147,36 +147,39 @@ def load_labels(args: argparse.Namespace) -> LabelSource:
     return LabelSource(frame, path, found.kind, carries)
 
 
-def load_run(path: str, system: str | None = None, order: str = "rank") -> pd.DataFrame:
-    """One run file of any format (``-`` is stdin), with ``--system`` selecting one system."""
-    from .detect import read_run_file
+def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple[pd.DataFrame, str | None]:
+    """One run file of any format (``-`` is stdin), with ``--system`` selecting one system;
+    also the file's kind (:func:`retrieval_eval.detect.sniff`)."""
+    from .detect import read_run_file, sniff, sniff_bytes
 
     if path != "-":
         _check_path(path, folder_ok=False)
     data = _stdin() if path == "-" else None
+    kind = (sniff_bytes(data[: 1 << 16]) if data is not None else sniff(path)).kind
     run = read_run_file(path, order=order, data=data, label=path)
     if system is not None:
         systems = list(dict.fromkeys(run["system"].tolist()))
         if system not in systems:
             raise UsageError(f"{path}: no system '{system}' in the run (it has {', '.join(map(str, systems)) or 'none'})")
         run = run[run["system"] == system].reset_index(drop=True)
-    return run
+    return run, kind
 
 
 def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) -> pd.DataFrame:
     """Every ``--run`` file, concatenated. With several files, a file whose rows name no system
     (the default ``run``) is named after the file, so two such files are two systems; the same
-    system in two files is refused. Warns (``warn(text)``) about tied scores read by rank."""
+    system in two files is refused. Warns (``warn(text)``) about tied scores read by rank (a
+    pytrec_eval/ranx dict has no order of its own: it is always ranked by score)."""
     from .formats import DEFAULT_SYSTEM, RUN_COLUMNS
 
     paths = list(args.run)
     order = getattr(args, "order", "rank")
     runs = []
     for path in paths:
-        run = load_run(path, None if len(paths) > 1 else system, order)
+        run, kind = load_run(path, None if len(paths) > 1 else system, order)
         if len(paths) > 1 and len(run) and (run["system"] == DEFAULT_SYSTEM).all():
             run = run.assign(system=pd.array([Path(path).stem] * len(run), dtype="string"))
-        if order == "rank" and warn is not None:
+        if order == "rank" and warn is not None and kind != "json-dict":  # a dict is ranked by score
             message = tie_warning(run, path)
             if message:
                 warn(message)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "beir-corpus": ("BEIR corpus.jsonl (_id, title, text)", "corpus"),
     "corpus": ("a corpus JSON", "corpus"),
     "report": ("a report JSON", "report"),
+    "json-dict": ("a pytrec_eval/ranx JSON dict {qid: {doc: value}}", "dict"),
     "parquet": ("a parquet table", "table"),
     "csv": ("a CSV table", "table"),
 }
@@ -64,6 +66,8 @@ READ_WITH = {
 }
 
 _HEAD = 1 << 16
+#: A JSON document whose first value is an object: ``{"q1": {"d1": ...`` (pytrec_eval, ranx).
+_NESTED = re.compile(rb'\A\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*[-+0-9.]')
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,8 @@ def sniff_bytes(head: bytes, name: str = "") -> Sniff:
         return _of("csv")
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
+    if _NESTED.match(head):
+        return _of("json-dict")
     for raw in head.split(b"\n"):
         line = raw.strip()
         if not line or line.startswith(b"//") or line.startswith(b"#"):
@@ -181,7 +187,7 @@ def expect(found: Sniff, role: str, label: str) -> None:
     """Refuse ``found`` when it is clearly another role than ``role``: one line saying what the
     file looks like and which option (and function) reads it. Unknown kinds pass: the reader
     of ``role`` then says what is wrong on which line."""
-    if found.role is None or found.role in (role, "table"):
+    if found.role is None or found.role in (role, "table", "dict"):
         return
     raise FormatError(
         label, None,
@@ -204,6 +210,10 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
         from .interop import read_beir
 
         return read_beir(path, split=split).judgments
+    if found.kind == "json-dict":
+        from .interop import judgments_from_dict
+
+        return judgments_from_dict(_load_dict(path, data, label), label)
     if found.kind in ("parquet", "csv"):
         from .tabular import read_table_labels
 
@@ -218,6 +228,20 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
     if data is not None:
         return formats.from_qrels(data, as_chunk_ids=as_chunk_ids, label=label)
     return formats.read_qrels(path, as_chunk_ids=as_chunk_ids)
+
+
+def _load_dict(path: str | os.PathLike, data: bytes | None, label: str) -> dict:
+    """A whole JSON document (a pytrec_eval/ranx dict), refused with its line when invalid."""
+    from .formats import _decode, _read_bytes
+
+    text = _decode(data if data is not None else _read_bytes(path), label)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise FormatError(label, err.lineno, f"invalid JSON, {err.msg} (column {err.colno})") from None
+    if not isinstance(obj, dict):
+        raise FormatError(label, None, "expected a JSON object {qid: {doc: value}}")
+    return obj
 
 
 def _jsonish(path: str | os.PathLike, data: bytes | None) -> bool:
@@ -250,7 +274,11 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
     label = str(path) if label is None else label
     found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "run", label)
-    if found.kind in ("parquet", "csv"):
+    if found.kind == "json-dict":
+        from .interop import run_from_dict
+
+        run = run_from_dict(_load_dict(path, data, label), system, label)
+    elif found.kind in ("parquet", "csv"):
         from .tabular import read_table_run
 
         run = read_table_run(path, found.kind, system=system, data=data, label=label)

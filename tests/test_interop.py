@@ -477,3 +477,16 @@ def test_rerank_by_score_matches_trec_run_order_score():
     by_reader = rev.from_trec_run(text, order="score")
     by_rule = interop.rerank_by_score(rev.from_trec_run(text))
     pd.testing.assert_frame_equal(by_rule, by_reader)
+
+
+def test_pytrec_eval_json_files_are_read_as_their_dicts():
+    assert detect.sniff(DATA / "pytrec_eval" / "run.json").kind == "json-dict"
+    assert interop.to_dict(rev.as_run(str(DATA / "pytrec_eval" / "run.json"))) == _pytrec("run.json")
+    assert interop.to_dict(rev.as_judgments(str(DATA / "pytrec_eval" / "qrels.json"))) == _pytrec("qrels.json")
+
+
+def test_a_broken_pytrec_eval_json_file_names_its_line(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text('{"q1": {"d1": 1.0,\n "d2": }}\n', encoding="utf-8")
+    with pytest.raises(FormatError, match=r"run\.json:2: invalid JSON"):
+        rev.as_run(str(path))
