@@ -1008,7 +1008,7 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
     fm = _formats()
     if args.run:
         if args.to not in ("run", "trec-run", "parquet"):
-            raise CLIError(f"--run converts to run, trec-run or parquet, not {args.to}")
+            raise CLIError(f"--run converts to run or trec-run, or to parquet with --out, not {args.to}")
         if args.as_chunk_ids:
             raise CLIError("--as-chunk-ids applies to --qrels only")
         args.run = [args.run]
@@ -1217,6 +1217,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         color = _term.color_enabled(getattr(args, "color", "auto"), stdout)
         out = _Out(stdout, color)
         args.warn = lambda text: stderr.write(f"{PROG}: warning: {_one_line(text)}\n")
+        inputs.check_output_flags(args)
         code = args.handler(args, out)
         stdout.flush()
         return code

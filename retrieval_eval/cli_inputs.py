@@ -77,6 +77,15 @@ def add_format(p: argparse.ArgumentParser, per_query: bool = False) -> None:
                             "repeating queries; --format csv|json for machines")
 
 
+def check_output_flags(args: argparse.Namespace) -> None:
+    """``--json`` (the verb's JSON document) and ``--format`` (a table) are two outputs; one
+    at a time. ``--per-query`` writes its own table, in ``--format`` when given."""
+    if getattr(args, "format", None) and getattr(args, "json", False):
+        raise UsageError("give --json or --format, not both (--format json writes the summary table)")
+    if getattr(args, "per_query", False) and getattr(args, "json", False):
+        raise UsageError("--per-query writes its own table; use --format json instead of --json")
+
+
 def _ks(text: str) -> tuple[int, ...]:
     parts = text.split(",")
     if not all(re.fullmatch(r"[0-9]+", s.strip()) and int(s) >= 1 for s in parts):

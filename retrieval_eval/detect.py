@@ -223,7 +223,7 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
                           "and this file is judgments JSONL")
     if found.kind == "judgments" or (found.kind is None and _jsonish(path, data)):
         if data is not None:
-            return formats.parse_judgments(data.decode("utf-8-sig"), label=label)
+            return formats.parse_judgments(formats._decode(data, label), label=label)
         return formats.read_judgments(path)
     if data is not None:
         return formats.from_qrels(data, as_chunk_ids=as_chunk_ids, label=label)

@@ -2274,8 +2274,10 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
 
     Accepts the frame a reader returns (required columns checked, dtypes cast, optional columns
     added as NA, a copy returned), a list of wire-format dicts (checked like file lines, with
-    line = 1-based index in messages), or a path (``.qrels``/``.tsv``/``.txt``, or any file whose
-    first line is not JSON, is read as qrels; otherwise JSONL judgments).
+    line = 1-based index in messages), a path of any labels format or a BEIR folder (read by
+    the format :mod:`retrieval_eval.detect` finds: JSONL judgments, TREC/BEIR qrels, parquet,
+    CSV, a pytrec_eval JSON dict), or the field's shapes of :mod:`retrieval_eval.interop`
+    (a PyTerrier ``qid, docno, label`` frame, a ``{qid: {doc: grade}}`` dict, a ranx ``Qrels``).
     """
     from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
 
@@ -2350,8 +2352,11 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     ``rank`` as 1..n per query in row order when missing), a list of wire-format dicts
     (``{"query_id", "ranking", ...}``, checked like file lines; a list of long rows with
     ``doc_id`` also works; so does a frame with a ``ranking`` column, one row per query), a path
-    (JSONL when the first line is a JSON object, else a TREC run), or a dict
-    ``{system_name: run}`` whose runs are coerced and concatenated with the key as their system.
+    of any run format (JSONL, TREC, parquet, CSV, a pytrec_eval JSON dict: the format
+    :mod:`retrieval_eval.detect` finds), a dict ``{system_name: run}`` whose runs are coerced
+    and concatenated with the key as their system, or the field's shapes of
+    :mod:`retrieval_eval.interop` (a PyTerrier ``qid, docno, score, rank`` frame, a
+    ``{qid: {doc: score}}`` dict ranked by score, a ranx ``Run``).
     ``system`` given here names the system of every row.
     """
     if system is not None and (not isinstance(system, str) or not system):

@@ -340,3 +340,11 @@ def test_bad_input_is_one_line_exit_2(tmp_path, argv, says):
     code, out, err = cli_process(*argv({"beir": beir, "parquet": tmp_path / "j.parquet", "csv": tmp_path / "run.csv"}))
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith("retrieval-eval: error: ") and says in err, err
+
+
+def test_json_and_format_are_one_output_at_a_time():
+    base = ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl")]
+    code, _, err = cli(*base, "--json", "--format", "csv")
+    assert code == 2 and "give --json or --format, not both" in err
+    code, _, err = cli(*base, "--json", "--per-query")
+    assert code == 2 and "use --format json instead of --json" in err
