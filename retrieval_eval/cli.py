@@ -458,13 +458,11 @@ def _load_runs(args: argparse.Namespace, system: str | None = None):
 
 
 def _load_corpus(path: str):
-    text = read_text(path)
-    return _formats().parse_corpus(text, label=path)
+    return inputs.load_other(path, "corpus")
 
 
 def _load_queries(path: str):
-    text = read_text(path)
-    return _formats().parse_queries(text, label=path)
+    return inputs.load_other(path, "queries")
 
 
 def _load_baseline(path: str) -> dict[str, Any]:

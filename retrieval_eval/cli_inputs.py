@@ -156,6 +156,18 @@ def load_labels(args: argparse.Namespace) -> LabelSource:
     return LabelSource(frame, path, found.kind, carries)
 
 
+def load_other(path: str, role: str) -> pd.DataFrame:
+    """``--queries`` (queries JSONL or BEIR's queries.jsonl) or ``--corpus`` (corpus JSON or
+    BEIR's corpus.jsonl); ``-`` is stdin."""
+    from .detect import read_corpus_file, read_queries_file
+
+    if path != "-":
+        _check_path(path, folder_ok=False)
+    data = _stdin() if path == "-" else None
+    reader = read_queries_file if role == "queries" else read_corpus_file
+    return reader(path, data=data, label=path)
+
+
 def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple[pd.DataFrame, str | None]:
     """One run file of any format (``-`` is stdin), with ``--system`` selecting one system;
     also the file's kind (:func:`retrieval_eval.detect.sniff`)."""

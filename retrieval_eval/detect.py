@@ -34,7 +34,8 @@ from typing import Any
 
 from .errors import FormatError
 
-__all__ = ["KINDS", "Sniff", "expect", "read_labels", "read_run_file", "sniff", "sniff_bytes"]
+__all__ = ["KINDS", "Sniff", "expect", "read_corpus_file", "read_labels", "read_queries_file", "read_run_file",
+           "sniff", "sniff_bytes"]
 
 #: kind -> (what it is, in words; the role it plays).
 KINDS: dict[str, tuple[str, str]] = {
@@ -61,7 +62,7 @@ READ_WITH = {
     "labels": "--judgments or --qrels (as_judgments)",
     "run": "--run (as_run)",
     "queries": "--queries (as_queries)",
-    "corpus": "--corpus (as_corpus; a BEIR corpus.jsonl with read_beir)",
+    "corpus": "--corpus (as_corpus)",
     "report": "--baseline (Report.read)",
 }
 
@@ -295,3 +296,39 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
 
         return rerank_by_score(run, label=label)
     return run
+
+
+def read_queries_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
+    """Queries from queries JSONL or BEIR's ``queries.jsonl`` (``_id``, ``text``)."""
+    from . import formats
+
+    label = str(path) if label is None else label
+    found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
+    expect(found, "queries", label)
+    if found.kind == "beir-queries":
+        if data is not None:
+            raise FormatError(label, None, "BEIR queries.jsonl is read from a file, not stdin")
+        from .interop import read_beir_queries
+
+        return read_beir_queries(path)
+    if data is not None:
+        return formats.parse_queries(formats._decode(data, label), label=label)
+    return formats.read_queries(path)
+
+
+def read_corpus_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
+    """A corpus from a corpus JSON document or BEIR's ``corpus.jsonl``."""
+    from . import formats
+
+    label = str(path) if label is None else label
+    found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
+    expect(found, "corpus", label)
+    if found.kind == "beir-corpus":
+        if data is not None:
+            raise FormatError(label, None, "BEIR corpus.jsonl is read from a file, not stdin")
+        from .interop import read_beir_corpus
+
+        return read_beir_corpus(path)
+    if data is not None:
+        return formats.parse_corpus(formats._decode(data, label), label=label)
+    return formats.read_corpus(path)

@@ -2434,7 +2434,9 @@ def as_queries(obj: Any, label: str = "queries") -> pd.DataFrame:
         _carry_columns(obj, df)
         return df
     if _is_path(obj):
-        return read_queries(obj)
+        from .detect import read_queries_file  # queries JSONL or BEIR's queries.jsonl
+
+        return read_queries_file(obj)
     if isinstance(obj, (list, tuple)):
         return _queries_python(enumerate(obj, start=1), label)
     raise TypeError(f"cannot read queries from {type(obj).__name__}; give a DataFrame, a list of dicts or a path")
@@ -2467,7 +2469,9 @@ def as_corpus(obj: Any, label: str = "corpus") -> pd.DataFrame:
         df.attrs.update({k: obj.attrs.get(k) for k in _FINGERPRINTS})
         return df
     if _is_path(obj):
-        return read_corpus(obj)
+        from .detect import read_corpus_file  # corpus JSON or BEIR's corpus.jsonl
+
+        return read_corpus_file(obj)
     if isinstance(obj, Mapping):
         return _corpus_from_obj(dict(obj), label)
     if isinstance(obj, (list, tuple)):

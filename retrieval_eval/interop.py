@@ -372,6 +372,28 @@ def _strings(values: Any) -> Any:
     return pd.array(values, dtype=_STRING)
 
 
+def read_beir_queries(path: str | os.PathLike) -> pd.DataFrame:
+    """BEIR's ``queries.jsonl`` (``_id``, ``text``) as the queries frame (``query_id = _id``,
+    ``query = text``; ``metadata`` is not kept)."""
+    from .formats import as_queries
+
+    cols = _jsonl_columns(Path(path), ("_id", "text"))
+    return as_queries(pd.DataFrame({"query_id": _strings(cols["_id"]), "query": _strings(cols["text"])}),
+                      label=str(path))
+
+
+def read_beir_corpus(path: str | os.PathLike) -> pd.DataFrame:
+    """BEIR's ``corpus.jsonl`` (``_id``, ``title``, ``text``) as the corpus frame: a BEIR
+    passage is both the document and the chunk, so ``chunk_id = doc_uri = _id``; ``title``
+    rides along as a column."""
+    from .formats import as_corpus
+
+    cols = _jsonl_columns(Path(path), ("_id", "title", "text"))
+    ids = _strings(cols["_id"])
+    return as_corpus(pd.DataFrame({"chunk_id": ids, "doc_uri": ids, "text": _strings(cols["text"]),
+                                   "title": _strings(cols["title"])}), label=str(path))
+
+
 def read_beir(folder: str | os.PathLike, split: str = "test") -> BeirData:
     """Read a BEIR dataset folder: ``corpus.jsonl`` (``_id``, ``title``, ``text``),
     ``queries.jsonl`` (``_id``, ``text``) and ``qrels/<split>.tsv`` (``query-id corpus-id
@@ -389,7 +411,7 @@ def read_beir(folder: str | os.PathLike, split: str = "test") -> BeirData:
         A folder without ``qrels/<split>.tsv`` (naming the splits it has), or a malformed line
         in any of the files (file and line named).
     """
-    from .formats import as_corpus, as_queries, empty_corpus, empty_judgments, empty_queries, read_qrels
+    from .formats import empty_corpus, empty_judgments, empty_queries, read_qrels
 
     root = Path(folder)
     if not root.is_dir():
@@ -403,18 +425,8 @@ def read_beir(folder: str | os.PathLike, split: str = "test") -> BeirData:
         raise FormatError(str(qrels), None, f"no such split; this folder has {', '.join(splits) or 'none'}")
     else:
         judgments = empty_judgments()
-    queries = empty_queries()
-    if (root / "queries.jsonl").is_file():
-        cols = _jsonl_columns(root / "queries.jsonl", ("_id", "text"))
-        queries = as_queries(pd.DataFrame({"query_id": _strings(cols["_id"]), "query": _strings(cols["text"])}),
-                             label=str(root / "queries.jsonl"))
-    corpus = empty_corpus()
-    if (root / "corpus.jsonl").is_file():
-        cols = _jsonl_columns(root / "corpus.jsonl", ("_id", "title", "text"))
-        ids = _strings(cols["_id"])
-        corpus = as_corpus(pd.DataFrame({"chunk_id": ids, "doc_uri": ids, "text": _strings(cols["text"]),
-                                         "title": _strings(cols["title"])}),
-                           label=str(root / "corpus.jsonl"))
+    queries = read_beir_queries(root / "queries.jsonl") if (root / "queries.jsonl").is_file() else empty_queries()
+    corpus = read_beir_corpus(root / "corpus.jsonl") if (root / "corpus.jsonl").is_file() else empty_corpus()
     if len(judgments) and len(queries):
         text = pd.Series(queries["query"].array, index=queries["query_id"].to_numpy(dtype=object))
         judgments = judgments.assign(query=pd.array(text.reindex(judgments["query_id"].to_numpy(dtype=object))

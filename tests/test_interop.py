@@ -490,3 +490,15 @@ def test_a_broken_pytrec_eval_json_file_names_its_line(tmp_path):
     path.write_text('{"q1": {"d1": 1.0,\n "d2": }}\n', encoding="utf-8")
     with pytest.raises(FormatError, match=r"run\.json:2: invalid JSON"):
         rev.as_run(str(path))
+
+
+def test_beir_queries_and_corpus_files_are_read_where_queries_and_corpus_are():
+    q = rev.as_queries(str(BEIR / "queries.jsonl"))
+    assert q["query_id"].tolist() == ["1", "3", "5", "13"]
+    c = rev.as_corpus(str(BEIR / "corpus.jsonl"))
+    assert c["chunk_id"].tolist() == ["4983", "5836", "7912", "18670", "19238"]
+
+
+def test_labels_given_as_queries_say_what_reads_them():
+    with pytest.raises(FormatError, match="looks like TREC qrels \\(labels\\), not queries; pass it with --judgments"):
+        rev.as_queries(str(fx("qrels", "trec.qrels")))
