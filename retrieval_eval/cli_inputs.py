@@ -30,8 +30,8 @@ import pandas as pd
 __all__ = ["LabelSource", "UsageError", "add_format", "add_labels", "add_runs", "cutoffs", "load_labels", "load_runs"]
 
 FORMATS = ("markdown", "latex", "csv", "json")
-_LABELS_HELP = ("labels: judgments JSONL, TREC or BEIR qrels, parquet, CSV, or a BEIR folder "
-                "(the format is detected)")
+_LABELS_HELP = ("labels: judgments JSONL, TREC or BEIR qrels, a pytrec_eval/ranx JSON dict, parquet, "
+                "CSV, or a BEIR folder (the format is detected)")
 
 
 class UsageError(Exception):
@@ -55,8 +55,8 @@ def add_labels(p: argparse.ArgumentParser, required: bool = True, group=None) ->
 def add_runs(p: argparse.ArgumentParser, required: bool = True, many_help: str | None = None) -> None:
     """``--run`` (repeatable) and ``--order``."""
     p.add_argument("--run", metavar="PATH", action="append", required=required,
-                   help=many_help or "a run: JSONL, TREC, parquet or CSV; repeatable (one file may hold "
-                                     "several systems)")
+                   help=many_help or "a run: JSONL, TREC, a pytrec_eval/ranx JSON dict, parquet or CSV; "
+                                     "repeatable (one file may hold several systems)")
     p.add_argument("--order", choices=("rank", "score"), default="rank",
                    help="rank: each ranking in its own order (JSONL list, TREC rank column; default); "
                         "score: re-ranked by score, ties by doc id descending, as trec_eval does")

@@ -478,8 +478,8 @@ def from_ir_datasets(dataset: Any, docs: bool = True) -> IrDataset:
     Duck-typed: ``ir_datasets`` is not imported, so it stays an optional install; any object
     with those methods (yielding named tuples) works.
     """
-    label = str(getattr(dataset, "dataset_id", lambda: "ir_datasets")() if callable(
-        getattr(dataset, "dataset_id", None)) else "ir_datasets")
+    dataset_id = getattr(dataset, "dataset_id", None)
+    label = str(dataset_id()) if callable(dataset_id) else "ir_datasets"
     from .formats import as_corpus, as_judgments, as_queries, as_run
 
     judgments = queries = corpus = run = None
