@@ -31,6 +31,8 @@ from .formats import (
     write_queries,
     write_run,
 )
+from .interop import from_ir_datasets, read_beir, rerank_by_score, to_dict
+from .tabular import write_parquet
 from .measurement import Measurement, summarize
 from .metrics import compute, dedupe_run, metric_name
 from .evaluation import (
@@ -72,6 +74,6 @@ __all__ = [
     "read_trec_run", "relevance_by_query", "score", "score_by_stratum", "score_rows",
     "serialize_judgments", "summarize", "text_sha", "to_qrels", "to_trec_run", "validate",
     "worse_status", "worst_stratum", "write_corpus", "write_judgments", "write_queries",
-    "write_run",
+    "write_run", "from_ir_datasets", "read_beir", "rerank_by_score", "to_dict", "write_parquet",
     "Guarantee", "LabelAgreement", "ScoreShift", "label_agreement", "score_shift",
 ]

@@ -640,6 +640,18 @@ class Calibration:
         """The summary table (a copy)."""
         return self.summary.copy()
 
+    def to_markdown(self) -> str:
+        """The summary table as Markdown (:mod:`retrieval_eval.tables`: base install only)."""
+        from .tables import frame_markdown
+
+        return frame_markdown(self.summary)
+
+    def to_latex(self, caption: str | None = None, label: str | None = None) -> str:
+        """The summary table as a booktabs LaTeX ``table`` (no jinja2)."""
+        from .tables import frame_latex
+
+        return frame_latex(self.summary, caption=caption, label=label)
+
     def to_dict(self) -> dict[str, Any]:
         """Everything but the per-query frames, JSON-able (NaN -> None)."""
         summary = self.summary.reset_index()

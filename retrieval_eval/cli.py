@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 from . import _term
 from . import cli_trust as _trust
+from . import cli_inputs as inputs
 from .errors import FormatError
 from .gates import GateError, apply_gates, check_report, parse_gate, strata_order, worse_status, worst_of
 
@@ -200,16 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
         "  retrieval-eval score --judgments j.jsonl --run scored.jsonl --queries queries.jsonl \\\n"
         "      --gate negative_satisfaction:0.9",
     )
-    labels = p.add_mutually_exclusive_group(required=True)
-    labels.add_argument("--judgments", metavar="FILE", help="judgments JSONL")
-    labels.add_argument("--qrels", metavar="FILE", help="TREC or BEIR qrels, instead of --judgments")
-    p.add_argument("--run", metavar="FILE", required=True, help="run JSONL (or a TREC run file)")
-    p.add_argument("--as-chunk-ids", action="store_true", help="with --qrels: the qrels ids are chunk_ids")
+    inputs.add_labels(p)
+    inputs.add_runs(p)
     p.add_argument("--corpus", metavar="FILE", help="live corpus JSON: adds the label drift summary")
     p.add_argument("--queries", metavar="FILE", help="queries JSONL with expect_none negatives: adds calibration")
     p.add_argument("--baseline", metavar="FILE", help="a previous report JSON, for delta gates")
     p.add_argument("--gate", metavar="EXPR", action="append", default=[], help=_GATE_HELP)
-    p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
+    inputs.add_cutoffs(p)
     p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
     p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
@@ -222,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="also write the JSON report here (atomically)")
     output_flags(p, "print the JSON report instead of tables (a run with several systems and no "
                     "--system gives {\"systems\": {name: report}})")
+    inputs.add_format(p, per_query=True)
     p.set_defaults(handler=cmd_score)
 
     # drift -------------------------------------------------------------------------------------
@@ -237,12 +236,13 @@ def build_parser() -> argparse.ArgumentParser:
         "  retrieval-eval drift --judgments judgments.jsonl --corpus corpus.json\n"
         "  retrieval-eval drift --judgments judgments.jsonl --corpus corpus.json --fix --backup",
     )
-    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL")
+    inputs.add_labels(p)
     p.add_argument("--corpus", metavar="FILE", required=True, help="live corpus JSON")
     p.add_argument("--fix", action="store_true",
                    help="rewrite the judgments file with recoverable labels re-anchored")
     p.add_argument("--backup", action="store_true", help="with --fix: keep the old file as FILE.bak")
     output_flags(p, "print the drift result as JSON")
+    inputs.add_format(p)
     p.set_defaults(handler=cmd_drift)
 
     # validate ----------------------------------------------------------------------------------
@@ -254,10 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
         "exit: 0 no error (warnings allowed), 1 an error, 2 usage error or malformed input",
         "example:\n  retrieval-eval validate --judgments judgments.jsonl",
     )
-    labels = p.add_mutually_exclusive_group(required=True)
-    labels.add_argument("--judgments", metavar="FILE", help="judgments JSONL")
-    labels.add_argument("--qrels", metavar="FILE", help="TREC or BEIR qrels")
-    p.add_argument("--as-chunk-ids", action="store_true", help="with --qrels: the qrels ids are chunk_ids")
+    inputs.add_labels(p)
+    p.add_argument("--queries", metavar="FILE",
+                   help="queries JSONL: supplies query text to labels that carry none (qrels), so it is checked")
     output_flags(p, "print the validation result as JSON")
     p.set_defaults(handler=cmd_validate)
 
@@ -272,13 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
         "  retrieval-eval convert --run run.jsonl --to trec-run --out run.trec",
     )
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--judgments", metavar="FILE", help="judgments JSONL")
-    source.add_argument("--qrels", metavar="FILE", help="TREC or BEIR qrels")
-    source.add_argument("--run", metavar="FILE", help="run JSONL or TREC run")
-    p.add_argument("--to", required=True, choices=("judgments", "qrels", "run", "trec-run"),
-                   help="output format")
-    p.add_argument("--as-chunk-ids", action="store_true",
-                   help="with --qrels: store each qrels id as chunk_id as well as doc_uri")
+    source.add_argument("--run", metavar="PATH", help="a run: JSONL, TREC, parquet or CSV")
+    inputs.add_labels(p, group=source)
+    p.add_argument("--to", required=True, choices=("judgments", "qrels", "run", "trec-run", "parquet"),
+                   help="output format (parquet needs --out)")
     p.add_argument("--system", metavar="NAME",
                    help="with --run: keep only this system (and name the TREC run after it)")
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
@@ -295,8 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
         "example:\n"
         "  retrieval-eval calibrate --run scored.jsonl --judgments j.jsonl --queries queries.jsonl",
     )
-    p.add_argument("--run", metavar="FILE", required=True, help="run JSONL with scores (or a TREC run)")
-    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL (the positives)")
+    inputs.add_runs(p)
+    inputs.add_labels(p)
     p.add_argument("--queries", metavar="FILE", required=True,
                    help="queries JSONL; expect_none: true marks the negatives")
     p.add_argument("--quantile", metavar="Q", type=_finite_float("--quantile", 0.0, 1.0), default=0.10,
@@ -308,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--system", metavar="NAME", help="only this system of a multi-system run")
     _trust.calibrate_flags(p)  # --alpha (split-conformal cutoff), --by-stratum (Mondrian)
     output_flags(p, "print the calibration table as JSON")
+    inputs.add_format(p)
     p.set_defaults(handler=cmd_calibrate)
 
     # compare -----------------------------------------------------------------------------------
@@ -319,11 +316,10 @@ def build_parser() -> argparse.ArgumentParser:
         "example:\n"
         "  retrieval-eval compare --judgments j.jsonl --run bm25.jsonl --run hybrid.jsonl --baseline bm25",
     )
-    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL")
-    p.add_argument("--run", metavar="FILE", action="append", required=True,
-                   help="a run file, repeatable; one file may hold several systems")
+    inputs.add_labels(p)
+    inputs.add_runs(p)
     p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are compared with")
-    p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
+    inputs.add_cutoffs(p, "cutoff (default 10); one per comparison")
     p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
     p.add_argument("--queries", metavar="FILE",
@@ -338,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh", "none"), default="holm",
                    help="multiple-comparison correction across all rows (default holm)")
     output_flags(p, "print the comparison table as JSON")
+    inputs.add_format(p)
     p.set_defaults(handler=cmd_compare)
 
     # demo --------------------------------------------------------------------------------------
@@ -515,7 +512,7 @@ _CALIBRATION_METRICS = ("negative_satisfaction", "positive_retention", "auroc", 
                         "aupr_in", "aupr_out", "fpr@95tpr")
 
 
-def _check_gate_metrics(gates: list[Any], k: int) -> None:
+def _check_gate_metrics(gates: list[Any], ks: Sequence[int]) -> None:
     """Refuse a gate on a metric name no report can hold, with the closest names.
 
     Such a gate would only ever be INDETERMINATE: a typo (``recal@10``) must fail the command,
@@ -532,7 +529,7 @@ def _check_gate_metrics(gates: list[Any], k: int) -> None:
         base, at, cutoff = name.partition("@")
         if at and base in bases and re.fullmatch(r"[1-9][0-9]*", cutoff):
             continue
-        known = [f"{b}@{k}" for b in bases] + list(_CALIBRATION_METRICS)
+        known = [f"{b}@{k}" for b in bases for k in ks] + list(_CALIBRATION_METRICS)
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise CLIError(f"--gate {gate.raw}: no metric is named '{name}'{hint} "
@@ -620,62 +617,23 @@ def _safewrite():
     return safewrite
 
 
-def _load_judgments(path: str):
-    text = read_text(path)
-    return _formats().parse_judgments(text, label=path)
-
-
-def _load_qrels(path: str, as_chunk_ids: bool = False):
-    text = read_text(path)
-    return _formats().from_qrels(text, as_chunk_ids=as_chunk_ids, label=path)
-
-
 def _load_labels(args: argparse.Namespace):
-    if getattr(args, "qrels", None):
-        return _load_qrels(args.qrels, as_chunk_ids=args.as_chunk_ids), args.qrels
-    if getattr(args, "as_chunk_ids", False):
-        raise CLIError("--as-chunk-ids applies to --qrels only")
-    return _load_judgments(args.judgments), args.judgments
+    """(judgments, path) from --judgments/--qrels in any labels format (cli_inputs)."""
+    source = inputs.load_labels(args)
+    return source.frame, source.path
 
 
-def _looks_like_trec(path: str, text: str) -> bool:
-    """A run file is JSONL unless its name or its first content line says TREC."""
-    name = path.lower()
-    if name.endswith((".jsonl", ".json", ".ndjson")):
-        return False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("//") or stripped.startswith("#"):
-            continue
-        return not stripped.startswith(("{", "["))
-    return False
-
-
-def _load_run(path: str, system: str | None = None):
-    data = _read_bytes(path)
-    text = _decode(data, path)
-    fm = _formats()
-    body = data[len(_BOM):] if data.startswith(_BOM) else data  # bytes: the readers' fast path
-    if _looks_like_trec(path, text):
-        run = fm.from_trec_run(body, label=path)
-    else:
-        run = fm.parse_run(body, label=path)
-    if system is not None:
-        systems = list(dict.fromkeys(run["system"].tolist()))
-        if system not in systems:
-            raise CLIError(f"{path}: no system '{system}' in the run (it has {', '.join(map(str, systems)) or 'none'})")
-        run = run[run["system"] == system].reset_index(drop=True)
-    return run
+def _load_runs(args: argparse.Namespace, system: str | None = None):
+    """Every --run in any run format, with the tied-scores warning (cli_inputs)."""
+    return inputs.load_runs(args, system, warn=getattr(args, "warn", None))
 
 
 def _load_corpus(path: str):
-    text = read_text(path)
-    return _formats().parse_corpus(text, label=path)
+    return inputs.load_other(path, "corpus")
 
 
 def _load_queries(path: str):
-    text = read_text(path)
-    return _formats().parse_queries(text, label=path)
+    return inputs.load_other(path, "queries")
 
 
 #: The generic labels a library message uses when it does not know the file.
@@ -791,14 +749,16 @@ def _n(count: int, one: str, many: str | None = None) -> str:
 
 def cmd_score(args: argparse.Namespace, out: _Out) -> int:
     gates = [parse_gate(g) for g in args.gate]
-    _check_gate_metrics(gates, args.k)
+    ks = inputs.cutoffs(args.k)
+    _check_gate_metrics(gates, ks)
     _check_out_not_input(args, keep=("baseline",))
     if (args.quantile is not None or args.cutoff is not None) and not args.queries:
         raise CLIError("--quantile and --cutoff need --queries (the negatives to calibrate on)")
     if args.quantile is not None and args.cutoff is not None:
         raise CLIError("give --quantile or --cutoff, not both")
+    args.k = ",".join(map(str, ks))
     judgments, labels_path = _load_labels(args)
-    run = _load_run(args.run, args.system)
+    run = _load_runs(args, args.system)
     corpus = _load_corpus(args.corpus) if args.corpus else None
     queries = _load_queries(args.queries) if args.queries else None
     if queries is not None:
@@ -823,7 +783,7 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
             options["quantile"] = args.quantile
         calibration = calibrate(run, judgments, queries=queries, **options)
     # The same steps as report.build_report, once for every system of the run.
-    ev = evaluate(judgments, run, k=(args.k,), threshold=args.threshold, gain=args.gain, queries=queries)
+    ev = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain, queries=queries)
     systems = list(ev.systems)
     if not systems:
         raise CLIError(f"{labels_path}: no judgments, so nothing can be scored")
@@ -831,7 +791,8 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
     for system in systems:
         report = ev.report(system=system, corpus=corpus, drift_result=drift_result,
                            calibration=calibration, queries=queries)
-        reports[system] = apply_gates(report.to_dict(), gates, _baseline_for(baseline, system, args.baseline))
+        reports[system] = inputs.hint_cutoffs(
+            apply_gates(report.to_dict(), gates, _baseline_for(baseline, system, args.baseline)), gates, ks)
     if len(reports) == 1:
         payload: dict[str, Any] = next(iter(reports.values()))
     else:
@@ -840,7 +801,11 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
     text = _dumps(payload)
     if args.out:
         atomic_write_text(args.out, text)
-    if args.json:
+    if args.per_query:
+        inputs.write_per_query(out, ev, args.format)
+    elif args.format:
+        inputs.write_table(out, ev.summary, args.format, ev.to_markdown(), ev.to_latex())
+    elif args.json:
         out.stream.write(text)
     else:
         _render_score(out, reports, args, labels_path, calibration,
@@ -867,7 +832,7 @@ def _render_score(out: _Out, reports: dict[str, dict[str, Any]], args: argparse.
     s = out.s
     first = next(iter(reports.values()))
     j = first.get("judgments", {})
-    out(f"{s('score', 'bold')}  {labels_path}  {s('against', 'dim')}  {args.run}")
+    out(f"{s('score', 'bold')}  {labels_path}  {s('against', 'dim')}  {', '.join(args.run)}")
     counts = [_n(j.get("queries", 0), "query", "queries"), f"{j.get('queries_scored', 0)} scored",
               _n(j.get("labels", 0), "label")]
     if "human_labels" in j or "synthetic_labels" in j:
@@ -1063,15 +1028,22 @@ def cmd_drift(args: argparse.Namespace, out: _Out) -> int:
         raise CLIError("--fix rewrites the judgments file; it cannot rewrite stdin")
     from .drift import drift
 
+    if args.fix and getattr(args, "qrels", None):
+        raise CLIError(f"--fix rewrites judgments JSONL, and {args.qrels} is qrels; "
+                       "convert it first (retrieval-eval convert --to judgments)")
     if not args.fix:
-        judgments = _load_judgments(args.judgments)
-        result = drift(judgments, _load_corpus(args.corpus))
+        source = inputs.load_labels(args)
+        args.judgments = source.path
+        result = drift(source.frame, _load_corpus(args.corpus))
         fixed, written = None, False
     else:
+        _check_fixable(args.judgments)
         result, fixed, written = _drift_fix(args)
     summary = result.summary
     decayed = summary.total - summary.valid
-    if args.json:
+    if args.format and not args.json:
+        inputs.write_table(out, inputs.drift_frame(result), args.format, result.to_markdown(), result.to_latex())
+    elif args.json:
         payload = result.to_dict()
         if args.fix:
             payload["fix"] = {
@@ -1088,6 +1060,19 @@ def cmd_drift(args: argparse.Namespace, out: _Out) -> int:
         remaining = len(fixed.needs_review) if fixed else 0
         return EXIT_FINDING if remaining else EXIT_OK
     return EXIT_FINDING if decayed else EXIT_OK
+
+
+def _check_fixable(path: str) -> None:
+    """``--fix`` rewrites judgments JSONL in place; any other labels format is refused, by the
+    library's one detection rule (:func:`retrieval_eval.detect.sniff`)."""
+    from .detect import sniff
+
+    if path == "-" or not os.path.isfile(path):
+        return  # the locked read below names a missing file
+    kind = sniff(path).kind
+    if kind not in ("judgments", None):
+        raise CLIError(f"--fix rewrites judgments JSONL, and {path} is not ({kind}); "
+                       "convert it first (retrieval-eval convert --to judgments)")
 
 
 def _drift_fix(args: argparse.Namespace):
@@ -1213,8 +1198,14 @@ def _is_missing(value: Any) -> bool:
 def cmd_validate(args: argparse.Namespace, out: _Out) -> int:
     from .validation import validate
 
-    judgments, path = _load_labels(args)
+    source = inputs.load_labels(args)
+    judgments, path = source.frame, source.path
+    if args.queries:
+        judgments = inputs.with_query_text(judgments, _load_queries(args.queries))
     result = validate(judgments)
+    if not source.carries_query_text and not args.queries:
+        # qrels cannot carry query text: a warning per query would be about the format
+        result = inputs.without_query_text_warnings(result)
     if args.json:
         out.stream.write(_dumps(result.to_dict()))
     else:
@@ -1235,7 +1226,7 @@ def _render_validation(out: _Out, path: str, result: Any) -> None:
     issues = d.get("issues") or []
     if issues:
         out()
-        rows = [[s.status(i["severity"]), i["code"], i["message"]] for i in issues]
+        rows = [[s.status(sev), code, message] for sev, code, message in inputs.group_issues(issues)]
         out(_term.table(["severity", "code", "message"], rows, align=["l", "l", "l"], style=s))
     out()
     errors = sum(1 for i in issues if i.get("severity") == "error")
@@ -1257,29 +1248,47 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
     fm = _formats()
     _check_out_not_input(args)
     if args.run:
-        if args.to not in ("run", "trec-run"):
-            raise CLIError(f"--run converts to run or trec-run, not {args.to}")
+        if args.to not in ("run", "trec-run", "parquet"):
+            raise CLIError(f"--run converts to run or trec-run, or to parquet with --out, not {args.to}")
         if args.as_chunk_ids:
             raise CLIError("--as-chunk-ids applies to --qrels only")
-        run = _load_run(args.run, args.system)
+        run_path = args.run
+        args.run = [run_path]
+        run = _load_runs(args, args.system)
+        if args.to == "parquet":
+            return _write_parquet(run, args)
         if args.to == "trec-run":
             name = args.system
-            with _naming(args.run):
+            with _naming(run_path):
                 text = fm.to_trec_run(run, run_name=name) if name else fm.to_trec_run(run)
         else:
             text = fm.write_run(run)
     else:
-        if args.to not in ("judgments", "qrels"):
-            raise CLIError(f"{'--qrels' if args.qrels else '--judgments'} converts to judgments or qrels, not {args.to}")
+        if args.to not in ("judgments", "qrels", "parquet"):
+            raise CLIError(f"{'--qrels' if args.qrels else '--judgments'} converts to judgments, qrels or parquet, not {args.to}")
         if args.system:
             raise CLIError("--system applies to --run only")
         judgments, source = _load_labels(args)
+        if args.to == "parquet":
+            return _write_parquet(judgments, args)
         with _naming(source):
             text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments)
     if args.out:
         atomic_write_text(args.out, text)
     else:
         out.stream.write(text)
+    return EXIT_OK
+
+
+def _write_parquet(data, args: argparse.Namespace) -> int:
+    if not args.out:
+        raise CLIError("--to parquet writes a binary file; give --out")
+    from .tabular import write_parquet
+
+    try:
+        write_parquet(data, args.out)
+    except OSError as err:
+        raise CLIError(f"{args.out}: cannot write ({err.strerror or err})") from None
     return EXIT_OK
 
 
@@ -1291,18 +1300,20 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
 def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
     from .calibration import calibrate
 
-    run = _load_run(args.run, args.system)
-    judgments = _load_judgments(args.judgments)
+    run = _load_runs(args, args.system)
+    judgments, _ = _load_labels(args)
     queries = _load_queries(args.queries)
     _check_negatives(judgments, args.judgments, queries, args.queries, args.threshold)
     if len(run) == 0:
-        raise CLIError(f"{args.run}: the run is empty: nothing to calibrate")
+        raise CLIError(f"{', '.join(args.run)}: the run is empty: nothing to calibrate")
     options: dict[str, Any] = {"threshold": args.threshold, "quantile": args.quantile}
     if args.cutoff is not None:
         options["cutoff"] = args.cutoff
     options.update(_trust.calibrate_options(args))
     result = calibrate(run, judgments, queries=queries, **options)
-    if args.json:
+    if args.format and not args.json:
+        inputs.write_table(out, result.summary, args.format, result.to_markdown(), result.to_latex())
+    elif args.json:
         to_dict = getattr(result, "to_dict", None)
         payload = to_dict() if callable(to_dict) else {
             "summary": _frame_records(result.summary),
@@ -1310,7 +1321,7 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
         }
         out.stream.write(_dumps(payload))
     else:
-        out(f"{out.s('calibrate', 'bold')}  {args.run}  {out.s('against', 'dim')}  {args.queries}")
+        out(f"{out.s('calibrate', 'bold')}  {', '.join(args.run)}  {out.s('against', 'dim')}  {args.queries}")
         out()
         _render_calibration(out, result)
         _trust.render_guarantee(out, result)
@@ -1327,13 +1338,12 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
 
     from .compare import compare
 
-    judgments = _load_judgments(args.judgments)
-    runs = [_load_run(path) for path in args.run]
-    run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
-    if len(runs) > 1:
-        keys = run[["system", "query_id", "rank"]]
-        if keys.duplicated().any():
-            raise CLIError("two run files hold the same system; give each run a distinct \"system\"")
+    ks = inputs.cutoffs(args.k)
+    if len(ks) > 1:
+        raise CLIError(f"compare tests one cutoff at a time; give one -k (got {','.join(map(str, ks))})")
+    args.k = ks[0]
+    judgments, _ = _load_labels(args)
+    run = _load_runs(args)
     options: dict[str, Any] = {}
     if args.metric:
         options["metrics"] = args.metric
@@ -1351,7 +1361,9 @@ def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
             raise CLIError(f"--baseline: no system '{args.baseline}' in the runs (they have {', '.join(systems)})")
     result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
                      test=args.test, correction=args.correction, gain=args.gain, **options)
-    if args.json:
+    if args.format and not args.json:
+        inputs.write_table(out, result.table, args.format, result.to_markdown(), result.to_latex())
+    elif args.json:
         to_dict = getattr(result, "to_dict", None)
         out.stream.write(_dumps(to_dict() if callable(to_dict) else {"table": _frame_records(result.table)}))
     else:
@@ -1479,10 +1491,12 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         _check_file_options(args)
         color = _term.color_enabled(getattr(args, "color", "auto"), stdout)
         out = _Out(stdout, color)
+        args.warn = lambda text: stderr.write(f"{PROG}: warning: {_one_line(text)}\n")
+        inputs.check_output_flags(args)
         code = args.handler(args, out)
         stdout.flush()
         return code
-    except (CLIError, FormatError, GateError) as err:
+    except (CLIError, FormatError, GateError, inputs.UsageError) as err:
         return fail(str(err))
     except BrokenPipeError:  # the reader went away (| head): stop quietly
         try:

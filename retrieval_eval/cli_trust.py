@@ -165,8 +165,22 @@ def _table(frame, columns) -> list[str]:
     return ["  " + " ".join([f"{'':<16}"] + [f"{c:>10}" for c in columns])] + rows
 
 
+def _load_judgments(path: str):
+    """Labels in any format the library reads (:mod:`retrieval_eval.cli_inputs`)."""
+    from . import cli_inputs
+
+    return cli_inputs.load_labels(argparse.Namespace(judgments=path)).frame
+
+
+def _load_run(path: str):
+    """A run in any format the library reads (:mod:`retrieval_eval.cli_inputs`)."""
+    from . import cli_inputs
+
+    return cli_inputs.load_run(path)[0]
+
+
 def cmd_score_shift(args: argparse.Namespace, out) -> int:
-    from .cli import _load_judgments, _load_queries, _load_run
+    from .cli import _load_queries
     from .shift import score_shift
 
     gates = _gates(args.gate, "score-shift")
@@ -184,7 +198,6 @@ def cmd_score_shift(args: argparse.Namespace, out) -> int:
 
 
 def cmd_label_agreement(args: argparse.Namespace, out) -> int:
-    from .cli import _load_judgments, _load_run
     from .agreement import label_agreement
 
     gates = _gates(args.gate, "label-agreement")

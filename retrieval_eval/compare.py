@@ -248,16 +248,10 @@ class Comparison:
                 f"{self.confidence:.0%} CI", "p", f"p ({corr})", "significant", "n"]
 
     def to_markdown(self) -> str:
-        """A GitHub-flavoured Markdown table (no extra dependency), with a caption line."""
-        headers = self._headers()
-        rows = self._display_rows()
-        align = ["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", ":---:", "---:"]
-        lines = ["| " + " | ".join(_md_escape(h) for h in headers) + " |",
-                 "| " + " | ".join(align) + " |"]
-        lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
-        lines.append("")
-        lines.append(self.describe())
-        return "\n".join(lines) + "\n"
+        """A GitHub-flavoured Markdown table (:mod:`retrieval_eval.tables`), with a caption line."""
+        from .tables import markdown
+
+        return markdown(self._headers(), self._display_rows(), align="llrrrrrrcr", caption=self.describe())
 
     def to_latex(self, caption: str | None = None, label: str | None = None) -> str:
         """A booktabs ``table`` environment; significant deltas in bold. Needs ``booktabs``."""
@@ -269,20 +263,16 @@ class Comparison:
             delta = f"{r.delta:+.4f}"
             if r.significant:
                 delta = rf"\textbf{{{delta}}}"
-            body.append(" & ".join([
+            body.append([
                 _tex(r.system), _tex(r.metric), f"{r.mean:.4f}", f"{r.baseline_mean:.4f}", delta,
                 f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", _tex(_fmt_p(r.p_value)),
                 _tex(_fmt_p(r.p_adjusted)), str(int(r.n)),
-            ]) + r" \\")
+            ])
         cap = caption if caption is not None else (
             self.describe() + " Bold: significant after correction.")
-        out = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrrcrrr}", r"\toprule",
-               " & ".join(headers) + r" \\", r"\midrule", *body, r"\bottomrule",
-               r"\end{tabular}", rf"\caption{{{_tex(cap)}}}"]
-        if label:
-            out.append(rf"\label{{{label}}}")
-        out.append(r"\end{table}")
-        return "\n".join(out) + "\n"
+        from .tables import latex
+
+        return latex(headers, body, align="llrrrcrrr", caption=cap, label=label, escape=False)
 
     def _repr_html_(self) -> str:
         from ._html import box, esc, warnings_html
@@ -361,17 +351,7 @@ def _fmt_p(p: float) -> str:
     return f"{p:.4f}"
 
 
-def _md_escape(s: str) -> str:
-    return str(s).replace("|", r"\|")
-
-
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "<": r"\textless{}", ">": r"\textgreater{}"}
-
-
-def _tex(s: Any) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in str(s))
+from .tables import tex as _tex  # noqa: E402  (one escaping rule for every table: tables.py)
 
 
 def compare(

@@ -138,6 +138,25 @@ class DriftResult:
         """A copy of ``findings``."""
         return self.findings.copy()
 
+    def _counts(self) -> tuple[list[str], list[list[Any]], str]:
+        rows = [[status, self.summary[status.lower()]] for status in DRIFT_STATUSES]
+        note = f"{self.summary.total} labels, {self.summary.invalid_ratio:.1%} not VALID."
+        return ["status", "labels"], rows, note
+
+    def to_markdown(self) -> str:
+        """The labels per status as Markdown, with the share not VALID as its caption."""
+        from .tables import markdown
+
+        headers, rows, note = self._counts()
+        return markdown(headers, rows, caption=note)
+
+    def to_latex(self, caption: str | None = None, label: str | None = None) -> str:
+        """The labels per status as a booktabs LaTeX ``table`` (no jinja2)."""
+        from .tables import latex
+
+        headers, rows, note = self._counts()
+        return latex(headers, rows, caption=note if caption is None else caption, label=label)
+
     def to_dict(self) -> dict[str, Any]:
         """Exactly the JSON ``retrieval-eval drift --json`` prints.
 

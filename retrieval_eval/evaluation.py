@@ -183,6 +183,28 @@ class Evaluation:
     def to_frame(self) -> pd.DataFrame:
         return self.per_query.copy()
 
+    def _table(self, table: str) -> pd.DataFrame:
+        tables = {"summary": self.summary, "per_stratum": self.per_stratum, "per_query": self.per_query}
+        if table not in tables:
+            raise ValueError(f"table must be one of {', '.join(tables)}, got {table!r}")
+        return tables[table]
+
+    def to_markdown(self, table: str = "summary") -> str:
+        """``summary`` (default), ``per_stratum`` or ``per_query`` as a Markdown pipe table.
+
+        Written by :mod:`retrieval_eval.tables` (the base install: no tabulate); a metric that
+        does not exist is ``n/a``, not 0.
+        """
+        from .tables import frame_markdown
+
+        return frame_markdown(self._table(table), index=table != "per_query")
+
+    def to_latex(self, table: str = "summary", caption: str | None = None, label: str | None = None) -> str:
+        """The same table as a booktabs LaTeX ``table`` (no jinja2; needs ``booktabs``)."""
+        from .tables import frame_latex
+
+        return frame_latex(self._table(table), index=table != "per_query", caption=caption, label=label)
+
     def plot(self, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
         """Draw this evaluation: ``"strata"``, ``"metric_at_k"`` or ``"delta"`` (two systems).
 

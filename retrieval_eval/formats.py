@@ -2318,20 +2318,25 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
 
     Accepts the frame a reader returns (required columns checked, dtypes cast, optional columns
     added as NA, a copy returned), a list of wire-format dicts (checked like file lines, with
-    line = 1-based index in messages), or a path (``.qrels``/``.tsv``/``.txt``, or any file whose
-    first line is not JSON, is read as qrels; otherwise JSONL judgments).
+    line = 1-based index in messages), a path of any labels format or a BEIR folder (read by
+    the format :mod:`retrieval_eval.detect` finds: JSONL judgments, TREC/BEIR qrels, parquet,
+    CSV, a pytrec_eval JSON dict), or the field's shapes of :mod:`retrieval_eval.interop`
+    (a PyTerrier ``qid, docno, label`` frame, a ``{qid: {doc: grade}}`` dict, a ranx ``Qrels``).
     """
+    from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
+
     if isinstance(obj, pd.DataFrame):
-        return _judgments_from_frame(obj, label)
+        return _judgments_from_frame(interop.label_frame(obj), label)
     if _is_path(obj):
-        suffix = Path(obj).suffix.lower()
-        sniffed_json = suffix == ".jsonl" or _first_content_line(obj).startswith("{")
-        if suffix in (".qrels", ".tsv", ".txt") or not sniffed_json:
-            return read_qrels(obj)
-        return read_judgments(obj)
+        from .detect import read_labels
+
+        return read_labels(obj)
     if isinstance(obj, (list, tuple)):
         rows = [_judgment_row(o, i, label) for i, o in enumerate(obj, start=1)]
         return _judgments_frame(rows, [0] * len(rows), label)
+    foreign = interop.labels_from_object(obj, label)
+    if foreign is not None:
+        return foreign
     raise TypeError(f"cannot read judgments from {type(obj).__name__}; give a DataFrame, a list of dicts or a path")
 
 
@@ -2391,13 +2396,19 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     ``rank`` as 1..n per query in row order when missing), a list of wire-format dicts
     (``{"query_id", "ranking", ...}``, checked like file lines; a list of long rows with
     ``doc_id`` also works; so does a frame with a ``ranking`` column, one row per query), a path
-    (JSONL when the first line is a JSON object, else a TREC run), or a dict
-    ``{system_name: run}`` whose runs are coerced and concatenated with the key as their system.
+    of any run format (JSONL, TREC, parquet, CSV, a pytrec_eval JSON dict: the format
+    :mod:`retrieval_eval.detect` finds), a dict ``{system_name: run}`` whose runs are coerced
+    and concatenated with the key as their system, or the field's shapes of
+    :mod:`retrieval_eval.interop` (a PyTerrier ``qid, docno, score, rank`` frame, a
+    ``{qid: {doc: score}}`` dict ranked by score, a ranx ``Run``).
     ``system`` given here names the system of every row.
     """
     if system is not None and (not isinstance(system, str) or not system):
         raise ValueError("system must be a non-empty string")
+    from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
+
     if isinstance(obj, pd.DataFrame):
+        obj = interop.run_frame(obj)
         if "ranking" in obj.columns and "doc_id" not in obj.columns:  # one row per query, wire-like
             records = obj.to_dict("records")
             lines = [{k: v for k, v in r.items() if not _is_missing_scalar(v)} for r in records]
@@ -2408,9 +2419,11 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
             out.attrs["empty_rankings"] = [(system or s, q) for s, q in empty]
         return out
     if _is_path(obj):
-        if _first_content_line(obj).startswith("{"):
-            return read_run(obj, system=system)
-        return read_trec_run(obj, system=system)
+        from .detect import read_run_file
+
+        return read_run_file(obj, system=system)
+    if interop.is_score_dict(obj):
+        return interop.run_from_dict(obj, system, label)
     if isinstance(obj, Mapping):
         parts = []
         for name, run in obj.items():
@@ -2429,6 +2442,9 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
         if obj and isinstance(obj[0], Mapping) and "doc_id" in obj[0] and "ranking" not in obj[0]:
             return _run_from_frame(pd.DataFrame(list(obj)), label, system)
         return _run_python(enumerate(obj, start=1), label, system)
+    foreign = interop.run_from_object(obj, system, label)
+    if foreign is not None:
+        return foreign
     raise TypeError(
         f"cannot read a run from {type(obj).__name__}; give a DataFrame, a list of dicts, a dict of runs or a path"
     )
@@ -2462,7 +2478,9 @@ def as_queries(obj: Any, label: str = "queries") -> pd.DataFrame:
         _carry_columns(obj, df)
         return df
     if _is_path(obj):
-        return read_queries(obj)
+        from .detect import read_queries_file  # queries JSONL or BEIR's queries.jsonl
+
+        return read_queries_file(obj)
     if isinstance(obj, (list, tuple)):
         return _queries_python(enumerate(obj, start=1), label)
     raise TypeError(f"cannot read queries from {type(obj).__name__}; give a DataFrame, a list of dicts or a path")
@@ -2495,7 +2513,9 @@ def as_corpus(obj: Any, label: str = "corpus") -> pd.DataFrame:
         df.attrs.update({k: obj.attrs.get(k) for k in _FINGERPRINTS})
         return df
     if _is_path(obj):
-        return read_corpus(obj)
+        from .detect import read_corpus_file  # corpus JSON or BEIR's corpus.jsonl
+
+        return read_corpus_file(obj)
     if isinstance(obj, Mapping):
         return _corpus_from_obj(dict(obj), label)
     if isinstance(obj, (list, tuple)):

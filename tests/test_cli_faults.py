@@ -26,6 +26,8 @@ def main(*argv):
 
 
 def one_error_line(err: str) -> str:
+    """The one error line, after any warnings (a tied-scores warning, for one, is not an error)."""
+    err = "".join(line for line in err.splitlines(True) if not line.startswith("retrieval-eval: warning: "))
     assert err.count("\n") == 1 and err.startswith("retrieval-eval: error: "), err
     assert "Traceback" not in err and "internal error" not in err
     return err
