@@ -418,17 +418,9 @@ def _decode(data: bytes, path: str) -> str:
 
 
 def _load_json(path: str) -> Any:
-    text = read_text(path)
-    try:
-        return json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as err:
-        raise CLIError(f"{path}:{err.lineno}: invalid JSON, {err.msg} (column {err.colno})") from None
-    except ValueError as err:
-        raise CLIError(f"{path}: invalid JSON, {err}") from None
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    """The JSON document in ``path`` by the readers' rule (:func:`retrieval_eval.formats.parse_json`:
+    no NaN, no duplicate key, nesting at most ``MAX_JSON_DEPTH`` deep)."""
+    return _formats().parse_json(read_text(path), label=path)
 
 
 def atomic_write_text(path: str, text: str) -> None:

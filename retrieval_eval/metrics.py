@@ -785,7 +785,8 @@ def _metric_sums(ks: tuple[int, ...], threshold: int, gain: str):
     def discounted(grade: np.ndarray, position: np.ndarray) -> np.ndarray:
         term = grade.astype(float)
         if gain == "exponential":
-            np.exp2(term, out=term)
+            with np.errstate(over="ignore"):  # readers cap grades (MAX_RELEVANCE); a raw frame
+                np.exp2(term, out=term)       # above it gives NaN, and the verdict says so
             term -= 1.0
         term /= np.log2(position + 2.0)
         return term
@@ -912,9 +913,10 @@ def compute(
         idcg = np.tile(sums["idcg"][:, c], ns)
         columns[metric_name("precision", kk)] = g_hits / kk
         columns[metric_name("recall", kk)] = np.where(nrel > 0, g_hits / safe_nrel, 0.0)
-        columns[metric_name("ndcg", kk, gain)] = np.where(
-            idcg > 0, g_dcg / np.where(idcg > 0, idcg, 1.0), 0.0
-        )
+        with np.errstate(invalid="ignore"):  # inf / inf (see discounted) is NaN, not a warning
+            columns[metric_name("ndcg", kk, gain)] = np.where(
+                idcg > 0, g_dcg / np.where(idcg > 0, idcg, 1.0), 0.0
+            )
         columns[metric_name("mrr", kk)] = spread(np.where(first_hit < kk, 1.0 / (first_hit + 1.0), 0.0))
         columns[metric_name("map", kk)] = np.where(nrel > 0, spread(sums["ap"][:, c]) / safe_nrel, 0.0)
         columns[metric_name("hit_rate", kk)] = (g_hits > 0).astype(float)

@@ -1,0 +1,180 @@
+"""Issue 19, rules 7, 8, 9, 13 and 14: inputs that made the tool crash, lie or garble the terminal.
+
+Each test is named for its rule and runs the failure the issue names: through the API, and
+through the real console script (a subprocess) where the CLI is what failed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from retrieval_eval import formats as F
+from retrieval_eval.errors import FormatError
+from retrieval_eval.gates import apply_gates, evaluate_gates
+from retrieval_eval.report import Report
+
+PY = sys.executable
+
+
+def cli(*argv, cwd=None):
+    """The console script in a child process: (exit code, stdout, stderr)."""
+    proc = subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _judgments(grade: int) -> str:
+    return (f'{{"query_id":"q1","doc_uri":"d1","relevance":1}}\n'
+            f'{{"query_id":"q1","doc_uri":"d2","relevance":{grade}}}\n')
+
+
+RUN = '{"query_id":"q1","ranking":["d1","d2"],"scores":[0.9,0.5]}\n'
+
+
+# -----------------------------------------------------------------------------------------------
+# Rule 7: a grade whose gain overflows is refused where it is read; NaN never passes
+# -----------------------------------------------------------------------------------------------
+
+TOO_LARGE = "is above the largest grade allowed, 53"
+
+
+def test_rule7_max_relevance_keeps_the_gain_exact_in_float64():
+    # The documented maximum: the largest g for which 2**g - 1 is an exact float64 integer.
+    g = F.MAX_RELEVANCE
+    assert float(2**g - 1) == 2**g - 1 and float(2**(g + 1) - 1) != 2**(g + 1) - 1
+    assert math.isfinite(2.0**g * 2**62)  # a DCG sum of 2**62 such gains is still finite
+
+
+@pytest.mark.parametrize("grade", [54, 1024, 2**63 - 1, 2**63, 10**30])
+def test_rule7_judgments_refuse_a_grade_above_the_maximum_on_both_paths(grade, tmp_path):
+    text = _judgments(grade)
+    for content in (text, "// careful pass\n" + text):
+        line = content.count("\n")
+        with pytest.raises(FormatError) as err:
+            F.parse_judgments(content)
+        assert str(err.value).startswith(f"judgments:{line}: relevance {grade} {TOO_LARGE}")
+    path = write(tmp_path / "j.jsonl", text)
+    with pytest.raises(FormatError, match=f"^{path}:2: relevance {grade} {TOO_LARGE}"):
+        F.read_judgments(path)
+    # The largest allowed grade is accepted, and scores without a warning.
+    assert F.parse_judgments(_judgments(53)).relevance.tolist() == [1, 53]
+
+
+@pytest.mark.parametrize("grade", [54, 1024, 2**63 - 1, 10**30])
+def test_rule7_qrels_refuse_a_grade_above_the_maximum_on_both_paths(grade, tmp_path):
+    text = f"q1 0 d1 1\nq1 0 d2 {grade}\n"
+    for content in (text, "# careful pass\n" + text):
+        with pytest.raises(FormatError, match=f"^qrels:{content.count(chr(10))}: relevance {grade} {TOO_LARGE}"):
+            F.from_qrels(content)
+    path = write(tmp_path / "q.qrels", text)
+    with pytest.raises(FormatError, match=f"^{path}:2: relevance {grade} {TOO_LARGE}"):
+        F.read_qrels(path)
+
+
+@pytest.mark.parametrize("values", [[1, 54], [1.0, 1024.0], [1, 2**70]])
+def test_rule7_frames_refuse_a_grade_above_the_maximum(values):
+    frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_uri": ["d1", "d2"],
+                          "relevance": pd.Series(values, dtype=object if values[1] > 2**62 else None)})
+    with pytest.raises(FormatError, match=f"row 1: relevance {int(values[1])} {TOO_LARGE}"):
+        F.as_judgments(frame)
+    # A reader's frame names the file line, not the row.
+    read = F.parse_judgments('\n' + _judgments(3))
+    bad = read.assign(relevance=np.array([1, 99], dtype=np.int64))
+    with pytest.raises(FormatError, match=f"^judgments:3: relevance 99 {TOO_LARGE}"):
+        F.as_judgments(bad)
+
+
+@pytest.mark.parametrize("grade", [1024, 2**63 - 1])
+def test_rule7_cli_exits_2_naming_the_line(grade, tmp_path):
+    j = write(tmp_path / "j.jsonl", _judgments(grade))
+    r = write(tmp_path / "r.jsonl", RUN)
+    code, out, err = cli("score", "--judgments", j, "--run", r)
+    assert code == 2 and out == ""
+    assert err == f"retrieval-eval: error: {j}:2: relevance {grade} {TOO_LARGE} (the gain 2**grade - 1 must stay exact in float64)\n"
+
+
+def test_rule7_a_metric_that_could_not_be_computed_never_passes():
+    from retrieval_eval.evaluation import evaluate
+
+    ev = evaluate(F.parse_judgments(_judgments(2)), F.parse_run(RUN), k=(10,))
+    assert ev.report().status == "PASS"
+    ev.summary = ev.summary.assign(**{"ndcg@10": np.nan})  # what a gain overflow used to give
+    report = ev.report().to_dict()
+    assert report["verdict"]["status"] == "INDETERMINATE"
+    assert "ndcg@10 could not be computed (NaN), so it cannot pass" in report["verdict"]["reasons"]
+    assert report["metrics"]["ndcg@10"]["indeterminate"] == "could not be computed (NaN)"
+    # A gate on it is INDETERMINATE (never PASS, and not FAIL: nothing was measured), with or
+    # without the report's own mark, as JSON writes NaN (null).
+    for value in (None, float("nan")):
+        bare = {"metrics": {"ndcg@10": {"value": value}, "recall@10": {"value": 1.0}},
+                "verdict": {"status": "PASS", "reasons": []}}
+        ev_gates = evaluate_gates(bare, ["ndcg@10:0.5", "recall@10:0.5"])
+        assert [r.status for r in ev_gates.results] == ["INDETERMINATE", "PASS"]
+        assert ev_gates.reasons == [f"ndcg@10:0.5: 'ndcg@10' could not be computed (its value is {value!r})"]
+        assert apply_gates(bare, ["ndcg@10:0.5"])["verdict"]["status"] == "INDETERMINATE"
+        strata = dict(bare, per_stratum={"a": {"n": 3, "metrics": {"ndcg@10": {"value": 0.9}}},
+                                         "b": {"n": 3, "metrics": {"ndcg@10": {"value": value}}}})
+        worst = evaluate_gates(strata, ["worst-stratum:ndcg@10:0.5"])
+        assert worst.status == "INDETERMINATE" and "stratum 'b'" in worst.reasons[0]
+
+
+def test_rule7_engine_on_an_unchecked_frame_gives_nan_without_a_numpy_warning():
+    from retrieval_eval.metrics import compute
+
+    j = F.parse_judgments(_judgments(3)).assign(relevance=np.array([1, 1024], dtype=np.int64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            got = compute(j, F.parse_run(RUN), k=(10,))
+    assert math.isnan(got["ndcg@10"].iloc[0]) and got["recall@10"].iloc[0] == 1.0
+
+
+# -----------------------------------------------------------------------------------------------
+# Rule 9: the baseline report reader and Report.read
+# -----------------------------------------------------------------------------------------------
+
+
+def _report_text() -> str:
+    return json.dumps({"metrics": {"ndcg@10": {"value": 0.5}},
+                       "verdict": {"status": "PASS", "reasons": []}})
+
+
+def test_rule9_report_read_raises_format_error_with_the_path_and_accepts_a_bom(tmp_path):
+    path = tmp_path / "base.json"
+    path.write_bytes(b"\xef\xbb\xbf" + _report_text().encode("utf-8"))
+    assert Report.read(path).metrics["ndcg@10"].value == 0.5
+    for text, detail in [
+        ('{"metrics":' + "[" * 5000 + "]" * 5000 + "}", "invalid JSON, nested more than 100 deep"),
+        ('{"metrics": {}, "metrics": {}}', 'invalid JSON, duplicate key "metrics"'),
+        ('{"metrics": {"m": {"value": NaN}}}', "invalid JSON, NaN is not a JSON number"),
+        ("[1]", "not a report: expected a JSON object, got an array"),
+        ("{", "invalid JSON, Expecting property name enclosed in double quotes at column 2"),
+    ]:
+        write(path, text)
+        with pytest.raises(FormatError) as err:
+            Report.read(path)
+        assert err.value.detail == detail and err.value.label == str(path)
+
+
+def test_rule9_cli_refuses_a_deeply_nested_baseline_with_exit_2(tmp_path):
+    j = write(tmp_path / "j.jsonl", _judgments(1))
+    r = write(tmp_path / "r.jsonl", RUN)
+    base = write(tmp_path / "base.json", '{"metrics":' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, out, err = cli("score", "--judgments", j, "--run", r, "--baseline", base,
+                         "--gate", "ndcg@10:-0.1")
+    assert code == 2 and out == ""
+    assert err == f"retrieval-eval: error: {base}: invalid JSON, nested more than 100 deep\n"
