@@ -1035,7 +1035,7 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
         if args.system:
             raise CLIError("--system applies to --run only")
         judgments, _ = _load_labels(args)
-        text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments)
+        text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments, label=args.judgments or args.qrels)
     if args.out:
         atomic_write_text(args.out, text)
     else:

@@ -1248,18 +1248,28 @@ def _group_starts(sorted_codes: np.ndarray) -> np.ndarray:
 _TREC_SPACE = re.compile(rb"[ \t\n\v\f\r]")
 
 
-def _check_trec_field(arr: pa.Array, what: str) -> None:
-    """A TREC field cannot hold ASCII whitespace (trec_eval splits on it)."""
+def _whitespace_at(arr: pa.Array) -> int | None:
+    """The first position of a large_string array whose value holds ASCII whitespace, or None.
+
+    One regex search over the data buffer settles the usual case (no whitespace anywhere)."""
     import pyarrow.compute as pc
 
     if len(arr) == 0:
-        return
+        return None
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
     data = arr.buffers()[2]
     if data is None or not _TREC_SPACE.search(memoryview(data)[offsets[0] : offsets[-1]]):
+        return None
+    bad = pc.fill_null(pc.match_substring_regex(arr, r"[ \t\n\v\f\r]"), False)
+    return int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+
+
+def _check_trec_field(arr: pa.Array, what: str) -> None:
+    """A TREC field cannot hold ASCII whitespace (trec_eval splits on it)."""
+    at = _whitespace_at(arr)
+    if at is None:
         return
-    bad = pc.match_substring_regex(arr, r"[ \t\n\v\f\r]").to_numpy(zero_copy_only=False)
-    first = arr[int(np.flatnonzero(bad)[0])].as_py()
+    first = arr[at].as_py()
     raise ValueError(f"{what} {first!r} contains whitespace; the TREC format cannot hold it")
 
 
@@ -1997,12 +2007,29 @@ def read_qrels(
     return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by)
 
 
-def to_qrels(judgments: Any) -> str:
-    """TREC qrels text: ``<query_id> 0 <key> <relevance>`` a line, key = chunk_id else doc_uri."""
+def to_qrels(judgments: Any, label: str | None = None) -> str:
+    """TREC qrels text: ``<query_id> 0 <key> <relevance>`` a line, key = chunk_id else doc_uri.
+
+    An id holding ASCII whitespace is refused (:class:`FormatError` naming the judgment's line,
+    else its row), as :func:`to_trec_run` refuses one: the format splits on whitespace, so the
+    line would read back as other fields (``" "`` as query id reads back as query ``0``) or not
+    at all. ``label`` names the input in that message (default: the path, else ``judgments``).
+    """
     df = as_judgments(judgments)
     if len(df) == 0:
         return ""
     key = df["chunk_id"].fillna(df["doc_uri"])
+    if label is None:
+        label = str(judgments) if _is_path(judgments) else "judgments"
+    for col in ("query_id", "key"):
+        values = df["query_id"] if col == "query_id" else key
+        at = _whitespace_at(_arrow_of(values))
+        if at is not None:
+            what = col if col == "query_id" else ("chunk_id" if pd.notna(df["chunk_id"].iloc[at]) else "doc_uri")
+            line = int(df["line"].iloc[at])
+            where = "" if line > 0 else f"row {at}: "
+            raise FormatError(label, line if line > 0 else None,
+                              f"{where}{what} {values.iloc[at]!r} contains whitespace; TREC qrels cannot hold it")
     rel = df["relevance"].astype(str).astype(object)
     lines = df["query_id"].astype(object) + " 0 " + key.astype(object) + " " + rel
     return "\n".join(lines.tolist()) + "\n"

@@ -178,3 +178,52 @@ def test_rule9_cli_refuses_a_deeply_nested_baseline_with_exit_2(tmp_path):
                          "--gate", "ndcg@10:-0.1")
     assert code == 2 and out == ""
     assert err == f"retrieval-eval: error: {base}: invalid JSON, nested more than 100 deep\n"
+
+
+# -----------------------------------------------------------------------------------------------
+# Rule 13: to_qrels refuses ids holding whitespace, as to_trec_run does
+# -----------------------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@pytest.mark.parametrize("field,value", [("query_id", " "), ("query_id", "q 1"), ("query_id", "q\t1"),
+                                         ("doc_uri", "d\x0b1"), ("doc_uri", "d\r"), ("chunk_id", "c 1")])
+def test_rule13_to_qrels_refuses_an_id_with_whitespace_naming_the_line(field, value, tmp_path):
+    row = {"query_id": "q2", "doc_uri": "d2", "relevance": 1, field: value}
+    text = '{"query_id":"q1","doc_uri":"d1","relevance":1}\n// c\n' + json.dumps(row) + "\n"
+    path = write(tmp_path / "j.jsonl", text)
+    shown = "query_id" if field == "query_id" else field
+    detail = f"{shown} {value!r} contains whitespace; TREC qrels cannot hold it"
+    with pytest.raises(FormatError) as err:
+        F.to_qrels(path)
+    assert str(err.value) == f"{path}:3: {detail}"
+    with pytest.raises(FormatError) as err:  # dicts have no line: the row is named
+        F.to_qrels([json.loads(text.split("\n")[0]), row])
+    assert str(err.value) == f"judgments: row 1: {detail}"
+    code, out, err_text = cli("convert", "--judgments", path, "--to", "qrels")
+    assert code == 2 and out == ""
+    assert err_text == f"retrieval-eval: error: {path}:3: {detail}\n"
+    code, out, _ = cli("convert", "--judgments", path, "--to", "qrels", "--out", tmp_path / "o.qrels")
+    assert code == 2 and not (tmp_path / "o.qrels").exists()
+
+
+_id = st.text(alphabet=["a", "b", " ", "\t", "\u00a0", "\u2028", "é"], min_size=1, max_size=4)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(_id, _id, st.integers(0, 3)), min_size=1, max_size=5))
+def test_rule13_property_qrels_written_read_back_the_same_or_are_refused(rows):
+    judgments = [{"query_id": q, "doc_uri": d, "relevance": r} for q, d, r in rows]
+    spaced = any(ch in " \t" for q, d, _ in rows for ch in q + d)
+    try:
+        text = F.to_qrels(judgments)
+    except FormatError as err:
+        assert spaced, err
+        return
+    assert not spaced
+    back = F.from_qrels(text)
+    assert back.query_id.tolist() == [q for q, _, _ in rows]  # never "0" for a blank id
+    assert back.doc_uri.tolist() == [d for _, d, _ in rows]
+    assert back.relevance.tolist() == [r for _, _, r in rows]
