@@ -82,10 +82,16 @@ def _terminal_width() -> int:
         return 100
 
 
+#: The largest -k and --threshold: the engine holds ranks, cutoffs and grades as int64.
+_MAX_INT = 2**63 - 1
+
+
 def _positive_int(flag: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
         if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
             raise CLIError(f"{flag} expects a positive integer, got '{text}'")
+        if int(text) > _MAX_INT:
+            raise CLIError(f"{flag} is at most {_MAX_INT} (the largest int64), got '{text}'")
         return int(text)
 
     return parse

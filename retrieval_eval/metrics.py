@@ -50,8 +50,15 @@ def metric_name(metric: str, k: int, gain: str = "exponential") -> str:
     return f"{base}@{int(k)}"
 
 
+#: The largest cutoff: ranks and cutoffs are int64 in the engine, and a larger k (which no
+#: ranking can reach anyway) cannot be held, so it is refused rather than overflowing.
+MAX_K = 2**63 - 1
+
+
 def check_ks(k) -> tuple[int, ...]:
-    """Normalize ``k`` (an int or an iterable of ints) to a sorted tuple of distinct cutoffs."""
+    """Normalize ``k`` (an int or an iterable of ints) to a sorted tuple of distinct cutoffs.
+
+    Each cutoff is an integer from 1 to :data:`MAX_K`; anything else raises ValueError."""
     ks = (k,) if isinstance(k, (int, np.integer)) else tuple(k)
     if not ks:
         raise ValueError("at least one cutoff k is needed")
@@ -59,6 +66,8 @@ def check_ks(k) -> tuple[int, ...]:
     for value in ks:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"k must be a positive integer, got {value!r}")
+        if value > MAX_K:
+            raise ValueError(f"k must be at most {MAX_K} (the largest int64), got {value!r}")
         out.append(int(value))
     return tuple(sorted(set(out)))
 

@@ -227,3 +227,88 @@ def test_rule13_property_qrels_written_read_back_the_same_or_are_refused(rows):
     assert back.query_id.tolist() == [q for q, _, _ in rows]  # never "0" for a blank id
     assert back.doc_uri.tolist() == [d for _, d, _ in rows]
     assert back.relevance.tolist() == [r for _, _, r in rows]
+
+
+# -----------------------------------------------------------------------------------------------
+# Rule 8: huge numbers: -k, scores near the largest double; no numpy warning on stderr
+# -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("verb", ["score", "compare"])
+@pytest.mark.parametrize("k", ["99999999999999999999", "9223372036854775808"])
+def test_rule8_huge_k_is_a_usage_error_naming_the_largest_k(verb, k, tmp_path):
+    j = write(tmp_path / "j.jsonl", _judgments(1))
+    r = write(tmp_path / "r.jsonl", RUN)
+    code, out, err = cli(verb, "--judgments", j, "--run", r, "-k", k)
+    assert code == 2 and out == ""
+    assert err == f"retrieval-eval: error: -k is at most 9223372036854775807 (the largest int64), got '{k}'\n"
+
+
+def test_rule8_the_largest_k_is_accepted_and_a_larger_one_refused_by_the_api():
+    from retrieval_eval.metrics import MAX_K, check_ks, compute
+
+    assert MAX_K == np.iinfo(np.int64).max
+    got = compute(F.parse_judgments(_judgments(1)), F.parse_run(RUN), k=MAX_K)
+    assert got[f"recall@{MAX_K}"].iloc[0] == 1.0 and got[f"precision@{MAX_K}"].iloc[0] == 2 / MAX_K
+    with pytest.raises(ValueError, match="k must be at most 9223372036854775807"):
+        check_ks(MAX_K + 1)
+
+
+def _huge_score_files(tmp_path: Path, huge: list[float]) -> tuple[Path, Path, Path]:
+    """30 positives scored like cosines (0.6-0.9) and 30 negatives (0.1-0.5), with ``huge``
+    written over the top scores of the first queries."""
+    rng = np.random.default_rng(7)
+    j, r, q = [], [], []
+    for i in range(30):
+        j.append({"query_id": f"p{i}", "doc_uri": f"d{i}", "relevance": 1})
+        s = sorted(rng.uniform(0.6, 0.9, 3).round(6).tolist(), reverse=True)
+        if i < len(huge):
+            s[0] = huge[i]
+        r.append({"query_id": f"p{i}", "ranking": [f"d{i}", "x", "y"], "scores": s})
+    for i in range(30):
+        q.append({"query_id": f"n{i}", "expect_none": True})
+        s = sorted(rng.uniform(0.1, 0.5, 3).round(6).tolist(), reverse=True)
+        r.append({"query_id": f"n{i}", "ranking": ["a", "b", "c"], "scores": s})
+    paths = []
+    for name, rows in (("j.jsonl", j), ("r.jsonl", r), ("q.jsonl", q)):
+        paths.append(write(tmp_path / name, "".join(json.dumps(x) + "\n" for x in rows)))
+    return tuple(paths)
+
+
+@pytest.mark.parametrize("huge", [[1e308], [1.7976931348623157e308, -1.7976931348623157e308], [-1e308]])
+def test_rule8_a_score_of_1e308_does_not_make_a_run_rank_based(huge, tmp_path):
+    from retrieval_eval.calibration import _distinct, calibrate, cutoff_sweep
+
+    j, r, q = _huge_score_files(tmp_path, huge)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            cal = calibrate(r, j, queries=q, n_resamples=200)
+            sweep = cutoff_sweep(r, j, queries=q)
+    assert not cal.summary.loc["run", "rank_based"], cal.settings["rank_reasons"]
+    assert cal.settings["rank_reasons"]["run"] == []
+    assert len(sweep) > 2
+    # One outlier does not collapse the other top-1 scores into one value.
+    assert _distinct(np.r_[1e308, np.linspace(0.6, 0.9, 29)]) == 30
+    assert _distinct(np.r_[-1.7976931348623157e308, 1.7976931348623157e308]) == 2
+
+
+def test_rule8_medians_and_quantiles_of_huge_scores_do_not_overflow():
+    from retrieval_eval.calibration import _figures, _median, _quantile
+
+    big = np.array([1.7e308, 1.6e308, 1.5e308, 1.4e308])
+    with np.errstate(all="raise"):
+        assert _median(big) == 1.55e308  # np.median overflows: (1.6e308 + 1.5e308) / 2
+        assert _quantile(big, 0.5) == 1.55e308
+        fig = _figures(big, -big, 1.0)
+    assert math.isinf(fig["separation_margin"])  # 3.1e308 is beyond a double: not computed
+    small = np.array([0.3, 0.1, 0.7, 0.2])  # the scaled forms are the same doubles as numpy's
+    assert _median(small) == np.median(small) and _quantile(small, 0.1) == np.quantile(small, 0.1)
+
+
+@pytest.mark.parametrize("verb", ["calibrate", "score"])
+def test_rule8_no_numpy_warning_reaches_stderr(verb, tmp_path):
+    j, r, q = _huge_score_files(tmp_path, [1e308, 1.7976931348623157e308])
+    code, out, err = cli(verb, "--judgments", j, "--run", r, "--queries", q)
+    assert err == ""
+    assert code in (0, 1) and "rank-based" not in out and "function of rank" not in out
