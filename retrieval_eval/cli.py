@@ -569,7 +569,8 @@ class _Out:
         self.s = _term.Style(color)
 
     def __call__(self, text: str = "") -> None:
-        self.stream.write(text + "\n")
+        # Ids, strata and paths in the text are shown with their control characters escaped.
+        self.stream.write(_term.escape(text, newlines=True, colors=self.s.enabled) + "\n")
 
 
 def _num(value: Any, decimals: int = 4) -> str:
@@ -1128,8 +1129,8 @@ def _markdown_to_text(markdown: str, style: _term.Style) -> str:
     i = 0
     while i < len(lines):
         if lines[i].startswith("|") and i + 1 < len(lines) and set(lines[i + 1].replace("|", "").strip()) <= set("-: "):
-            def cells(line: str) -> list[str]:
-                return [c.strip() for c in line.strip().strip("|").split("|")]
+            def cells(line: str) -> list[str]:  # split on unescaped pipes, then undo the Markdown escaping
+                return [_md_text(c.strip()) for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
 
             headers = cells(lines[i])
             spec = cells(lines[i + 1])
@@ -1142,9 +1143,17 @@ def _markdown_to_text(markdown: str, style: _term.Style) -> str:
                 i += 1
             out.append(_term.table(headers, rows, align=align, style=style))
         else:
-            out.append(lines[i])
+            out.append(_md_text(lines[i]))
             i += 1
     return "\n".join(out)
+
+
+def _md_text(markdown: str) -> str:
+    """Text of a Markdown cell or line: backslash escapes and HTML entities undone (the terminal
+    shows text; its control characters are escaped for it by ``_term``)."""
+    import html
+
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
 
 
 # -----------------------------------------------------------------------------------------------
@@ -1198,7 +1207,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     stderr = sys.stderr if stderr is None else stderr
 
     def fail(message: str, code: int = EXIT_USAGE) -> int:
-        stderr.write(f"{PROG}: error: {_one_line(message)}\n")
+        stderr.write(f"{PROG}: error: {_term.escape(_one_line(message))}\n")
         stderr.flush()
         return code
 

@@ -15,7 +15,9 @@ bootstrap over queries.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,7 +223,7 @@ class Comparison:
                  "| " + " | ".join(align) + " |"]
         lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
         lines.append("")
-        lines.append(self.describe())
+        lines.append(_md_escape(self.describe()))
         return "\n".join(lines) + "\n"
 
     def to_latex(self, caption: str | None = None, label: str | None = None) -> str:
@@ -326,8 +328,19 @@ def _fmt_p(p: float) -> str:
     return f"{p:.4f}"
 
 
-def _md_escape(s: str) -> str:
-    return str(s).replace("|", r"\|")
+#: Characters Markdown acts on inside a table cell: emphasis, code, links, strikethrough, the
+#: cell separator, and the backslash that escapes them.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def _md_escape(s: Any) -> str:
+    """A table cell's text, inert in Markdown: HTML (``<img onerror=...>``) as entities, Markdown
+    syntax backslash-escaped, control characters as visible escapes (a newline would end the
+    row). A system name or stratum comes from a file anyone can write; rendered on a pull
+    request or a dashboard it must show as text, never run or reformat the page."""
+    from ._term import escape
+
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(escape(s), quote=False))
 
 
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",

@@ -312,3 +312,78 @@ def test_rule8_no_numpy_warning_reaches_stderr(verb, tmp_path):
     code, out, err = cli(verb, "--judgments", j, "--run", r, "--queries", q)
     assert err == ""
     assert code in (0, 1) and "rank-based" not in out and "function of rank" not in out
+
+
+# -----------------------------------------------------------------------------------------------
+# Rule 14: control characters never reach the terminal; Markdown output is inert
+# -----------------------------------------------------------------------------------------------
+
+HOSTILE = "\x1b]0;title\x07\x1b[2J"
+SHOWN = "\\x1b]0;title\\x07\\x1b[2J"
+IMG = "<img src=x onerror=alert(1)>"
+
+
+def _hostile_files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    j, r, q = [], [], []
+    for i in range(3):
+        qid = f"q{i}{HOSTILE}"
+        j.append({"query_id": qid, "doc_uri": "d1", "relevance": 1, "stratum": f"s{HOSTILE}{IMG}|x"})
+        r.append({"query_id": qid, "ranking": ["d1", "d2"], "scores": [0.9, 0.1], "system": f"a{HOSTILE}"})
+        r.append({"query_id": qid, "ranking": ["d2", "d1"], "scores": [0.8, 0.2], "system": f"{IMG}|{HOSTILE}"})
+        q.append({"query_id": f"n{i}{HOSTILE}", "expect_none": True})
+    return tuple(write(tmp_path / name, "".join(json.dumps(x) + "\n" for x in rows))
+                 for name, rows in (("j.jsonl", j), ("r.jsonl", r), ("q.jsonl", q)))
+
+
+def _no_controls(text: str) -> None:
+    bad = [hex(ord(c)) for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("verb", ["score", "compare", "validate", "calibrate"])
+@pytest.mark.parametrize("color", ["never", "always"])
+def test_rule14_ids_strata_and_system_names_are_escaped_in_every_table(verb, color, tmp_path):
+    j, r, q = _hostile_files(tmp_path)
+    argv = {"score": ["--run", r, "--queries", q], "compare": ["--run", r],
+            "validate": [], "calibrate": ["--run", r, "--queries", q]}[verb]
+    code, out, err = cli(verb, "--judgments", j, *argv, "--color", color)
+    assert code in (0, 1), err
+    if color == "always":  # the tool's own colours stay; every other escape sequence is shown
+        out = __import__("re").sub(r"\x1b\[[0-9;]*m", "", out)
+    _no_controls(out + err)
+    assert SHOWN in out
+
+
+def test_rule14_a_path_in_an_error_line_is_escaped(tmp_path):
+    missing = tmp_path / f"j{HOSTILE}.jsonl"
+    code, out, err = cli("validate", "--judgments", missing)
+    assert code == 2 and out == ""
+    _no_controls(err)
+    assert err.startswith("retrieval-eval: error: ") and SHOWN in err and err.count("\n") == 1
+
+
+def test_rule14_escape_shows_controls_and_keeps_only_the_styles_own_colours():
+    from retrieval_eval._term import Style, escape, table
+
+    assert escape("a\x1b[2Jb\x07\t\n\x9b\u202e\x7f") == "a\\x1b[2Jb\\x07\\t\\n\\x9b\\u202e\\x7f"
+    assert escape("plain é 中") == "plain é 中"
+    assert escape(escape(HOSTILE)) == escape(HOSTILE)
+    red = Style(True)("ok", "red")
+    assert escape(red + HOSTILE, colors=True) == red + SHOWN
+    assert escape("x\ny", newlines=True) == "x\ny"
+    lines = table(["id"], [[f"q{HOSTILE}\nnext"]]).split("\n")
+    assert len(lines) == 3 and lines[2] == f"  q{SHOWN}\\nnext"
+
+
+def test_rule14_markdown_output_is_inert(tmp_path):
+    from retrieval_eval.compare import compare
+
+    j, r, _ = _hostile_files(tmp_path)
+    md = compare(j, r, n_resamples=100).to_markdown()
+    _no_controls(md)
+    assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
+    # Every row keeps its 10 cells: a "|" in a name is escaped, not a new column.
+    rows = [line for line in md.splitlines() if line.startswith("|")]
+    import re as _re
+    assert all(len(_re.split(r"(?<!\\)\|", row)) == 12 for row in rows)
+    assert "\\|" in md and "\\\\x1b" in md  # the pipe and the shown escape's backslash
