@@ -387,3 +387,146 @@ def test_rule14_markdown_output_is_inert(tmp_path):
     import re as _re
     assert all(len(_re.split(r"(?<!\\)\|", row)) == 12 for row in rows)
     assert "\\|" in md and "\\\\x1b" in md  # the pipe and the shown escape's backslash
+
+
+# -----------------------------------------------------------------------------------------------
+# Rule 15: costs linear in the input (timings live in benchmarks/bench_costs.py)
+# -----------------------------------------------------------------------------------------------
+
+
+def _hash_of(values, chunks=1):
+    import pyarrow as pa
+
+    from retrieval_eval.metrics import _hashes
+
+    arr = pa.array(values, type=pa.large_string())
+    if chunks > 1:
+        step = max(1, len(values) // chunks)
+        arr = pa.chunked_array([arr[i:i + step] for i in range(0, len(values), step)])
+    return _hashes(arr)[0].tolist()
+
+
+def test_rule15_long_ids_hash_equal_exactly_when_they_are_equal(monkeypatch):
+    from retrieval_eval import metrics
+
+    long = "doc://" + "x" * 100_000 + "tail"
+    ids = [long, "a" * 70, "short", long, "a" * 70, "b" * 70, ""]
+    h = _hash_of(ids)
+    assert h[0] == h[3] and h[1] == h[4] and len(set(h)) == 5
+    assert _hash_of([long])[0] == h[0] and _hash_of(["a" * 70] * 4)[0] == h[1]  # one width
+    assert _hash_of(ids, chunks=3) == h
+    # One byte changed anywhere (first word, middle, the last partial word) changes the hash.
+    for at in (0, 7, 8, 50_003, len(long) - 1):
+        other = long[:at] + ("y" if long[at] != "y" else "z") + long[at + 1:]
+        assert _hash_of([other])[0] != h[0]
+    # A string longer than a step is summed a step at a time: the same hash as in one step.
+    monkeypatch.setattr(metrics, "_WORD_BATCH", 64)
+    assert _hash_of(ids) == h
+
+
+_any_id = st.text(alphabet="ab", min_size=0, max_size=3).map(lambda s: s * 41)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_any_id, min_size=1, max_size=12))
+def test_rule15_property_equal_hashes_for_equal_ids_short_or_long(ids):
+    h = _hash_of(ids)
+    for i in range(len(ids)):
+        for j in range(len(ids)):
+            if ids[i] == ids[j]:
+                assert h[i] == h[j]
+            elif len(ids[i]) > 8:  # distinct: a collision here is a 2**-64 event
+                assert h[i] != h[j]
+
+
+def test_rule15_hashing_a_long_id_takes_a_step_per_batch_not_per_word(monkeypatch):
+    from retrieval_eval import metrics
+
+    calls = []
+    real = metrics._mix64
+    monkeypatch.setattr(metrics, "_mix64", lambda x: calls.append(len(x)) or real(x))
+    size = 8 * metrics._WORD_BATCH * 3 + 5  # 6 MB: 786,433 words
+    _hash_of(["d" * size] + [f"id{i}" for i in range(100)])
+    assert sum(calls[:-1]) == size // 8 + 1  # every word mixed once...
+    assert len(calls) == 4 + 1  # ...in 4 vectorized steps, then the final mix
+
+
+def test_rule15_evaluate_with_a_long_id_matches_the_same_data_with_a_short_one():
+    from retrieval_eval.evaluation import evaluate
+
+    long = "doc://" + "x" * 3_000_000
+    def data(key):
+        return ([{"query_id": "q1", "doc_uri": key, "relevance": 2},
+                 {"query_id": "q1", "doc_uri": "other", "relevance": 1}],
+                [{"query_id": "q1", "ranking": ["miss", key, "other"]}])
+    got = evaluate(*data(long), k=(10,)).summary
+    expected = evaluate(*data("short"), k=(10,)).summary
+    pd.testing.assert_frame_equal(got, expected)
+    assert got["mrr@10"].iloc[0] == 0.5
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_rule15_bootstrap_in_blocks_draws_exactly_the_same_resamples(paired, monkeypatch):
+    import scipy.stats
+
+    from retrieval_eval import stats
+
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(1, 1, 301), rng.normal(0, 1, 301 if paired else 203)
+    fn = (lambda x, y: (x - y).mean(axis=-1)) if paired else (lambda x, y: x.mean(axis=-1) - y.mean(axis=-1))
+
+    def run():
+        g = np.random.default_rng(11)
+        r = stats.bootstrap_ci(fn, a, b, n_resamples=999, seed=g, paired=paired)
+        return r.ci_low, r.ci_high, int(g.integers(0, 2**40))  # the generator's state after
+
+    whole = run()
+    monkeypatch.setattr(stats, "_BLOCK", 1000)  # 1 or 2 resample rows per block
+    assert run() == whole
+    ref = scipy.stats.bootstrap((a, b), lambda x, y, axis=-1: fn(x, y), n_resamples=999,
+                                method="percentile", paired=paired, vectorized=True,
+                                random_state=np.random.default_rng(11))
+    assert whole[:2] == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), abs=1e-12)
+
+
+def _calibration_frames(n: int):
+    rng = np.random.default_rng(0)
+    half, depth = n // 2, 3
+    qid = np.char.add("q", np.arange(n).astype(str)).astype(object)
+    top = np.r_[rng.uniform(0.55, 0.95, half), rng.uniform(0.05, 0.6, n - half)]
+    run = pd.DataFrame({
+        "query_id": pd.array(np.repeat(qid, depth), dtype="string"),
+        "rank": np.tile(np.arange(1, depth + 1), n),
+        "doc_id": pd.array(np.char.add("d", np.arange(n * depth).astype(str)).astype(object), dtype="string"),
+        "score": (top[:, None] - 0.01 * np.arange(depth)).ravel(),
+    })
+    judgments = pd.DataFrame({
+        "query_id": pd.array(qid[:half], dtype="string"),
+        "doc_uri": pd.array(run["doc_id"].to_numpy()[0:half * depth:depth], dtype="string"),
+        "relevance": np.ones(half, dtype=np.int64),
+    })
+    return run, judgments, list(qid[half:])
+
+
+def test_rule15_calibrate_memory_per_query_is_a_small_constant(monkeypatch):
+    import tracemalloc
+
+    from retrieval_eval import stats
+    from retrieval_eval.calibration import calibrate
+
+    # The resample block cap is lowered so that both sizes run past it, as 100k queries do at
+    # the default cap; what is left growing with the queries is calibrate's own per-query data.
+    monkeypatch.setattr(stats, "_BLOCK", 1 << 16)
+    calibrate(*_calibration_frames(200)[:2], negatives=_calibration_frames(200)[2])  # caches
+    peaks = {}
+    for n in (1000, 4000):
+        run, judgments, negatives = _calibration_frames(n)
+        tracemalloc.start()
+        try:
+            cal = calibrate(run, judgments, negatives=negatives)  # 1,000 resamples
+            peaks[n] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert int(cal.summary.loc["run", "n_negative"]) == n - n // 2
+    per_query = (peaks[4000] - peaks[1000]) / 3000
+    assert per_query < 2048, per_query  # was ~30 KB: every resample of every query held at once
