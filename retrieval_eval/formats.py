@@ -691,7 +691,11 @@ def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
     Blank lines and ``//`` comments are skipped; ``line`` is the file's real line number so a
     message (``judgments:7: missing doc_uri``) points where an editor will. Unknown fields are
     kept in ``extra`` (dict, original order) so writing the labels back loses nothing another
-    tool put there. ``null`` for an optional field means unset.
+    tool put there. ``null`` for an optional field means unset. ``relevance`` is an integer
+    from 0 to :data:`MAX_RELEVANCE` (53): nDCG's gain ``2**grade - 1`` is computed in float64,
+    exact for every such grade, and no DCG sum of them can overflow (1024 made it inf, and
+    nDCG NaN). Lines are strict JSON (:func:`parse_json`: no NaN, no duplicate key, at most
+    :data:`MAX_JSON_DEPTH` deep), on the fast path and the careful pass alike.
     """
     data = _utf8_bytes(content, None)
     fast = _judgments_fast(data) if data is not None else None
@@ -1985,6 +1989,9 @@ def from_qrels(
     3 or 4 whitespace-separated fields, ``#`` comments and blank lines skipped, the BEIR header
     skipped, a negative grade (TREC's "judged, harmful") clamped to 0. The id goes to
     ``doc_uri``, and also to ``chunk_id`` with ``as_chunk_ids=True``. Returns a judgments frame.
+    A grade above :data:`MAX_RELEVANCE` (53) is refused naming its line, on the fast path and
+    the careful one alike: nDCG's gain ``2**grade - 1`` is exact in float64 only up to there,
+    and a larger grade (1024) overflowed it into a NaN metric.
     """
     if isinstance(content, (bytes, bytearray)):
         data, text = _checked_bytes(bytes(content), label)
@@ -2416,7 +2423,9 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     Accepts the frame a reader returns (required columns checked, dtypes cast, optional columns
     added as NA, a copy returned), a list of wire-format dicts (checked like file lines, with
     line = 1-based index in messages), or a path (``.qrels``/``.tsv``/``.txt``, or any file whose
-    first line is not JSON, is read as qrels; otherwise JSONL judgments).
+    first line is not JSON, is read as qrels; otherwise JSONL judgments). A grade above
+    :data:`MAX_RELEVANCE` is refused, naming the row (the file line for a reader's frame), as
+    every reader refuses it: its exponential gain would not be exact in float64.
     """
     if isinstance(obj, pd.DataFrame):
         return _judgments_from_frame(obj, label)
