@@ -375,8 +375,9 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
 
     if gate.kind == "delta":
         previous = _measurement(baseline, metric) if baseline is not None else None
-        if previous is None and baseline is not None and _not_computed(baseline, metric):
-            return undecided(f"the baseline's {_not_computed(baseline, metric)}", value)
+        lost = _not_computed(baseline, metric) if previous is None and baseline is not None else None
+        if lost is not None:
+            return undecided(f"the baseline's {lost}", value)
         if previous is None:
             return undecided(f"no baseline value for '{metric}'", value)
         base = float(previous["value"])
