@@ -866,14 +866,16 @@ def bootstrap_ci(
 ) -> BootstrapResult:
     """Seeded percentile bootstrap for a vectorized statistic of one or more samples.
 
-    ``statistic_fn(*resampled)`` receives 2-D arrays, one resample per row (shape (B, n_i)),
-    and must return B values; it is also called once on the original samples as (1, n_i) rows
-    for the point estimate. Independent samples (the default: positives and negatives of a
-    calibration) are resampled separately, each with all its indices drawn at once,
-    ``rng.integers(0, n_i, size=(B, n_i))``, in argument order; ``paired=True`` draws one
-    index matrix for equal-length samples. With the same ``rng`` this reproduces
-    ``scipy.stats.bootstrap(..., method="percentile", paired=paired)``. The interval is NaN
-    when a sample is empty. ``pvalue`` is NaN (there is no null value here).
+    ``statistic_fn(*resampled)`` receives 2-D arrays, one resample per row (shape (b, n_i)),
+    and must return one value per row, each row's from that row alone; it is also called once
+    on the original samples as (1, n_i) rows for the point estimate. Independent samples (the
+    default: positives and negatives of a calibration) are resampled separately, the indices
+    those of ``rng.integers(0, n_i, size=(B, n_i))`` per sample in argument order;
+    ``paired=True`` draws one index matrix for equal-length samples. With the same ``rng`` this
+    reproduces ``scipy.stats.bootstrap(..., method="percentile", paired=paired)``. Large
+    bootstraps are evaluated in blocks of rows of those same matrices (at most ``_BLOCK`` cells
+    at once), so memory does not grow with B times n. The interval is NaN when a sample is
+    empty. ``pvalue`` is NaN (there is no null value here).
     """
     if not samples:
         raise ValueError("bootstrap_ci needs at least one sample")

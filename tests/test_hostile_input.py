@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import warnings
@@ -16,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval import formats as F
 from retrieval_eval.errors import FormatError
@@ -184,10 +187,6 @@ def test_rule9_cli_refuses_a_deeply_nested_baseline_with_exit_2(tmp_path):
 # Rule 13: to_qrels refuses ids holding whitespace, as to_trec_run does
 # -----------------------------------------------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-
 @pytest.mark.parametrize("field,value", [("query_id", " "), ("query_id", "q 1"), ("query_id", "q\t1"),
                                          ("doc_uri", "d\x0b1"), ("doc_uri", "d\r"), ("chunk_id", "c 1")])
 def test_rule13_to_qrels_refuses_an_id_with_whitespace_naming_the_line(field, value, tmp_path):
@@ -349,7 +348,7 @@ def test_rule14_ids_strata_and_system_names_are_escaped_in_every_table(verb, col
     code, out, err = cli(verb, "--judgments", j, *argv, "--color", color)
     assert code in (0, 1), err
     if color == "always":  # the tool's own colours stay; every other escape sequence is shown
-        out = __import__("re").sub(r"\x1b\[[0-9;]*m", "", out)
+        out = re.sub(r"\x1b\[[0-9;]*m", "", out)
     _no_controls(out + err)
     shown = {"score": [f"a{SHOWN}", f"s{SHOWN}{IMG}|x"],  # a system name, a stratum
              "compare": [f"a{SHOWN}", f"{IMG}|{SHOWN}"],  # system names (one with a pipe)
@@ -389,8 +388,7 @@ def test_rule14_markdown_output_is_inert(tmp_path):
     assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
     # Every row keeps its 10 cells: a "|" in a name is escaped, not a new column.
     rows = [line for line in md.splitlines() if line.startswith("|")]
-    import re as _re
-    assert all(len(_re.split(r"(?<!\\)\|", row)) == 12 for row in rows)
+    assert all(len(re.split(r"(?<!\\)\|", row)) == 12 for row in rows)
     assert "\\|" in md and "\\\\x1b" in md  # the pipe and the shown escape's backslash
 
 
