@@ -13,9 +13,43 @@ import os
 import re
 from typing import Any, Iterable, Sequence, TextIO
 
-__all__ = ["Style", "color_enabled", "fmt_number", "table", "visible_len"]
+__all__ = ["Style", "color_enabled", "escape", "fmt_number", "table", "visible_len"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+#: What a terminal acts on instead of showing: C0 and C1 controls and DEL (ESC starts sequences
+#: that set the title, clear the screen or move the cursor; U+009B is an 8-bit CSI), and the
+#: bidirectional overrides that make text read in another order than it is stored.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(match: re.Match) -> str:
+    ch = match.group()
+    code = ord(ch)
+    return _NAMED.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def escape(text: Any, newlines: bool = False, colors: bool = False) -> str:
+    """``text`` as a terminal should show it: each control character as a visible escape.
+
+    Ids, strata, system names and paths come from files anyone can write; printed raw,
+    ``\\x1b]0;title\\x07`` would retitle the terminal and ``\\x1b[2J`` clear it. They are
+    shown as Python writes them (``\\x1b``, ``\\n``, ``\\u202e``). ``newlines`` keeps ``\\n``
+    (text of several lines); ``colors`` keeps this module's own colour codes (``ESC [ digits m``:
+    they can only colour text), for output that :class:`Style` coloured. Printable text is
+    returned unchanged, so escaping twice is escaping once.
+    """
+    text = str(text)
+    if not _CONTROLS.search(text):
+        return text
+    if colors:
+        codes = _ANSI.findall(text)
+        parts = _ANSI.split(text)
+        return "".join(escape(part, newlines) + code for part, code in zip(parts, codes + [""]))
+    if newlines:
+        return "\n".join(_CONTROLS.sub(_visible, line) for line in text.split("\n"))
+    return _CONTROLS.sub(_visible, text)
 
 _CODES = {
     "bold": "1",
@@ -115,10 +149,14 @@ def table(
     ``align`` holds ``"l"`` or ``"r"`` per column; by default the first column is left-aligned
     and the others right-aligned (numbers line up on their decimal point when they have the
     same number of decimals). Widths are measured without escape codes, so coloured cells
-    align too. Returns the lines joined by newlines, without a trailing one.
+    align too. Control characters in a cell (an id's newline or escape sequence) are shown
+    escaped (:func:`escape`), so no cell can break the table or drive the terminal; only
+    ``style``'s colour codes are kept, and only when it colours. Returns the lines joined by
+    newlines, without a trailing one.
     """
-    rows = [list(map(str, r)) for r in rows]
-    headers = list(map(str, headers))
+    colors = style is not None and style.enabled
+    rows = [[escape(c, colors=colors) for c in r] for r in rows]
+    headers = [escape(h, colors=colors) for h in headers]
     ncol = len(headers)
     if align is None:
         align = ["l"] + ["r"] * (ncol - 1)

@@ -297,6 +297,29 @@ def _wins(values: np.ndarray, other_sorted: np.ndarray, positive: bool) -> np.nd
     return (other_sorted.size - hi + 0.5 * (hi - lo)) / other_sorted.size
 
 
+# Scores are any finite doubles, up to +-1.8e308. A median or an interpolated quantile adds two
+# of them, which overflows near the top of that range; halving first (exact: a power of two)
+# and doubling after gives the same double for every normal score and never overflows. A
+# difference of two medians that does not fit in a double is inf, silently: the figure is then
+# absent from the report (not computed), never a numpy warning on stderr.
+
+
+def _median(x: np.ndarray, axis=None) -> Any:
+    """``np.median``, without overflow for scores near the largest double."""
+    return np.median(np.asarray(x, dtype=np.float64) * 0.5, axis=axis) * 2.0
+
+
+def _quantile(x: np.ndarray, q) -> Any:
+    """``np.quantile(x, q, method="linear")``, without overflow for scores near the largest double."""
+    return np.quantile(np.asarray(x, dtype=np.float64) * 0.5, q, method="linear") * 2.0
+
+
+def _difference(a, b) -> Any:
+    """``a - b``; inf (no warning) when the difference is beyond the largest double."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.subtract(a, b)
+
+
 def _figures(pos: np.ndarray, neg: np.ndarray, cutoff: float) -> dict[str, float]:
     npos, nneg = pos.size, neg.size
     neg_sorted = np.sort(neg)
@@ -308,7 +331,7 @@ def _figures(pos: np.ndarray, neg: np.ndarray, cutoff: float) -> dict[str, float
     return {
         "negative_satisfaction": float(np.mean(neg < cutoff)) if nneg and has_cut else math.nan,
         "positive_retention": float(np.mean(pos >= cutoff)) if npos and has_cut else math.nan,
-        "separation_margin": float(np.median(pos) - np.median(neg)) if both else math.nan,
+        "separation_margin": float(_difference(_median(pos), _median(neg))) if both else math.nan,
         "auroc": float(_wins(pos, neg_sorted, True).mean()) if both else math.nan,
         "aupr_in": _average_precision(scores, labels) if both else math.nan,
         "aupr_out": _average_precision(-scores, ~labels) if both else math.nan,
@@ -318,7 +341,7 @@ def _figures(pos: np.ndarray, neg: np.ndarray, cutoff: float) -> dict[str, float
 
 
 def _median_difference(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    return np.median(pos, axis=-1) - np.median(neg, axis=-1)
+    return _difference(_median(pos, axis=-1), _median(neg, axis=-1))
 
 
 #: Cells of a (resamples x distinct scores) count matrix built at once; larger jobs go in blocks.
@@ -375,7 +398,8 @@ def _bootstrap(pos: np.ndarray, neg: np.ndarray, n_resamples: int,
     codes = codes.astype(np.float64)
     a = bootstrap_ci(_coded_auroc(values.size), codes[:pos.size], codes[pos.size:],
                      n_resamples=n_resamples, seed=seed)
-    m = bootstrap_ci(_median_difference, pos, neg, n_resamples=n_resamples, seed=seed)
+    with np.errstate(invalid="ignore"):  # an inf margin (see _difference) has no interval
+        m = bootstrap_ci(_median_difference, pos, neg, n_resamples=n_resamples, seed=seed)
     return {"auroc": (float(a.ci_low), float(a.ci_high)),
             "separation_margin": (float(m.ci_low), float(m.ci_high))}
 
@@ -444,12 +468,27 @@ def _rrf_match(scores: np.ndarray) -> tuple[int, float, bool] | None:
 
 
 def _distinct(values: np.ndarray) -> int:
-    """Distinct values up to a relative tolerance of 1e-9 of the largest magnitude."""
+    """Distinct values: neighbours (sorted) closer than 1e-9 of the larger of the two count once.
+
+    The tolerance is relative to each pair, not to the largest score: one score of 1e308 must
+    not make every cosine of the run look equal (and rank-based)."""
     if values.size == 0:
         return 0
     s = np.sort(values)
-    tol = 1e-9 * max(float(np.max(np.abs(s))), 1e-300)
-    return int(1 + np.count_nonzero(np.diff(s) > tol))
+    tol = 1e-9 * np.maximum(np.maximum(np.abs(s[1:]), np.abs(s[:-1])), 1e-300)
+    return int(1 + np.count_nonzero(_difference(s[1:], s[:-1]) > tol))
+
+
+def _unit(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """``x`` divided by a power of two ``2**e`` that brings every finite value into [-1, 1], and ``e``.
+
+    Exact (but for values that become subnormal, negligible next to the largest), so a ratio of
+    spreads is the same number, and squares and sums cannot overflow for scores near 1.8e308."""
+    finite = x[np.isfinite(x)]
+    top = float(np.max(np.abs(finite))) if finite.size else 0.0
+    e = math.frexp(top)[1] if top > 0 else 0
+    with np.errstate(under="ignore"):
+        return np.ldexp(x, -e), e
 
 
 def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
@@ -475,6 +514,10 @@ def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
         reasons.append(f"top-1 scores take only {distinct} distinct value{'s' * (distinct != 1)} "
                        f"across {n} queries")
     head = rows[(rows["rank"] <= 10) & np.isfinite(rows["score"].to_numpy())]
+    raw_head = head["score"].to_numpy(np.float64)
+    unit, e = _unit(raw_head)  # spreads in units of 2**e: no overflow, the same ratio
+    head = pd.DataFrame({"rank": head["rank"].to_numpy(), "query_id": head["query_id"].to_numpy(),
+                         "score": unit})
     by_rank = head.groupby("rank", sort=True)["score"]
     counts = by_rank.count()
     usable = counts[counts >= 2].index
@@ -484,15 +527,18 @@ def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
         means = grouped.transform("mean").to_numpy()
         resid = h["score"].to_numpy() - means
         dof = max(len(h) - len(usable), 1)
-        within = math.sqrt(float(np.sum(resid ** 2)) / dof)
-        between = float(np.std(grouped.mean().to_numpy()))
+        with np.errstate(under="ignore"):
+            within = math.sqrt(float(np.sum(resid ** 2)) / dof)
+            between = float(np.std(grouped.mean().to_numpy()))
         if between > 0 and within <= 0.05 * between:
+            with np.errstate(over="ignore"):
+                shown = float(np.ldexp(within, e))
             reasons.append(
                 f"the score is a function of rank (across queries, scores at the same rank "
-                f"vary by {within:.3g}, {within / between:.1%} of their spread between ranks)")
+                f"vary by {shown:.3g}, {within / between:.1%} of their spread between ranks)")
         elif between == 0 and within == 0:
             reasons.append("every hit has the same score")
-    match = _rrf_match(head["score"].to_numpy(np.float64))
+    match = _rrf_match(raw_head)
     if match is not None:
         c, share, normalized = match
         reasons.append(f"{share:.0%} of the top-10 scores are reciprocal-rank-fusion sums "
@@ -706,7 +752,7 @@ def _cutoff_for(system: str, cutoff, quantile: float, pos: np.ndarray) -> tuple[
         return fixed, math.nan
     if pos.size == 0:
         return math.nan, quantile
-    return float(np.quantile(pos, quantile, method="linear")), quantile
+    return float(_quantile(pos, quantile)), quantile
 
 
 def _no_scores_message(system: str) -> str:
@@ -1074,8 +1120,9 @@ def _default_cutoffs(top: np.ndarray, scores: np.ndarray) -> np.ndarray:
         return np.zeros(0)
     inner = np.unique(top)
     if inner.size > 99:
-        inner = np.quantile(top, np.linspace(0.0, 1.0, 101))
-    ends = [float(scores.min()), float(np.nextafter(scores.max(), np.inf))]
+        inner = _quantile(top, np.linspace(0.0, 1.0, 101))
+    with np.errstate(over="ignore"):  # above the largest double is inf: it keeps nothing too
+        ends = [float(scores.min()), float(np.nextafter(scores.max(), np.inf))]
     return np.unique(np.r_[inner, ends])
 
 

@@ -84,10 +84,16 @@ def _terminal_width() -> int:
         return 100
 
 
+#: The largest -k and --threshold: the engine holds ranks, cutoffs and grades as int64.
+_MAX_INT = 2**63 - 1
+
+
 def _positive_int(flag: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
         if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
             raise CLIError(f"{flag} expects a positive integer, got '{text}'")
+        if int(text) > _MAX_INT:
+            raise CLIError(f"{flag} is at most {_MAX_INT} (the largest int64), got '{text}'")
         return int(text)
 
     return parse
@@ -580,17 +586,9 @@ def _decode(data: bytes, path: str) -> str:
 
 
 def _load_json(path: str) -> Any:
-    text = read_text(path)
-    try:
-        return json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as err:
-        raise CLIError(f"{path}:{err.lineno}: invalid JSON, {err.msg} (column {err.colno})") from None
-    except ValueError as err:
-        raise CLIError(f"{path}: invalid JSON, {err}") from None
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    """The JSON document in ``path`` by the readers' rule (:func:`retrieval_eval.formats.parse_json`:
+    no NaN, no duplicate key, nesting at most ``MAX_JSON_DEPTH`` deep)."""
+    return _formats().parse_json(read_text(path), label=path)
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -730,7 +728,8 @@ class _Out:
         self.s = _term.Style(color)
 
     def __call__(self, text: str = "") -> None:
-        self.stream.write(text + "\n")
+        # Ids, strata and paths in the text are shown with their control characters escaped.
+        self.stream.write(_term.escape(text, newlines=True, colors=self.s.enabled) + "\n")
 
 
 def _num(value: Any, decimals: int = 4) -> str:
@@ -1272,7 +1271,7 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
         if args.to == "parquet":
             return _write_parquet(judgments, args)
         with _naming(source):
-            text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments)
+            text = fm.serialize_judgments(judgments) if args.to == "judgments" else fm.to_qrels(judgments, label=source)
     if args.out:
         atomic_write_text(args.out, text)
     else:
@@ -1387,8 +1386,8 @@ def _markdown_to_text(markdown: str, style: _term.Style) -> str:
     i = 0
     while i < len(lines):
         if lines[i].startswith("|") and i + 1 < len(lines) and set(lines[i + 1].replace("|", "").strip()) <= set("-: "):
-            def cells(line: str) -> list[str]:
-                return [c.strip() for c in line.strip().strip("|").split("|")]
+            def cells(line: str) -> list[str]:  # split on unescaped pipes, then undo the Markdown escaping
+                return [_md_text(c.strip()) for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
 
             headers = cells(lines[i])
             spec = cells(lines[i + 1])
@@ -1401,9 +1400,17 @@ def _markdown_to_text(markdown: str, style: _term.Style) -> str:
                 i += 1
             out.append(_term.table(headers, rows, align=align, style=style))
         else:
-            out.append(lines[i])
+            out.append(_md_text(lines[i]))
             i += 1
     return "\n".join(out)
+
+
+def _md_text(markdown: str) -> str:
+    """Text of a Markdown cell or line: backslash escapes and HTML entities undone (the terminal
+    shows text; its control characters are escaped for it by ``_term``)."""
+    import html
+
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
 
 
 # -----------------------------------------------------------------------------------------------
@@ -1468,7 +1475,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     stderr = sys.stderr if stderr is None else stderr
 
     def fail(message: str, code: int = EXIT_USAGE) -> int:
-        stderr.write(f"{PROG}: error: {_one_line(message)}\n")
+        stderr.write(f"{PROG}: error: {_term.escape(_one_line(message))}\n")
         stderr.flush()
         return code
 

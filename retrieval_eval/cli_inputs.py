@@ -92,7 +92,13 @@ def _ks(text: str) -> tuple[int, ...]:
         if len(parts) == 1:
             raise UsageError(f"-k expects a positive integer, got '{text}'")
         raise UsageError(f"-k expects positive integers separated by commas (5,10,100), got '{text}'")
-    return tuple(int(s) for s in parts)
+    ks = tuple(int(s) for s in parts)
+    from .metrics import MAX_K
+
+    for s, k in zip(parts, ks):
+        if k > MAX_K:
+            raise UsageError(f"-k is at most {MAX_K} (the largest int64), got '{s.strip()}'")
+    return ks
 
 
 def cutoffs(values: list[tuple[int, ...]] | None) -> tuple[int, ...]:

@@ -61,6 +61,8 @@ __all__ = [
     "DEFAULT_SYSTEM",
     "JUDGMENT_COLUMNS",
     "JUDGMENT_FIELDS",
+    "MAX_JSON_DEPTH",
+    "MAX_RELEVANCE",
     "QUERY_COLUMNS",
     "RUN_COLUMNS",
     "as_corpus",
@@ -76,9 +78,11 @@ __all__ = [
     "from_trec_run",
     "parse_corpus",
     "parse_judgments",
+    "parse_json",
     "parse_queries",
     "parse_run",
     "read_corpus",
+    "read_json",
     "read_judgments",
     "read_qrels",
     "read_queries",
@@ -147,6 +151,14 @@ CORPUS_COLUMNS: dict[str, str] = {
 }
 #: The system name of a run line that names none.
 DEFAULT_SYSTEM = "run"
+
+#: The largest grade a judgment may carry. nDCG's gain is ``2**grade - 1`` in float64: up to
+#: 2**53 - 1 every gain is an integer float64 holds exactly, and a DCG sum of any ranking the
+#: engine can hold stays many orders of magnitude below float64's overflow (2**1024), so no
+#: metric turns into inf/inf = NaN. A grade of 1024 would overflow the gain itself. Every reader
+#: refuses a larger grade (naming its line); the scales in use (0-3, 0-4, 0-100) are far below.
+MAX_RELEVANCE = 53
+_TOO_LARGE = f"is above the largest grade allowed, {MAX_RELEVANCE} (the gain 2**grade - 1 must stay exact in float64)"
 
 _STRING = pd.StringDtype()
 _LS = pa.large_string()  # the text type of pandas' "string" columns
@@ -437,26 +449,104 @@ def _check_unicode(obj: Any, label: str, line: int | None) -> None:
         pass
 
 
+#: The deepest nesting of arrays and objects any JSON input may have (a judgment's unknown
+#: field, a corpus, a report). Real inputs nest a few levels; a fixed limit, checked before
+#: parsing, makes "too deep" the same answer on every path and in every call stack, where
+#: Python's parser would fail at a depth that depends on how deep the caller already is.
+MAX_JSON_DEPTH = 100
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def _too_deep(text: str) -> bool:
+    """True when ``text`` nests arrays and objects more than :data:`MAX_JSON_DEPTH` deep.
+
+    A text with fewer opening brackets than the limit cannot be that deep (two C-speed counts,
+    the usual case); otherwise the depth is measured outside strings, vectorized.
+    """
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return False
+    a = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8", "replace"), np.uint8)
+    step = ((a == 0x5B) | (a == 0x7B)).astype(np.int64) - ((a == 0x5D) | (a == 0x7D))
+    return bool(len(step)) and int(np.cumsum(step).max()) > MAX_JSON_DEPTH
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object from its (key, value) pairs; a key given twice is refused.
+
+    Python's parser keeps the last of two equal keys and other tools keep the first, so a
+    duplicate key means the line says two things: every JSON reader here refuses it.
+    """
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
+            seen.add(key)
+    return obj
+
+
+#: Strict JSON: no NaN/Infinity (not JSON numbers), no duplicate keys. The raw variant keeps
+#: each float's source text (judgments write unknown fields back byte for byte).
+_LOADS = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_refuse_constant).decode
+_LOADS_RAW = json.JSONDecoder(
+    object_pairs_hook=_unique_keys, parse_float=_RawFloat, parse_constant=_refuse_constant
+).decode
+_TOO_DEEP = f"invalid JSON, nested more than {MAX_JSON_DEPTH} deep"
+
+
+def parse_json(content: str, label: str = "json") -> Any:
+    """One JSON document (a corpus, a report), read by the rule every JSON reader here applies.
+
+    Strict JSON: ``NaN``/``Infinity`` are refused (not JSON numbers, and other tools reject
+    them), so is a key given twice in one object (which one counts differs between tools) and
+    nesting deeper than :data:`MAX_JSON_DEPTH`. A leading BOM is dropped. Raises
+    :class:`FormatError` naming ``label`` and, where there is one, the line.
+    """
+    content = _strip_bom(content)
+    if _too_deep(content):
+        raise FormatError(label, None, _TOO_DEEP)
+    try:
+        obj = _LOADS(content)
+    except json.JSONDecodeError as err:
+        raise FormatError(label, err.lineno, _json_detail(err)) from None
+    except ValueError as err:
+        raise FormatError(label, None, _json_detail(err)) from None
+    except RecursionError:
+        raise FormatError(label, None, _TOO_DEEP) from None
+    if _SURROGATE_ESCAPE.search(content):
+        _check_unicode(obj, label, None)
+    return obj
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """:func:`parse_json` of a UTF-8 file (BOM accepted); messages name the path."""
+    label = str(path)
+    return parse_json(_decode(_read_bytes(path), label), label)
+
+
 def _json_lines(content: str, label: str, raw_floats: bool = False) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every line that is not blank or a ``//`` comment.
 
     Lines are split on ``\\n`` only: U+2028, form feeds and the like are legal inside JSON
-    strings and must not shift line numbers.
+    strings and must not shift line numbers. Every line is strict JSON (see :func:`parse_json`),
+    whichever reader asks: the fast arrow paths refuse the same lines, so a line is accepted
+    or refused the same way whatever else the file holds.
     """
-    if raw_floats:
-        loads = json.JSONDecoder(parse_float=_RawFloat, parse_constant=_refuse_constant).decode
-    else:
-        loads = json.loads
+    loads = _LOADS_RAW if raw_floats else _LOADS
     for i, line in enumerate(_strip_bom(content).split("\n"), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("//"):
             continue
+        if _too_deep(line):
+            raise FormatError(label, i, _TOO_DEEP)
         try:
             obj = loads(line)
         except ValueError as err:
             raise FormatError(label, i, _json_detail(err)) from None
         except RecursionError:
-            raise FormatError(label, i, "invalid JSON, nested too deeply") from None
+            raise FormatError(label, i, _TOO_DEEP) from None
         if "\\u" in line and _SURROGATE_ESCAPE.search(line):
             _check_unicode(obj, label, i)
         yield i, obj
@@ -533,8 +623,8 @@ def _judgment_row(obj: Any, line: int, label: str) -> tuple:
     rel = obj.get("relevance")
     if not _is_int(rel) or rel < 0:
         raise FormatError(label, line, "relevance must be a non-negative integer")
-    if rel > 2**63 - 1:
-        raise FormatError(label, line, f"relevance {rel} is too large")
+    if rel > MAX_RELEVANCE:
+        raise FormatError(label, line, f"relevance {rel} {_TOO_LARGE}")
     for name in _OPTIONAL_JUDGMENT_STR:
         value = obj.get(name)
         if value is not None and not isinstance(value, str):
@@ -569,7 +659,11 @@ def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
     Blank lines and ``//`` comments are skipped; ``line`` is the file's real line number so a
     message (``judgments:7: missing doc_uri``) points where an editor will. Unknown fields are
     kept in ``extra`` (dict, original order) so writing the labels back loses nothing another
-    tool put there. ``null`` for an optional field means unset.
+    tool put there. ``null`` for an optional field means unset. ``relevance`` is an integer
+    from 0 to :data:`MAX_RELEVANCE` (53): nDCG's gain ``2**grade - 1`` is computed in float64,
+    exact for every such grade, and no DCG sum of them can overflow (1024 made it inf, and
+    nDCG NaN). Lines are strict JSON (:func:`parse_json`: no NaN, no duplicate key, at most
+    :data:`MAX_JSON_DEPTH` deep), on the fast path and the careful pass alike.
     """
     data = _utf8_bytes(content, None)
     fast = _judgments_fast(data) if data is not None else None
@@ -690,6 +784,8 @@ def _judgments_from_table(table: pa.Table, fields: set[str], total: int) -> pd.D
     rel_col = table.column("relevance")
     if rel_col.null_count or not pc.all(pc.greater_equal(rel_col, 0), min_count=0).as_py():
         return None
+    if not pc.all(pc.less_equal(rel_col, MAX_RELEVANCE), min_count=0).as_py():
+        return None  # the careful pass names the line
     strings = {name: table.column(name) for name in fields if name != "relevance"}
     relevance = _numpy_column(rel_col, np.int64)
     del table, rel_col
@@ -918,7 +1014,9 @@ def _run_json_columns(source: bytes | str | os.PathLike, n_lines: int) -> dict[s
         _RUN_SCHEMA = pa.schema(
             [("query_id", _LS), ("ranking", pa.list_(_LS)), ("scores", pa.list_(pa.float64())), ("system", _LS)]
         )
-    table = _json_table(source, _RUN_SCHEMA, unknown="ignore")
+    # Unknown fields send the file to the careful pass: arrow would skip them unread (a NaN, a
+    # duplicate key or a 100k-deep value in one would pass here and be refused there).
+    table = _json_table(source, _RUN_SCHEMA)
     if table is None or table.num_rows != n_lines:
         return None  # e.g. two objects on one line
     return {name: table.column(name) for name in _RUN_SCHEMA.names}
@@ -1185,18 +1283,28 @@ def _group_starts(sorted_codes: np.ndarray) -> np.ndarray:
 _TREC_SPACE = re.compile(rb"[ \t\n\v\f\r]")
 
 
-def _check_trec_field(arr: pa.Array, what: str) -> None:
-    """A TREC field cannot hold ASCII whitespace (trec_eval splits on it)."""
+def _whitespace_at(arr: pa.Array) -> int | None:
+    """The first position of a large_string array whose value holds ASCII whitespace, or None.
+
+    One regex search over the data buffer settles the usual case (no whitespace anywhere)."""
     import pyarrow.compute as pc
 
     if len(arr) == 0:
-        return
+        return None
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
     data = arr.buffers()[2]
     if data is None or not _TREC_SPACE.search(memoryview(data)[offsets[0] : offsets[-1]]):
+        return None
+    bad = pc.fill_null(pc.match_substring_regex(arr, r"[ \t\n\v\f\r]"), False)
+    return int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+
+
+def _check_trec_field(arr: pa.Array, what: str) -> None:
+    """A TREC field cannot hold ASCII whitespace (trec_eval splits on it)."""
+    at = _whitespace_at(arr)
+    if at is None:
         return
-    bad = pc.match_substring_regex(arr, r"[ \t\n\v\f\r]").to_numpy(zero_copy_only=False)
-    first = arr[int(np.flatnonzero(bad)[0])].as_py()
+    first = arr[at].as_py()
     raise ValueError(f"{what} {first!r} contains whitespace; the TREC format cannot hold it")
 
 
@@ -1787,8 +1895,8 @@ def _qrels_python(text: str, label: str) -> tuple[list, list, list, list]:
         if not _INT_RE.match(rel):
             raise FormatError(label, line, f"relevance must be an integer, got {rel!r}")
         value = int(rel)
-        if value > 2**63 - 1:
-            raise FormatError(label, line, f"relevance {value} is too large")
+        if value > MAX_RELEVANCE:
+            raise FormatError(label, line, f"relevance {value} {_TOO_LARGE}")
         q.append(qid)
         d.append(doc)
         r.append(max(value, 0))
@@ -1823,6 +1931,8 @@ def _qrels_arrow(table: pa.Table | None, header: int) -> tuple[Any, Any, np.ndar
     if not (_plain_fields(qid, comment=True) and _plain_fields(doc)):
         return None
     rel = _numpy_column(table.column("r"), np.int64)
+    if len(rel) and rel.max() > MAX_RELEVANCE:
+        return None  # the careful pass names the line
     del table
     _release()  # the parse buffers and the grade column, before numpy allocates the rest
     np.maximum(rel, 0, out=rel)  # TREC's "judged, harmful" grade is 0 here
@@ -1923,6 +2033,9 @@ def from_qrels(
     3 or 4 whitespace-separated fields, ``#`` comments and blank lines skipped, the BEIR header
     skipped, a negative grade (TREC's "judged, harmful") clamped to 0. The id goes to
     ``doc_uri``, and also to ``chunk_id`` with ``as_chunk_ids=True``. Returns a judgments frame.
+    A grade above :data:`MAX_RELEVANCE` (53) is refused naming its line, on the fast path and
+    the careful one alike: nDCG's gain ``2**grade - 1`` is exact in float64 only up to there,
+    and a larger grade (1024) overflowed it into a NaN metric.
     """
     if isinstance(content, (bytes, bytearray)):
         data, text = _checked_bytes(bytes(content), label)
@@ -1945,12 +2058,29 @@ def read_qrels(
     return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by)
 
 
-def to_qrels(judgments: Any) -> str:
-    """TREC qrels text: ``<query_id> 0 <key> <relevance>`` a line, key = chunk_id else doc_uri."""
+def to_qrels(judgments: Any, label: str | None = None) -> str:
+    """TREC qrels text: ``<query_id> 0 <key> <relevance>`` a line, key = chunk_id else doc_uri.
+
+    An id holding ASCII whitespace is refused (:class:`FormatError` naming the judgment's line,
+    else its row), as :func:`to_trec_run` refuses one: the format splits on whitespace, so the
+    line would read back as other fields (``" "`` as query id reads back as query ``0``) or not
+    at all. ``label`` names the input in that message (default: the path, else ``judgments``).
+    """
     df = as_judgments(judgments)
     if len(df) == 0:
         return ""
     key = df["chunk_id"].fillna(df["doc_uri"])
+    if label is None:
+        label = str(judgments) if _is_path(judgments) else "judgments"
+    for col in ("query_id", "key"):
+        values = df["query_id"] if col == "query_id" else key
+        at = _whitespace_at(_arrow_of(values))
+        if at is not None:
+            what = col if col == "query_id" else ("chunk_id" if pd.notna(df["chunk_id"].iloc[at]) else "doc_uri")
+            line = int(df["line"].iloc[at])
+            where = "" if line > 0 else f"row {at}: "
+            raise FormatError(label, line if line > 0 else None,
+                              f"{where}{what} {values.iloc[at]!r} contains whitespace; TREC qrels cannot hold it")
     rel = df["relevance"].astype(str).astype(object)
     lines = df["query_id"].astype(object) + " 0 " + key.astype(object) + " " + rel
     return "\n".join(lines.tolist()) + "\n"
@@ -2014,17 +2144,7 @@ def parse_corpus(content: str, label: str = "corpus") -> pd.DataFrame:
     spec names are not kept (the frame has no ``extra`` column); ``chunks[i]`` in messages is
     0-based, as in JSON Pointer.
     """
-    try:
-        obj = json.loads(_strip_bom(content), parse_constant=_refuse_constant)
-    except json.JSONDecodeError as err:
-        raise FormatError(label, err.lineno, _json_detail(err)) from None
-    except ValueError as err:
-        raise FormatError(label, None, _json_detail(err)) from None
-    except RecursionError:
-        raise FormatError(label, None, "invalid JSON, nested too deeply") from None
-    if _SURROGATE_ESCAPE.search(content):
-        _check_unicode(obj, label, None)
-    return _corpus_from_obj(obj, label)
+    return _corpus_from_obj(parse_json(content, label), label)
 
 
 def read_corpus(path: str | os.PathLike) -> pd.DataFrame:
@@ -2188,7 +2308,11 @@ def _string_column(df: pd.DataFrame, name: str, label: str) -> Any:
     return _string_array([None if not isinstance(v, str) else v for v in col.to_numpy(dtype=object)], label)
 
 
-def _int_column(df: pd.DataFrame, name: str, label: str, detail: str, minimum: int | None = None) -> np.ndarray:
+def _int_column(
+    df: pd.DataFrame, name: str, label: str, detail: str, minimum: int | None = None, maximum: int | None = None
+) -> np.ndarray:
+    """The column as int64; FormatError(detail) for a missing, non-integer or too small value, and
+    one naming the first row (its ``line`` when the frame has one) above ``maximum``."""
     col = df[name]
     if col.isna().any():
         raise FormatError(label, None, detail)
@@ -2198,17 +2322,38 @@ def _int_column(df: pd.DataFrame, name: str, label: str, detail: str, minimum: i
         values = col.to_numpy(dtype=np.int64)
     elif pd.api.types.is_float_dtype(col.dtype):
         f = col.to_numpy(dtype=np.float64)
-        if not np.all(np.isfinite(f)) or not np.all(f == np.round(f)):
+        if not np.all(np.isfinite(f)) or not np.all(f == np.round(f)) or np.any(np.abs(f) >= 2.0**63):
             raise FormatError(label, None, detail)
+        if maximum is not None and len(f) and f.max() > maximum:
+            _above(df, f, name, label, maximum)
         values = f.astype(np.int64)
     else:
         raw = col.to_numpy(dtype=object)
         if not all(_is_int(v) for v in raw):
             raise FormatError(label, None, detail)
+        if maximum is not None and len(raw) and max(raw) > maximum:  # before int64 can overflow
+            _above(df, raw, name, label, maximum)
         values = np.asarray(raw, dtype=np.int64)
     if minimum is not None and len(values) and values.min() < minimum:
         raise FormatError(label, None, detail)
+    if maximum is not None and len(values) and values.max() > maximum:
+        _above(df, values, name, label, maximum)
     return values
+
+
+def _above(df: pd.DataFrame, values: np.ndarray, name: str, label: str, maximum: int) -> None:
+    """Raise for the first value above ``maximum``, naming its file line (a reader's frame) or row."""
+    if values.dtype == object:  # Python ints, possibly beyond int64
+        i = next(i for i, v in enumerate(values) if v > maximum)
+    else:
+        i = int(np.flatnonzero(values > maximum)[0])
+    value = values[i]
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    line = df["line"].iloc[i] if "line" in df.columns else None
+    line = int(line) if _is_int(line) and line > 0 else None
+    where = "" if line is not None else f"row {i}: "
+    raise FormatError(label, line, f"{where}{name} {value} {_TOO_LARGE}")
 
 
 def _contract_frame(df: pd.DataFrame, columns: Mapping[str, str]) -> bool:
@@ -2276,6 +2421,7 @@ def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
             _nonempty_strings(df["query_id"])
             and _nonempty_strings(df["doc_uri"])
             and (len(df) == 0 or df["relevance"].to_numpy().min() >= 0)
+            and (len(df) == 0 or df["relevance"].to_numpy().max() <= MAX_RELEVANCE)
         ):
             # The careful coercion keeps a dict and turns anything else into None. A reader's
             # column of None is kept as it is (20 ms to check at 3M rows; a new one is 23 MB
@@ -2289,7 +2435,9 @@ def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
     out: dict[str, Any] = {}
     for name in JUDGMENT_FIELDS:
         if name == "relevance":
-            out[name] = _int_column(df, name, label, "relevance must be a non-negative integer", minimum=0)
+            out[name] = _int_column(
+                df, name, label, "relevance must be a non-negative integer", minimum=0, maximum=MAX_RELEVANCE
+            )
         elif name in df.columns:
             out[name] = _string_column(df, name, label)
         else:
@@ -2322,6 +2470,9 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     the format :mod:`retrieval_eval.detect` finds: JSONL judgments, TREC/BEIR qrels, parquet,
     CSV, a pytrec_eval JSON dict), or the field's shapes of :mod:`retrieval_eval.interop`
     (a PyTerrier ``qid, docno, label`` frame, a ``{qid: {doc: grade}}`` dict, a ranx ``Qrels``).
+    A grade above :data:`MAX_RELEVANCE` is refused, naming the row (the file line for a
+    reader's frame), as every reader refuses it: its exponential gain would not be exact in
+    float64.
     """
     from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
 

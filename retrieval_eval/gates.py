@@ -311,6 +311,16 @@ def _measurement(report: Mapping[str, Any], metric: str) -> Mapping[str, Any] | 
     return None
 
 
+def _not_computed(report: Mapping[str, Any], metric: str) -> str | None:
+    """Why a measurement that is present has no number (null, NaN or inf: a metric that could not
+    be computed), or None. Such a gate is INDETERMINATE: a missing number proves nothing."""
+    metrics = report.get("metrics") or {}
+    m = metrics.get(metric) if isinstance(metrics, Mapping) else None
+    if not isinstance(m, Mapping) or "value" not in m or _is_number(m.get("value")):
+        return None
+    return f"'{metric}' could not be computed (its value is {m['value']!r})"
+
+
 def _indeterminate(m: Mapping[str, Any] | None) -> str | None:
     """The measurement's own reason it cannot be trusted (a calibration metric over fewer
     negatives than it needs), or None."""
@@ -387,6 +397,9 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
         for name, s in scored.items():
             m = _measurement(s, metric)
             if m is None:
+                why = _not_computed(s, metric)
+                if why is not None:
+                    unsure[name] = why
                 continue
             why = _indeterminate(m)
             if why is not None:
@@ -412,6 +425,9 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
 
     m = _measurement(report, metric)
     if m is None:
+        why = _not_computed(report, metric)
+        if why is not None:
+            return undecided(why)
         if nothing_scored:
             return undecided(f"no query was scored, so '{metric}' was not computed")
         return undecided(f"metric '{metric}' not present in the report")
@@ -434,6 +450,9 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
 
     if gate.kind == "delta":
         previous = _measurement(baseline, metric) if baseline is not None else None
+        lost = _not_computed(baseline, metric) if previous is None and baseline is not None else None
+        if lost is not None:
+            return undecided(f"the baseline's {lost}", value)
         if previous is None:
             return undecided(f"no baseline value for '{metric}'", value)
         base = float(previous["value"])

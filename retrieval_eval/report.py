@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from datetime import datetime, timezone
 from typing import Any
 
@@ -38,8 +39,16 @@ class Report:
 
     @classmethod
     def read(cls, path) -> "Report":
-        with open(path, encoding="utf-8") as fh:
-            return cls.from_dict(json.load(fh))
+        """Read a report JSON file (a ``--baseline``), by the rule the CLI reads it with.
+
+        A BOM is accepted; ``NaN``, a duplicate key, nesting deeper than
+        :data:`~retrieval_eval.formats.MAX_JSON_DEPTH` or a file that is not a report raises
+        :class:`~retrieval_eval.errors.FormatError` naming the path.
+        """
+        from .formats import read_json
+        from .gates import check_report
+
+        return cls(copy.deepcopy(check_report(read_json(path), label=str(path))))
 
     def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._data)
@@ -100,6 +109,10 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     names = [c for c in ev.summary.columns if c != "n"]
     metrics = ({name: Measurement(value=float(summary[name])).to_dict() for name in names}
                if queries_scored else {})
+    # A metric the engine could not compute (NaN) is not a number a verdict can rest on.
+    not_computed = [name for name, m in metrics.items() if not math.isfinite(m["value"])]
+    for name in not_computed:
+        metrics[name]["indeterminate"] = "could not be computed (NaN)"
 
     corpus_info: dict[str, Any] = {"fingerprint": None}
     if corpus is not None:
@@ -193,7 +206,11 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         for warning in block.get("warnings", []):
             reasons.append(f"calibration: {warning}")
 
-    status = "INDETERMINATE" if queries_scored == 0 or unanswered or not validation.ok else "PASS"
+    if not_computed:
+        reasons.append(f"{', '.join(not_computed)} could not be computed (NaN), so "
+                       f"{_plural(len(not_computed), 'it', 'they')} cannot pass")
+    status = ("INDETERMINATE" if queries_scored == 0 or unanswered or not validation.ok or not_computed
+              else "PASS")
     data["verdict"] = {"status": status, "reasons": reasons}
     return Report(data)
 

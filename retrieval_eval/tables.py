@@ -4,8 +4,9 @@
 neither is a dependency, and a table of a few rows does not need either. These writers are
 small and escape what each format needs escaped:
 
-* Markdown (GitHub-flavoured pipe tables): ``|`` becomes ``\\|`` and a line break a space, so
-  a cell never ends a row or a table early;
+* Markdown (GitHub-flavoured pipe tables): HTML as entities, Markdown syntax (``|``, ``*``,
+  backticks, brackets, ``~``) backslash-escaped and control characters as visible escapes,
+  so a cell never ends a row or runs as HTML;
 * LaTeX (booktabs ``tabular``): the ten special characters (``\\ & % $ # _ { } ~ ^``) and
   ``<``/``>`` are written as their text commands.
 
@@ -17,7 +18,9 @@ an absent number is not a zero. ``Evaluation``, ``Calibration``, ``DriftResult``
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,9 +34,21 @@ _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#
         "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
+#: Characters Markdown acts on inside a table cell: emphasis, code, links, strikethrough, the
+#: cell separator, and the backslash that escapes them. Not ``_``: GitHub's Markdown leaves an
+#: underscore inside a word alone, and metric names (``hit_rate@10``) and statuses
+#: (``RE_ANCHORABLE``) are full of them; escaped, every raw table would read ``hit\_rate``.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")
+
+
 def md_escape(s: Any) -> str:
-    """Text safe inside a Markdown table cell: pipes escaped, line breaks as spaces."""
-    return str(s).replace("|", r"\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    """A table cell's text, inert in Markdown: HTML (``<img onerror=...>``) as entities, Markdown
+    syntax backslash-escaped, control characters (a line break too) as visible escapes, so a
+    cell never ends a row. A system name or stratum comes from a file anyone can write; rendered
+    on a pull request or a dashboard it must show as text, never run or reformat the page."""
+    from ._term import escape
+
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(escape(s), quote=False))
 
 
 def tex(s: Any) -> str:
@@ -87,7 +102,7 @@ def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: Seque
     lines = [line(headers), "| " + " | ".join(spec[a] for a in align) + " |"]
     lines += [line(r) for r in rows]
     if caption:
-        lines += ["", caption]
+        lines += ["", esc(caption)]
     return "\n".join(lines) + "\n"
 
 

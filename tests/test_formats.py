@@ -347,8 +347,8 @@ REFUSED_RUNS = [
     ('["q",["a"]]', "must be a JSON object, got a list"),
     ('{"query_id":"q","ranking":["a"],"scores":"1"}', "scores must be a list"),
     ('{"query_id":"q","ranking":["a","b","c","d"],"scores":[1,2,3]}', "scores has 3 entries, ranking has 4"),
-    ('{"query_id":"q","ranking":["a"],"scores":[NaN]}', "scores[0] must be a finite number"),
-    ('{"query_id":"q","ranking":["a","b"],"scores":[1,Infinity]}', "scores[1] must be a finite number"),
+    ('{"query_id":"q","ranking":["a"],"scores":[NaN]}', "invalid JSON, NaN is not a JSON number"),
+    ('{"query_id":"q","ranking":["a","b"],"scores":[1,Infinity]}', "invalid JSON, Infinity is not a JSON number"),
     ('{"query_id":"q","ranking":["a"],"scores":[1e400]}', "scores[0] must be a finite number"),
     ('{"query_id":"q","ranking":["a"],"scores":[true]}', "scores[0] must be a finite number"),
     ('{"query_id":"q","ranking":["a"],"scores":["1"]}', "scores[0] must be a finite number"),
@@ -424,6 +424,80 @@ def test_property_fast_path_and_careful_pass_return_the_same_frame(lines, pad):
         pd.testing.assert_frame_equal(fast, careful)
     pd.testing.assert_frame_equal(parse_run(text), careful)
     assert parse_run(text).attrs == careful.attrs
+
+
+# Issue 19, rule 9: one rule per format on every path. Each hostile line is read alone (the
+# fast arrow path takes it when it can) and after a comment line (the careful pass): the two
+# outcomes must agree, refusals with the same message one line further down.
+_DEEP = "[" * 100_000 + "]" * 100_000
+_HOSTILE = {
+    "deep unknown field": ',"x":' + _DEEP,
+    "101 deep unknown field": ',"x":' + "[" * 100 + "]" * 100,
+    "100 deep (allowed)": ',"x":' + "[" * 99 + "]" * 99,
+    "NaN in unknown field": ',"x":NaN',
+    "Infinity in unknown field": ',"x":-Infinity',
+    "duplicate unknown key": ',"x":1,"x":2',
+    "duplicate key inside unknown object": ',"x":{"a":1,"a":2}',
+    "brackets inside a string": ',"x":"' + "[{" * 200 + '"',
+}
+_BASES = {
+    "run": ('{"query_id":"q1","ranking":["d1","d2"],"scores":[2.0,1.0]', parse_run, read_run),
+    "judgments": ('{"query_id":"q1","doc_uri":"d1","relevance":1', parse_judgments, read_judgments),
+    "queries": ('{"query_id":"q1","query":"text"', parse_queries, read_queries),
+}
+
+
+def _outcome(fn, content, shift=0):
+    try:
+        df = fn(content)
+    except FormatError as err:
+        return ("refused", err.line - shift if err.line else None, err.detail)
+    return ("accepted", len(df))
+
+
+@pytest.mark.parametrize("fmt", sorted(_BASES))
+@pytest.mark.parametrize("case", sorted(_HOSTILE))
+def test_rule9_fast_path_and_careful_pass_refuse_the_same_lines(fmt, case, tmp_path):
+    base, parse, read = _BASES[fmt]
+    line = base + _HOSTILE[case] + "}"
+    alone = line + "\n"
+    careful = "// a comment sends the file to the careful pass\n" + alone
+    first = _outcome(parse, alone)
+    assert _outcome(parse, careful, shift=1) == first
+    if fmt == "run":
+        assert _outcome(parse, alone.encode("utf-8")) == first
+    path = tmp_path / "in.jsonl"
+    path.write_text(alone, encoding="utf-8")
+    assert _outcome(read, path) == first
+    accepted = case in ("100 deep (allowed)", "brackets inside a string")
+    assert first[0] == ("accepted" if accepted else "refused"), first
+    if "deep unknown" in case:
+        assert first[2] == "invalid JSON, nested more than 100 deep"
+    elif "NaN" in case or "Infinity" in case:
+        assert first[2].endswith("is not a JSON number")
+    elif "duplicate" in case:
+        assert first[2] == 'invalid JSON, duplicate key "x"' or first[2] == 'invalid JSON, duplicate key "a"'
+
+
+@pytest.mark.parametrize("fmt", sorted(_BASES))
+def test_rule9_duplicate_known_key_is_refused_naming_line_and_key(fmt):
+    base, parse, _ = _BASES[fmt]
+    line = base + ',"query_id":"q2"}'
+    for content in (line + "\n", "\n// c\n" + line + "\n"):
+        msg = refused(parse, content)
+        assert msg == f"{fmt}:{content.count(chr(10))}: invalid JSON, duplicate key \"query_id\""
+
+
+_extra = st.sampled_from(sorted(_HOSTILE.values()) + [',"y":1', ',"y":[1,[2]]', ""])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_extra, min_size=1, max_size=4), st.sampled_from(sorted(_BASES)))
+def test_rule9_property_a_file_is_read_the_same_way_on_every_path(extras, fmt):
+    base, parse, _ = _BASES[fmt]
+    lines = [base.replace('"q1"', f'"q{i}"') + extra + "}" for i, extra in enumerate(extras)]
+    text = "\n".join(lines) + "\n"
+    assert _outcome(parse, "// c\n" + text, shift=1) == _outcome(parse, text)
 
 
 def test_write_run_round_trips_with_scores_and_systems(tmp_path):
