@@ -17,12 +17,13 @@ from retrieval_eval import tables
 
 
 def test_markdown_escapes_pipes_and_line_breaks():
-    # a line break is a control character: shown as a visible escape, so the row stays whole
+    # a line break is a control character: shown as a visible escape (its backslash escaped
+    # for Markdown, so it renders as \n), and the row stays whole
     out = tables.markdown(["name", "value"], [["a|b", 1.5], ["two\nlines", 2]])
     assert out == ("| name | value |\n"
                    "| --- | ---: |\n"
                    "| a\\|b | 1.5000 |\n"
-                   "| two\\nlines | 2 |\n")
+                   "| two\\\\nlines | 2 |\n")  # renders as two\nlines
 
 
 def test_latex_escapes_every_special_character():
