@@ -24,3 +24,19 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):
         return None if not math.isfinite(float(value)) else float(value)
     return value
+
+
+def measurement(row: Any, why: str | None = None) -> dict[str, Any] | None:
+    """A gate-readable measurement from a summary row (``value``, ``n``, ``ci_low``,
+    ``ci_high``, ``interval``): ``{"value", "n", ["ci", "interval"], ["indeterminate"]}``, values
+    rounded to 12 decimals as the report's are; ``None`` when the value is NaN (a figure that
+    does not exist is absent, never null or zero)."""
+    if not math.isfinite(float(row["value"])):
+        return None
+    m: dict[str, Any] = {"value": round(float(row["value"]), 12), "n": int(row["n"])}
+    if math.isfinite(float(row["ci_low"])):
+        m["ci"] = [round(float(row["ci_low"]), 12), round(float(row["ci_high"]), 12)]
+        m["interval"] = str(row["interval"])
+    if why:
+        m["indeterminate"] = why
+    return m

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._json import measurement
 from .metrics import ID, UNSTRATIFIED, judgment_keys
 
 __all__ = [
@@ -250,15 +251,9 @@ class LabelAgreement:
                if n < MIN_UNITS else None)
         out: dict[str, dict[str, Any]] = {}
         for name, row in self.summary.iterrows():  # five measures
-            if not math.isfinite(float(row["value"])):
-                continue
-            m: dict[str, Any] = {"value": round(float(row["value"]), 12), "n": int(row["n"])}
-            if math.isfinite(float(row["ci_low"])):
-                m["ci"] = [round(float(row["ci_low"]), 12), round(float(row["ci_high"]), 12)]
-                m["interval"] = str(row["interval"])
-            if why:
-                m["indeterminate"] = why
-            out[str(name)] = m
+            m = measurement(row, why)
+            if m is not None:
+                out[str(name)] = m
         return out
 
     def to_frame(self) -> pd.DataFrame:

@@ -43,6 +43,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from ._json import jsonable
 from .errors import FormatError
 from .metrics import (ID, UNSTRATIFIED, _query_strata, aggregate, compute, dedupe_run,
                       relevance_table)
@@ -550,22 +551,6 @@ def _rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
 # The result.
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return None if not math.isfinite(float(value)) else float(value)
-    return value
-
-
 def _r12(x: float) -> float:
     return float(round(float(x), 12))
 
@@ -669,7 +654,7 @@ class Calibration:
         if self.guarantee is not None:
             mine = self.guarantee[self.guarantee["system"] == system]
             extra["guarantee"] = mine.drop(columns="system").to_dict(orient="records")
-        return _jsonable({
+        return jsonable({
             "system": system,
             "cutoff": float(row["cutoff"]),
             "method": "conformal" if conformal else "fixed" if fixed else "quantile",
@@ -701,7 +686,7 @@ class Calibration:
     def to_dict(self) -> dict[str, Any]:
         """Everything but the per-query frames, JSON-able (NaN -> None)."""
         summary = self.summary.reset_index()
-        return _jsonable({
+        return jsonable({
             "settings": {k: v for k, v in self.settings.items() if k != "rank_reasons"},
             "summary": summary.to_dict(orient="records"),
             "metrics": {s: self.metrics(s) for s in self.systems},
@@ -967,7 +952,7 @@ def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.
     intervals["n"] = intervals["n"].astype(np.int64)
     per_stratum = _per_stratum(top1, cutoffs)
     settings = {
-        "quantile": float(quantile), "cutoff": _jsonable(cutoff) if cutoff is not None else None,
+        "quantile": float(quantile), "cutoff": jsonable(cutoff) if cutoff is not None else None,
         "threshold": int(threshold), "n_resamples": int(n_resamples),
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
         "min_samples": MIN_SAMPLES, "rank_reasons": rank_reasons,

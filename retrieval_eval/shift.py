@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._json import measurement
 from .metrics import ID
 
 __all__ = ["SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
@@ -191,17 +192,11 @@ class ScoreShift:
         why = self._indeterminate()
         out: dict[str, dict[str, Any]] = {}
         for name in SHIFT_GATE_METRICS:
-            row = self.summary.loc[name]
-            if not math.isfinite(float(row["value"])):
+            m = measurement(self.summary.loc[name], why)
+            if m is None:
                 continue
-            m: dict[str, Any] = {"value": round(float(row["value"]), 12), "n": int(row["n"])}
-            if math.isfinite(float(row["ci_low"])):
-                m["ci"] = [round(float(row["ci_low"]), 12), round(float(row["ci_high"]), 12)]
-                m["interval"] = str(row["interval"])
             if name == "ks":
                 m["pvalue"] = round(self.value("ks_pvalue"), 12)
-            if why:
-                m["indeterminate"] = why
             out[name] = m
         return out
 
