@@ -23,7 +23,7 @@ TREC_REQUEST = [
     "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "map", "gm_map", "Rprec",
     "bpref", "gm_bpref", "infAP", "recip_rank", "iprec_at_recall", "11pt_avg", "P", "relative_P",
     "recall", "success", "map_cut", "Rprec_mult", "ndcg", "ndcg_cut", "set_P", "set_recall",
-    "set_relative_P", "set_map", "set_F",
+    "set_relative_P", "set_map", "set_F", "G", "binG", "utility", "ndcg_rel", "Rndcg",
 ]
 EXTRA_CUTS = ["P.1,2,3,7", "recall.1,2,3,7", "ndcg_cut.1,2,3,7", "map_cut.1,2,3,7",
               "success.2,3", "relative_P.1,3", "iprec_at_recall.0.05,0.25,0.33,0.75",

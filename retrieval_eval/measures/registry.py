@@ -188,6 +188,13 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
        definition="nDCG over the whole ranking: gain = grade, discount log2(rank + 1), ideal "
                   "= every judged grade sorted.",
        aliases=("nDCG",)),
+    _F("ndcg_rel", "ndcg", None, gain="linear",
+       definition="trec_eval's ndcg_rel: nDCG averaged over the ranks of the relevant "
+                  "documents (the unretrieved ones taking the final nDCG).",
+       aliases=()),
+    _F("Rndcg", "ndcg", None, gain="linear",
+       definition="trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain drops.",
+       aliases=()),
     _F("ndcg_cut", "ndcg", "cutoff", CUTOFFS, gain="linear",
        definition="nDCG at k with trec_eval's linear gain (the grade).",
        aliases=("nDCG", "ndcg_linear")),
@@ -209,6 +216,18 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     _F("set_F", "sets", "beta", (1.0,),
        definition="F-measure of the retrieved set: (1 + b^2) P R / (b^2 P + R), beta 1.",
        aliases=("SetF",)),
+    _F("G", "gains", None,
+       definition="trec_eval's G: gain discounted by log2 of the ideal cost so far minus the "
+                  "gain so far, over the ideal total gain.",
+       aliases=()),
+    _F("binG", "gains", None,
+       definition="G with binary gain: mean over relevant documents of 1 / log2(2 + "
+                  "non-relevant retrieved before it).",
+       aliases=()),
+    _F("utility", "gains", None,
+       definition="Set utility with trec_eval's default coefficients (1, -1, 0, 0): relevant "
+                  "retrieved minus non-relevant retrieved.",
+       aliases=()),
     _F("num_nonrel_judged_ret", "counts", None, aggregate="sum", kind="int",
        definition="Number of retrieved documents judged non-relevant (0 <= grade < level).",
        aliases=()),
