@@ -53,6 +53,9 @@ from .gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, wors
 from .calibration import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
 from .compare import CalibrationComparison, Comparison, compare, compare_calibration
 from .datasets import load_demo
+# The measure catalogue's table and parser (rev.measures() is the table; the package itself is
+# retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
+from .measures import measures, parse_measure
 
 __version__ = TOOL_VERSION
 
@@ -70,4 +73,5 @@ __all__ = [
     "serialize_judgments", "summarize", "text_sha", "to_qrels", "to_trec_run", "validate",
     "worse_status", "worst_stratum", "write_corpus", "write_judgments", "write_queries",
     "write_run",
+    "measures", "parse_measure",
 ]

@@ -285,7 +285,7 @@ class UnknownMeasure(ValueError):
 def _all_spellings() -> list[str]:
     out = []
     for fam in FAMILIES.values():
-        if fam.param is None:
+        if fam.param in (None, "beta"):
             out.append(fam.name)
             out.extend(fam.aliases)
         else:
@@ -331,14 +331,11 @@ def _parse(text: str) -> list[Measure]:
         return [make(fam, cut, rel)]
     if rest:
         _bad(text)
-    if base in FAMILIES:
-        fam = FAMILIES[base]
-        return [make(base, None, rel)] if fam.param is None else [
-            make(base, p, rel) for p in fam.defaults]
-    if base in _PLAIN_CASE:
-        return [make(_PLAIN_CASE[base], None, rel)]
-    if base.lower() in _PLAIN:
-        return [make(_PLAIN[base.lower()], None, rel)]
+    family = base if base in FAMILIES else _PLAIN_CASE.get(base) or _PLAIN.get(base.lower())
+    if family is not None:
+        fam = FAMILIES[family]
+        return [make(family, None, rel)] if fam.param is None else [
+            make(family, p, rel) for p in fam.defaults]
     # P_10, ndcg_cut_10, iprec_at_recall_0.10, Rprec_mult_0.20, set_F_0.5
     m = re.fullmatch(r"(.+?)_(\d+(?:\.\d+)?)", base)
     if m and m.group(1) in FAMILIES and FAMILIES[m.group(1)].param is not None:
