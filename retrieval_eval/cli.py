@@ -141,6 +141,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "measure out-of-distribution separation from top-1 relevance scores",
     "compare": "compare the systems of one or more runs with significance tests",
     "demo": "run the bundled demo end to end and write a report, plots and a page",
+    "trec_eval": "trec_eval's command line and output, line for line (retrieval_eval.trec_eval_cmd)",
 }
 
 
@@ -343,6 +344,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the output: auto, always or never")
     p.set_defaults(handler=cmd_demo, json=False)
+
+    from .trec_eval_cmd import add_command as add_trec_eval
+
+    add_trec_eval(command)
     return parser
 
 

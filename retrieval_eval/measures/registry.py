@@ -350,12 +350,13 @@ def _bad(text: str, why: str | None = None):
 
 
 def parse_measures(names) -> list[Measure]:
-    """Parse a name or a list of names; duplicates (same canonical name) kept once, in order."""
-    if isinstance(names, str):
+    """Parse a name or a list of names (or :class:`Measure` values, kept as they are);
+    duplicates (same canonical name) kept once, in order."""
+    if isinstance(names, (str, Measure)):
         names = [names]
     out: dict[str, Measure] = {}
     for n in names:
-        for m in parse_measure(n):
+        for m in ([n] if isinstance(n, Measure) else parse_measure(n)):
             out.setdefault(m.name, m)
     return list(out.values())
 
