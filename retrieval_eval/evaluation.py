@@ -189,7 +189,8 @@ class Evaluation:
 
 
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
-             gain: str = "exponential", queries=None, negatives=None) -> Evaluation:
+             gain: str = "exponential", queries=None, negatives=None,
+             measures=None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
     ``judgments`` and ``run`` are frames from the readers, lists of wire-format dicts, or
@@ -197,6 +198,10 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
     positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
     ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
+    ``measures``: names from the measure catalogue (``["map", "P.5,10", "nDCG@10",
+    "bpref"]``, any spelling ``rev.parse_measure`` reads), added to ``per_query`` and
+    ``summary`` under their canonical names with trec_eval's aggregate
+    (:func:`retrieval_eval.measures.attach`); not to ``per_stratum``.
     """
     j, r = _coerce(judgments, run)
     ks = engine.check_ks(k)
@@ -227,6 +232,10 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     # A system with no judged query still has a row: n = 0 and no metric.
     summary = summary.reindex(systems)
     summary["n"] = summary["n"].fillna(0).astype(np.int64)
+    if measures is not None:
+        from .measures import attach
+
+        attach(j, r, per_query, summary, measures, threshold)
     per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
     return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
                       queries=queries, negatives=negs)

@@ -84,3 +84,33 @@ def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
     table = pd.DataFrame(out)
     table.index = pd.Index(table.index, dtype=ID, name="system")
     return table
+
+
+def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
+           summary: pd.DataFrame, names, level: int) -> list[Measure]:
+    """Add catalogue measures to an evaluation's per-query frame and summary, in place.
+
+    The hook behind ``evaluate(..., measures=[...])``. Rankings keep the run's own order (as
+    every other number of ``evaluate``; a TREC run read with ``order="score"`` is in
+    trec_eval's order). Every judged query of every system gets a value, a query the system
+    did not answer as an empty ranking (trec_eval's ``-c``). The summary column of each measure
+    is trec_eval's aggregate over those queries (mean; geometric mean for ``gm_*``; sum for
+    the counts), queries without relevant labels included, as trec_eval includes them.
+    Returns the measures added (``num_q`` has no per-query column).
+    """
+    extra = compute(judgments, run, names, level=level, complete=True, order="rank")
+    ms = extra.attrs["measures"]
+    cols = [m.name for m in ms if m.family != "num_q"]
+    clash = [c for c in cols if c in per_query.columns]
+    if clash:
+        raise ValueError(f"measure column(s) {clash} already in the per-query frame")
+    keyed = extra.set_index(["system", "query_id"])[cols]
+    at = pd.MultiIndex.from_arrays([per_query["system"].astype(object),
+                                    per_query["query_id"].astype(object)])
+    values_ = keyed.reindex(at)
+    for c in cols:
+        per_query[c] = values_[c].to_numpy(dtype=np.float64)
+    table = summarize(extra, ms)
+    for m in ms:
+        summary[m.name] = table[m.name].reindex(summary.index).to_numpy(dtype=np.float64)
+    return ms
