@@ -389,3 +389,15 @@ def measures() -> pd.DataFrame:
         out[col] = out[col].astype(pd.StringDtype())
     out["cutoff"] = out["cutoff"].astype(bool)
     return out
+
+
+def markdown_table() -> str:
+    """:func:`measures` as the Markdown table of ``docs/metrics.md`` (a test keeps them equal)."""
+    table = measures()
+    head = "| name | aliases | parameter (trec_eval defaults) | aggregate | definition | verified against |"
+    lines = [head, "|---|---|---|---|---|---|"]
+    for row in table.itertuples(index=False):
+        aliases = ", ".join(f"`{a}`" for a in row.aliases.split(", ") if a)
+        lines.append(f"| `{row.name}` | {aliases} | {row.parameter} | {row.aggregate} | "
+                     f"{row.definition} | {row.verified_against} |")
+    return "\n".join(lines)
