@@ -56,6 +56,7 @@ class Family:
     aliases: tuple[str, ...] = ()  # other spellings (ir_measures, ranx, this project)
     verified: str = "pytrec_eval (trec_eval 9.0.8)"
     gain: str | None = None  # ndcg: "linear" or "exponential"
+    style: str = "trec"  # canonical name: "trec" (P_10) or "at" (ir_measures' Judged@10)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ def _name(family: Family, param, rel: int | None) -> str:
         return base
     if family.param == "beta":
         return base + _fmt_param(family, param)
+    if family.style == "at":
+        return f"{base}@{_fmt_param(family, param)}"
     sep = "" if base.endswith("_") else "_"
     return f"{base}{sep}{_fmt_param(family, param)}"
 
@@ -228,6 +231,10 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
        definition="Set utility with trec_eval's default coefficients (1, -1, 0, 0): relevant "
                   "retrieved minus non-relevant retrieved.",
        aliases=()),
+    _F("Judged", "judged", "cutoff", (10,), style="at",
+       definition="Share of the top k retrieved (k, or fewer when the ranking is shorter) that "
+                  "has a label for the query (ir_measures' Judged@k).",
+       aliases=("Judged",), verified="ir_measures 0.4 (its judged provider)"),
     _F("num_nonrel_judged_ret", "counts", None, aggregate="sum", kind="int",
        definition="Number of retrieved documents judged non-relevant (0 <= grade < level).",
        aliases=()),
@@ -240,7 +247,7 @@ _AT_NAMES = {
     "ndcg": "ndcg_exp_cut", "ndcg_burges": "ndcg_exp_cut", "ndcg_linear": "ndcg_cut",
     "rr": "recip_rank_cut", "mrr": "recip_rank_cut", "iprec": "iprec_at_recall",
 }
-_AT_CASE = {"nDCG": "ndcg_cut"}  # case-sensitive: ir_measures' nDCG@k is trec_eval's
+_AT_CASE = {"nDCG": "ndcg_cut", "Judged": "Judged"}  # case-sensitive: ir_measures' nDCG@k is trec_eval's
 #: Whole-ranking names in other spellings (case-insensitive unless listed in _PLAIN_CASE).
 _PLAIN = {
     "ap": "map", "map": "map", "gmap": "gm_map", "rprec": "Rprec", "r_precision": "Rprec",
@@ -290,7 +297,7 @@ def _all_spellings() -> list[str]:
             out.extend(fam.aliases)
         else:
             out.append(fam.name)
-            out.append(f"{fam.name}_{_fmt_param(fam, fam.defaults[0])}" if fam.param != "beta" else fam.name)
+            out.append(_name(fam, fam.defaults[0], None))
             out.extend(f"{a}@{_fmt_param(fam, fam.defaults[0])}" for a in fam.aliases)
     return sorted(set(out))
 
