@@ -53,3 +53,31 @@ def test_judged_breaks_score_ties_the_trec_eval_way_not_ir_measures_way():
                                            [ir_measures.ScoredDoc("q", "a", 1.0),
                                             ir_measures.ScoredDoc("q", "b", 1.0)])))
     assert want.value == 1.0  # ir_measures ranks a first (doc id ascending)
+
+
+IR_NAMES = ["P@5", "P(rel=2)@5", "R@10", "R(rel=2)@10", "AP", "AP(rel=2)", "AP@10", "RR",
+            "Rprec", "Bpref", "nDCG", "nDCG@10", "SetP", "SetR", "SetF", "SetAP", "NumRet",
+            "NumRel", "NumRelRet", "Success@5", "IPrec@0.3", "infAP"]
+
+
+def test_ir_measures_names_mean_what_ir_measures_computes():
+    rng = np.random.default_rng(9)
+    qrels, rows = [], []
+    for q in range(15):
+        pool = [f"d{i}" for i in rng.choice(80, size=40, replace=False)]
+        qrels += [(f"q{q}", d, int(rng.integers(0, 4))) for d in pool[: int(rng.integers(2, 25))]]
+        docs = list(rng.permutation(pool))[: int(rng.integers(1, 35))]
+        rows += [(f"q{q}", d, float(s)) for d, s in zip(docs, rng.permutation(len(docs)))]
+    j, r = frames(qrels, rows)
+    ours = cat.compute(j, r, IR_NAMES).set_index("query_id")
+    column = {n: cat.parse_measure(n)[0].name for n in IR_NAMES}
+    want = ir_measures.iter_calc([ir_measures.parse_measure(n) for n in IR_NAMES],
+                                 [ir_measures.Qrel(q, d, g) for q, d, g in qrels],
+                                 [ir_measures.ScoredDoc(q, d, s) for q, d, s in rows])
+    by_name = {str(ir_measures.parse_measure(n)): n for n in IR_NAMES}
+    seen = set()
+    for m in want:
+        name = by_name[str(m.measure)]
+        assert ours.loc[m.query_id, column[name]] == pytest.approx(m.value, abs=1e-9), (name, m.query_id)
+        seen.add(name)
+    assert seen == set(IR_NAMES)
