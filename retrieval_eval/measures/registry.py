@@ -119,6 +119,9 @@ def make(family: str, param=None, rel: int | None = None) -> Measure:
             raise ValueError(f"{family}: the recall level must be within [0, 1], got {param!r}")
         if param < 0:
             raise ValueError(f"{family}: the parameter must be >= 0, got {param!r}")
+        if fam.param == "beta" and param != 1.0:
+            raise ValueError(f"{family}: only beta 1 is in the catalogue (the one checked "
+                             "against trec_eval)")
     if rel is not None and (isinstance(rel, bool) or int(rel) != rel or rel < 1):
         raise ValueError(f"rel must be an integer >= 1, got {rel!r}")
     return Measure(family, param, None if rel is None else int(rel), name=_name(fam, param, rel))
