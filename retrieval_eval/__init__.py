@@ -58,6 +58,9 @@ from .datasets import load_demo
 from .guarantee import Guarantee
 from .shift import ScoreShift, score_shift
 from .agreement import LabelAgreement, label_agreement
+# The measure catalogue's table and parser (rev.measures() is the table; the package itself is
+# retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
+from .measures import measures, parse_measure
 
 __version__ = TOOL_VERSION
 
@@ -76,4 +79,5 @@ __all__ = [
     "worse_status", "worst_stratum", "write_corpus", "write_judgments", "write_queries",
     "write_run", "from_ir_datasets", "read_beir", "rerank_by_score", "to_dict", "write_parquet",
     "Guarantee", "LabelAgreement", "ScoreShift", "label_agreement", "score_shift",
+    "measures", "parse_measure",
 ]

@@ -149,6 +149,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "measure out-of-distribution separation from top-1 relevance scores",
     "compare": "compare the systems of one or more runs with significance tests",
     "demo": "run the bundled demo end to end and write a report, plots and a page",
+    "trec_eval": "trec_eval's command line and output, line for line (retrieval_eval.trec_eval_cmd)",
 }
 COMMANDS.update(_trust.COMMANDS)  # score-shift, label-agreement (retrieval_eval/cli_trust.py)
 
@@ -356,6 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="colour the output: auto, always or never")
     p.set_defaults(handler=cmd_demo, json=False)
     _trust.add_commands(command, output_flags)
+
+    from .trec_eval_cmd import add_command as add_trec_eval
+
+    add_trec_eval(command)
     return parser
 
 

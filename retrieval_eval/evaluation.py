@@ -226,7 +226,8 @@ class Evaluation:
 
 
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
-             gain: str = "exponential", queries=None, negatives=None) -> Evaluation:
+             gain: str = "exponential", queries=None, negatives=None,
+             measures=None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
     ``judgments`` and ``run`` are frames from the readers, lists of wire-format dicts, or
@@ -234,16 +235,20 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
     positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
     ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
+    ``measures``: names from the measure catalogue (``["map", "P.5,10", "nDCG@10",
+    "bpref"]``, any spelling ``rev.parse_measure`` reads), added to ``per_query`` and
+    ``summary`` under their canonical names with trec_eval's aggregate
+    (:func:`retrieval_eval.measures.attach`); not to ``per_stratum``.
 
     Returns an :class:`Evaluation`. In its ``per_query``, an excluded query's metric cells
     are NaN (a value that does not exist is not zero), so the per-query means are the summary.
     """
     return _evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
-                     negatives=negatives, excluded_as_nan=True)
+                     negatives=negatives, measures=measures, excluded_as_nan=True)
 
 
 def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, negatives=None,
-              excluded_as_nan: bool = True) -> Evaluation:
+              measures=None, excluded_as_nan: bool = True) -> Evaluation:
     """:func:`evaluate`; with ``excluded_as_nan=False`` an excluded query keeps the engine's
     values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
     j, r = _coerce(judgments, run)
@@ -275,6 +280,10 @@ def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, ne
     # A system with no judged query still has a row: n = 0 and no metric.
     summary = summary.reindex(systems)
     summary["n"] = summary["n"].fillna(0).astype(np.int64)
+    if measures is not None:
+        from .measures import attach
+
+        attach(j, r, per_query, summary, measures, threshold)
     per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
     if excluded_as_nan:
         excluded = scored["no_positives"].to_numpy(dtype=bool)

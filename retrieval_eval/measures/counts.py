@@ -1,0 +1,26 @@
+"""Counts: ``num_ret``, ``num_rel``, ``num_rel_ret``, ``num_nonrel_judged_ret`` (trec_eval).
+
+Per ranking: documents retrieved (after duplicates and ``-M``), labels of the query at or
+above the relevance level, relevant documents retrieved, and retrieved documents judged
+non-relevant (``0 <= grade < level``). trec_eval's summary of a count is its sum over queries.
+Verified against pytrec_eval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FAMILIES = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+
+
+def compute(measure, a, level: int) -> np.ndarray:
+    f = measure.family
+    if f == "num_ret":
+        return a.r_ret.astype(float)
+    if f == "num_rel":
+        return a.num_rel(level).astype(float)
+    if f == "num_rel_ret":
+        return a.seg_sum(mask=a.e_rel >= level).astype(float)
+    if f == "num_nonrel_judged_ret":
+        return a.seg_sum(mask=(a.e_rel >= 0) & (a.e_rel < level)).astype(float)
+    raise KeyError(f)

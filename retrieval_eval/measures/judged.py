@@ -1,0 +1,21 @@
+"""Judgment coverage: ``Judged@k`` (ir_measures').
+
+The share of the top k retrieved documents that have a label for the query (any grade), over
+k, or over the ranking's length when it is shorter than k. (This project's ``judged@k`` divides
+by k always; the two differ only for a ranking shorter than k.) Verified against ir_measures'
+``judged`` provider, on rankings without score ties at the cut: ir_measures breaks ties by
+doc id ascending, trec_eval (and this catalogue) descending.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FAMILIES = ("Judged",)
+
+
+def compute(measure, a, level: int) -> np.ndarray:
+    k = int(measure.param)
+    judged = a.seg_sum(mask=(a.e_rel != -1) & (a.e_pos < k)).astype(float)
+    shown = np.minimum(a.r_ret, k).astype(float)
+    return np.where(shown > 0, judged / np.where(shown > 0, shown, 1.0), 0.0)

@@ -1,0 +1,112 @@
+"""Discounted cumulative gain: ``ndcg``, ``ndcg_cut_k`` (trec_eval, linear gain) and
+``ndcg_exp_cut_k`` (the spec's exponential gain).
+
+DCG = sum over retrieved documents of gain(grade) / log2(rank + 1); the ideal DCG ranks every
+judged label of the query (grade >= 0) best first; nDCG = DCG / ideal DCG, 0 when the ideal
+is 0. trec_eval's gain is the grade itself (``linear``); the spec's is 2**grade - 1
+(``exponential``). An unlabelled or negatively graded document gains 0. The relevance level
+does not enter nDCG (as in trec_eval). ``ndcg_cut_k`` cuts both rankings at k; ``ndcg``
+does not cut. ``ndcg_rel`` (trec_eval's) averages, over the L documents of the ideal list
+with a positive gain, the nDCG at the rank of each such document retrieved (the ideal DCG
+taken at min(rank, L)), the ones not retrieved taking the final nDCG. ``Rndcg`` (trec_eval's)
+averages the nDCG at each rank where the ideal gain drops (the end of each grade of the ideal
+list), plus the final nDCG when the ranking runs two or more ranks past the ideal list; 0 for a
+query with no relevant label. Verified against pytrec_eval (linear) and against this project's engine
+(:func:`retrieval_eval.metrics.compute`, exponential).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FAMILIES = ("ndcg", "ndcg_cut", "ndcg_exp_cut", "ndcg_rel", "Rndcg")
+
+
+def _gain(grade: np.ndarray, exponential: bool) -> np.ndarray:
+    g = np.where(grade > 0, grade, 0).astype(float)
+    return np.exp2(g) - 1.0 if exponential else g
+
+
+def _cumulative(a):
+    """Per entry: its ranking's DCG up to it (linear gain); per ideal entry: the same."""
+    gain = _gain(a.e_rel, False)
+    dcg = a.seg_cumsum(gain / np.log2(a.e_pos + 2.0))
+    iq, ipos, igrade = a.ideal()
+    keep = igrade > 0
+    iq, ipos, igrade = iq[keep], ipos[keep], igrade[keep]
+    L = np.bincount(iq, minlength=len(a.queries))
+    start = np.cumsum(L) - L
+    icum = np.cumsum(igrade / np.log2(ipos + 2.0))
+    icum = icum - np.r_[0.0, icum][start][iq]
+    return gain, dcg, icum, L, start, (iq, ipos, igrade)
+
+
+def _at(values, starts, offset, valid):
+    """values[starts + offset] where valid, else 0."""
+    out = np.zeros(len(starts))
+    out[valid] = values[(starts + offset)[valid]]
+    return out
+
+
+def _ndcg_rel(a) -> np.ndarray:
+    gain, dcg, icum, L, start, _ = _cumulative(a)
+    Lr = L[a.r_query]
+    full_dcg = _at(dcg, a.r_start, a.r_ret - 1, a.r_ret > 0)
+    ideal_total = _at(icum, start[a.r_query], Lr - 1, Lr > 0)
+    pos = np.flatnonzero(gain > 0)  # a positive gain: its query's ideal list is not empty
+    q = a.r_query[a.e_rk[pos]]
+    ideal_here = icum[start[q] + np.minimum(a.e_pos[pos], L[q] - 1)]
+    total = np.bincount(a.e_rk[pos], weights=dcg[pos] / ideal_here, minlength=a.n)
+    relret = np.bincount(a.e_rk[pos], minlength=a.n)
+    safe = np.where(ideal_total > 0, ideal_total, 1.0)
+    total = total + np.where(Lr > 0, (Lr - relret) * full_dcg / safe, 0.0)
+    return np.where((total > 0) & (Lr > 0), total / np.maximum(Lr, 1), 0.0)
+
+
+def _rndcg(a, level: int) -> np.ndarray:
+    gain, dcg, icum, L, start, (iq, ipos, igrade) = _cumulative(a)
+    # The ends of each grade's block in the ideal list: where the next grade differs.
+    end = np.r_[(iq[1:] != iq[:-1]) | (igrade[1:] != igrade[:-1]), True] if len(iq) else np.zeros(0, bool)
+    b_query, b_at = iq[end], ipos[end] + 1  # a boundary after b_at ideal documents
+    per_q = np.bincount(b_query, minlength=len(a.queries))
+    b_start = np.cumsum(per_q) - per_q
+    total = np.zeros(a.n)
+    count = np.zeros(a.n)
+    for t in range(int(per_q.max()) if len(per_q) else 0):  # at most one per grade level
+        has = per_q[a.r_query] > t
+        rk = np.flatnonzero(has)
+        b = b_at[b_start[a.r_query[rk]] + t]
+        upto = np.minimum(b, a.r_ret[rk])
+        d = _at(dcg, a.r_start[rk], upto - 1, upto > 0)
+        ideal = icum[start[a.r_query[rk]] + b - 1]
+        total[rk] += d / ideal
+        count[rk] += 1
+    Lr = L[a.r_query]
+    extra = (a.r_ret >= Lr + 2) & (Lr > 0)
+    full_dcg = _at(dcg, a.r_start, a.r_ret - 1, a.r_ret > 0)
+    ideal_total = _at(icum, start[a.r_query], Lr - 1, Lr > 0)
+    total = total + np.where(extra, full_dcg / np.where(ideal_total > 0, ideal_total, 1.0), 0.0)
+    count = count + extra
+    R = a.num_rel(level)
+    return np.where((R > 0) & (count > 0), total / np.maximum(count, 1), 0.0)
+
+
+def compute(measure, a, level: int) -> np.ndarray:
+    f = measure.family
+    if f == "ndcg_rel":
+        return _ndcg_rel(a)
+    if f == "Rndcg":
+        return _rndcg(a, level)
+    exponential = measure.spec.gain == "exponential"
+    k = None if f == "ndcg" else int(measure.param)
+    pos = a.e_pos.astype(float)
+    gain = _gain(a.e_rel, exponential)
+    keep = gain > 0 if k is None else (gain > 0) & (a.e_pos < k)
+    dcg = np.bincount(a.e_rk[keep], weights=gain[keep] / np.log2(pos[keep] + 2.0), minlength=a.n)
+    iq, ipos, igrade = a.ideal()
+    igain = _gain(igrade, exponential)
+    ikeep = igain > 0 if k is None else (igain > 0) & (ipos < k)
+    idcg_q = np.bincount(iq[ikeep], weights=igain[ikeep] / np.log2(ipos[ikeep] + 2.0),
+                         minlength=len(a.queries))
+    idcg = idcg_q[a.r_query]
+    return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)

@@ -1,0 +1,43 @@
+"""Rank cutoffs: ``P_k``, ``recall_k``, ``relative_P_k``, ``success_k``, ``recip_rank``.
+
+With ``hits`` the relevant documents (grade >= level) among the top k and R the query's
+relevant labels: P = hits / k (k, not the ranking's length: a short ranking is not excused),
+recall = hits / R, relative_P = hits / min(R, k), success = [hits > 0], recip_rank = 1 / rank
+of the first relevant document. A query without relevant labels scores 0 on each (trec_eval).
+Verified against pytrec_eval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FAMILIES = ("P", "recall", "relative_P", "success", "recip_rank")
+
+
+def first_relevant(a, level: int) -> np.ndarray:
+    """Per ranking: the 0-based rank of its first relevant entry, inf without one."""
+    idx = np.flatnonzero(a.e_rel >= level)
+    first = np.full(a.n, np.inf)
+    if len(idx):
+        rk, at = np.unique(a.e_rk[idx], return_index=True)  # entries are in rank order
+        first[rk] = a.e_pos[idx[at]]
+    return first
+
+
+def compute(measure, a, level: int) -> np.ndarray:
+    f = measure.family
+    if f == "recip_rank":
+        first = first_relevant(a, level)
+        return np.where(np.isfinite(first), 1.0 / (first + 1.0), 0.0)
+    k = int(measure.param)
+    hits = a.seg_sum(mask=(a.e_rel >= level) & (a.e_pos < k)).astype(float)
+    R = a.num_rel(level)
+    if f == "P":
+        return hits / k
+    if f == "recall":
+        return np.where(R > 0, hits / np.maximum(R, 1), 0.0)
+    if f == "relative_P":
+        return np.where(R > 0, hits / np.maximum(np.minimum(R, k), 1), 0.0)
+    if f == "success":
+        return (hits > 0).astype(float)
+    raise KeyError(f)

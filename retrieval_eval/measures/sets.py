@@ -1,0 +1,38 @@
+"""The retrieved set, order ignored: ``set_P``, ``set_recall``, ``set_relative_P``,
+``set_map``, ``set_F``.
+
+With ret the documents retrieved, relret the relevant ones among them and R the relevant
+labels: set_P = relret / ret, set_recall = relret / R, set_relative_P = relret / min(ret, R),
+set_map = set_P * set_recall, set_F = (1 + b^2) set_P set_recall / (b^2 set_P + set_recall)
+(0 when both are 0). Each is 0 where its denominator is 0. Verified against pytrec_eval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FAMILIES = ("set_P", "set_recall", "set_relative_P", "set_map", "set_F")
+
+
+def _ratio(num, den):
+    return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+
+
+def compute(measure, a, level: int) -> np.ndarray:
+    f = measure.family
+    relret = a.seg_sum(mask=a.e_rel >= level).astype(float)
+    ret = a.r_ret.astype(float)
+    R = a.num_rel(level).astype(float)
+    P, rec = _ratio(relret, ret), _ratio(relret, R)
+    if f == "set_P":
+        return P
+    if f == "set_recall":
+        return rec
+    if f == "set_relative_P":
+        return _ratio(relret, np.minimum(ret, R))
+    if f == "set_map":
+        return P * rec
+    if f == "set_F":
+        b2 = float(measure.param) ** 2
+        return _ratio((1.0 + b2) * P * rec, b2 * P + rec)
+    raise KeyError(f)
