@@ -225,7 +225,7 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
     if found.kind in ("parquet", "csv"):
         from .tabular import read_table_labels
 
-        return read_table_labels(path, found.kind, data=data, label=label)
+        return read_table_labels(path, found.kind, data=data, label=label, api=api)
     if as_chunk_ids and found.kind == "judgments":
         raise FormatError(label, None, "--as-chunk-ids (as_chunk_ids=True) applies to qrels, "
                           "and this file is judgments JSONL")
@@ -289,7 +289,7 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
     elif found.kind in ("parquet", "csv"):
         from .tabular import read_table_run
 
-        run = read_table_run(path, found.kind, system=system, data=data, label=label)
+        run = read_table_run(path, found.kind, system=system, data=data, label=label, api=api)
     elif found.kind == "trec-run" or (found.kind is None and not _jsonish(path, data)):
         if data is not None:
             return formats.from_trec_run(data, label=label, order=order, system=system)

@@ -2481,17 +2481,23 @@ def refuse_swapped(obj: Any, role: str, label: str) -> None:
         cols = [str(c) for c in obj[0]]
     else:
         return
-    has = set(cols)
+    swapped = swapped_columns(cols, role)
+    if swapped:
+        raise FormatError(label, None, f"{swapped}; the order is (judgments, run)")
+
+
+def swapped_columns(columns: Iterable[str], role: str) -> str | None:
+    """``"this looks like a run (columns ...), not labels"`` (or the reverse) when ``columns``
+    are clearly the other role's than ``role`` (``"labels"``/``"run"``), else None: the one
+    rule behind :func:`refuse_swapped` and the parquet/CSV readers."""
+    has = set(columns)
     graded = bool(has & {"relevance", "label"})
     ranked = bool(has & {"rank", "score"}) and bool(has & {"doc_id", "docno"}) or "ranking" in has
     if role == "labels" and ranked and not graded:
-        shown = ", ".join(c for c in _RUN_MARKS if c in has)
-        raise FormatError(label, None, f"this looks like a run (columns {shown}), not labels; "
-                                       "the order is (judgments, run)")
+        return f"this looks like a run (columns {', '.join(c for c in _RUN_MARKS if c in has)}), not labels"
     if role == "run" and graded and not has & {"rank", "score", "ranking"}:
-        shown = ", ".join(c for c in _LABEL_MARKS if c in has)
-        raise FormatError(label, None, f"this looks like labels (columns {shown}), not a run; "
-                                       "the order is (judgments, run)")
+        return f"this looks like labels (columns {', '.join(c for c in _LABEL_MARKS if c in has)}), not a run"
+    return None
 
 
 def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:

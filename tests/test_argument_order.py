@@ -118,6 +118,42 @@ def test_a_labels_file_given_as_the_run_is_refused_naming_the_order(fn):
     assert message.endswith(ORDER) and "\n" not in message
 
 
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    demo, folder = rev.load_demo(), tmp_path_factory.mktemp("tables")
+    paths = {}
+    for kind in ("parquet", "csv"):
+        run, labels = folder / f"run.{kind}", folder / f"judgments.{kind}"
+        if kind == "parquet":
+            rev.write_parquet(demo.runs, run)
+            rev.write_parquet(demo.judgments, labels)
+        else:
+            demo.runs.to_csv(run, index=False)
+            demo.judgments[["query_id", "doc_uri", "relevance"]].to_csv(labels, index=False)
+        paths[kind] = (str(run), str(labels))
+    return paths
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=IDS)
+def test_a_run_table_given_as_judgments_is_refused_naming_the_order(fn, kind, tables):
+    run, labels = tables[kind]
+    with pytest.raises(FormatError) as err:
+        _call(fn, run, labels)
+    assert str(err.value) == (f"{run}: this looks like a run (columns doc_id, rank, score), not labels; "
+                              f"pass it with --run (as_run); {ORDER}")
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=IDS)
+def test_a_labels_table_given_as_the_run_is_refused_naming_the_order(fn, kind, tables):
+    run, labels = tables[kind]
+    with pytest.raises(FormatError) as err:
+        _call(fn, labels, labels)
+    assert str(err.value) == (f"{labels}: this looks like labels (columns doc_uri, relevance), not a run; "
+                              f"pass it with --judgments or --qrels (as_judgments); {ORDER}")
+
+
 def test_pyterrier_frames_swapped_are_refused_in_their_own_column_names():
     run = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "score": [2.0, 1.0], "rank": [0, 1]})
     qrels = pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "label": [1]})
@@ -155,3 +191,15 @@ def test_the_cli_message_for_a_file_of_the_other_kind_names_the_option_not_the_o
     with pytest.raises(FormatError) as err:
         read_labels(runs, label=runs)
     assert str(err.value).endswith("pass it with --run (as_run)")
+
+
+def test_the_cli_refuses_a_run_table_given_as_labels_naming_the_option(tables):
+    import subprocess
+    import sys
+
+    run, labels = tables["parquet"]
+    done = subprocess.run([sys.executable, "-m", "retrieval_eval", "score", "--judgments", run, "--run", labels],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (f"{run}: this looks like a run (columns doc_id, rank, score), not labels; "
+            "pass it with --run (as_run)") in done.stderr and "the order" not in done.stderr
