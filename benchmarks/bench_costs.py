@@ -79,7 +79,7 @@ negatives = list(np.asarray(qid[half:], dtype=object))
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 import time
 started = time.perf_counter()
-cal = calibrate(run, judgments, negatives=negatives)
+cal = calibrate(judgments, run, negatives=negatives)
 seconds = time.perf_counter() - started
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 assert int(cal.summary.loc["dense", "n_negative"]) == n - half

@@ -86,10 +86,11 @@ def _as_judgments(judgments) -> pd.DataFrame:
     columns added as NA); anything else goes through :func:`retrieval_eval.formats.as_judgments`."""
     from .absent import judgments_meaning
 
-    if not isinstance(judgments, pd.DataFrame):
-        from .formats import as_judgments
+    from .formats import as_judgments, refuse_swapped
 
+    if not isinstance(judgments, pd.DataFrame):
         return judgments_meaning(as_judgments(judgments))
+    refuse_swapped(judgments, "labels", "judgments")
     missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in judgments.columns]
     if missing:
         raise ValueError(f"judgments need columns {', '.join(missing)} (docs/data-model.md)")
@@ -103,10 +104,11 @@ def _as_judgments(judgments) -> pd.DataFrame:
 def _as_run(run) -> pd.DataFrame:
     """A run frame (system defaults to ``"run"``, score to NaN); non-frames go through
     :func:`retrieval_eval.formats.as_run`."""
-    if not isinstance(run, pd.DataFrame):
-        from .formats import as_run
+    from .formats import as_run, refuse_swapped
 
+    if not isinstance(run, pd.DataFrame):
         return as_run(run)
+    refuse_swapped(run, "run", "run")
     missing = [c for c in ("query_id", "rank", "doc_id") if c not in run.columns]
     if missing:
         raise ValueError(f"a run needs columns {', '.join(missing)} (docs/data-model.md)")
@@ -239,7 +241,7 @@ def _rows(r: pd.DataFrame, j: pd.DataFrame, qt: pd.DataFrame, threshold: int) ->
                 "stratum", "query"]]
 
 
-def score_rows(run, judgments, queries=None, threshold: int = 1, negatives=None) -> pd.DataFrame:
+def score_rows(judgments, run, queries=None, threshold: int = 1, negatives=None) -> pd.DataFrame:
     """The deduplicated run, one row per (system, query_id, rank), with what calibration needs.
 
     Columns: ``system``, ``query_id``, ``rank`` (position in the deduplicated ranking),
@@ -754,7 +756,7 @@ def _guarantee_text(settings: Mapping[str, Any]) -> str:
     return text
 
 
-def calibrate(run, judgments, queries=None, negatives=None, quantile: float = 0.10,
+def calibrate(judgments, run, queries=None, negatives=None, quantile: float = 0.10,
               cutoff=None, threshold: int = 1, n_resamples: int = 1000, seed=0,
               guarantee=None, by: str | None = None) -> Calibration:
     """Calibrate a relevance cutoff per system and measure how well it rejects OOD queries.
@@ -1111,7 +1113,7 @@ def _default_cutoffs(top: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return np.unique(np.r_[inner, ends])
 
 
-def cutoff_sweep(run, judgments, queries=None, negatives=None, cutoffs=None, k: int = 10,
+def cutoff_sweep(judgments, run, queries=None, negatives=None, cutoffs=None, k: int = 10,
                  threshold: int = 1) -> pd.DataFrame:
     """The trade-off a cutoff makes, per system and cutoff: one tidy row each.
 

@@ -785,7 +785,7 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
             options["cutoff"] = args.cutoff
         if args.quantile is not None:
             options["quantile"] = args.quantile
-        calibration = calibrate(run, judgments, queries=queries, **options)
+        calibration = calibrate(judgments, run, queries=queries, **options)
     # The same steps as report.build_report, once for every system of the run.
     ev = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain, queries=queries)
     systems = list(ev.systems)
@@ -1314,7 +1314,7 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
     if args.cutoff is not None:
         options["cutoff"] = args.cutoff
     options.update(_trust.calibrate_options(args))
-    result = calibrate(run, judgments, queries=queries, **options)
+    result = calibrate(judgments, run, queries=queries, **options)
     if args.format and not args.json:
         inputs.write_table(out, result.summary, args.format, result.to_markdown(), result.to_latex())
     elif args.json:

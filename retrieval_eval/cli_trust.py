@@ -188,7 +188,7 @@ def cmd_score_shift(args: argparse.Namespace, out) -> int:
     after = _load_run(args.run_after)
     judgments = _load_judgments(args.judgments) if args.judgments else None
     queries = _load_queries(args.queries) if args.queries else None
-    result = score_shift(before, after, judgments, queries, system=args.system, cutoff=args.cutoff,
+    result = score_shift(before, after, judgments=judgments, queries=queries, system=args.system, cutoff=args.cutoff,
                          quantile=args.quantile, guarantee=args.alpha, bins=args.bins)
     lines = [f"score-shift  {args.run_before} ({result.settings['before']})  ->  "
              f"{args.run_after} ({result.settings['after']}), {len(result.top1)} shared queries", ""]

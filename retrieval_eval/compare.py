@@ -62,10 +62,10 @@ EXACT_MAX_QUERIES = 16
 MIN_PAIRED_QUERIES = 5
 
 
-def _coerce(judgments, runs):
+def _coerce(judgments, run):
     from .formats import as_judgments, as_run
 
-    return as_judgments(judgments), as_run(runs)
+    return as_judgments(judgments), as_run(run)
 
 
 def _check_choice(name: str, value: str, allowed) -> None:
@@ -358,7 +358,7 @@ from .tables import tex as _tex  # noqa: E402  (one escaping rule for every tabl
 
 def compare(
     judgments,
-    runs,
+    run,
     baseline: str | None = None,
     k: int = 10,
     metrics: Sequence[str] | str = DEFAULT_METRICS,
@@ -374,9 +374,9 @@ def compare(
     confidence: float = 0.95,
     calibration: bool | str = "auto",
 ) -> Comparison:
-    """Compare every system of ``runs`` with ``baseline`` on ``metrics`` at cutoff ``k``.
+    """Compare every system of ``run`` with ``baseline`` on ``metrics`` at cutoff ``k``.
 
-    ``runs``: a mapping ``{name: run}``, or a run frame (or anything
+    ``run``: a mapping ``{name: run}``, or a run frame (or anything
     :func:`retrieval_eval.formats.as_run` reads) with a ``system`` column. The baseline is the
     first system unless named. Only queries with positives are compared (a query without
     positives has no defined recall or nDCG); ``expect_none`` queries (``queries``,
@@ -420,7 +420,7 @@ def compare(
         raise ValueError(f"k must be a positive integer, got {k!r}")
     if int(n_resamples) < 1:
         raise ValueError("n_resamples must be >= 1")
-    j, r = _coerce(judgments, runs)
+    j, r = _coerce(judgments, run)
     systems = _systems_in_order(r)
     cols = _metric_columns(metrics, int(k), gain)
     settings = dict(k=int(k), test=test, correction=correction, alpha=float(alpha),
@@ -613,7 +613,7 @@ def _quantile_rows(x: np.ndarray, q: float) -> np.ndarray:
 
 def compare_calibration(
     judgments,
-    runs,
+    run,
     queries=None,
     negatives=None,
     baseline: str | None = None,
@@ -638,10 +638,10 @@ def compare_calibration(
     from .calibration import calibrate
 
     _check_choice("correction", correction, tuple(_CORRECTION_LABEL))
-    j, r = _coerce(judgments, runs)
+    j, r = _coerce(judgments, run)
     systems = _systems_in_order(r)
     base = _pick_baseline(systems, baseline)
-    cal = calibrate(r, j, queries=queries, negatives=negatives, quantile=quantile,
+    cal = calibrate(j, r, queries=queries, negatives=negatives, quantile=quantile,
                     cutoff=cutoff, threshold=threshold, n_resamples=1, seed=seed)
     warnings = list(cal.warnings)
     if base not in cal.systems:

@@ -138,7 +138,7 @@ def run_demo(out_dir: str | os.PathLike, gates=DEMO_GATES) -> dict[str, Path]:
     gates = [str(g) for g in gates]
     written: dict[str, Path] = {}
 
-    calibration = calibrate(demo.runs, demo.judgments, queries=demo.queries)
+    calibration = calibrate(demo.judgments, demo.runs, queries=demo.queries)
     drift_result = drift(demo.judgments, demo.corpus_v2)
     ev = evaluate(demo.judgments, demo.runs, k=(1, 5, DEMO_K), queries=demo.queries)
     comparison = compare(demo.judgments, demo.runs, baseline=DEMO_BASELINE, k=DEMO_K,

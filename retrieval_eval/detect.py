@@ -66,6 +66,9 @@ READ_WITH = {
     "report": "--baseline (Report.read)",
 }
 
+#: Said when a run comes where labels belong, or the reverse, through the Python API.
+ORDER_HINT = "the order is (judgments, run)"
+
 _HEAD = 1 << 16
 #: A JSON document whose first value is an object: ``{"q1": {"d1": ...`` (pytrec_eval, ranx).
 _NESTED = re.compile(rb'\A\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*[-+0-9.]')
@@ -184,29 +187,33 @@ def sniff(path: str | os.PathLike) -> Sniff:
     return sniff_bytes(head, p.name)
 
 
-def expect(found: Sniff, role: str, label: str) -> None:
+def expect(found: Sniff, role: str, label: str, api: bool = False) -> None:
     """Refuse ``found`` when it is clearly another role than ``role``: one line saying what the
     file looks like and which option (and function) reads it. Unknown kinds pass: the reader
-    of ``role`` then says what is wrong on which line."""
+    of ``role`` then says what is wrong on which line. ``api``: the path came through a Python
+    function taking ``(judgments, run)``, so a run given as labels (or the reverse) also
+    names that order (:data:`ORDER_HINT`)."""
     if found.role is None or found.role in (role, "table", "dict"):
         return
+    swapped = api and {found.role, role} == {"labels", "run"}
     raise FormatError(
         label, None,
         f"looks like {found.words} ({found.role}), not {_ROLE_WORDS[role]}; "
-        f"pass it with {READ_WITH[found.role]}",
+        f"pass it with {READ_WITH[found.role]}" + (f"; {ORDER_HINT}" if swapped else ""),
     )
 
 
 def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str = "test",
-                data: bytes | None = None, label: str | None = None):
+                data: bytes | None = None, label: str | None = None, api: bool = False):
     """Judgments from a file or folder of any labels format: judgments JSONL, TREC or BEIR
     qrels, a BEIR folder (its ``qrels/<split>.tsv``, query text from ``queries.jsonl``),
-    parquet or CSV. ``data`` gives the bytes when they were already read (stdin)."""
+    parquet or CSV. ``data`` gives the bytes when they were already read (stdin); ``api``: see
+    :func:`expect`."""
     from . import formats
 
     label = str(path) if label is None else label
     found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
-    expect(found, "labels", label)
+    expect(found, "labels", label, api)
     if found.kind == "beir":
         from .interop import read_beir
 
@@ -218,7 +225,7 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
     if found.kind in ("parquet", "csv"):
         from .tabular import read_table_labels
 
-        return read_table_labels(path, found.kind, data=data, label=label)
+        return read_table_labels(path, found.kind, data=data, label=label, api=api)
     if as_chunk_ids and found.kind == "judgments":
         raise FormatError(label, None, "--as-chunk-ids (as_chunk_ids=True) applies to qrels, "
                           "and this file is judgments JSONL")
@@ -261,7 +268,7 @@ def _jsonish(path: str | os.PathLike, data: bytes | None) -> bool:
 
 
 def read_run_file(path: str | os.PathLike, system: str | None = None, order: str = "rank",
-                  data: bytes | None = None, label: str | None = None):
+                  data: bytes | None = None, label: str | None = None, api: bool = False):
     """A run from a file of any run format: JSONL, TREC, parquet or CSV.
 
     ``order="rank"`` keeps each ranking's own order (the JSONL list, the TREC rank column);
@@ -274,7 +281,7 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
         raise ValueError(f"order must be 'rank' or 'score', got {order!r}")
     label = str(path) if label is None else label
     found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
-    expect(found, "run", label)
+    expect(found, "run", label, api)
     if found.kind == "json-dict":
         from .interop import run_from_dict
 
@@ -282,7 +289,7 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
     elif found.kind in ("parquet", "csv"):
         from .tabular import read_table_run
 
-        run = read_table_run(path, found.kind, system=system, data=data, label=label)
+        run = read_table_run(path, found.kind, system=system, data=data, label=label, api=api)
     elif found.kind == "trec-run" or (found.kind is None and not _jsonish(path, data)):
         if data is not None:
             return formats.from_trec_run(data, label=label, order=order, system=system)

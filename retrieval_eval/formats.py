@@ -2461,6 +2461,45 @@ def _judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
     return result
 
 
+#: Columns that mark a run (a ranked list) and labels (a grade), in PyTerrier's names too.
+_RUN_MARKS = ("doc_id", "docno", "rank", "score", "ranking")
+_LABEL_MARKS = ("doc_uri", "docno", "doc_id", "relevance", "label")
+
+
+def refuse_swapped(obj: Any, role: str, label: str) -> None:
+    """Refuse a run given where labels belong, or labels where a run belongs, naming the order.
+
+    A frame (or the first of a list of dicts) with ranking columns (``rank``, ``score`` beside
+    ``doc_id``/``docno``, or ``ranking``) and no grade column (``relevance``/``label``) is a
+    run; one with a grade column and no ranking column is labels. Every function that takes
+    both takes ``(judgments, run)``, so the swap is the likely cause and the message says so,
+    in one line. Anything else passes: the reader then says what is wrong.
+    """
+    if isinstance(obj, pd.DataFrame):
+        cols = [str(c) for c in obj.columns]
+    elif isinstance(obj, (list, tuple)) and obj and isinstance(obj[0], Mapping):
+        cols = [str(c) for c in obj[0]]
+    else:
+        return
+    swapped = swapped_columns(cols, role)
+    if swapped:
+        raise FormatError(label, None, f"{swapped}; the order is (judgments, run)")
+
+
+def swapped_columns(columns: Iterable[str], role: str) -> str | None:
+    """``"this looks like a run (columns ...), not labels"`` (or the reverse) when ``columns``
+    are clearly the other role's than ``role`` (``"labels"``/``"run"``), else None: the one
+    rule behind :func:`refuse_swapped` and the parquet/CSV readers."""
+    has = set(columns)
+    graded = bool(has & {"relevance", "label"})
+    ranked = bool(has & {"rank", "score"}) and bool(has & {"doc_id", "docno"}) or "ranking" in has
+    if role == "labels" and ranked and not graded:
+        return f"this looks like a run (columns {', '.join(c for c in _RUN_MARKS if c in has)}), not labels"
+    if role == "run" and graded and not has & {"rank", "score", "ranking"}:
+        return f"this looks like labels (columns {', '.join(c for c in _LABEL_MARKS if c in has)}), not a run"
+    return None
+
+
 def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     """Coerce judgments to the judgments frame, never mutating the input.
 
@@ -2473,15 +2512,18 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     A grade above :data:`MAX_RELEVANCE` is refused, naming the row (the file line for a
     reader's frame), as every reader refuses it: its exponential gain would not be exact in
     float64.
+    A run given here (see :func:`refuse_swapped`; a run file by :mod:`retrieval_eval.detect`)
+    is refused with one line naming the order ``(judgments, run)``.
     """
     from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
 
+    refuse_swapped(obj, "labels", label)
     if isinstance(obj, pd.DataFrame):
         return _judgments_from_frame(interop.label_frame(obj), label)
     if _is_path(obj):
         from .detect import read_labels
 
-        return read_labels(obj)
+        return read_labels(obj, api=True)
     if isinstance(obj, (list, tuple)):
         rows = [_judgment_row(o, i, label) for i, o in enumerate(obj, start=1)]
         return _judgments_frame(rows, [0] * len(rows), label)
@@ -2552,12 +2594,15 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     and concatenated with the key as their system, or the field's shapes of
     :mod:`retrieval_eval.interop` (a PyTerrier ``qid, docno, score, rank`` frame, a
     ``{qid: {doc: score}}`` dict ranked by score, a ranx ``Run``).
-    ``system`` given here names the system of every row.
+    ``system`` given here names the system of every row. Labels given here (see
+    :func:`refuse_swapped`; a labels file by :mod:`retrieval_eval.detect`) are refused with one
+    line naming the order ``(judgments, run)``.
     """
     if system is not None and (not isinstance(system, str) or not system):
         raise ValueError("system must be a non-empty string")
     from . import interop  # the field's shapes (PyTerrier, pytrec_eval, ranx, files): docs/interop.md
 
+    refuse_swapped(obj, "run", label)
     if isinstance(obj, pd.DataFrame):
         obj = interop.run_frame(obj)
         if "ranking" in obj.columns and "doc_id" not in obj.columns:  # one row per query, wire-like
@@ -2572,7 +2617,7 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     if _is_path(obj):
         from .detect import read_run_file
 
-        return read_run_file(obj, system=system)
+        return read_run_file(obj, system=system, api=True)
     if interop.is_score_dict(obj):
         return interop.run_from_dict(obj, system, label)
     if isinstance(obj, Mapping):

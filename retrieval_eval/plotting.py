@@ -294,7 +294,7 @@ def _calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float 
         "query": pd.array([pd.NA] * int(y.sum()), dtype=ID),
         "line": np.zeros(int(y.sum()), dtype=np.int64),
     })
-    return calibrate(run, judgments, negatives=list(qids[~y]), quantile=quantile,
+    return calibrate(judgments, run, negatives=list(qids[~y]), quantile=quantile,
                      cutoff=cutoff, n_resamples=1)
 
 

@@ -195,7 +195,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         if has_scores:
             from .calibration import calibrate
 
-            calibration = calibrate(ev.run, ev.judgments, queries=queries,
+            calibration = calibrate(ev.judgments, ev.run, queries=queries,
                                     negatives=ev.negatives or None, threshold=ev.threshold)
     if calibration is not None and system in set(calibration.summary.index):
         for name, m in calibration.metrics(system).items():

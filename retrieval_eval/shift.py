@@ -257,7 +257,7 @@ def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
 def _top1(run: pd.DataFrame, judgments, queries, negatives, threshold: int) -> pd.DataFrame:
     from .calibration import score_rows
 
-    rows = score_rows(run, judgments, queries, threshold=threshold, negatives=negatives)
+    rows = score_rows(judgments, run, queries, threshold=threshold, negatives=negatives)
     first = rows[(rows["rank"] == 1).to_numpy() & np.isfinite(rows["score"].to_numpy(np.float64))]
     return first[["query_id", "kind", "stratum", "score"]].drop_duplicates("query_id")
 
@@ -277,7 +277,7 @@ def _cutoff_rule(quantile: float, guarantee):
     return conformal
 
 
-def score_shift(run_before, run_after, judgments=None, queries=None, negatives=None, *,
+def score_shift(run_before, run_after, *, judgments=None, queries=None, negatives=None,
                 system=None, cutoff=None, quantile: float = 0.10, guarantee=None,
                 threshold: int = 1, bins: int = 10, n_resamples: int = 1000,
                 seed=0) -> ScoreShift:

@@ -162,8 +162,21 @@ def _load(path: Any, fmt: str, data: bytes | None, label: str) -> tuple[pa.Table
     return _csv_table(path, data, label), _Where(label, True)
 
 
+def _refuse_swapped(columns: list[str], role: str, label: str, api: bool) -> None:
+    """A table of the other role is refused as :func:`retrieval_eval.detect.expect` refuses a
+    file: what it looks like and what reads it (and, through the Python API, the order)."""
+    from .detect import ORDER_HINT, READ_WITH
+    from .formats import swapped_columns
+
+    swapped = swapped_columns(columns, role)
+    if swapped:
+        other = "run" if role == "labels" else "labels"
+        raise FormatError(label, None, f"{swapped}; pass it with {READ_WITH[other]}"
+                          + (f"; {ORDER_HINT}" if api else ""))
+
+
 def read_table_labels(path: str | os.PathLike, fmt: str | None = None, data: bytes | None = None,
-                      label: str | None = None) -> pd.DataFrame:
+                      label: str | None = None, api: bool = False) -> pd.DataFrame:
     """Judgments from a parquet or CSV table (``fmt``: ``"parquet"``/``"csv"``, else by the
     file's kind). Columns: ``query_id``, ``doc_uri``, ``relevance`` (or PyTerrier's ``qid``,
     ``docno``, ``label``; ir_measures' ``doc_id``), and any optional judgment field; an
@@ -176,6 +189,7 @@ def read_table_labels(path: str | os.PathLike, fmt: str | None = None, data: byt
     label = str(path) if label is None else label
     fmt = fmt or _kind(path)
     table, where = _load(path, fmt, data, label)
+    _refuse_swapped(table.column_names, "labels", label, api)
     table = table.rename_columns(list(label_frame(pd.DataFrame(columns=table.column_names)).columns))
     missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in table.column_names]
     if missing:
@@ -217,7 +231,7 @@ def _extra_values(col: pa.ChunkedArray, where: _Where) -> np.ndarray:
 
 
 def read_table_run(path: str | os.PathLike, fmt: str | None = None, system: str | None = None,
-                   data: bytes | None = None, label: str | None = None) -> pd.DataFrame:
+                   data: bytes | None = None, label: str | None = None, api: bool = False) -> pd.DataFrame:
     """A run from a parquet or CSV table: ``query_id, doc_id`` and optionally ``system``,
     ``rank``, ``score`` (or PyTerrier's ``qid, docno, score, rank`` with 0-based ranks).
     Without ``rank`` the row order is the ranking order, as for a frame."""
@@ -227,6 +241,7 @@ def read_table_run(path: str | os.PathLike, fmt: str | None = None, system: str 
     label = str(path) if label is None else label
     fmt = fmt or _kind(path)
     table, where = _load(path, fmt, data, label)
+    _refuse_swapped(table.column_names, "run", label, api)
     pyterrier = "qid" in table.column_names and "docno" in table.column_names
     names = table.column_names
     rename = {"qid": "query_id" if "query_id" not in names else "qid",

@@ -62,7 +62,7 @@ class CutoffExplorer:
     kernel to draw the widget; it shows the fallback instead of an empty output.
     """
 
-    def __init__(self, calibration, run=None, judgments=None, k: int = 10, max_rows: int = 15,
+    def __init__(self, calibration, judgments=None, run=None, k: int = 10, max_rows: int = 15,
                  plot: bool = True, continuous_update: bool = False, score_label: str | None = None,
                  dpi: int = 80):
         w = _ipywidgets()
@@ -386,7 +386,7 @@ class CutoffExplorer:
                 f"positive_retention={s.get('positive_retention')!r})")
 
 
-def explore_cutoff(calibration, run=None, judgments=None, k: int = 10, **kwargs) -> CutoffExplorer:
+def explore_cutoff(calibration, judgments=None, run=None, k: int = 10, **kwargs) -> CutoffExplorer:
     """An interactive cutoff explorer for a :class:`~retrieval_eval.calibration.Calibration`.
 
     A slider over the observed top-1 scores (starting at the calibrated cutoff) and a system
@@ -401,4 +401,4 @@ def explore_cutoff(calibration, run=None, judgments=None, k: int = 10, **kwargs)
     ``score_label`` (e.g. ``"cosine"``, or ``{"dense": "cosine"}``), ``dpi``. Returns a
     :class:`CutoffExplorer`; display it (last expression of a cell) or its ``.widget``.
     """
-    return CutoffExplorer(calibration, run=run, judgments=judgments, k=k, **kwargs)
+    return CutoffExplorer(calibration, judgments=judgments, run=run, k=k, **kwargs)

@@ -64,7 +64,7 @@ def test_empty_stratum_is_the_unstratified_stratum_everywhere():
     assert [i.message for i in result.issues if i.code == "thin-stratum"] == [
         "stratum 'legal' has only 1 labels, too few to gate on"]
     scored = [{**r, "scores": [0.9, 0.1]} for r in run] + [{"query_id": "q5", "ranking": ["z"], "scores": [0.2]}]
-    cal = re_.calibrate(scored, judgments, queries=[{"query_id": "q5", "stratum": "", "expect_none": True}])
+    cal = re_.calibrate(judgments, scored, queries=[{"query_id": "q5", "stratum": "", "expect_none": True}])
     assert set(cal.per_stratum["stratum"]) == {"_unstratified", "legal"}
     assert "" not in set(cal.per_stratum["stratum"])
 

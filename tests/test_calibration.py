@@ -64,7 +64,7 @@ def run_frame(rows):
 
 def cal(pos, neg, **kw):
     j, r, negs = top1_case(pos, neg)
-    return calibrate(r, j, negatives=negs, **kw)
+    return calibrate(j, r, negatives=negs, **kw)
 
 
 def row(c: Calibration, system="s"):
@@ -254,7 +254,7 @@ def test_fixed_cutoff_replaces_the_calibrated_one():
     # A mapping fixes some systems; the others are calibrated.
     j, r1, negs = top1_case([0.1, 0.2, 0.3, 0.4], [0.15], system="a")
     _, r2, _ = top1_case([0.1, 0.2, 0.3, 0.4], [0.15], system="b")
-    c = calibrate(pd.concat([r1, r2], ignore_index=True), j, negatives=negs, cutoff={"a": 0.25})
+    c = calibrate(j, pd.concat([r1, r2], ignore_index=True), negatives=negs, cutoff={"a": 0.25})
     assert c.summary.loc["a", "cutoff"] == 0.25 and math.isnan(c.summary.loc["a", "quantile"])
     assert c.summary.loc["b", "cutoff"] == pytest.approx(0.13, abs=1e-12)
     assert c.report_block("b")["method"] == "quantile"
@@ -274,11 +274,11 @@ def test_top1_is_the_first_entry_of_the_deduplicated_ranking_in_rank_order():
     j = [{"query_id": "p0", "doc_uri": "a", "relevance": 1}]
     r = run_frame([("s", "p0", 2, "b", 0.3), ("s", "p0", 1, "a", 0.9), ("s", "n0", 1, "x", 0.2),
                    ("s", "n0", 2, "x", 0.95)])
-    c = calibrate(r, j, negatives=["n0"])
+    c = calibrate(j, r, negatives=["n0"])
     t = c.top1.set_index("query_id")
     assert t.loc["p0", "top1_score"] == 0.9 and t.loc["p0", "top1_doc_id"] == "a"
     assert t.loc["n0", "top1_score"] == 0.2
-    rows = score_rows(r, j, negatives=["n0"])
+    rows = score_rows(j, r, negatives=["n0"])
     assert len(rows[rows["query_id"] == "n0"]) == 1  # the repeat of x is dropped
 
 
@@ -354,7 +354,7 @@ def test_fewer_than_ten_negatives_makes_every_measurement_indeterminate():
 
 def test_a_figure_that_cannot_be_computed_is_absent_not_nan():
     j, r, _ = top1_case([0.5, 0.6], [])
-    c = calibrate(r, j, quantile=0.0)
+    c = calibrate(j, r, quantile=0.0)
     m = c.metrics("s")
     assert "negative_satisfaction" not in m and "auroc" not in m
     assert m["positive_retention"]["value"] == 1.0
@@ -393,7 +393,7 @@ def two_rankings(n_pos=40, n_neg=40, n_docs=200, depth=20, seed=1):
 
 def test_an_rrf_run_of_two_real_looking_rankings_is_flagged():
     j, r, negs = two_rankings()
-    c = calibrate(r, j, negatives=negs, n_resamples=50)
+    c = calibrate(j, r, negatives=negs, n_resamples=50)
     assert bool(c.summary.loc["rrf", "rank_based"])
     warning = next(w for w in c.warnings if w.startswith("system 'rrf'"))
     assert "1/(60 + rank)" in warning and "cannot separate OOD queries" in warning
@@ -405,7 +405,7 @@ def test_an_rrf_run_of_two_real_looking_rankings_is_flagged():
 
 def test_cosine_like_and_bm25_like_runs_are_not_flagged():
     j, r, negs = two_rankings()
-    c = calibrate(r, j, negatives=negs, n_resamples=50)
+    c = calibrate(j, r, negatives=negs, n_resamples=50)
     assert not c.summary.loc["dense", "rank_based"]
     assert not c.summary.loc["bm25", "rank_based"]
     assert all("indeterminate" not in m for m in c.metrics("dense").values())
@@ -426,7 +426,7 @@ def test_random_continuous_scores_with_a_shift_are_never_flagged(seed, shift, n)
     rows = [("cos", q, rank + 1, f"{q}_{rank}", float(scores[i, rank]))
             for i, q in enumerate(qids) for rank in range(10)]
     j = [{"query_id": f"p{i}", "doc_uri": f"p{i}_0", "relevance": 1} for i in range(n)]
-    c = calibrate(run_frame(rows), j, negatives=[f"n{i}" for i in range(n)], n_resamples=5)
+    c = calibrate(j, run_frame(rows), negatives=[f"n{i}" for i in range(n)], n_resamples=5)
     assert not bool(c.summary.loc["cos", "rank_based"]), c.warnings
 
 
@@ -436,7 +436,7 @@ def test_rrf_agreeing_rankings_few_distinct_top1_values_are_flagged():
     pos = [values[i % 3] for i in range(60)]
     neg = [values[i % 2] for i in range(20)]
     j, r, negs = top1_case(pos, neg)
-    c = calibrate(r, j, negatives=negs, n_resamples=20)
+    c = calibrate(j, r, negatives=negs, n_resamples=20)
     assert bool(row(c)["rank_based"])
     assert any("top-1 scores take only 3 distinct values across 80 queries" in w for w in c.warnings)
 
@@ -448,7 +448,7 @@ def test_a_score_that_is_a_fixed_function_of_rank_is_flagged():
         for rank in range(1, 6):
             rows.append(("lin", f"{kind}{q}", rank, f"d{q}_{rank}", 1.0 - 0.013 * rank))
     j = [{"query_id": f"p{q}", "doc_uri": f"d{q}_1", "relevance": 1} for q in range(6)]
-    c = calibrate(run_frame(rows), j, negatives=[f"n{q}" for q in range(6, 12)], n_resamples=10)
+    c = calibrate(j, run_frame(rows), negatives=[f"n{q}" for q in range(6, 12)], n_resamples=10)
     assert bool(c.summary.loc["lin", "rank_based"])
     assert any("function of rank" in w for w in c.warnings)
 
@@ -463,22 +463,22 @@ def test_a_negative_with_a_positive_label_raises_naming_it():
          {"query_id": "ood7", "doc_uri": "y", "relevance": 2}]
     r = run_frame([("s", "p0", 1, "a", 0.9), ("s", "ood7", 1, "y", 0.3)])
     with pytest.raises(FormatError) as err:
-        calibrate(r, j, negatives=["ood7"])
+        calibrate(j, r, negatives=["ood7"])
     assert "'ood7'" in str(err.value) and "expect_none" in str(err.value)
     assert "relevance 2 >= threshold 1 on 'y'" in str(err.value)
     # With the file's line numbers (a frame from the reader), the message points at the line.
     frame = pd.DataFrame(j).assign(line=[4, 7, 9])
     with pytest.raises(FormatError, match=r"^judgments:9: query 'ood7'"):
-        calibrate(r, frame, negatives=["ood7"])
+        calibrate(frame, r, negatives=["ood7"])
     with pytest.raises(ValueError, match="ood7"):
-        score_rows(r, j, queries=[{"query_id": "ood7", "expect_none": True}])
+        score_rows(j, r, queries=[{"query_id": "ood7", "expect_none": True}])
     # Below the threshold it is fine: a grade-1 label with threshold 2 is not relevant.
     check_negatives(j[:2] + [{"query_id": "ood7", "doc_uri": "y", "relevance": 1}], ["ood7"], 2)
 
 
 def test_a_missing_negative_is_reported_not_dropped():
     j, r, negs = top1_case([0.9, 0.8], [0.1])
-    c = calibrate(r, j, negatives=negs + ["ghost"])
+    c = calibrate(j, r, negatives=negs + ["ghost"])
     assert c.missing_negatives == {"s": ["ghost"]}
     assert row(c)["n_negative"] == 1
     assert any("ghost" in w and "negative" in w for w in c.warnings)
@@ -490,7 +490,7 @@ def test_a_missing_negative_is_reported_not_dropped():
 def test_a_positive_missing_from_the_run_is_left_out_and_reported():
     j, r, negs = top1_case([0.9, 0.8], [0.1])
     j = j + [{"query_id": "lost", "doc_uri": "q", "relevance": 1}]
-    c = calibrate(r, j, negatives=negs, quantile=0.0)
+    c = calibrate(j, r, negatives=negs, quantile=0.0)
     assert c.missing_positives == {"s": ["lost"]}
     assert row(c)["n_positive"] == 2
     assert row(c)["positive_retention"] == 1.0
@@ -503,18 +503,18 @@ def test_a_run_without_scores_gives_the_clear_message():
     msg = ("system 'x' has no scores: calibration needs the absolute relevance score of each hit "
            "(SPEC B1)")
     with pytest.raises(ValueError) as err:
-        calibrate(r, j, negatives=negs)
+        calibrate(j, r, negatives=negs)
     assert str(err.value) == msg
     with pytest.raises(ValueError, match="has no scores"):
         apply_cutoff(r, 0.5)
     with pytest.raises(ValueError, match="has no scores"):
-        cutoff_sweep(r, j, negatives=negs)
+        cutoff_sweep(j, r, negatives=negs)
 
 
 def test_a_scoreless_system_next_to_a_scored_one_is_left_out_with_the_message():
     j, r, negs = top1_case([0.9, 0.8], [0.1])
     other = r.assign(score=np.nan, system=pd.array(["x"] * len(r), dtype=ID))
-    c = calibrate(pd.concat([r, other], ignore_index=True), j, negatives=negs)
+    c = calibrate(j, pd.concat([r, other], ignore_index=True), negatives=negs)
     assert c.systems == ["s"]
     assert any(w.startswith("system 'x' has no scores") for w in c.warnings)
     with pytest.raises(KeyError, match="has no scores"):
@@ -542,7 +542,7 @@ def test_score_rows_columns_kinds_strata_and_text():
     r = run_frame([("s", "p", 1, "b", 0.5), ("s", "p", 2, "a", 0.4), ("s", "p", 3, "u", 0.1),
                    ("s", "n", 1, "a", 0.2), ("s", "z", 1, "c", 0.3), ("s", "w", 1, "c", 0.3)])
     before = r.copy()
-    rows = score_rows(r, j, queries=q)
+    rows = score_rows(j, r, queries=q)
     pd.testing.assert_frame_equal(r, before)  # input untouched
     assert list(rows.columns) == ["system", "query_id", "rank", "doc_id", "score", "relevance",
                                   "relevant", "kind", "stratum", "query"]
@@ -567,7 +567,7 @@ def test_per_stratum_by_hand():
     j, r, negs = top1_case([0.9, 0.8, 0.4, 0.7], [0.1, 0.85, 0.2])
     strata = {"p0": "a", "p1": "a", "p2": "b", "p3": "b", "n0": "x", "n1": "x", "n2": "y"}
     q = [{"query_id": k, "stratum": v, "expect_none": k.startswith("n")} for k, v in strata.items()]
-    c = calibrate(r, j, queries=q, cutoff=0.5)
+    c = calibrate(j, r, queries=q, cutoff=0.5)
     t = c.per_stratum.set_index(["kind", "stratum"])
     assert t.loc[("negative", "x"), "n"] == 2
     assert t.loc[("negative", "x"), "share"] == 0.5  # 0.1 < 0.5, 0.85 not
@@ -607,14 +607,14 @@ def test_apply_cutoff_drops_exactly_the_rows_below():
 
 def test_apply_cutoff_with_a_calibration_uses_each_systems_cutoff():
     j, r1, negs = top1_case([0.9, 0.8], [0.1], system="a", extra_hits=1)
-    c = calibrate(r1, j, negatives=negs, cutoff=0.85)
+    c = calibrate(j, r1, negatives=negs, cutoff=0.85)
     out = apply_cutoff(r1, c)
     assert out["doc_id"].tolist() == ["dp0"]
 
 
 def test_cutoff_sweep_matches_the_engine_on_the_cut_run():
     j, r, negs = two_rankings(n_pos=12, n_neg=10, n_docs=60, depth=15, seed=3)
-    sweep = cutoff_sweep(r, j, negatives=negs, k=5)
+    sweep = cutoff_sweep(j, r, negatives=negs, k=5)
     assert {"system", "cutoff", "negative_satisfaction", "positive_retention", "abstain_rate",
             "recall@5", "risk", "coverage"} <= set(sweep.columns)
     for system in ("dense", "bm25"):
@@ -634,7 +634,7 @@ def test_cutoff_sweep_matches_the_engine_on_the_cut_run():
 def test_cutoff_sweep_by_hand():
     # p0: dp0 (0.9, relevant), xp0_0 (-0.1); n0: dn0 (0.5), xn0_0 (-0.5).
     j, r, negs = top1_case([0.9], [0.5], extra_hits=1)
-    s = cutoff_sweep(r, j, negatives=negs, cutoffs=[0.5, 0.6, 1.0], k=1)
+    s = cutoff_sweep(j, r, negatives=negs, cutoffs=[0.5, 0.6, 1.0], k=1)
     assert s["negative_satisfaction"].tolist() == [0.0, 1.0, 1.0]
     assert s["positive_retention"].tolist() == [1.0, 1.0, 0.0]
     assert s["abstain_rate"].tolist() == [0.0, 0.0, 1.0]
@@ -649,7 +649,7 @@ def test_cutoff_sweep_by_hand():
 
 def test_to_dict_is_json_and_html_shows_summary_then_warnings():
     j, r, negs = two_rankings(n_pos=12, n_neg=5, n_docs=60, seed=2)
-    c = calibrate(r, j, negatives=negs, n_resamples=20)
+    c = calibrate(j, r, negatives=negs, n_resamples=20)
     d = c.to_dict()
     json.dumps(d, allow_nan=False)
     assert [s["system"] for s in d["summary"]] == ["dense", "bm25", "rrf"]
@@ -674,7 +674,7 @@ def test_cutoff_sweep_on_scores_that_do_not_follow_the_order_matches_the_engine(
         j += [{"query_id": f"p{q}", "doc_uri": f"d{q}_{r}", "relevance": 1}
               for r in rng.choice(8, 3, replace=False)]
     r = run_frame(rows)
-    sweep = cutoff_sweep(r, j, k=3, cutoffs=[0.0, 0.3, 0.5, 0.7, 0.95])
+    sweep = cutoff_sweep(j, r, k=3, cutoffs=[0.0, 0.3, 0.5, 0.7, 0.95])
     jf = pd.DataFrame(j).assign(chunk_id=pd.NA, stratum=pd.NA)
     for cut, got in zip(sweep["cutoff"], sweep["recall@3"]):
         cut_run = apply_cutoff(r, cut)
@@ -703,7 +703,7 @@ def test_coarsely_rounded_cosines_over_many_queries_are_not_flagged():
     pos = np.round(rng.normal(0.7, 0.08, 1500), 2)
     neg = np.round(rng.normal(0.4, 0.08, 500), 2)
     j, r, negs = top1_case(pos, neg)
-    c = calibrate(r, j, negatives=negs, n_resamples=10)
+    c = calibrate(j, r, negatives=negs, n_resamples=10)
     assert not bool(row(c)["rank_based"]), c.warnings
 
 
@@ -712,7 +712,7 @@ def test_threshold_decides_who_is_a_positive():
          {"query_id": "g1", "doc_uri": "b", "relevance": 1}]
     r = run_frame([("s", "g2", 1, "a", 0.9), ("s", "g1", 1, "b", 0.8), ("s", "n", 1, "c", 0.1),
                    ("s", "u", 1, "c", 0.95)])
-    c = calibrate(r, j, negatives=["n"], threshold=2)
+    c = calibrate(j, r, negatives=["n"], threshold=2)
     assert row(c)["n_positive"] == 1 and row(c)["cutoff"] == 0.9
     kinds = c.top1.set_index("query_id")["kind"].to_dict()
     assert kinds == {"g2": "positive", "g1": "no_positives", "n": "negative", "u": "unjudged"}
@@ -723,16 +723,16 @@ def test_threshold_decides_who_is_a_positive():
 def test_bad_settings_are_refused():
     j, r, negs = top1_case([0.9], [0.1])
     with pytest.raises(ValueError, match="quantile"):
-        calibrate(r, j, negatives=negs, quantile=1.5)
+        calibrate(j, r, negatives=negs, quantile=1.5)
     with pytest.raises(ValueError, match="n_resamples"):
-        calibrate(r, j, negatives=negs, n_resamples=0)
+        calibrate(j, r, negatives=negs, n_resamples=0)
 
 
 def test_a_negative_missing_from_one_system_only_is_reported_for_that_system():
     j, ra, negs = top1_case([0.9, 0.8], [0.1, 0.2], system="a")
     _, rb, _ = top1_case([0.9, 0.8], [0.1, 0.2], system="b")
     rb = rb[rb["query_id"] != "n1"]
-    c = calibrate(pd.concat([ra, rb], ignore_index=True), j, negatives=negs)
+    c = calibrate(j, pd.concat([ra, rb], ignore_index=True), negatives=negs)
     assert c.missing_negatives == {"a": [], "b": ["n1"]}
     assert c.summary["n_negative"].tolist() == [2, 1]
     assert c.report_block("a")["missing_negatives"] == []
@@ -742,7 +742,7 @@ def test_a_negative_missing_from_one_system_only_is_reported_for_that_system():
 
 def test_a_warning_about_no_system_reaches_every_report_block():
     j, r, _ = top1_case([0.9, 0.8], [])
-    c = calibrate(r, j)
+    c = calibrate(j, r)
     assert any("no negatives" in w for w in c.report_block("s")["warnings"])
 
 
@@ -750,7 +750,7 @@ def test_normalized_rrf_is_flagged_too():
     # Some engines divide RRF by its best possible value 2/(k+1): still rank-based.
     j, r, negs = two_rankings(n_pos=15, n_neg=15, n_docs=80, seed=4)
     rrf = r[r["system"] == "rrf"].assign(score=lambda f: f["score"] / (2 / 61))
-    c = calibrate(rrf, j, negatives=negs, n_resamples=10)
+    c = calibrate(j, rrf, negatives=negs, n_resamples=10)
     assert bool(c.summary.loc["rrf", "rank_based"])
     assert any("1/(60 + rank) terms (normalized)" in w for w in c.warnings)
 
@@ -758,10 +758,10 @@ def test_normalized_rrf_is_flagged_too():
 def test_row_order_of_the_run_does_not_matter_and_inputs_are_not_mutated():
     j, r, negs = two_rankings(n_pos=12, n_neg=12, n_docs=50, seed=9)
     before = r.copy()
-    a = calibrate(r, j, negatives=negs, n_resamples=50)
+    a = calibrate(j, r, negatives=negs, n_resamples=50)
     pd.testing.assert_frame_equal(r, before)
     shuffled = r.sample(frac=1.0, random_state=1).reset_index(drop=True)
-    b = calibrate(shuffled, j, negatives=negs, n_resamples=50)
+    b = calibrate(j, shuffled, negatives=negs, n_resamples=50)
     # Systems are listed in first-appearance order; the numbers do not depend on row order.
     pd.testing.assert_frame_equal(a.summary, b.summary.loc[a.summary.index])
     assert a.metrics("dense") == b.metrics("dense")
@@ -772,7 +772,7 @@ def test_wire_format_inputs_go_through_the_readers():
            {"system": "v", "query_id": "n0", "ranking": ["c"], "scores": [0.2]}]
     judgments = [{"query_id": "p0", "doc_uri": "a", "relevance": 1}]
     queries = [{"query_id": "n0", "query": "weather in Paris", "expect_none": True}]
-    c = calibrate(run, judgments, queries=queries)
+    c = calibrate(judgments, run, queries=queries)
     assert row(c, "v")["n_positive"] == 1 and row(c, "v")["n_negative"] == 1
     assert row(c, "v")["negative_satisfaction"] == 1.0
     assert c.top1.set_index("query_id").loc["n0", "query"] == "weather in Paris"
@@ -781,6 +781,6 @@ def test_wire_format_inputs_go_through_the_readers():
 def test_a_ranking_whose_top_hit_has_no_score_is_left_out_and_reported():
     j, r, negs = top1_case([0.9, 0.8], [0.1, 0.2])
     r.loc[r["query_id"] == "n1", "score"] = np.nan
-    c = calibrate(r, j, negatives=negs)
+    c = calibrate(j, r, negatives=negs)
     assert c.missing_negatives == {"s": ["n1"]}
     assert row(c)["n_negative"] == 1

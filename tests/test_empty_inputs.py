@@ -61,8 +61,8 @@ def test_empty_inputs_give_empty_results_and_indeterminate_gates(case):
 @pytest.mark.parametrize("run", list(EMPTY_RUN.values()), ids=list(EMPTY_RUN))
 @pytest.mark.parametrize("judgments", [J, []], ids=["judgments", "no-judgments"])
 def test_calibrate_an_empty_run_is_an_empty_calibration(judgments, run):
-    full = re_.calibrate(RUN, J)
-    cal = re_.calibrate(run, judgments, negatives=["q9"])
+    full = re_.calibrate(J, RUN)
+    cal = re_.calibrate(judgments, run, negatives=["q9"])
     assert cal.systems == [] and cal.summary.empty
     assert list(cal.summary.columns) == list(SUMMARY_COLUMNS)
     for name in ("top1", "per_stratum", "intervals"):

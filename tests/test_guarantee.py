@@ -191,7 +191,7 @@ def test_each_stratum_keeps_its_promise_where_a_pooled_cutoff_does_not():
 
 def test_calibrate_with_a_guarantee_uses_the_conformal_cutoff():
     demo = load_demo()
-    c = calibrate(demo.runs, demo.judgments, demo.queries, guarantee=0.1)
+    c = calibrate(demo.judgments, demo.runs, demo.queries, guarantee=0.1)
     pos = c.top1[(c.top1["system"] == "dense") & (c.top1["kind"] == "positive")]["top1_score"]
     assert c.cutoff("dense") == np.sort(pos.to_numpy())[3]  # n = 45: k = 4
     row = c.guarantee[(c.guarantee["system"] == "dense") & (c.guarantee["stratum"] == POOLED)]
@@ -207,7 +207,7 @@ def test_calibrate_with_a_guarantee_uses_the_conformal_cutoff():
 
 def test_default_calibration_has_no_guarantee_block():
     demo = load_demo()
-    c = calibrate(demo.runs, demo.judgments, demo.queries)
+    c = calibrate(demo.judgments, demo.runs, demo.queries)
     assert c.guarantee is None
     assert "guarantee" not in c.to_dict() and "guarantee" not in c.report_block("dense")
     assert c.report_block("dense")["method"] == "quantile"
@@ -215,7 +215,7 @@ def test_default_calibration_has_no_guarantee_block():
 
 def test_too_few_positives_for_alpha_give_no_cutoff_and_say_so():
     j, r, negs = case({"a": [0.5, 0.6, 0.7, 0.8, 0.9]}, [0.1] * 10)
-    c = calibrate(r, j, negatives=negs, guarantee=0.1)
+    c = calibrate(j, r, negatives=negs, guarantee=0.1)
     assert math.isnan(c.cutoff("s"))
     assert any("too few for a retention guarantee" in w for w in c.warnings)
     with pytest.raises(ValueError, match="no cutoff"):
@@ -224,7 +224,7 @@ def test_too_few_positives_for_alpha_give_no_cutoff_and_say_so():
 
 def test_a_fixed_cutoff_is_kept_under_a_guarantee():
     j, r, negs = case({"a": list(np.linspace(0.5, 1.0, 20))}, [0.1] * 10)
-    c = calibrate(r, j, negatives=negs, guarantee=0.1, cutoff=0.42)
+    c = calibrate(j, r, negatives=negs, guarantee=0.1, cutoff=0.42)
     assert c.cutoff("s") == 0.42
     assert c.report_block("s")["method"] == "fixed"
 
@@ -233,7 +233,7 @@ def test_each_stratum_is_calibrated_on_its_own_positives():
     a = list(np.linspace(0.20, 0.80, 19))  # n = 19, alpha 0.1: k = 2
     b = list(np.linspace(0.60, 0.95, 19))
     j, r, negs = case({"a": a, "b": b}, list(np.linspace(0.0, 0.5, 12)))
-    c = calibrate(r, j, negatives=negs, guarantee=0.1, by="stratum")
+    c = calibrate(j, r, negatives=negs, guarantee=0.1, by="stratum")
     table = c.guarantee.set_index("stratum")
     assert table.loc["a", "cutoff"] == sorted(a)[1]
     assert table.loc["b", "cutoff"] == sorted(b)[1]
@@ -247,7 +247,7 @@ def test_each_stratum_is_calibrated_on_its_own_positives():
 def test_a_stratum_too_small_falls_back_to_the_pooled_cutoff_and_says_which():
     j, r, negs = case({"big": list(np.linspace(0.3, 0.9, 30)), "tiny": [0.5, 0.55, 0.6]},
                       [0.1] * 10)
-    c = calibrate(r, j, negatives=negs, guarantee=0.1, by="stratum")
+    c = calibrate(j, r, negatives=negs, guarantee=0.1, by="stratum")
     table = c.guarantee.set_index("stratum")
     assert table.loc["tiny", "source"] == "pooled"
     assert table.loc["tiny", "cutoff"] == table.loc[POOLED, "cutoff"]
@@ -257,7 +257,7 @@ def test_a_stratum_too_small_falls_back_to_the_pooled_cutoff_and_says_which():
 
 def test_apply_cutoff_applies_each_querys_stratum_cutoff():
     demo = load_demo()
-    c = calibrate(demo.runs, demo.judgments, demo.queries, guarantee=0.1, by="stratum")
+    c = calibrate(demo.judgments, demo.runs, demo.queries, guarantee=0.1, by="stratum")
     cut = apply_cutoff(demo.runs, c)
     strata = c.top1[["system", "query_id", "stratum"]]
     own = c.guarantee[c.guarantee["stratum"] != POOLED][["system", "stratum", "cutoff"]]
@@ -275,23 +275,23 @@ def test_apply_cutoff_applies_each_querys_stratum_cutoff():
 
 def test_by_stratum_without_a_guarantee_uses_the_quantile_per_stratum():
     demo = load_demo()
-    c = calibrate(demo.runs, demo.judgments, demo.queries, by="stratum")
+    c = calibrate(demo.judgments, demo.runs, demo.queries, by="stratum")
     pos = c.top1[(c.top1["system"] == "dense") & (c.top1["kind"] == "positive")
                  & (c.top1["stratum"] == "statements")]["top1_score"].to_numpy()
     row = c.guarantee[(c.guarantee["system"] == "dense") & (c.guarantee["stratum"] == "statements")]
     assert float(row["cutoff"].iloc[0]) == pytest.approx(np.quantile(pos, 0.1))
-    assert c.summary.equals(calibrate(demo.runs, demo.judgments, demo.queries).summary)
+    assert c.summary.equals(calibrate(demo.judgments, demo.runs, demo.queries).summary)
 
 
 def test_by_takes_only_stratum():
     demo = load_demo()
     with pytest.raises(ValueError, match="by must be"):
-        calibrate(demo.runs, demo.judgments, demo.queries, by="system")
+        calibrate(demo.judgments, demo.runs, demo.queries, by="system")
 
 
 def test_calibrate_with_a_fixed_cutoff_for_one_system_names_each_method():
     demo = load_demo()
-    c = calibrate(demo.runs, demo.judgments, demo.queries, guarantee=0.1, cutoff={"rrf": 0.03})
+    c = calibrate(demo.judgments, demo.runs, demo.queries, guarantee=0.1, cutoff={"rrf": 0.03})
     assert c.summary["method"].to_dict() == {"dense": "conformal", "bm25": "conformal",
                                              "rrf": "fixed"}
     assert c.cutoff("rrf") == 0.03
@@ -299,7 +299,7 @@ def test_calibrate_with_a_fixed_cutoff_for_one_system_names_each_method():
 
 def test_the_html_view_shows_the_guarantee_table():
     demo = load_demo()
-    html = calibrate(demo.runs, demo.judgments, demo.queries, guarantee=0.1)._repr_html_()
+    html = calibrate(demo.judgments, demo.runs, demo.queries, guarantee=0.1)._repr_html_()
     assert "split-conformal cutoff: retention &gt;= 90%" in html and "coverage_ci_low" in html
 
 
@@ -310,7 +310,7 @@ def test_the_html_view_shows_the_guarantee_table():
 def mondrian_bm25():
     demo = load_demo()
     bm25 = demo.runs[demo.runs["system"] == "bm25"]
-    return calibrate(bm25, demo.judgments, demo.queries, guarantee=0.1, by="stratum")
+    return calibrate(demo.judgments, bm25, demo.queries, guarantee=0.1, by="stratum")
 
 
 def test_stratum_cutoff_display_marks_each_strata_cutoff(mondrian_bm25):
@@ -349,7 +349,7 @@ def test_stratum_cutoff_display_needs_a_by_stratum_calibration():
 
     demo = load_demo()
     with pytest.raises(ValueError, match='by="stratum"'):
-        StratumCutoffDisplay.from_calibration(calibrate(demo.runs, demo.judgments, demo.queries))
+        StratumCutoffDisplay.from_calibration(calibrate(demo.judgments, demo.runs, demo.queries))
 
 
 def test_the_cutoff_explorer_marks_per_stratum_cutoffs(mondrian_bm25):
@@ -364,7 +364,7 @@ def test_the_cutoff_explorer_marks_per_stratum_cutoffs(mondrian_bm25):
 
 def test_a_fixed_cutoff_carries_no_promise_in_the_guarantee_table():
     j, r, negs = case({"a": list(np.linspace(0.5, 1.0, 20))}, [0.1] * 10)
-    c = calibrate(r, j, negatives=negs, guarantee=0.1, cutoff=0.42)
+    c = calibrate(j, r, negatives=negs, guarantee=0.1, cutoff=0.42)
     row = c.guarantee.iloc[0]
     assert row["source"] == "fixed" and pd.isna(row["rank"]) and math.isnan(row["coverage"])
     assert row["cutoff"] == 0.42 and row["negatives_refused"] == 10

@@ -282,8 +282,8 @@ def test_rule8_a_score_of_1e308_does_not_make_a_run_rank_based(huge, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(over="raise", invalid="raise", divide="raise"):
-            cal = calibrate(r, j, queries=q, n_resamples=200)
-            sweep = cutoff_sweep(r, j, queries=q)
+            cal = calibrate(j, r, queries=q, n_resamples=200)
+            sweep = cutoff_sweep(j, r, queries=q)
     assert not cal.summary.loc["run", "rank_based"], cal.settings["rank_reasons"]
     assert cal.settings["rank_reasons"]["run"] == []
     assert len(sweep) > 2
@@ -520,13 +520,13 @@ def test_rule15_calibrate_memory_per_query_is_a_small_constant(monkeypatch):
     # The resample block cap is lowered so that both sizes run past it, as 100k queries do at
     # the default cap; what is left growing with the queries is calibrate's own per-query data.
     monkeypatch.setattr(stats, "_BLOCK", 1 << 16)
-    calibrate(*_calibration_frames(200)[:2], negatives=_calibration_frames(200)[2])  # caches
+    calibrate(*_calibration_frames(200)[1::-1], negatives=_calibration_frames(200)[2])  # caches
     peaks = {}
     for n in (1000, 4000):
         run, judgments, negatives = _calibration_frames(n)
         tracemalloc.start()
         try:
-            cal = calibrate(run, judgments, negatives=negatives)  # 1,000 resamples
+            cal = calibrate(judgments, run, negatives=negatives)  # 1,000 resamples
             peaks[n] = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()

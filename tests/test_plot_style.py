@@ -57,7 +57,7 @@ def _data(n_strata: int = 3, per_stratum: int = 6, systems=SYSTEMS[:3], seed: in
 def three():
     judgments, run, negatives = _data()
     ev = evaluate(judgments, run, k=(1, 3), negatives=negatives)
-    cal = calibrate(run, judgments, negatives=negatives, n_resamples=10)
+    cal = calibrate(judgments, run, negatives=negatives, n_resamples=10)
     return ev, cal, (judgments, run, negatives)
 
 
@@ -211,7 +211,7 @@ def test_no_title_or_label_is_clipped(size):
         judgments, run, negatives = _data(n_strata=8, per_stratum=3, systems=SYSTEMS,
                                           long_names=True)
     ev = evaluate(judgments, run, k=(1, 3), negatives=negatives)
-    cal = calibrate(run, judgments, negatives=negatives, n_resamples=10)
+    cal = calibrate(judgments, run, negatives=negatives, n_resamples=10)
     displays = [P.plot_calibration(cal, k) for k in ("roc", "pr", "distribution", "tradeoff")]
     displays += [P.plot_calibration(cal, "pr", positive="out")]
     displays += [P.plot_evaluation(ev, k) for k in ("strata", "metric_at_k")]

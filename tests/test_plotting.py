@@ -58,7 +58,7 @@ def _small_run(system="dense", pos=POS, neg=NEG):
 @pytest.fixture(scope="module")
 def small_cal():
     run, judgments, negatives = _small_run()
-    return calibrate(run, judgments, negatives=negatives, n_resamples=10)
+    return calibrate(judgments, run, negatives=negatives, n_resamples=10)
 
 
 def _rrf_cal():
@@ -79,7 +79,7 @@ def _rrf_cal():
                     "scores": [s, s - 0.05]})
         run.append({"system": "rrf", "query_id": f"n{i}", "ranking": ["y", "z"],
                     "scores": [1 / 61, 1 / 62]})
-    return calibrate(run, judgments, negatives=negatives, n_resamples=10)
+    return calibrate(judgments, run, negatives=negatives, n_resamples=10)
 
 
 # --------------------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def test_tradeoff_from_sweep_adds_engine_recall(small_cal):
     from retrieval_eval.calibration import cutoff_sweep
 
     run, judgments, negatives = _small_run()
-    sweep = cutoff_sweep(run, judgments, negatives=negatives, cutoffs=[0.1, 0.63, 0.85], k=10)
+    sweep = cutoff_sweep(judgments, run, negatives=negatives, cutoffs=[0.1, 0.63, 0.85], k=10)
     d = P.CutoffTradeoffDisplay.from_sweep(sweep, small_cal)
     np.testing.assert_allclose(d.curve["positive_retention"], [1, 0.75, 0.25])
     # one relevant doc per positive, ranked first: recall@10 after the cut = retention
@@ -181,7 +181,7 @@ def test_score_distribution_draws_cutoff_and_labels(small_cal):
 
 def test_fixed_cutoff_is_labelled_fixed():
     run, judgments, negatives = _small_run()
-    cal = calibrate(run, judgments, negatives=negatives, cutoff=0.5, n_resamples=10)
+    cal = calibrate(judgments, run, negatives=negatives, cutoff=0.5, n_resamples=10)
     d = P.ScoreDistributionDisplay.from_calibration(cal).plot()
     assert d.cutoff_lines_["dense"].get_label() == "cutoff 0.500 (fixed)"
     assert d.ax_.get_xlabel() == "top-1 score"

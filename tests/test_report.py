@@ -125,7 +125,7 @@ def test_calibration_figures_per_stratum_feed_worst_stratum_gates():
     data = ev.report(system="dense").to_dict()
     jsonschema.validate(data, schema())
     near, off = data["per_stratum"]["near-miss"], data["per_stratum"]["off-topic"]
-    cal = re_.calibrate(demo.runs, demo.judgments, queries=demo.queries).top1
+    cal = re_.calibrate(demo.judgments, demo.runs, queries=demo.queries).top1
     dense_neg = cal[(cal["system"] == "dense") & (cal["kind"] == "negative")]
     cutoff = data["calibration"]["cutoff"]
     for entry, stratum in ((near, "near-miss"), (off, "off-topic")):

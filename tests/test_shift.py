@@ -80,18 +80,18 @@ def test_cutoffs_are_each_runs_calibrated_cutoff(demo, dense_pair):
     from retrieval_eval import calibrate
 
     before, after = dense_pair
-    s = score_shift(before, after, demo.judgments, demo.queries)
+    s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries)
     assert s.value("cutoff_before") == pytest.approx(
-        calibrate(before, demo.judgments, demo.queries).cutoff("dense"))
+        calibrate(demo.judgments, before, demo.queries).cutoff("dense"))
     assert s.value("cutoff_after") == pytest.approx(
-        calibrate(after, demo.judgments, demo.queries).cutoff("dense-v2"))
+        calibrate(demo.judgments, after, demo.queries).cutoff("dense-v2"))
     lo, hi = s.summary.loc["cutoff_shift", ["ci_low", "ci_high"]]
     assert lo <= s.value("cutoff_shift") <= hi
 
 
 def test_the_cutoff_shift_interval_is_a_seeded_paired_bootstrap(demo, dense_pair):
     before, after = dense_pair
-    s = score_shift(before, after, demo.judgments, demo.queries, n_resamples=500, seed=3)
+    s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries, n_resamples=500, seed=3)
     pos = s.top1[s.top1["kind"] == "positive"]
     b, a = pos["top1_before"].to_numpy(), pos["top1_after"].to_numpy()
     idx = np.random.default_rng(3).integers(0, b.size, size=(500, b.size))
@@ -102,7 +102,7 @@ def test_the_cutoff_shift_interval_is_a_seeded_paired_bootstrap(demo, dense_pair
 
 def test_flips_count_decisions_changed_under_the_old_cutoff(demo, dense_pair):
     before, after = dense_pair
-    s = score_shift(before, after, demo.judgments, demo.queries)
+    s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries)
     old = s.value("cutoff_before")
     flips = sum((b >= old) != (a >= old) for b, a in zip(s.top1["top1_before"], s.top1["top1_after"]))
     assert s.value("flip_share") == pytest.approx(flips / len(s.top1))
@@ -139,13 +139,13 @@ def test_too_few_shared_queries_make_every_measurement_indeterminate():
 def test_a_run_with_several_systems_needs_system(demo):
     with pytest.raises(ValueError, match="pass system="):
         score_shift(demo.runs, demo.runs)
-    s = score_shift(demo.runs, demo.runs, demo.judgments, demo.queries, system=("dense", "dense"))
+    s = score_shift(demo.runs, demo.runs, judgments=demo.judgments, queries=demo.queries, system=("dense", "dense"))
     assert s.value("psi") == 0.0 and s.value("ks") == 0.0 and s.value("flip_share") == 0.0
 
 
 def test_to_dict_carries_the_gate_block(demo, dense_pair):
     before, after = dense_pair
-    s = score_shift(before, after, demo.judgments, demo.queries)
+    s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries)
     d = s.to_dict()
     assert set(d["score_shift"]) == {"psi", "ks", "flip_share", "cutoff_shift"}
     assert d["score_shift"]["psi"]["value"] == pytest.approx(
@@ -158,7 +158,7 @@ def test_plot_overlays_both_distributions_and_both_cutoffs(demo, dense_pair):
 
     matplotlib.use("Agg")
     before, after = dense_pair
-    disp = score_shift(before, after, demo.judgments, demo.queries).plot()
+    disp = score_shift(before, after, judgments=demo.judgments, queries=demo.queries).plot()
     assert set(disp.lines_) == {"before", "after"}
     assert disp.ax_.get_xlabel() == "top-1 score"
     import matplotlib.pyplot as plt
@@ -168,7 +168,7 @@ def test_plot_overlays_both_distributions_and_both_cutoffs(demo, dense_pair):
 
 def test_html_view_shows_the_summary_and_the_decisions(demo, dense_pair):
     before, after = dense_pair
-    html = score_shift(before, after, demo.judgments, demo.queries)._repr_html_()
+    html = score_shift(before, after, judgments=demo.judgments, queries=demo.queries)._repr_html_()
     assert "Score shift" in html and "flip_share" in html and "newly_refused" in html
 
 
@@ -176,7 +176,7 @@ def test_with_a_guarantee_each_cutoff_is_the_conformal_one(demo, dense_pair):
     from retrieval_eval.guarantee import conformal_cutoff
 
     before, after = dense_pair
-    s = score_shift(before, after, demo.judgments, demo.queries, guarantee=0.1)
+    s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries, guarantee=0.1)
     pos = s.top1[s.top1["kind"] == "positive"]
     assert s.value("cutoff_before") == conformal_cutoff(pos["top1_before"], 0.1)
     assert s.value("cutoff_after") == conformal_cutoff(pos["top1_after"], 0.1)

@@ -79,7 +79,7 @@ def test_every_result_writes_markdown_and_latex_without_tabulate_or_jinja2():
         d = load_demo()
         results = [
             rev.evaluate(d.judgments, d.runs, k=(5, 10), queries=d.queries),
-            rev.calibrate(d.runs, d.judgments, queries=d.queries),
+            rev.calibrate(d.judgments, d.runs, queries=d.queries),
             rev.drift(d.judgments, d.corpus_v2),
             rev.compare(d.judgments, d.runs, baseline="bm25", queries=d.queries),
         ]

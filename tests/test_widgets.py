@@ -48,7 +48,7 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def cal():
-    return calibrate(RUN, JUDGMENTS, queries=QUERIES, n_resamples=10)
+    return calibrate(JUDGMENTS, RUN, queries=QUERIES, n_resamples=10)
 
 
 @pytest.fixture
