@@ -61,25 +61,38 @@ def _stratum_order(names, counts: Mapping[str, int]) -> list[str]:
     )
 
 
+def _stratum_keys(judgments: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The judgments keyed by (stratum, query), and the map ``query_id -> composite``."""
+    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
+    sep = "\x1f"
+    composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
+    j2 = judgments.assign(query_id=composite)
+    mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID),
+                            "composite": composite}).drop_duplicates()
+    return j2, mapping
+
+
+def _stratum_run(run: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
+    """The run keyed by (stratum, query): a run query's ranking is matched once per stratum
+    its labels fall in."""
+    r2 = run.merge(mapping, on="query_id", how="inner")
+    return r2.assign(query_id=r2["composite"]).drop(columns="composite")
+
+
 def _per_stratum(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gain,
-                 per_query: pd.DataFrame) -> pd.DataFrame:
+                 per_query: pd.DataFrame, by_stratum: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each stratum scored on its own rows, one row per (system, stratum) with ``n``.
 
     When every query carries one stratum (the usual case) this is the per-query frame grouped
     by stratum. A query labelled in several strata is scored once per stratum, on that
-    stratum's labels only, by running the engine on (stratum, query) pairs.
+    stratum's labels only, by running the engine on (stratum, query) pairs (``by_stratum``:
+    that engine's frame, when the caller already ran it, as streamed evaluation does).
     """
-    if engine.strata_span_queries(judgments):
-        strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
-        sep = "\x1f"
-        composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
-        j2 = judgments.assign(query_id=composite)
-        mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID),
-                                "composite": composite}).drop_duplicates()
-        r2 = run.merge(mapping, on="query_id", how="inner")
-        r2 = r2.assign(query_id=r2["composite"]).drop(columns="composite")
-        # A run query's ranking is matched once per stratum its labels fall in.
-        pq = engine.compute(j2, r2, k=ks, threshold=threshold, gain=gain)
+    if by_stratum is not None:
+        pq = by_stratum
+    elif engine.strata_span_queries(judgments):
+        j2, mapping = _stratum_keys(judgments)
+        pq = engine.compute(j2, _stratum_run(run, mapping), k=ks, threshold=threshold, gain=gain)
     else:
         pq = per_query
     out = engine.aggregate(pq, by=("system", "stratum"))
@@ -189,7 +202,8 @@ class Evaluation:
 
 
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
-             gain: str = "exponential", queries=None, negatives=None) -> Evaluation:
+             gain: str = "exponential", queries=None, negatives=None,
+             chunk_rows: int | None = None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
     ``judgments`` and ``run`` are frames from the readers, lists of wire-format dicts, or
@@ -197,11 +211,31 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
     positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
     ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
+    ``chunk_rows``: read the run in blocks of about that many rows of whole queries and run
+    the engine block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
+    numbers, with memory bounded by a block plus the judgments rather than by the run.
     """
+    if chunk_rows is not None:
+        from .streaming import evaluate_streamed
+
+        return evaluate_streamed(judgments, run, k=k, threshold=threshold, gain=gain,
+                                 queries=queries, negatives=negatives, chunk_rows=chunk_rows)
     j, r = _coerce(judgments, run)
     ks = engine.check_ks(k)
     negs = _negative_ids(queries, negatives)
     per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
+    return _evaluation(j, r, per_query, ks, threshold, gain, queries, negs)
+
+
+def _evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty=None,
+                by_stratum=None) -> Evaluation:
+    """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
+    empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata.
+
+    Everything after the engine runs here, so the in-memory, streamed and Dask paths build
+    one and the same object from one and the same per-query frame. ``r`` may be None when
+    the run was never held whole (``by_stratum`` then carries the (stratum, query) frame).
+    """
     if queries is not None:
         # Judgments' strata win; a query without one takes the queries file's.
         extra = _query_strata_from(queries)
@@ -211,7 +245,8 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
             filled = extra.reindex(ids).to_numpy(dtype=object)
             use = (current == UNSTRATIFIED) & pd.notna(filled)
             per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
-    empty = r.attrs.get("empty_rankings") or []
+    if empty is None:
+        empty = r.attrs.get("empty_rankings") or []
     if empty:
         # A ranking written as [] answered nothing: it scores zero, but it is not missing.
         answered = pd.MultiIndex.from_tuples([(str(s_), str(q_)) for s_, q_ in empty])
@@ -227,7 +262,7 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     # A system with no judged query still has a row: n = 0 and no metric.
     summary = summary.reindex(systems)
     summary["n"] = summary["n"].fillna(0).astype(np.int64)
-    per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
+    per_stratum = _per_stratum(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)
     return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
                       queries=queries, negatives=negs)
 

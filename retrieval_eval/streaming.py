@@ -1,0 +1,471 @@
+"""Runs larger than memory: the engine applied block by block, one block of whole queries at a time.
+
+The metrics of a (system, query) cell depend only on that system's ranking of the query and on
+the query's labels, so a run can be cut between queries, each block scored by
+:func:`retrieval_eval.metrics.compute` against the labels of its own queries, and the per-query
+rows put back together. This module does only the cutting and the putting back; every number
+comes from the in-memory engine, called once per block, and everything after the engine
+(strata, negatives, summary) is :func:`retrieval_eval.evaluation.evaluate`'s own code. The
+same per-block function (:func:`block_metrics`) is what :mod:`retrieval_eval.dask` runs per
+partition and what the Spark recipe in ``docs/scale.md`` runs per group.
+
+The one thing a block cannot see is a ranking cut in two: a query whose lines stand in two
+places of the file. Every (system, query) cell a block scores is checked against the cells of
+the blocks before it, and a cell seen twice stops the evaluation with a one-line
+:class:`~retrieval_eval.errors.FormatError` (sort the run by query first), never with a number
+computed from half a ranking.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as engine
+from .errors import FormatError
+from .metrics import ID
+
+#: The judgments' columns the engine reads.
+_JUDGMENT_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
+#: Bytes read for the first block per row asked for (later blocks use the measured size).
+_FIRST_BYTES_PER_ROW = 48
+
+
+class JudgmentIndex:
+    """The judgments, with the rows of each query found in one lookup (no scan per block).
+
+    ``rows(qids)`` gives the row positions of the labels of those queries, each query's rows in
+    file order (the engine's rules, last label wins and the stratum of the first label line,
+    read a query's own rows in order; nothing reads across queries).
+    """
+
+    def __init__(self, judgments: pd.DataFrame):
+        self.frame = judgments[_JUDGMENT_COLUMNS]
+        codes, self.queries = engine._codes(engine._arrow(judgments["query_id"]))
+        self.order = np.argsort(codes, kind="stable")
+        self.bounds = np.searchsorted(codes[self.order], np.arange(len(self.queries) + 1))
+
+    def rows(self, qids) -> np.ndarray:
+        at = engine._lookup(qids, self.queries)
+        at = np.sort(at[at >= 0])
+        lo, hi = self.bounds[at], self.bounds[at + 1]
+        return self.order[engine._ranges(lo, hi - lo)]
+
+    def take(self, qids) -> pd.DataFrame:
+        return self.frame.iloc[self.rows(qids)]
+
+
+def block_metrics(judgments, run: pd.DataFrame, k=(10,), threshold: int = 1,
+                  gain: str = "exponential", index: JudgmentIndex | None = None) -> pd.DataFrame:
+    """Per-query rows of the (system, query) cells ``run`` ranks: the engine on one block.
+
+    ``run`` is a run frame (or anything :func:`~retrieval_eval.formats.as_run` reads) holding
+    whole rankings; ``judgments`` every label (``index``: a :class:`JudgmentIndex` of them,
+    built once for many blocks). Returns :func:`retrieval_eval.metrics.compute`'s rows for
+    the judged queries the block ranks, only the cells with a ranking (``missing`` False):
+    a cell with no ranking in this block may have one in another, and the cells no block
+    ranks are filled in once, by :func:`assemble`. ``attrs["systems"]`` lists the block's
+    systems in order of appearance (an unjudged query's ranking still names its system).
+    """
+    from .formats import as_judgments, as_run
+
+    run = as_run(run)
+    if index is None:
+        index = JudgmentIndex(as_judgments(judgments))
+    qids = _unique(run["query_id"])
+    out = engine.compute(index.take(qids), run, k=k, threshold=threshold, gain=gain)
+    systems = out.attrs["systems"] if len(run) else []
+    out = out[~out["missing"].to_numpy()].reset_index(drop=True)
+    out.attrs["systems"] = list(systems)
+    return out
+
+
+def _unique(values) -> "pa.Array":
+    import pyarrow.compute as pc
+
+    return pc.unique(engine._whole(engine._arrow(values)))
+
+
+def _template(judgments: pd.DataFrame, k, threshold, gain) -> pd.DataFrame:
+    """The engine's row of every judged query for a system that ranked nothing."""
+    from .formats import empty_run
+
+    return engine.compute(judgments[_JUDGMENT_COLUMNS], empty_run(), k=k, threshold=threshold,
+                          gain=gain)
+
+
+def assemble(judgments: pd.DataFrame, parts: Iterable[pd.DataFrame], systems, k, threshold,
+             gain, label: str = "run") -> pd.DataFrame:
+    """The engine's per-query frame of a whole run, from the frames of its blocks.
+
+    ``parts`` are :func:`block_metrics` frames; ``systems`` every system of the run in order
+    of first appearance (none: ``["run"]``, as the engine names an empty run's system). The
+    result equals :func:`retrieval_eval.metrics.compute` on the whole run, row for row:
+    systems in that order, queries in judgment order, and each cell no block ranked filled
+    with the engine's own row for an unanswered query. A cell two blocks both ranked (a
+    ranking cut in two) raises :class:`~retrieval_eval.errors.FormatError` naming it.
+    """
+    template = _template(judgments, k, threshold, gain)
+    systems = pd.Index(list(systems) or ["run"], dtype=ID)
+    queries = pd.Index(template["query_id"].array, dtype=ID)
+    parts = [p for p in parts if len(p)]
+    present = (pd.concat(parts, ignore_index=True) if parts else template.iloc[:0])
+    nq, ns = len(queries), len(systems)
+    cell = (engine._lookup(present["system"], systems) * nq
+            + engine._lookup(present["query_id"], queries))
+    repeated = engine._repeats(cell)
+    if repeated.any():
+        at = int(np.flatnonzero(repeated)[0])
+        raise FormatError(label, None, _cut_message(present["query_id"].iloc[at],
+                                                    present["system"].iloc[at]))
+    absent = np.ones(ns * nq, dtype=bool)
+    absent[cell] = False
+    fill = np.flatnonzero(absent)
+    filler = template.iloc[fill % nq].reset_index(drop=True) if nq else template
+    filler["system"] = pd.array(systems.to_numpy()[fill // nq] if nq else [], dtype=ID)
+    rows = pd.concat([present, filler], ignore_index=True)
+    out = rows.iloc[np.argsort(np.r_[cell, fill], kind="stable")].reset_index(drop=True)
+    out.attrs = {"systems": list(systems)}
+    return out
+
+
+def _cut_message(query, system) -> str:
+    return (f"the ranking of query {query} (system {system}) is in two places, so it cannot "
+            "be read in blocks; sort the run by query first (TREC text: sort -s -k1,1), or "
+            "evaluate it in memory (chunk_rows=None)")
+
+
+# --------------------------------------------------------------------------------------------
+# Blocks of whole queries, from a file or a frame.
+
+
+def _is_parquet(path) -> bool:
+    p = Path(path)
+    return p.is_dir() or p.suffix.lower() in (".parquet", ".pq")
+
+
+def run_blocks(run, chunk_rows: int, system: str | None = None,
+               order: str = "rank") -> Iterator[pd.DataFrame]:
+    """The run as run frames of about ``chunk_rows`` rows, each of whole queries.
+
+    A path is read a block at a time: a TREC run or a run JSONL (as
+    :func:`~retrieval_eval.formats.as_run` tells them apart) or a parquet file or dataset
+    directory (columns of the run frame). A block is cut after a query's last line, so a query
+    longer than ``chunk_rows`` makes one longer block; a malformed line raises the reader's
+    :class:`~retrieval_eval.errors.FormatError` with the file's own line number. Anything else
+    is read whole by :func:`~retrieval_eval.formats.as_run` and cut into blocks in memory.
+    """
+    from .formats import _first_content_line, _is_path, as_run
+
+    if not isinstance(chunk_rows, (int, np.integer)) or isinstance(chunk_rows, bool) or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    if _is_path(run):
+        if _is_parquet(run):
+            yield from _parquet_blocks(run, int(chunk_rows), system)
+        elif _first_content_line(run).startswith("{"):
+            yield from _jsonl_blocks(run, int(chunk_rows), system)
+        else:
+            yield from _trec_blocks(run, int(chunk_rows), system, order)
+        return
+    yield from _frame_blocks(as_run(run, system=system), int(chunk_rows))
+
+
+def _frame_blocks(run: pd.DataFrame, chunk_rows: int) -> Iterator[pd.DataFrame]:
+    """A frame in memory cut into blocks of whole queries. Its rows are first put in order of
+    each query's first appearance (a stable sort: each ranking keeps its rows' order), so a
+    query in two places is not an error here."""
+    systems = pd.unique(run["system"].array) if len(run) else []
+    codes = pd.factorize(run["query_id"].array)[0]
+    if len(codes) and bool(np.any(codes[1:] < codes[:-1])):
+        run = run.iloc[np.argsort(codes, kind="stable")].reset_index(drop=True)
+        codes = pd.factorize(run["query_id"].array)[0]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, int)
+    cuts = _cuts(starts, len(run), chunk_rows)
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        block = run.iloc[lo:hi].reset_index(drop=True)
+        # The sort may change which system shows first: the first block says the order.
+        block.attrs = {"systems": list(systems)} if lo == 0 else {}
+        yield block
+    empty = run.attrs.get("empty_rankings")
+    if empty:  # the empty rankings have no rows: they travel on an empty block
+        from .formats import empty_run
+
+        tail = empty_run()
+        tail.attrs["empty_rankings"] = list(empty)
+        yield tail
+
+
+def _cuts(starts: np.ndarray, n: int, chunk_rows: int) -> np.ndarray:
+    """Block bounds: the first query start at or after each multiple of ``chunk_rows``."""
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    wanted = np.arange(chunk_rows, n, chunk_rows)
+    at = np.searchsorted(starts, wanted)
+    cut = np.where(at < len(starts), starts[np.minimum(at, len(starts) - 1)], n)
+    return np.unique(np.r_[0, cut, n])
+
+
+def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines of a file, with the line number of each block's first line.
+
+    The generator is sent the size of the next block (in bytes) after each one.
+    """
+    from .formats import _read_error
+
+    size = first_bytes
+    line = 1
+    try:
+        fh = open(path, "rb")
+    except OSError as err:
+        raise _read_error(path, err) from None
+    with fh:
+        while True:
+            data = fh.read(size)
+            if not data:
+                return
+            if not data.endswith(b"\n"):
+                data += fh.readline()
+            got = yield data, line
+            line += data.count(b"\n")
+            if got:
+                size = got
+
+
+def _relabel(err: FormatError, label: str, first_line: int) -> FormatError:
+    line = None if err.line is None else err.line + first_line - 1
+    return FormatError(label, line, err.detail)
+
+
+def _trailing_query(data: bytes) -> tuple[int, bytes | None]:
+    """Where the lines of the last query of ``data`` begin, and that query's id.
+
+    Found on the bytes (numpy, no per-line Python): the lines from there on start with the
+    id and a space or tab. (0, None) when the last line is blank or a comment.
+    """
+    end = len(data.rstrip())
+    last = data[data.rfind(b"\n", 0, end) + 1:end].split(None, 1)
+    if not last or last[0].startswith(b"#"):
+        return 0, None
+    qid = last[0]
+    buf = np.frombuffer(data, dtype=np.uint8)
+    starts = np.r_[0, np.flatnonzero(buf == 10) + 1]
+    starts = starts[starts + len(qid) < len(buf)]
+    same = np.ones(len(starts), dtype=bool)
+    for i, byte in enumerate(qid):
+        same &= buf[starts + i] == byte
+    after = buf[starts + len(qid)]
+    same &= (after == 32) | (after == 9)
+    other = np.flatnonzero(~same)
+    return (int(starts[other[-1] + 1]) if len(other) else 0), qid
+
+
+def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]:
+    """A TREC run read in blocks of whole queries: each block is the lines from one cut to
+    the next, parsed by :func:`~retrieval_eval.formats.from_trec_run`; the lines of the
+    block's last query wait for the next block (they may go on there)."""
+    from .formats import from_trec_run
+
+    label = str(path)
+    held: list[bytes] = []  # lines waiting: all of one query, ``held_qid``
+    held_qid = None
+    held_line = 1
+
+    def parse(pieces: list[bytes], first_line: int) -> pd.DataFrame:
+        try:
+            return from_trec_run(b"".join(pieces), label=label, order=order, system=system)
+        except FormatError as err:
+            raise _relabel(err, label, first_line) from None
+
+    reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
+    size = None
+    while True:
+        try:
+            data, line = reader.send(size) if size else next(reader)
+        except StopIteration:
+            break
+        cut, qid = _trailing_query(data)
+        if cut == 0 and qid is not None and qid == held_qid:
+            held.append(data)  # one query longer than a block: the block grows
+            continue
+        if cut == 0:
+            block, block_line = held, held_line
+            held, held_qid, held_line = [data], qid, line
+        else:
+            block, block_line = held + [data[:cut]], (held_line if held else line)
+            held, held_qid = [data[cut:]], qid
+            held_line = line + data.count(b"\n", 0, cut)
+        if block:
+            frame = parse(block, block_line)
+            nbytes = sum(len(b) for b in block)
+            size = max(1 << 16, int(nbytes / max(len(frame), 1) * chunk_rows))
+            yield frame
+    if held:
+        yield parse(held, held_line)
+
+
+def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
+    """A run JSONL read in blocks of whole lines (a line is a whole ranking)."""
+    from .formats import parse_run
+
+    label = str(path)
+    reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
+    size = None
+    while True:
+        try:
+            data, line = reader.send(size) if size else next(reader)
+        except StopIteration:
+            return
+        if not data.strip():
+            continue
+        try:
+            frame = parse_run(data, label=label, system=system)
+        except FormatError as err:
+            raise _relabel(err, label, line) from None
+        size = max(1 << 16, int(len(data) / max(len(frame), 1) * chunk_rows))
+        yield frame
+
+
+def _parquet_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
+    """A parquet file or dataset directory read in record batches, cut between queries (the
+    rows of the last query of a batch wait for the next one)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    from .formats import as_run
+
+    label = str(path)
+    strings = {pa.string(): ID, pa.large_string(): ID}.get
+    held: list = []
+    held_rows = 0
+
+    def frame(tables) -> pd.DataFrame:
+        table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+        return as_run(table.to_pandas(types_mapper=strings), system=system, label=label)
+
+    try:
+        batches = ds.dataset(str(path), format="parquet").to_batches(batch_size=chunk_rows)
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            held.append(pa.Table.from_batches([batch]))
+            held_rows += batch.num_rows
+            if held_rows < chunk_rows:
+                continue
+            qid = held[-1].column("query_id")
+            other = pc.indices_nonzero(pc.not_equal(qid, qid[-1])).to_numpy()
+            if not len(other):
+                continue  # the whole batch is the last query: it may go on
+            cut = int(other[-1]) + 1
+            tail = held[-1].slice(cut)
+            held[-1] = held[-1].slice(0, cut)
+            yield frame(held)
+            held, held_rows = [tail], len(tail)
+    except (OSError, pa.ArrowException) as err:
+        raise FormatError(label, None, f"cannot read the parquet data ({err})") from None
+    if held_rows:
+        yield frame(held)
+
+
+# --------------------------------------------------------------------------------------------
+# The streamed evaluation.
+
+
+def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
+                      gain: str = "exponential", queries=None, negatives=None,
+                      chunk_rows: int = 1_000_000, system: str | None = None):
+    """:func:`retrieval_eval.evaluation.evaluate`, reading the run in blocks of whole queries.
+
+    Parameters
+    ----------
+    judgments
+        Anything :func:`~retrieval_eval.formats.as_judgments` reads; held whole (labels are
+        a small fraction of a run).
+    run
+        A path to a TREC run, a run JSONL or a parquet file or dataset directory (read a
+        block at a time), or anything :func:`~retrieval_eval.formats.as_run` reads (read
+        whole, then scored block by block).
+    k, threshold, gain, queries, negatives
+        As for :func:`~retrieval_eval.evaluation.evaluate`.
+    chunk_rows
+        About how many run rows a block holds; a block always ends after a query's last row.
+    system
+        Names every row's system, as in :func:`~retrieval_eval.formats.as_run`.
+
+    Returns
+    -------
+    Evaluation
+        Equal to the in-memory ``evaluate`` in every frame. It does not hold the run
+        (``run`` is None): that is the point. A report from it therefore carries
+        calibration only when one is passed in (``calibration=``).
+
+    Raises
+    ------
+    FormatError
+        A malformed line (with its line number), or a ranking in two places of the file (a
+        block would score half of it); the message says how to sort the run.
+
+    Notes
+    -----
+    Peak memory is the judgments plus one block (the bytes, the parsed frame and the engine's
+    temporaries) plus the per-query frame, which holds one row per (system, judged query).
+    """
+    from .evaluation import (_evaluation, _negative_ids, _stratum_keys, _stratum_run)
+    from .formats import _is_path, as_judgments
+
+    j = as_judgments(judgments)
+    ks = engine.check_ks(k)
+    if gain not in engine.GAINS:
+        raise ValueError(f"gain must be one of {engine.GAINS}, got {gain!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or threshold < 1:
+        raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
+    negs = _negative_ids(queries, negatives)
+    index = JudgmentIndex(j)
+    spanning = engine.strata_span_queries(j)
+    if spanning:
+        j2, mapping = _stratum_keys(j)
+        labels2 = j2[_JUDGMENT_COLUMNS]  # row for row the judgments: ``index`` finds its rows
+    label = str(run) if _is_path(run) else "run"
+    parts, parts2, systems, empty = [], [], {}, []
+    for block in run_blocks(run, chunk_rows, system=system):
+        empty.extend(block.attrs.get("empty_rankings") or [])
+        systems.update(dict.fromkeys(block.attrs.get("systems") or []))
+        if not len(block):
+            continue
+        got = block_metrics(j, block, ks, threshold, gain, index=index)
+        systems.update(dict.fromkeys(got.attrs["systems"]))
+        parts.append(got)
+        if spanning:
+            qids = _unique(block["query_id"])
+            pq2 = engine.compute(labels2.iloc[index.rows(qids)],
+                                 _stratum_run(block, mapping), k=ks, threshold=threshold,
+                                 gain=gain)
+            parts2.append(pq2[~pq2["missing"].to_numpy()])
+        del block
+    _check_empty(empty, parts, label)
+    per_query = assemble(j, parts, systems, ks, threshold, gain, label=label)
+    by_stratum = (assemble(j2, parts2, systems, ks, threshold, gain, label=label)
+                  if spanning else None)
+    return _evaluation(j, None, per_query, ks, threshold, gain, queries, negs, empty=empty,
+                       by_stratum=by_stratum)
+
+
+def _check_empty(empty: list, parts: list[pd.DataFrame], label: str) -> None:
+    """An empty ranking (``[]``) names a cell no other line may rank: the reader refuses two
+    lines for one (system, query) within a block, and this across blocks."""
+    if not empty:
+        return
+    cells = pd.MultiIndex.from_tuples([(str(s), str(q)) for s, q in empty])
+    if cells.has_duplicates:
+        s, q = cells[cells.duplicated()][0]
+        raise FormatError(label, None, f"duplicate entry for query {q} of system {s}")
+    for p in parts:
+        seen = pd.MultiIndex.from_arrays([p["system"].astype(object), p["query_id"].astype(object)])
+        both = seen.isin(cells)
+        if both.any():
+            s, q = seen[both][0]
+            raise FormatError(label, None, f"duplicate entry for query {q} of system {s}")
