@@ -301,7 +301,7 @@ def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]
         if block:
             frame = parse(block, block_line)
             nbytes = sum(len(b) for b in block)
-            size = max(1 << 16, int(nbytes / max(len(frame), 1) * chunk_rows))
+            size = max(256, int(nbytes / max(len(frame), 1) * chunk_rows))
             yield frame
     if held:
         yield parse(held, held_line)
@@ -325,7 +325,7 @@ def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
             frame = parse_run(data, label=label, system=system)
         except FormatError as err:
             raise _relabel(err, label, line) from None
-        size = max(1 << 16, int(len(data) / max(len(frame), 1) * chunk_rows))
+        size = max(256, int(len(data) / max(len(frame), 1) * chunk_rows))
         yield frame
 
 
@@ -430,7 +430,7 @@ def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
         j2, mapping = _stratum_keys(j)
         labels2 = j2[_JUDGMENT_COLUMNS]  # row for row the judgments: ``index`` finds its rows
     label = str(run) if _is_path(run) else "run"
-    parts, parts2, systems, empty = [], [], {}, []
+    parts, parts2, systems, systems2, empty = [], [], {}, {}, []
     for block in run_blocks(run, chunk_rows, system=system):
         empty.extend(block.attrs.get("empty_rankings") or [])
         systems.update(dict.fromkeys(block.attrs.get("systems") or []))
@@ -441,14 +441,16 @@ def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
         parts.append(got)
         if spanning:
             qids = _unique(block["query_id"])
-            pq2 = engine.compute(labels2.iloc[index.rows(qids)],
-                                 _stratum_run(block, mapping), k=ks, threshold=threshold,
-                                 gain=gain)
-            parts2.append(pq2[~pq2["missing"].to_numpy()])
+            r2 = _stratum_run(block, mapping)
+            if len(r2):  # in memory, the systems are those of the judged queries' rankings
+                pq2 = engine.compute(labels2.iloc[index.rows(qids)], r2, k=ks,
+                                     threshold=threshold, gain=gain)
+                systems2.update(dict.fromkeys(pq2.attrs["systems"]))
+                parts2.append(pq2[~pq2["missing"].to_numpy()])
         del block
     _check_empty(empty, parts, label)
     per_query = assemble(j, parts, systems, ks, threshold, gain, label=label)
-    by_stratum = (assemble(j2, parts2, systems, ks, threshold, gain, label=label)
+    by_stratum = (assemble(j2, parts2, systems2, ks, threshold, gain, label=label)
                   if spanning else None)
     return _evaluation(j, None, per_query, ks, threshold, gain, queries, negs, empty=empty,
                        by_stratum=by_stratum)
