@@ -159,44 +159,54 @@ def run_blocks(run, chunk_rows: int, system: str | None = None,
     :class:`~retrieval_eval.errors.FormatError` with the file's own line number. Anything else
     is read whole by :func:`~retrieval_eval.formats.as_run` and cut into blocks in memory.
     """
+    for block, _ in _blocks(run, chunk_rows, system, order):
+        yield block
+
+
+def _blocks(run, chunk_rows: int, system: str | None = None,
+            order: str = "rank") -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
+    """:func:`run_blocks`, each block with its rows' places in the run (their keys)."""
     from .formats import _first_content_line, _is_path, as_run
 
     if not isinstance(chunk_rows, (int, np.integer)) or isinstance(chunk_rows, bool) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
-    if _is_path(run):
-        if _is_parquet(run):
-            yield from _parquet_blocks(run, int(chunk_rows), system)
-        elif _first_content_line(run).startswith("{"):
-            yield from _jsonl_blocks(run, int(chunk_rows), system)
-        else:
-            yield from _trec_blocks(run, int(chunk_rows), system, order)
+    if not _is_path(run):
+        yield from _frame_blocks(as_run(run, system=system), int(chunk_rows))
         return
-    yield from _frame_blocks(as_run(run, system=system), int(chunk_rows))
+    if _is_parquet(run):
+        blocks = _parquet_blocks(run, int(chunk_rows), system)
+    elif _first_content_line(run).startswith("{"):
+        blocks = _jsonl_blocks(run, int(chunk_rows), system)
+    else:
+        blocks = _trec_blocks(run, int(chunk_rows), system, order)
+    offset = 0
+    for block in blocks:
+        yield block, offset + np.arange(len(block), dtype=np.int64)
+        offset += len(block)
 
 
-def _frame_blocks(run: pd.DataFrame, chunk_rows: int) -> Iterator[pd.DataFrame]:
+def _frame_blocks(run: pd.DataFrame, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
     """A frame in memory cut into blocks of whole queries. Its rows are first put in order of
     each query's first appearance (a stable sort: each ranking keeps its rows' order), so a
-    query in two places is not an error here."""
-    systems = pd.unique(run["system"].array) if len(run) else []
+    query in two places is not an error here; the keys are the rows' places before it."""
     codes = pd.factorize(run["query_id"].array)[0]
+    where = np.arange(len(run), dtype=np.int64)
     if len(codes) and bool(np.any(codes[1:] < codes[:-1])):
-        run = run.iloc[np.argsort(codes, kind="stable")].reset_index(drop=True)
-        codes = pd.factorize(run["query_id"].array)[0]
+        where = np.argsort(codes, kind="stable")
+        run, codes = run.iloc[where].reset_index(drop=True), codes[where]
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, int)
     cuts = _cuts(starts, len(run), chunk_rows)
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         block = run.iloc[lo:hi].reset_index(drop=True)
-        # The sort may change which system shows first: the first block says the order.
-        block.attrs = {"systems": list(systems)} if lo == 0 else {}
-        yield block
+        block.attrs = {}
+        yield block, where[lo:hi]
     empty = run.attrs.get("empty_rankings")
     if empty:  # the empty rankings have no rows: they travel on an empty block
         from .formats import empty_run
 
         tail = empty_run()
         tail.attrs["empty_rankings"] = list(empty)
-        yield tail
+        yield tail, np.zeros(0, dtype=np.int64)
 
 
 def _cuts(starts: np.ndarray, n: int, chunk_rows: int) -> np.ndarray:
@@ -375,6 +385,104 @@ def _parquet_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
 # The streamed evaluation.
 
 
+class Plan:
+    """What scoring a block needs, built once from the judgments, and how blocks' results
+    become one :class:`~retrieval_eval.evaluation.Evaluation`.
+
+    A plan is plain data (frames and arrays): :mod:`retrieval_eval.dask` sends it to each
+    worker once. :meth:`score` runs the engine on one block; :meth:`finish` puts the blocks'
+    rows together (:func:`assemble`) and hands the per-query frame to the code every path
+    shares (``evaluation._evaluation``).
+    """
+
+    def __init__(self, judgments, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential"):
+        from .evaluation import _stratum_keys
+        from .formats import as_judgments
+
+        self.judgments = as_judgments(judgments)
+        self.ks = engine.check_ks(k)
+        if gain not in engine.GAINS:
+            raise ValueError(f"gain must be one of {engine.GAINS}, got {gain!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or threshold < 1:
+            raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
+        self.threshold, self.gain = int(threshold), gain
+        self.index = JudgmentIndex(self.judgments)
+        # A query labelled in several strata is also scored per (stratum, query) (see
+        # evaluation._per_stratum): each block does that too.
+        self.spanning = engine.strata_span_queries(self.judgments)
+        self.j2 = self.mapping = None
+        if self.spanning:
+            self.j2, self.mapping = _stratum_keys(self.judgments)
+
+    def score(self, block: pd.DataFrame, keys: np.ndarray | None = None) -> dict:
+        """The engine on one block of whole queries (a run frame, rows in file order).
+
+        ``keys``: each row's place in the whole run (default 0, 1, 2...). Returns
+        the block's per-query rows (``rows``, see :func:`block_metrics`) and each system's
+        first key (``first``), and the same two for the (stratum, query) frame when
+        queries span strata (``rows2``, ``first2``; that frame's systems are those ranking a
+        judged query, as in memory).
+        """
+        from .evaluation import _stratum_run
+
+        keys = np.arange(len(block), dtype=np.int64) if keys is None else keys
+        out = {"rows": None, "first": {}, "rows2": None, "first2": {}}
+        if not len(block):
+            return out
+        out["rows"] = block_metrics(None, block, self.ks, self.threshold, self.gain, index=self.index)
+        out["first"] = _first_keys(block["system"], keys)
+        if self.spanning:
+            judged = engine._lookup(block["query_id"], self.index.queries) >= 0
+            r2 = _stratum_run(block, self.mapping)
+            if len(r2):
+                qids = _unique(block["query_id"])
+                pq2 = engine.compute(self.j2[_JUDGMENT_COLUMNS].iloc[self.index.rows(qids)], r2,
+                                     k=self.ks, threshold=self.threshold, gain=self.gain)
+                out["rows2"] = pq2[~pq2["missing"].to_numpy()]
+                out["first2"] = _first_keys(block["system"][judged], keys[judged])
+        return out
+
+    def finish(self, scored: list[dict], queries=None, negatives=None, empty=(),
+               label: str = "run"):
+        """The :class:`~retrieval_eval.evaluation.Evaluation` of the blocks' results.
+
+        Systems are ordered by their first row in the run, as the engine orders them.
+        """
+        from .evaluation import _evaluation, _negative_ids
+
+        negs = _negative_ids(queries, negatives)
+        empty = list(empty)
+        parts = [s["rows"] for s in scored if s["rows"] is not None]
+        _check_empty(empty, parts, label)
+        per_query = assemble(self.judgments, parts, _ordered(scored, "first"),
+                             self.ks, self.threshold, self.gain, label=label)
+        by_stratum = None
+        if self.spanning:
+            by_stratum = assemble(self.j2, [s["rows2"] for s in scored if s["rows2"] is not None],
+                                  _ordered(scored, "first2"), self.ks, self.threshold, self.gain,
+                                  label=label)
+        return _evaluation(self.judgments, None, per_query, self.ks, self.threshold, self.gain,
+                           queries, negs, empty=empty, by_stratum=by_stratum)
+
+
+def _first_keys(system, keys: np.ndarray) -> dict:
+    """Each system's smallest key: the place of its first row in the run."""
+    if not len(keys):
+        return {}
+    codes, names = engine._codes(engine._arrow(system))
+    first = np.full(len(names), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, codes, keys)
+    return dict(zip(names.tolist(), first.tolist()))
+
+
+def _ordered(scored: list[dict], field: str) -> list[str]:
+    first: dict[str, int] = {}
+    for s in scored:
+        for name, key in s[field].items():
+            first[name] = min(key, first.get(name, key))
+    return sorted(first, key=first.__getitem__)
+
+
 def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
                       gain: str = "exponential", queries=None, negatives=None,
                       chunk_rows: int = 1_000_000, system: str | None = None):
@@ -414,46 +522,16 @@ def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
     Peak memory is the judgments plus one block (the bytes, the parsed frame and the engine's
     temporaries) plus the per-query frame, which holds one row per (system, judged query).
     """
-    from .evaluation import (_evaluation, _negative_ids, _stratum_keys, _stratum_run)
-    from .formats import _is_path, as_judgments
+    from .formats import _is_path
 
-    j = as_judgments(judgments)
-    ks = engine.check_ks(k)
-    if gain not in engine.GAINS:
-        raise ValueError(f"gain must be one of {engine.GAINS}, got {gain!r}")
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or threshold < 1:
-        raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
-    negs = _negative_ids(queries, negatives)
-    index = JudgmentIndex(j)
-    spanning = engine.strata_span_queries(j)
-    if spanning:
-        j2, mapping = _stratum_keys(j)
-        labels2 = j2[_JUDGMENT_COLUMNS]  # row for row the judgments: ``index`` finds its rows
+    plan = Plan(judgments, k, threshold, gain)
     label = str(run) if _is_path(run) else "run"
-    parts, parts2, systems, systems2, empty = [], [], {}, {}, []
-    for block in run_blocks(run, chunk_rows, system=system):
+    scored, empty = [], []
+    for block, keys in _blocks(run, chunk_rows, system=system):
         empty.extend(block.attrs.get("empty_rankings") or [])
-        systems.update(dict.fromkeys(block.attrs.get("systems") or []))
-        if not len(block):
-            continue
-        got = block_metrics(j, block, ks, threshold, gain, index=index)
-        systems.update(dict.fromkeys(got.attrs["systems"]))
-        parts.append(got)
-        if spanning:
-            qids = _unique(block["query_id"])
-            r2 = _stratum_run(block, mapping)
-            if len(r2):  # in memory, the systems are those of the judged queries' rankings
-                pq2 = engine.compute(labels2.iloc[index.rows(qids)], r2, k=ks,
-                                     threshold=threshold, gain=gain)
-                systems2.update(dict.fromkeys(pq2.attrs["systems"]))
-                parts2.append(pq2[~pq2["missing"].to_numpy()])
+        scored.append(plan.score(block, keys))
         del block
-    _check_empty(empty, parts, label)
-    per_query = assemble(j, parts, systems, ks, threshold, gain, label=label)
-    by_stratum = (assemble(j2, parts2, systems2, ks, threshold, gain, label=label)
-                  if spanning else None)
-    return _evaluation(j, None, per_query, ks, threshold, gain, queries, negs, empty=empty,
-                       by_stratum=by_stratum)
+    return plan.finish(scored, queries=queries, negatives=negatives, empty=empty, label=label)
 
 
 def _check_empty(empty: list, parts: list[pd.DataFrame], label: str) -> None:

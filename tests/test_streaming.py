@@ -226,3 +226,16 @@ def test_chunk_rows_must_be_a_positive_integer():
     with pytest.raises(ValueError, match="chunk_rows"):
         re_.evaluate([{"query_id": "q", "doc_uri": "a", "relevance": 1}],
                      [{"query_id": "q", "ranking": ["a"]}], chunk_rows=0)
+
+
+def test_systems_keep_their_order_of_first_appearance_in_the_run():
+    # Grouping the frame's rows by query puts C's ranking of q1 before B's of q2.
+    run = [{"system": "A", "query_id": "q1", "ranking": ["a"]},
+           {"system": "B", "query_id": "q2", "ranking": ["b"]},
+           {"system": "C", "query_id": "q1", "ranking": ["c"]}]
+    j = [{"query_id": "q1", "doc_uri": "a", "relevance": 1, "stratum": "x"},
+         {"query_id": "q1", "doc_uri": "c", "relevance": 1, "stratum": "y"},
+         {"query_id": "q2", "doc_uri": "b", "relevance": 1}]
+    streamed = re_.evaluate(j, run, chunk_rows=1)
+    assert streamed.systems == ["A", "B", "C"]
+    assert_same(re_.evaluate(j, run), streamed)
