@@ -410,9 +410,15 @@ class Plan:
         # A query labelled in several strata is also scored per (stratum, query) (see
         # evaluation._per_stratum): each block does that too.
         self.spanning = engine.strata_span_queries(self.judgments)
-        self.j2 = self.mapping = None
+        self.j2 = self.mapping = self.composite = None
         if self.spanning:
             self.j2, self.mapping = _stratum_keys(self.judgments)
+            self.composite = self.j2["query_id"].array
+
+    def __getstate__(self) -> dict:
+        # A worker needs only what ``score`` reads: the labels' engine columns, not every
+        # column of the judgments (:meth:`finish` runs where the plan was made).
+        return {**self.__dict__, "judgments": None, "j2": None}
 
     def score(self, block: pd.DataFrame, keys: np.ndarray | None = None) -> dict:
         """The engine on one block of whole queries (a run frame, rows in file order).
@@ -436,8 +442,10 @@ class Plan:
             r2 = _stratum_run(block, self.mapping)
             if len(r2):
                 qids = _unique(block["query_id"])
-                pq2 = engine.compute(self.j2[_JUDGMENT_COLUMNS].iloc[self.index.rows(qids)], r2,
-                                     k=self.ks, threshold=self.threshold, gain=self.gain)
+                rows = self.index.rows(qids)
+                labels = self.index.frame.iloc[rows].assign(query_id=self.composite.take(rows))
+                pq2 = engine.compute(labels, r2, k=self.ks, threshold=self.threshold,
+                                     gain=self.gain)
                 out["rows2"] = pq2[~pq2["missing"].to_numpy()]
                 out["first2"] = _first_keys(block["system"][judged], keys[judged])
         return out

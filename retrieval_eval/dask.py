@@ -1,0 +1,162 @@
+"""The engine on a Dask cluster: each partition of the run scored where it lives.
+
+``pip install 'retrieval-eval[dask]'``. :func:`evaluate` takes a Dask DataFrame (or a path or
+glob Dask reads: parquet, CSV, TREC text) and returns the same
+:class:`~retrieval_eval.evaluation.Evaluation` as :func:`retrieval_eval.evaluate`. Nothing
+here computes a metric: each partition goes through
+:meth:`retrieval_eval.streaming.Plan.score` (the in-memory engine, on that partition's rows and
+its queries' labels), the per-query rows come back to the client, and everything after the
+engine runs there, as in memory.
+
+A partition must hold whole rankings. Whether it does is seen in the results (a (system, query)
+scored by two partitions); ``shuffle="auto"`` then scores the run again after shuffling it on
+``query_id``, each row carrying its place in the run so the partition can put rows back in
+file order (the engine breaks rank ties by it, and orders systems by their first row).
+"""
+
+from __future__ import annotations
+
+try:
+    import dask
+    import dask.dataframe as dd
+except ImportError:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "retrieval_eval.dask needs Dask: pip install 'retrieval-eval[dask]'"
+    ) from None
+
+import numpy as np
+import pandas as pd
+
+from .errors import FormatError
+from .streaming import Plan
+
+#: A row's key: its partition's number times this plus its place in the partition.
+_PART = np.int64(1) << np.int64(40)
+_TREC = ["query_id", "Q0", "doc_id", "rank", "score", "system"]
+_RUN = ["system", "query_id", "rank", "doc_id", "score"]
+
+
+def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
+    """A run as a Dask DataFrame: parquet (a file, a directory, a glob), CSV with the run
+    frame's columns, or TREC text (``query_id Q0 doc_id rank score run_name``).
+
+    ``fmt`` is ``"parquet"``, ``"csv"`` or ``"trec"``; by default the suffix says
+    (``.parquet``/``.pq`` or a directory: parquet, ``.csv``: CSV, anything else: TREC).
+    """
+    import os
+
+    text = str(path)
+    if fmt is None:
+        low = text.lower().rstrip("/")
+        fmt = ("parquet" if low.endswith((".parquet", ".pq")) or os.path.isdir(text)
+               else "csv" if low.endswith(".csv") else "trec")
+    strings = {"query_id": "string", "doc_id": "string", "system": "string"}
+    if fmt == "parquet":
+        return dd.read_parquet(text)
+    if fmt == "csv":
+        return dd.read_csv(text, dtype=strings, blocksize=blocksize)
+    if fmt == "trec":
+        ddf = dd.read_csv(text, sep=r"\s+", header=None, names=_TREC, blocksize=blocksize,
+                          dtype={**strings, "Q0": "string", "rank": "int64", "score": "float64"})
+        return ddf[["system", "query_id", "rank", "doc_id", "score"]]
+    raise ValueError(f"fmt must be 'parquet', 'csv' or 'trec', got {fmt!r}")
+
+
+def _keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
+    number = partition_info["number"] if partition_info else 0
+    return part.assign(_key=np.int64(number) * _PART + np.arange(len(part), dtype=np.int64))
+
+
+def _score(part: pd.DataFrame, plan: Plan, number: int | None, system: str | None) -> dict:
+    """One partition through the plan: its rows back in run order, then the engine."""
+    from .formats import as_run
+
+    if "_key" in part.columns:
+        keys = part["_key"].to_numpy(dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        part, keys = part.iloc[order], keys[order]
+    else:
+        keys = np.int64(number) * _PART + np.arange(len(part), dtype=np.int64)
+    cols = [c for c in _RUN if c in part.columns]
+    run = as_run(part[cols].reset_index(drop=True), system=system)
+    return plan.score(run, keys)
+
+
+def _shipped(plan: Plan):
+    """The plan where every task can reach it: sent once to each worker of a distributed
+    client, else one key of the graph."""
+    try:
+        from distributed import default_client
+
+        return default_client().scatter(plan, broadcast=True, hash=False)
+    except (ImportError, ValueError):
+        return dask.delayed(plan, pure=False)
+
+
+def _scores(ddf: dd.DataFrame, plan, system: str | None) -> list[dict]:
+    plan_ = _shipped(plan)
+    work = [dask.delayed(_score, pure=True)(part, plan_, i, system)
+            for i, part in enumerate(ddf.to_delayed())]
+    return list(dask.compute(*work))
+
+
+def evaluate(judgments, run, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential",
+             queries=None, negatives=None, system: str | None = None, shuffle="auto",
+             npartitions: int | None = None):
+    """:func:`retrieval_eval.evaluate` on a Dask DataFrame, partition by partition.
+
+    Parameters
+    ----------
+    judgments
+        Anything :func:`~retrieval_eval.formats.as_judgments` reads, or a Dask DataFrame
+        (collected: the labels are needed whole on every worker, and are small next to a run).
+    run
+        A Dask DataFrame with the run frame's columns (``query_id``, ``doc_id``, and
+        optionally ``system``, ``rank``, ``score``), or a path or glob :func:`read_run` reads.
+    k, threshold, gain, queries, negatives, system
+        As for :func:`retrieval_eval.evaluate` and :func:`~retrieval_eval.formats.as_run`.
+    shuffle
+        ``"auto"`` (score the partitions as they are; if a ranking turns out to be split
+        between partitions, shuffle on ``query_id`` and score again), ``True`` (shuffle
+        first) or ``False`` (refuse a split ranking).
+    npartitions
+        Partitions after a shuffle (default: as many as before).
+
+    Returns
+    -------
+    Evaluation
+        Equal to the in-memory ``evaluate`` of the same rows in the same order. ``run`` is
+        None on it: the run stays on the cluster.
+
+    Raises
+    ------
+    FormatError
+        With ``shuffle=False``, when a ranking is split between partitions.
+
+    Notes
+    -----
+    Rows of one ranking are ordered by ``rank``; equal ranks keep the run's row order, which
+    a shuffle keeps by carrying each row's place. A run without a ``rank`` column is numbered
+    1..n within each ranking of each partition, so it needs whole rankings per partition.
+    """
+    if shuffle not in ("auto", True, False):
+        raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
+    if isinstance(judgments, dd.DataFrame):
+        judgments = judgments.compute()
+    plan = Plan(judgments, k, threshold, gain)
+    label = "run"
+    if not isinstance(run, dd.DataFrame):
+        label = str(run)
+        run = read_run(run)
+    if shuffle is not True:
+        scored = _scores(run, plan, system)
+        try:
+            return plan.finish(scored, queries=queries, negatives=negatives, label=label)
+        except FormatError:
+            if shuffle is False:
+                raise
+    meta = run._meta.assign(_key=pd.Series(dtype="int64"))
+    keyed = run.map_partitions(_keyed, meta=meta)
+    moved = keyed.shuffle(on="query_id", npartitions=npartitions or run.npartitions)
+    return plan.finish(_scores(moved, plan, system), queries=queries, negatives=negatives,
+                       label=label)
