@@ -8,10 +8,13 @@ here computes a metric: each partition goes through
 its queries' labels), the per-query rows come back to the client, and everything after the
 engine runs there, as in memory.
 
-A partition must hold whole rankings. Whether it does is seen in the results (a (system, query)
-scored by two partitions); ``shuffle="auto"`` then scores the run again after shuffling it on
-``query_id``, each row carrying its place in the run so the partition can put rows back in
-file order (the engine breaks rank ties by it, and orders systems by their first row).
+A ranking must be scored whole. A partition scores its rows but those of its first and last
+query, which the client scores together with the other partitions' (in a run sorted by query,
+the only rankings a partition boundary cuts). A ranking found anywhere else in two partitions
+shows in the results as a (system, query) scored twice; ``shuffle="auto"`` then scores the
+run again after shuffling it on ``query_id``, each row carrying its place in the run so the
+partition can put rows back in run order (the engine breaks rank ties by it, and orders
+systems by their first row).
 """
 
 from __future__ import annotations
@@ -68,18 +71,31 @@ def _keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
 
 
 def _score(part: pd.DataFrame, plan: Plan, number: int | None, system: str | None) -> dict:
-    """One partition through the plan: its rows back in run order, then the engine."""
-    from .formats import as_run
+    """One partition through the plan: its rows back in run order, then the engine.
 
+    The rows of the partition's first and last query are set aside (``edge``, with their
+    keys) rather than scored: in a run sorted by query those are the only rankings a
+    partition boundary can cut, and the client scores them once put together.
+    """
     if "_key" in part.columns:
         keys = part["_key"].to_numpy(dtype=np.int64)
         order = np.argsort(keys, kind="stable")
         part, keys = part.iloc[order], keys[order]
     else:
         keys = np.int64(number) * _PART + np.arange(len(part), dtype=np.int64)
-    cols = [c for c in _RUN if c in part.columns]
-    run = as_run(part[cols].reset_index(drop=True), system=system)
-    return plan.score(run, keys)
+    part = part[[c for c in _RUN if c in part.columns]].reset_index(drop=True)
+    if not len(part):
+        return {"scored": plan.score(part), "edge": (part, keys)}
+    qid = part["query_id"]
+    edge = qid.isin([qid.iloc[0], qid.iloc[-1]]).to_numpy()
+    inner = _as_run(part[~edge], system)
+    return {"scored": plan.score(inner, keys[~edge]), "edge": (part[edge], keys[edge])}
+
+
+def _as_run(rows: pd.DataFrame, system: str | None) -> pd.DataFrame:
+    from .formats import as_run
+
+    return as_run(rows.reset_index(drop=True), system=system)
 
 
 def _shipped(plan: Plan):
@@ -94,10 +110,19 @@ def _shipped(plan: Plan):
 
 
 def _scores(ddf: dd.DataFrame, plan, system: str | None) -> list[dict]:
+    """Every partition scored, then the edge rankings of all partitions as one block."""
     plan_ = _shipped(plan)
     work = [dask.delayed(_score, pure=True)(part, plan_, i, system)
             for i, part in enumerate(ddf.to_delayed())]
-    return list(dask.compute(*work))
+    done = dask.compute(*work)
+    scored = [d["scored"] for d in done]
+    rows = [d["edge"][0] for d in done if len(d["edge"][0])]
+    if rows:
+        keys = np.concatenate([d["edge"][1] for d in done if len(d["edge"][0])])
+        order = np.argsort(keys, kind="stable")
+        edges = pd.concat(rows, ignore_index=True).iloc[order]
+        scored.append(plan.score(_as_run(edges, system), keys[order]))
+    return scored
 
 
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential",
@@ -116,9 +141,10 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = 1, gain: str = "expo
     k, threshold, gain, queries, negatives, system
         As for :func:`retrieval_eval.evaluate` and :func:`~retrieval_eval.formats.as_run`.
     shuffle
-        ``"auto"`` (score the partitions as they are; if a ranking turns out to be split
-        between partitions, shuffle on ``query_id`` and score again), ``True`` (shuffle
-        first) or ``False`` (refuse a split ranking).
+        ``"auto"`` (score the partitions as they are, the rankings cut by a partition
+        boundary put together on the client; if a ranking turns out to be split anywhere
+        else, shuffle on ``query_id`` and score again), ``True`` (shuffle first) or
+        ``False`` (refuse such a split ranking). A run sorted by query never needs a shuffle.
     npartitions
         Partitions after a shuffle (default: as many as before).
 

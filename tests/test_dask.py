@@ -77,20 +77,12 @@ def test_a_million_rows_spread_over_partitions_equal_in_memory(client, big):
     assert_same(expected, got)
 
 
-def test_partitions_of_whole_queries_are_scored_without_a_shuffle(client, big):
+def test_a_run_sorted_by_query_is_scored_without_a_shuffle(client, big):
     judgments, run = big
-    # 8 partitions cut at ranking boundaries (every DEPTH rows): no ranking is split.
-    cuts = np.linspace(0, len(run), 9).astype(int) // DEPTH * DEPTH
-    pieces = [run.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
-    ddf = dd.from_delayed([dask_delayed(p) for p in pieces], meta=run.iloc[:0])
-    got = red.evaluate(judgments, ddf, shuffle=False)
-    assert_same(re_.evaluate(judgments, run), got)
-
-
-def dask_delayed(frame):
-    import dask
-
-    return dask.delayed(frame)
+    # 7 partitions cut mid-ranking: the cut rankings are put together on the client.
+    ddf = dd.from_pandas(run, npartitions=7, sort=False)
+    assert (ddf.divisions[1] % DEPTH) != 0
+    assert_same(re_.evaluate(judgments, run), red.evaluate(judgments, ddf, shuffle=False))
 
 
 def test_a_split_ranking_is_refused_without_shuffle(client):
