@@ -59,10 +59,25 @@ def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
     if fmt == "csv":
         return dd.read_csv(text, dtype=strings, blocksize=blocksize)
     if fmt == "trec":
-        ddf = dd.read_csv(text, sep=r"\s+", header=None, names=_TREC, blocksize=blocksize,
-                          dtype={**strings, "Q0": "string", "rank": "int64", "score": "float64"})
+        ddf = dd.read_csv(text, header=None, names=_TREC, blocksize=blocksize,
+                          dtype={**strings, "Q0": "string", "rank": "int64", "score": "float64"},
+                          **_trec_dialect(text))
         return ddf[["system", "query_id", "rank", "doc_id", "score"]]
     raise ValueError(f"fmt must be 'parquet', 'csv' or 'trec', got {fmt!r}")
+
+
+def _trec_dialect(path: str) -> dict:
+    """How pandas reads this TREC text: arrow's parser when the first line is six fields
+    split by single spaces or tabs (the usual file: 3x faster), else any whitespace."""
+    import glob
+
+    first = next(iter(sorted(glob.glob(path)) or [path]))
+    with open(first, "rb") as fh:
+        line = fh.readline().rstrip(b"\r\n")
+    for sep in (b" ", b"\t"):
+        if len(line.split(sep)) == 6 and all(line.split(sep)):
+            return {"sep": sep.decode(), "engine": "pyarrow"}
+    return {"sep": r"\s+"}
 
 
 def _keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
