@@ -473,6 +473,44 @@ class Plan:
                            queries, negs, empty=empty, by_stratum=by_stratum)
 
 
+    # -- for frameworks that score groups themselves (the Spark recipe in docs/scale.md) ------
+
+    def schema(self) -> str:
+        """The Spark DDL schema of :meth:`score`'s ``rows`` (``applyInPandas``' ``schema=``)."""
+        types = {"string": "string", "int64": "bigint", "bool": "boolean", "float64": "double"}
+        frame = _template(self.index.frame.iloc[:0], self.ks, self.threshold, self.gain)
+        return ", ".join(f"`{c}` {types[str(t)]}" for c, t in frame.dtypes.items())
+
+    def score_rows(self, part: pd.DataFrame) -> pd.DataFrame:
+        """:meth:`score`'s ``rows`` for a frame of whole rankings that carries each row's place
+        in the run as ``_key``: the function Spark's ``applyInPandas`` calls per query (a
+        group's rows arrive in no particular order, so they are put back in key order)."""
+        from .formats import as_run
+
+        part = part.sort_values("_key", kind="stable")
+        keys = part["_key"].to_numpy(dtype=np.int64)
+        run = as_run(part[[c for c in ("system", "query_id", "rank", "doc_id", "score")
+                           if c in part.columns]].reset_index(drop=True))
+        rows = self.score(run, keys)["rows"]
+        return rows if rows is not None else _template(self.index.frame.iloc[:0], self.ks,
+                                                       self.threshold, self.gain)
+
+    def finish_rows(self, rows: pd.DataFrame, first: dict, queries=None, negatives=None):
+        """:meth:`finish` from the rows every group returned, collected in one frame, and each
+        system's first key (``{system: smallest key}``: the systems' order in the run).
+
+        Refused when a query is labelled in several strata: the (stratum, query) frame the
+        per-stratum table then needs is not among the rows (use :meth:`score`'s ``rows2``).
+        """
+        if self.spanning:
+            raise ValueError("some queries are labelled in several strata: finish_rows has no "
+                             "(stratum, query) rows for them; collect score()'s rows2 and use finish")
+        rows = rows.astype(_template(self.index.frame.iloc[:0], self.ks, self.threshold,
+                                     self.gain).dtypes.to_dict())
+        return self.finish([{"rows": rows, "first": dict(first), "rows2": None, "first2": {}}],
+                           queries=queries, negatives=negatives)
+
+
 def _first_keys(system, keys: np.ndarray) -> dict:
     """Each system's smallest key: the place of its first row in the run."""
     if not len(keys):

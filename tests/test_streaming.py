@@ -239,3 +239,40 @@ def test_systems_keep_their_order_of_first_appearance_in_the_run():
     streamed = re_.evaluate(j, run, chunk_rows=1)
     assert streamed.systems == ["A", "B", "C"]
     assert_same(re_.evaluate(j, run), streamed)
+
+
+# --------------------------------------------------------------------------------------------
+# The per-group functions of the Spark recipe (docs/scale.md), with pandas standing in for
+# Spark's groupBy("query_id").applyInPandas: rows of a group in any order, keys carried.
+
+
+def test_spark_recipe_functions_equal_in_memory():
+    from retrieval_eval.streaming import Plan
+
+    j, r = make_case(12)
+    j = one_stratum_per_query(j)
+    keyed = r.assign(_key=np.arange(len(r), dtype=np.int64) * 3 + 5)
+    shuffled = keyed.iloc[np.random.default_rng(2).permutation(len(keyed))]
+    plan = Plan(j, k=(1, 5, 10))
+    rows = pd.concat([plan.score_rows(g) for _, g in shuffled.groupby("query_id", sort=False)],
+                     ignore_index=True)
+    first = keyed.groupby("system")["_key"].min().to_dict()
+    assert_same(re_.evaluate(j, r), plan.finish_rows(rows, first))
+
+
+def test_spark_schema_names_every_column_of_the_rows():
+    from retrieval_eval.streaming import Plan
+
+    j, r = make_case(13)
+    plan = Plan(j, k=(1, 5))
+    names = [part.split("` ")[0].strip(" `") for part in plan.schema().split(", ")]
+    assert names == list(re_.evaluate(j, r, k=(1, 5)).per_query.drop(columns="negative").columns)
+
+
+def test_finish_rows_refuses_queries_in_several_strata():
+    from retrieval_eval.streaming import Plan
+
+    j, r = make_case(14)  # labels of some queries fall in two strata
+    plan = Plan(j)
+    with pytest.raises(ValueError, match="several strata"):
+        plan.finish_rows(plan.score_rows(r.assign(_key=np.arange(len(r)))), {"bm25": 0})
