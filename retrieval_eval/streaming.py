@@ -220,14 +220,14 @@ def _cuts(starts: np.ndarray, n: int, chunk_rows: int) -> np.ndarray:
 
 
 def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines of a file, with the line number of each block's first line.
+    """Blocks of whole lines of a file, with the byte offset of each block in the file.
 
     The generator is sent the size of the next block (in bytes) after each one.
     """
     from .formats import _read_error
 
     size = first_bytes
-    line = 1
+    offset = 0
     try:
         fh = open(path, "rb")
     except OSError as err:
@@ -238,39 +238,68 @@ def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
             if not data:
                 return
             if not data.endswith(b"\n"):
-                data += fh.readline()
-            got = yield data, line
-            line += data.count(b"\n")
+                rest = fh.readline()
+                if rest:
+                    data = b"".join((data, rest))
+            got = yield data, offset
+            offset += len(data)
             if got:
                 size = got
 
 
-def _relabel(err: FormatError, label: str, first_line: int) -> FormatError:
-    line = None if err.line is None else err.line + first_line - 1
-    return FormatError(label, line, err.detail)
+def _relabel(err: FormatError, path, offset: int) -> FormatError:
+    """The reader's message for a block at byte ``offset``, with the line counted in the file
+    (counted only now: counting every block's lines costs more than the error ever does)."""
+    if err.line is None:
+        return FormatError(str(path), None, err.detail)
+    before = 0
+    with open(path, "rb") as fh:
+        while offset > 0:
+            piece = fh.read(min(offset, 1 << 24))
+            if not piece:
+                break
+            before += piece.count(b"\n")
+            offset -= len(piece)
+    return FormatError(str(path), err.line + before, err.detail)
 
 
-def _trailing_query(data: bytes) -> tuple[int, bytes | None]:
+_SPACE = b" \t\r\n\v\f"
+
+
+def _trailing_query(data) -> tuple[int, bytes | None]:
     """Where the lines of the last query of ``data`` begin, and that query's id.
 
-    Found on the bytes (numpy, no per-line Python): the lines from there on start with the
-    id and a space or tab. (0, None) when the last line is blank or a comment.
+    Found on the bytes (numpy, no per-line Python), from the end in growing windows, so the
+    cost is that of the last query's lines: the lines from there on start with the id and a
+    space or tab. (0, None) when the last line is blank or a comment.
     """
-    end = len(data.rstrip())
-    last = data[data.rfind(b"\n", 0, end) + 1:end].split(None, 1)
+    end = len(data)
+    while end and data[end - 1] in _SPACE:
+        end -= 1
+    last = bytes(data[data.rfind(b"\n", 0, end) + 1:end]).split(None, 1)
     if not last or last[0].startswith(b"#"):
         return 0, None
     qid = last[0]
     buf = np.frombuffer(data, dtype=np.uint8)
-    starts = np.r_[0, np.flatnonzero(buf == 10) + 1]
-    starts = starts[starts + len(qid) < len(buf)]
-    same = np.ones(len(starts), dtype=bool)
-    for i, byte in enumerate(qid):
-        same &= buf[starts + i] == byte
-    after = buf[starts + len(qid)]
-    same &= (after == 32) | (after == 9)
-    other = np.flatnonzero(~same)
-    return (int(starts[other[-1] + 1]) if len(other) else 0), qid
+    window = 1 << 16
+    while True:
+        lo = max(len(buf) - window, 0)
+        part = buf[lo:]
+        starts = np.flatnonzero(part == 10) + 1  # line starts inside the window
+        if lo == 0:
+            starts = np.r_[0, starts]
+        starts = starts[starts + len(qid) < len(part)]
+        same = np.ones(len(starts), dtype=bool)
+        for i, byte in enumerate(qid):
+            same &= part[starts + i] == byte
+        after = part[starts + len(qid)]
+        same &= (after == 32) | (after == 9)
+        other = np.flatnonzero(~same)
+        if len(other):
+            return lo + int(starts[other[-1] + 1]), qid
+        if lo == 0:
+            return 0, qid
+        window *= 4
 
 
 def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]:
@@ -280,41 +309,42 @@ def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]
     from .formats import from_trec_run
 
     label = str(path)
-    held: list[bytes] = []  # lines waiting: all of one query, ``held_qid``
+    held: list = []  # lines waiting (memoryviews, no copy): all of one query, ``held_qid``
     held_qid = None
-    held_line = 1
+    held_at = 0  # byte offset of the held lines in the file
 
-    def parse(pieces: list[bytes], first_line: int) -> pd.DataFrame:
+    def parse(pieces: list, offset: int) -> pd.DataFrame:
         try:
             return from_trec_run(b"".join(pieces), label=label, order=order, system=system)
         except FormatError as err:
-            raise _relabel(err, label, first_line) from None
+            raise _relabel(err, path, offset) from None
 
     reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
     size = None
     while True:
         try:
-            data, line = reader.send(size) if size else next(reader)
+            data, at = reader.send(size) if size else next(reader)
         except StopIteration:
             break
         cut, qid = _trailing_query(data)
+        view = memoryview(data)
         if cut == 0 and qid is not None and qid == held_qid:
-            held.append(data)  # one query longer than a block: the block grows
+            held.append(view)  # one query longer than a block: the block grows
             continue
         if cut == 0:
-            block, block_line = held, held_line
-            held, held_qid, held_line = [data], qid, line
+            block, block_at = held, held_at
+            held, held_qid, held_at = [view], qid, at
         else:
-            block, block_line = held + [data[:cut]], (held_line if held else line)
-            held, held_qid = [data[cut:]], qid
-            held_line = line + data.count(b"\n", 0, cut)
+            block, block_at = held + [view[:cut]], (held_at if held else at)
+            held, held_qid, held_at = [view[cut:]], qid, at + cut
         if block:
-            frame = parse(block, block_line)
+            frame = parse(block, block_at)
             nbytes = sum(len(b) for b in block)
             size = max(256, int(nbytes / max(len(frame), 1) * chunk_rows))
+            del block
             yield frame
     if held:
-        yield parse(held, held_line)
+        yield parse(held, held_at)
 
 
 def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
@@ -326,7 +356,7 @@ def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
     size = None
     while True:
         try:
-            data, line = reader.send(size) if size else next(reader)
+            data, at = reader.send(size) if size else next(reader)
         except StopIteration:
             return
         if not data.strip():
@@ -334,7 +364,7 @@ def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
         try:
             frame = parse_run(data, label=label, system=system)
         except FormatError as err:
-            raise _relabel(err, label, line) from None
+            raise _relabel(err, path, at) from None
         size = max(256, int(len(data) / max(len(frame), 1) * chunk_rows))
         yield frame
 
