@@ -167,7 +167,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         data["per_stratum"] = {name: s.to_dict()
                                for name, s in stratum_scores(ev, system, names).items()}
 
-    if calibration is None and (queries is not None or ev.negatives):
+    if calibration is None and (queries is not None or ev.negatives) and ev.run is not None:
         has_scores = ev.run.loc[ev.run["system"] == system, "score"].notna().any()
         if has_scores:
             from .calibration import calibrate

@@ -276,3 +276,21 @@ def test_finish_rows_refuses_queries_in_several_strata():
     plan = Plan(j)
     with pytest.raises(ValueError, match="several strata"):
         plan.finish_rows(plan.score_rows(r.assign(_key=np.arange(len(r)))), {"bm25": 0})
+
+
+def test_a_streamed_report_equals_the_in_memory_one_given_the_calibration():
+    from retrieval_eval.calibration import calibrate
+
+    j, r, q = demo_path("judgments.jsonl"), str(demo_path("runs.jsonl")), demo_path("queries.jsonl")
+    whole = re_.evaluate(j, r, queries=q)
+    streamed = re_.evaluate(j, r, queries=q, chunk_rows=700)
+    assert streamed.run is None  # the run was never held
+    cal = calibrate(r, j, queries=q)
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    for system in whole.systems:
+        assert (streamed.report(system=system, calibration=cal, now=now).to_dict()
+                == whole.report(system=system, calibration=cal, now=now).to_dict())
+    # Without one, the streamed report has no calibration (it would need every top-1 score).
+    assert "calibration" not in streamed.report(system="dense", now=now).to_dict()
