@@ -6,19 +6,19 @@ the query's labels, so a run can be cut between queries, each block scored by
 rows put back together. This module does only the cutting and the putting back; every number
 comes from the in-memory engine, called once per block, and everything after the engine
 (strata, negatives, summary) is :func:`retrieval_eval.evaluation.evaluate`'s own code. The
-same per-block function (:func:`block_metrics`) is what :mod:`retrieval_eval.dask` runs per
-partition and what the Spark recipe in ``docs/scale.md`` runs per group.
+same per-block function (:meth:`Plan.score`, around :func:`block_metrics`) is what
+:mod:`retrieval_eval.dask` runs per partition and what the Spark recipe in ``docs/scale.md``
+runs per group.
 
 The one thing a block cannot see is a ranking cut in two: a query whose lines stand in two
 places of the file. Every (system, query) cell a block scores is checked against the cells of
-the blocks before it, and a cell seen twice stops the evaluation with a one-line
-:class:`~retrieval_eval.errors.FormatError` (sort the run by query first), never with a number
-computed from half a ranking.
+every other block before any number is returned, and a cell seen twice stops the evaluation
+with a one-line :class:`~retrieval_eval.errors.FormatError` (sort the run by query first),
+never with a number computed from half a ranking.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -84,7 +84,7 @@ def block_metrics(judgments, run: pd.DataFrame, k=(10,), threshold: int = 1,
     return out
 
 
-def _unique(values) -> "pa.Array":
+def _unique(values):
     import pyarrow.compute as pc
 
     return pc.unique(engine._whole(engine._arrow(values)))
