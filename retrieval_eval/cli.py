@@ -220,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
                    help="nDCG gain: exponential 2^g-1 (the spec's, default) or linear g (trec_eval's)")
     p.add_argument("--system", metavar="NAME", help="score only this system of a multi-system run")
+    p.add_argument("--chunk-rows", metavar="N", type=_positive_int("--chunk-rows"),
+                   help="read the run in blocks of about N rows of whole queries (automatic, "
+                        "2,000,000, for a run file of 2 GiB or more without --system or --queries)")
     p.add_argument("--quantile", metavar="Q", type=_finite_float("--quantile", 0.0, 1.0),
                    help="with --queries: quantile of positive top-1 scores used as the cutoff (default 0.10)")
     p.add_argument("--cutoff", metavar="X", type=_finite_float("--cutoff"),
@@ -631,6 +634,48 @@ def _load_runs(args: argparse.Namespace, system: str | None = None):
     return inputs.load_runs(args, system, warn=getattr(args, "warn", None))
 
 
+#: A run file this big or bigger is scored in blocks of STREAM_CHUNK_ROWS rows (see
+#: ``evaluate(chunk_rows=)``) when nothing needs it whole: 2 GiB is about 60M TREC lines, some
+#: 6 GiB in memory read whole, where blocks of 2M rows keep the peak under 1 GiB.
+STREAM_BYTES = 2 << 30
+STREAM_CHUNK_ROWS = 2_000_000
+
+
+def _stream_rows(args: argparse.Namespace) -> int | None:
+    """The block size ``score`` reads the run in, or None to read it whole.
+
+    ``--system`` (one system's rows) and ``--queries`` (calibration reads every top-1 score)
+    need the run whole, so they keep the in-memory path.
+    """
+    whole = args.system is not None or args.queries is not None or len(args.run) != 1
+    if args.chunk_rows is not None:
+        if whole:
+            raise CLIError("--chunk-rows cannot go with --system, --queries or several --run: "
+                           "they need the runs whole")
+        if _stream_kind(args.run[0]) is None:
+            raise CLIError(f"--chunk-rows: {args.run[0]} is not a TREC run, a JSONL run or parquet, "
+                           "the formats read a block at a time")
+        return args.chunk_rows
+    if whole or args.run[0] == "-" or args.order != "rank" or _stream_kind(args.run[0]) is None:
+        return None
+    try:
+        size = os.path.getsize(args.run[0])
+    except OSError:
+        return None  # the reader says what is wrong with the path
+    return STREAM_CHUNK_ROWS if size >= STREAM_BYTES else None
+
+
+def _stream_kind(path: str) -> str | None:
+    """The run's format when it can be read a block at a time (TREC, JSONL, parquet), else
+    None (by the one detection rule, :func:`retrieval_eval.detect.sniff`)."""
+    from .detect import sniff
+
+    if path == "-" or not os.path.exists(path):
+        return None
+    kind = sniff(path).kind
+    return kind if kind in ("trec-run", "run", "parquet") else None
+
+
 def _load_corpus(path: str):
     return inputs.load_other(path, "corpus")
 
@@ -762,7 +807,8 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
         raise CLIError("give --quantile or --cutoff, not both")
     args.k = ",".join(map(str, ks))
     judgments, labels_path = _load_labels(args)
-    run = _load_runs(args, args.system)
+    chunk_rows = _stream_rows(args)
+    run = _load_runs(args, args.system) if chunk_rows is None else args.run[0]
     corpus = _load_corpus(args.corpus) if args.corpus else None
     queries = _load_queries(args.queries) if args.queries else None
     if queries is not None:
@@ -787,7 +833,8 @@ def cmd_score(args: argparse.Namespace, out: _Out) -> int:
             options["quantile"] = args.quantile
         calibration = calibrate(judgments, run, queries=queries, **options)
     # The same steps as report.build_report, once for every system of the run.
-    ev = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain, queries=queries)
+    ev = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain, queries=queries,
+                  chunk_rows=chunk_rows)
     systems = list(ev.systems)
     if not systems:
         raise CLIError(f"{labels_path}: no judgments, so nothing can be scored")

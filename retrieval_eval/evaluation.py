@@ -63,25 +63,38 @@ def _stratum_order(names, counts: Mapping[str, int]) -> list[str]:
     )
 
 
+def _stratum_keys(judgments: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The judgments keyed by (stratum, query), and the map ``query_id -> composite``."""
+    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
+    sep = "\x1f"
+    composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
+    j2 = judgments.assign(query_id=composite)
+    mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID),
+                            "composite": composite}).drop_duplicates()
+    return j2, mapping
+
+
+def _stratum_run(run: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
+    """The run keyed by (stratum, query): a run query's ranking is matched once per stratum
+    its labels fall in."""
+    r2 = run.merge(mapping, on="query_id", how="inner")
+    return r2.assign(query_id=r2["composite"]).drop(columns="composite")
+
+
 def _per_stratum(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gain,
-                 per_query: pd.DataFrame) -> pd.DataFrame:
+                 per_query: pd.DataFrame, by_stratum: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each stratum scored on its own rows, one row per (system, stratum) with ``n``.
 
     When every query carries one stratum (the usual case) this is the per-query frame grouped
     by stratum. A query labelled in several strata is scored once per stratum, on that
-    stratum's labels only, by running the engine on (stratum, query) pairs.
+    stratum's labels only, by running the engine on (stratum, query) pairs (``by_stratum``:
+    that engine's frame, when the caller already ran it, as streamed evaluation does).
     """
-    if engine.strata_span_queries(judgments):
-        strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
-        sep = "\x1f"
-        composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
-        j2 = judgments.assign(query_id=composite)
-        mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID),
-                                "composite": composite}).drop_duplicates()
-        r2 = run.merge(mapping, on="query_id", how="inner")
-        r2 = r2.assign(query_id=r2["composite"]).drop(columns="composite")
-        # A run query's ranking is matched once per stratum its labels fall in.
-        pq = engine.compute(j2, r2, k=ks, threshold=threshold, gain=gain)
+    if by_stratum is not None:
+        pq = by_stratum
+    elif engine.strata_span_queries(judgments):
+        j2, mapping = _stratum_keys(judgments)
+        pq = engine.compute(j2, _stratum_run(run, mapping), k=ks, threshold=threshold, gain=gain)
     else:
         pq = per_query
     out = engine.aggregate(pq, by=("system", "stratum"))
@@ -227,7 +240,7 @@ class Evaluation:
 
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
              gain: str = "exponential", queries=None, negatives=None,
-             measures=None) -> Evaluation:
+             measures=None, chunk_rows: int | None = None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
     ``judgments`` and ``run`` are frames from the readers, lists of wire-format dicts, or
@@ -239,22 +252,46 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     "bpref"]``, any spelling ``rev.parse_measure`` reads), added to ``per_query`` and
     ``summary`` under their canonical names with trec_eval's aggregate
     (:func:`retrieval_eval.measures.attach`); not to ``per_stratum``.
+    ``chunk_rows``: read the run in blocks of about that many rows of whole queries and run
+    the engine block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
+    numbers, with memory bounded by a block plus the judgments rather than by the run.
 
     Returns an :class:`Evaluation`. In its ``per_query``, an excluded query's metric cells
     are NaN (a value that does not exist is not zero), so the per-query means are the summary.
     """
+    if chunk_rows is not None:
+        if measures is not None:
+            raise ValueError("measures= needs the run whole; it cannot go with chunk_rows=")
+        from .streaming import evaluate_streamed
+
+        return evaluate_streamed(judgments, run, k=k, threshold=threshold, gain=gain,
+                                 queries=queries, negatives=negatives, chunk_rows=chunk_rows)
     return _evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
                      negatives=negatives, measures=measures, excluded_as_nan=True)
 
 
 def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, negatives=None,
               measures=None, excluded_as_nan: bool = True) -> Evaluation:
-    """:func:`evaluate`; with ``excluded_as_nan=False`` an excluded query keeps the engine's
-    values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
+    """:func:`evaluate` in memory; with ``excluded_as_nan=False`` an excluded query keeps the
+    engine's values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
     j, r = _coerce(judgments, run)
     ks = engine.check_ks(k)
     negs = _negative_ids(queries, negatives)
     per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
+    return _evaluation(j, r, per_query, ks, threshold, gain, queries, negs, measures=measures,
+                       excluded_as_nan=excluded_as_nan)
+
+
+def _evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty=None,
+                by_stratum=None, measures=None, excluded_as_nan: bool = True) -> Evaluation:
+    """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
+    empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata,
+    catalogue ``measures`` (which need the run), excluded queries' cells as NaN.
+
+    Everything after the engine runs here, so the in-memory, streamed and Dask paths build
+    one and the same object from one and the same per-query frame. ``r`` may be None when
+    the run was never held whole (``by_stratum`` then carries the (stratum, query) frame).
+    """
     if queries is not None:
         # Judgments' strata win; a query without one takes the queries file's.
         extra = _query_strata_from(queries)
@@ -264,7 +301,8 @@ def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, ne
             filled = extra.reindex(ids).to_numpy(dtype=object)
             use = (current == UNSTRATIFIED) & pd.notna(filled)
             per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
-    empty = r.attrs.get("empty_rankings") or []
+    if empty is None:
+        empty = r.attrs.get("empty_rankings") or []
     if empty:
         # A ranking written as [] answered nothing: it scores zero, but it is not missing.
         answered = pd.MultiIndex.from_tuples([(str(s_), str(q_)) for s_, q_ in empty])
@@ -284,7 +322,7 @@ def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, ne
         from .measures import attach
 
         attach(j, r, per_query, summary, measures, threshold)
-    per_stratum = _per_stratum(j, r, ks, threshold, gain, scored)
+    per_stratum = _per_stratum(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)
     if excluded_as_nan:
         excluded = scored["no_positives"].to_numpy(dtype=bool)
         if excluded.any():

@@ -190,7 +190,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         # report read back from disk needs for its worst-stratum gates.
         judgments_info["strata"] = list(ev.strata)
 
-    if calibration is None and (queries is not None or ev.negatives):
+    if calibration is None and (queries is not None or ev.negatives) and ev.run is not None:
         has_scores = ev.run.loc[ev.run["system"] == system, "score"].notna().any()
         if has_scores:
             from .calibration import calibrate
