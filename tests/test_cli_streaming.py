@@ -76,4 +76,4 @@ def test_chunk_rows_refuses_what_needs_the_run_whole(files):
     jp, rp = files
     code, _, err = run_cli("score", "--judgments", jp, "--run", rp, "--chunk-rows", "5",
                            "--system", "bm25")
-    assert code == 2 and "--chunk-rows cannot go with --system or --queries" in err
+    assert code == 2 and "--chunk-rows cannot go with --system, --queries or several --run" in err

@@ -285,7 +285,7 @@ def test_a_streamed_report_equals_the_in_memory_one_given_the_calibration():
     whole = re_.evaluate(j, r, queries=q)
     streamed = re_.evaluate(j, r, queries=q, chunk_rows=700)
     assert streamed.run is None  # the run was never held
-    cal = calibrate(r, j, queries=q)
+    cal = calibrate(j, r, queries=q)
     from datetime import datetime, timezone
 
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
