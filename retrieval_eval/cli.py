@@ -1385,8 +1385,6 @@ def cmd_calibrate(args: argparse.Namespace, out: _Out) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, out: _Out) -> int:
-    import pandas as pd
-
     from .compare import compare
 
     ks = inputs.cutoffs(args.k)

@@ -15,9 +15,7 @@ bootstrap over queries.
 
 from __future__ import annotations
 
-import html
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
