@@ -6,7 +6,7 @@ numpy and pandas only; matplotlib, ipywidgets and pyarrow's heavier parts load w
 
 from .errors import FormatError
 from .identity import chunk_id, normalize, text_sha
-from .formats import (
+from .io.formats import (
     as_corpus,
     as_judgments,
     as_queries,
@@ -31,11 +31,11 @@ from .formats import (
     write_queries,
     write_run,
 )
-from .interop import from_ir_datasets, read_beir, rerank_by_score, to_dict
-from .tabular import write_parquet
-from .measurement import Measurement, summarize
-from .metrics import compute, dedupe_run, metric_name
-from .evaluation import (
+from .io.interop import from_ir_datasets, read_beir, rerank_by_score, to_dict
+from .io.tabular import write_parquet
+from .analysis.measurement import Measurement, summarize
+from .engine.metrics import compute, dedupe_run, metric_name
+from .analysis.evaluation import (
     Evaluation,
     ScoreResult,
     StratumScore,
@@ -48,19 +48,19 @@ from .evaluation import (
     score_by_stratum,
     worst_stratum,
 )
-from .validation import ValidationIssue, ValidationResult, validate
-from .report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report, build_report
-from .drift import DriftResult, FixResult, drift, fix
-from .gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
-from .calibration import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
-from .compare import CalibrationComparison, Comparison, compare, compare_calibration
+from .analysis.validation import ValidationIssue, ValidationResult, validate
+from .analysis.report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report, build_report
+from .analysis.drift import DriftResult, FixResult, drift, fix
+from .analysis.gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
+from .analysis.calibration import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
+from .analysis.compare import CalibrationComparison, Comparison, compare, compare_calibration
 from .datasets import load_demo
-from .guarantee import Guarantee
-from .shift import ScoreShift, score_shift
-from .agreement import LabelAgreement, label_agreement
+from .analysis.guarantee import Guarantee
+from .analysis.shift import ScoreShift, score_shift
+from .analysis.agreement import LabelAgreement, label_agreement
 # The measure catalogue's table and parser (rev.measures() is the table; the package itself is
 # retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
-from .measures import measures, parse_measure
+from .engine.measures import measures, parse_measure
 
 __version__ = TOOL_VERSION
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import FormatError
-from .streaming import Plan
+from .analysis.streaming import Plan
 
 #: A row's key: its partition's number times this plus its place in the partition.
 _PART = np.int64(1) << np.int64(40)
@@ -108,7 +108,7 @@ def _score(part: pd.DataFrame, plan: Plan, number: int | None, system: str | Non
 
 
 def _as_run(rows: pd.DataFrame, system: str | None) -> pd.DataFrame:
-    from .formats import as_run
+    from .io.formats import as_run
 
     return as_run(rows.reset_index(drop=True), system=system)
 

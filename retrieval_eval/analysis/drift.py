@@ -1,0 +1,626 @@
+"""Which of your labels are still true? (SPEC A5)
+
+A team changes its chunker, the metric moves, and the change gets the credit, when part of the
+movement is the labels quietly decaying underneath: a label points at a chunk_id, and a
+re-chunk retires ids. :func:`drift` classifies every judgment against the live corpus;
+:func:`fix` re-anchors the labels whose judged text is provably still there and leaves the
+rest for a human.
+
+Statuses, decided in this order (the first rule that applies wins):
+
+- document-level judgment (no ``chunk_id``): ``VALID`` while its ``doc_uri`` has any live chunk,
+  else ``ORPHANED``;
+- ``VALID``: the labeled ``chunk_id`` is live;
+- ``RE_ANCHORABLE``: the id is stale but the exact text (``text_sha``, else the hash of
+  ``chunk_text``) is a live chunk's text;
+- ``SPLIT``: with ``chunk_text``, two or more live chunks of the same document occur inside the
+  labeled text, so the judged passage now spans several chunks and needs re-judging;
+- ``MERGED``: with ``chunk_text``, a live chunk of the same document contains the labeled text
+  (a coarser chunk absorbed it), so the label re-anchors to it;
+- ``ORPHANED``: the text or its document is gone.
+
+The id and text_sha steps are vectorized (hash-table lookups and merges); substring search runs
+only for the judgments those steps leave, and only among the live chunks of the judgment's own
+document, so 100,000 judgments against a million chunks take seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..io.absent import corpus_meaning, judgments_meaning
+from ..io.formats import as_corpus, as_judgments
+from ..identity import normalize, text_sha
+from .handoff import viz
+
+__all__ = [
+    "DRIFT_STATUSES",
+    "DriftResult",
+    "DriftSummary",
+    "FixResult",
+    "drift",
+    "fix",
+]
+
+#: The five statuses, in the order the summary lists them.
+DRIFT_STATUSES = ("VALID", "RE_ANCHORABLE", "MERGED", "SPLIT", "ORPHANED")
+_VALID, _RE_ANCHORABLE, _MERGED, _SPLIT, _ORPHANED = range(5)
+_UNDECIDED = -1
+
+from ..model import ID as _STRING
+_FINDING_COLUMNS = (
+    "query_id",
+    "doc_uri",
+    "chunk_id",
+    "status",
+    "reanchor_to",
+    "split_into",
+    "judgment_index",
+)
+_HTML_MAX_FINDINGS = 20
+
+
+# --------------------------------------------------------------------------------------------
+# Result types
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DriftSummary:
+    """Counts per status and ``invalid_ratio``, the share of labels that are not VALID.
+
+    ``invalid_ratio`` is 0.0 for no judgments (nothing decayed) and is rounded to 12 decimals,
+    like every number the spec's JSON carries, so two implementations print the same bytes.
+    Reads like a dict too (``summary["merged"]``), because the report embeds it as one.
+    """
+
+    valid: int = 0
+    re_anchorable: int = 0
+    merged: int = 0
+    split: int = 0
+    orphaned: int = 0
+    invalid_ratio: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec's DriftSummary object, keys in the spec's order."""
+        return {
+            "valid": self.valid,
+            "re_anchorable": self.re_anchorable,
+            "merged": self.merged,
+            "split": self.split,
+            "orphaned": self.orphaned,
+            "invalid_ratio": self.invalid_ratio,
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def keys(self):
+        """The summary's keys, so ``dict(summary)`` works."""
+        return self.to_dict().keys()
+
+    @property
+    def total(self) -> int:
+        """Number of judgments classified."""
+        return self.valid + self.re_anchorable + self.merged + self.split + self.orphaned
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class DriftResult:
+    """The outcome of :func:`drift`.
+
+    ``findings``: one row per judgment, in judgment order, with columns ``query_id``,
+    ``doc_uri``, ``chunk_id`` (``<NA>`` for a document-level label), ``status`` (one of
+    :data:`DRIFT_STATUSES`), ``reanchor_to`` (the live chunk_id, for RE_ANCHORABLE and MERGED),
+    ``split_into`` (list of live chunk_ids in ordinal order for SPLIT, else None) and
+    ``judgment_index`` (int64, the row position in the judgments frame the finding was made
+    for, which is how :func:`fix` applies each finding to its own judgment).
+
+    ``judgments_fingerprint``: the ``corpus_fingerprint`` the judgments were labeled against
+    when every judgment that carries one carries the same one; None when none carries one or
+    they disagree (a mixed set has no single fingerprint, and naming one would hide that).
+
+    ``corpus_fingerprint``: the live corpus's fingerprint (``corpus.attrs``), else the value
+    passed to :func:`drift`; None when neither is known.
+    """
+
+    findings: pd.DataFrame
+    summary: DriftSummary
+    judgments_fingerprint: str | None = None
+    corpus_fingerprint: str | None = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of ``findings``."""
+        return self.findings.copy()
+
+    def _counts(self) -> tuple[list[str], list[list[Any]], str]:
+        rows = [[status, self.summary[status.lower()]] for status in DRIFT_STATUSES]
+        note = f"{self.summary.total} labels, {self.summary.invalid_ratio:.1%} not VALID."
+        return ["status", "labels"], rows, note
+
+    def to_markdown(self) -> str:
+        """The labels per status as Markdown, with the share not VALID as its caption."""
+        markdown = viz("markdown")
+
+        headers, rows, note = self._counts()
+        return markdown(headers, rows, caption=note)
+
+    def to_latex(self, caption: str | None = None, label: str | None = None) -> str:
+        """The labels per status as a booktabs LaTeX ``table`` (no jinja2)."""
+        latex = viz("latex")
+
+        headers, rows, note = self._counts()
+        return latex(headers, rows, caption=note if caption is None else caption, label=label)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Exactly the JSON ``retrieval-eval drift --json`` prints.
+
+        Each finding has ``query_id``, ``doc_uri``, ``chunk_id`` (omitted for a document-level
+        label), ``status``, ``reanchor_to`` (only when set) and ``split_into`` (only for SPLIT),
+        as the seed's DriftFinding interface declares its optional keys.
+        """
+        f = self.findings
+        qids = f["query_id"].tolist()
+        docs = f["doc_uri"].tolist()
+        cids = f["chunk_id"].tolist()
+        statuses = f["status"].tolist()
+        targets = f["reanchor_to"].tolist()
+        splits = f["split_into"].tolist()
+        out = []
+        for qid, doc, cid, status, target, split in zip(
+            qids, docs, cids, statuses, targets, splits, strict=True
+        ):
+            item: dict[str, Any] = {"query_id": qid, "doc_uri": doc}
+            if not _missing(cid):
+                item["chunk_id"] = cid
+            item["status"] = status
+            if not _missing(target):
+                item["reanchor_to"] = target
+            if split is not None:
+                item["split_into"] = list(split)
+            out.append(item)
+        return {
+            "findings": out,
+            "summary": self.summary.to_dict(),
+            "judgments_fingerprint": self.judgments_fingerprint,
+            "corpus_fingerprint": self.corpus_fingerprint,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"DriftResult({self.summary!r}, judgments_fingerprint="
+            f"{self.judgments_fingerprint!r}, corpus_fingerprint={self.corpus_fingerprint!r})"
+        )
+
+    def plot(self, ax=None):
+        """Bar chart of the status counts; returns the display, never calls ``plt.show()``."""
+        plot_drift = viz("plot_drift")
+
+        return plot_drift(self, ax=ax)
+
+    def _repr_html_(self) -> str:
+        """Summary counts first, then at most 20 findings that are not VALID."""
+        _html = viz("html")
+
+        s = self.summary
+        counts = pd.DataFrame(
+            [[s[name.lower()] for name in DRIFT_STATUSES] + [f"{s.invalid_ratio:.1%}"]],
+            columns=[*DRIFT_STATUSES, "not VALID"],
+            index=pd.Index(["labels"]),
+        )
+        body = (
+            f"<div>labeled against {_html.esc(self.judgments_fingerprint or '(none)')}, "
+            f"live corpus {_html.esc(self.corpus_fingerprint or '(none)')}</div>"
+            + _html.table(counts)
+        )
+        bad = self.findings[self.findings["status"] != "VALID"]
+        if len(bad):
+            shown = bad.head(_HTML_MAX_FINDINGS)
+            detail = []
+            for target, split in zip(shown["reanchor_to"], shown["split_into"], strict=True):
+                if split is not None:
+                    detail.append("spans " + ", ".join(split))
+                elif not _missing(target):
+                    detail.append("-> " + target)
+                else:
+                    detail.append("")
+            frame = pd.DataFrame(
+                {
+                    "doc_uri": shown["doc_uri"].to_numpy(dtype=object),
+                    "chunk_id": shown["chunk_id"].fillna("").to_numpy(dtype=object),
+                    "status": shown["status"].to_numpy(dtype=object),
+                    "detail": detail,
+                },
+                index=pd.Index(shown["query_id"].to_numpy(dtype=object), name="query_id"),
+            )
+            body += "<div>not VALID</div>" + _html.table(frame, max_rows=_HTML_MAX_FINDINGS)
+            more = len(bad) - len(shown)
+            if more > 0:
+                body += f"<div>… and {more} more not VALID (use .to_frame())</div>"
+        return _html.box(f"Drift: {s.total} labels", body)
+
+
+@dataclass(frozen=True, eq=False)
+class FixResult:
+    """The outcome of :func:`fix`.
+
+    ``judgments``: a new judgments frame (same rows, order and columns as the input).
+    ``reanchored``: number of RE_ANCHORABLE and MERGED labels moved to a live chunk.
+    ``needs_review``: the SPLIT and ORPHANED findings (rows of ``DriftResult.findings``), the
+    labels left untouched because only a human can say what they should point at now.
+    """
+
+    judgments: pd.DataFrame
+    reanchored: int
+    needs_review: pd.DataFrame
+
+    def __repr__(self) -> str:
+        return (
+            f"FixResult(reanchored={self.reanchored}, needs_review={len(self.needs_review)}, "
+            f"judgments=<{len(self.judgments)} rows>)"
+        )
+
+    def _repr_html_(self) -> str:
+        _html = viz("html")
+
+        body = f"<div>{len(self.needs_review)} need review (SPLIT or ORPHANED)</div>"
+        if len(self.needs_review):
+            shown = self.needs_review[["query_id", "doc_uri", "chunk_id", "status"]]
+            body += _html.table(shown.set_index("query_id"), max_rows=_HTML_MAX_FINDINGS)
+        return _html.box(f"Fix: {self.reanchored} labels re-anchored", body)
+
+
+# --------------------------------------------------------------------------------------------
+# Input coercion
+# --------------------------------------------------------------------------------------------
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
+
+
+def _strings(frame: pd.DataFrame, name: str) -> pd.Series:
+    """Column ``name`` as a string Series on a RangeIndex; all ``<NA>`` when absent."""
+    if name not in frame.columns:
+        return pd.Series(pd.NA, index=pd.RangeIndex(len(frame)), dtype=_STRING)
+    col = frame[name]
+    if col.dtype != _STRING:
+        col = col.astype(_STRING)
+    return col.reset_index(drop=True)
+
+
+def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
+    """The live chunks: chunk_id, doc_uri, text, text_sha (computed when absent), order keys.
+
+    ``pos`` is the corpus row position; ``ord`` the ordinal, a missing one sorting as ordinal 0
+    (SPEC A5: a chunker that numbers nothing puts every chunk at the start, in corpus order).
+    Chunks without a chunk_id cannot be anchored to and are left out.
+    """
+    n = len(corpus)
+    live = pd.DataFrame(
+        {
+            "chunk_id": _strings(corpus, "chunk_id").array,
+            "doc_uri": _strings(corpus, "doc_uri").array,
+            "text": _strings(corpus, "text").array,
+            "text_sha": _strings(corpus, "text_sha").array,
+            "pos": np.arange(n, dtype=np.int64),
+        }
+    )
+    if "ordinal" in corpus.columns:
+        ordinal = pd.to_numeric(corpus["ordinal"].reset_index(drop=True), errors="coerce")
+        live["ord"] = ordinal.astype("Float64").fillna(0.0).to_numpy(dtype=np.float64)
+    else:
+        live["ord"] = 0.0
+    has_id = live["chunk_id"].notna().to_numpy(dtype=bool)
+    if not has_id.all():
+        live = live[has_id]
+    need = (live["text_sha"].isna() & live["text"].notna()).to_numpy(dtype=bool)
+    if need.any():
+        live = live.copy()
+        live.loc[need, "text_sha"] = [text_sha(t) for t in live.loc[need, "text"]]
+    return live
+
+
+def _arrow_strings(values: Any) -> pa.Array:
+    arr = pa.array(values)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr.cast(pa.large_string())
+
+
+def _isin(values: pd.Series, pool: Any) -> np.ndarray:
+    """Boolean mask: which of ``values`` occur in ``pool``; a missing value never does.
+
+    Uses pyarrow's hash set: pandas' ``isin`` on pyarrow-backed strings loops in Python, which
+    is seconds for a million ids.
+    """
+    hit = pc.is_in(_arrow_strings(values), value_set=_arrow_strings(pool))
+    mask = hit.to_numpy(zero_copy_only=False)
+    return mask & values.notna().to_numpy(dtype=bool)
+
+
+def _single_fingerprint(values: pd.Series) -> str | None:
+    present = values.dropna()
+    present = present[present != ""].unique()
+    return str(present[0]) if len(present) == 1 else None
+
+
+# --------------------------------------------------------------------------------------------
+# drift
+# --------------------------------------------------------------------------------------------
+
+
+def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) -> DriftResult:
+    """Classify every judgment against a live corpus (SPEC A5); returns a :class:`DriftResult`.
+
+    ``judgments`` and ``corpus`` are frames as ``docs/data-model.md`` describes (or anything
+    ``formats.as_judgments`` / ``as_corpus`` accept). ``corpus_fingerprint`` is recorded when
+    the corpus itself carries none.
+
+    Rules, in order (see the module docstring for what each status means):
+
+    - An empty optional field is an absent one (SPEC A2): a ``""`` chunk_id makes a
+      document-level label, a ``""`` text_sha falls back to the hash of chunk_text, a ``""``
+      fingerprint is unknown. The findings show the label's fields as written.
+    - The identity of a label's text is its ``text_sha``, else ``text_sha(chunk_text)``. A
+      corpus chunk's is its ``text_sha``, else the hash of its ``text``.
+    - RE_ANCHORABLE prefers a live chunk in the label's own document, the first in corpus
+      order when the text occurs twice there (two equal chunks are equal evidence, and corpus
+      order is the one order every corpus has); when only other documents hold the text, the
+      first such chunk in corpus order. Identical text is identical evidence, wherever it lives.
+    - The *labeled text* is ``chunk_text``, normalized (SPEC A1). A label with only a
+      ``text_sha`` carries no text to search for, so when its hash matches nothing it is
+      ORPHANED: SPLIT and MERGED cannot be decided from a hash.
+    - SPLIT and MERGED look only at live chunks of the label's own document, by normalized
+      text. A live chunk whose normalized text is empty never counts as occurring inside the
+      labeled text (the empty string occurs inside everything), and an empty labeled text is
+      contained in nothing.
+    - SPLIT lists every such chunk, in ordinal order (a missing ordinal sorts as 0; equal
+      ordinals in corpus order), the order the passage reads in. It is checked before MERGED
+      because a passage now spread over several chunks cannot be re-anchored to one.
+    - MERGED re-anchors to the shortest containing chunk (by normalized length; tie: the first
+      in corpus order): the tightest chunk that still holds the judged text.
+    """
+    j = as_judgments(judgments)
+    c = corpus_meaning(as_corpus(corpus))
+    meaning = judgments_meaning(j)
+    n = len(j)
+
+    qid = _strings(j, "query_id")
+    doc = _strings(j, "doc_uri")
+    cid = _strings(meaning, "chunk_id")
+    label_sha = _strings(meaning, "text_sha")
+    chunk_text = _strings(meaning, "chunk_text")
+
+    live = _live_chunks(c)
+    codes = np.full(n, _UNDECIDED, dtype=np.int8)
+    reanchor = np.full(n, None, dtype=object)
+    split_into = np.full(n, None, dtype=object)
+
+    # Document-level labels: valid while the document has any live chunk.
+    has_doc = _isin(doc, live["doc_uri"])
+    doc_level = cid.isna().to_numpy(dtype=bool)
+    codes[doc_level] = np.where(has_doc[doc_level], _VALID, _ORPHANED)
+
+    # The labeled chunk_id is still live.
+    id_live = _isin(cid, live["chunk_id"]) & ~doc_level
+    codes[id_live] = _VALID
+
+    # Exact text still present under another id.
+    rest = np.flatnonzero(codes == _UNDECIDED)
+    if len(rest):
+        _match_text_sha(rest, doc, label_sha, chunk_text, live, codes, reanchor)
+
+    # The two re-chunk shapes, by substring within the label's own document.
+    rest = np.flatnonzero(
+        (codes == _UNDECIDED) & chunk_text.notna().to_numpy(dtype=bool) & has_doc
+    )
+    if len(rest):
+        _match_substrings(rest, doc, chunk_text, live, codes, reanchor, split_into)
+
+    codes[codes == _UNDECIDED] = _ORPHANED
+
+    statuses = np.asarray(DRIFT_STATUSES, dtype=object)[codes]
+    findings = pd.DataFrame(
+        {
+            "query_id": qid,
+            "doc_uri": doc,
+            "chunk_id": _strings(j, "chunk_id"),  # as written
+            "status": pd.array(statuses, dtype=_STRING),
+            "reanchor_to": pd.array(reanchor, dtype=_STRING),
+            "split_into": pd.Series(split_into, dtype=object),
+            "judgment_index": np.arange(n, dtype=np.int64),
+        },
+        columns=list(_FINDING_COLUMNS),
+    )
+
+    counts = np.bincount(codes.astype(np.int64), minlength=5)
+    summary = DriftSummary(
+        valid=int(counts[_VALID]),
+        re_anchorable=int(counts[_RE_ANCHORABLE]),
+        merged=int(counts[_MERGED]),
+        split=int(counts[_SPLIT]),
+        orphaned=int(counts[_ORPHANED]),
+        invalid_ratio=0.0 if n == 0 else round((n - int(counts[_VALID])) / n, 12),
+    )
+    corpus_fp = c.attrs.get("corpus_fingerprint") or corpus_fingerprint
+    return DriftResult(
+        findings=findings,
+        summary=summary,
+        judgments_fingerprint=_single_fingerprint(_strings(meaning, "corpus_fingerprint")),
+        corpus_fingerprint=None if corpus_fp is None else str(corpus_fp),
+    )
+
+
+def _match_text_sha(
+    rest: np.ndarray,
+    doc: pd.Series,
+    label_sha: pd.Series,
+    chunk_text: pd.Series,
+    live: pd.DataFrame,
+    codes: np.ndarray,
+    reanchor: np.ndarray,
+) -> None:
+    """RE_ANCHORABLE: the label's text hash is a live chunk's; same document first."""
+    sha = label_sha.iloc[rest].reset_index(drop=True)
+    texts = chunk_text.iloc[rest].reset_index(drop=True)
+    fill = sha.isna() & texts.notna()
+    if fill.any():
+        values = sha.to_numpy(dtype=object)
+        values[fill.to_numpy(dtype=bool)] = [text_sha(t) for t in texts[fill]]
+        sha = pd.Series(pd.array(values, dtype=sha.dtype))
+    want = pd.DataFrame({"i": rest, "doc_uri": doc.iloc[rest].array, "text_sha": sha.array})
+    want = want[want["text_sha"].notna()]
+    if want.empty:
+        return
+    cand = live[_isin(live["text_sha"], want["text_sha"])]
+    if cand.empty:
+        return
+    # Same document: the first in corpus order.
+    same = cand.sort_values("pos", kind="stable").drop_duplicates(
+        ["doc_uri", "text_sha"]
+    )[["doc_uri", "text_sha", "chunk_id"]]
+    hit = want.merge(same, on=["doc_uri", "text_sha"], how="left")
+    found = hit["chunk_id"].notna().to_numpy(dtype=bool)
+    idx = hit["i"].to_numpy()[found]
+    codes[idx] = _RE_ANCHORABLE
+    reanchor[idx] = hit["chunk_id"].to_numpy(dtype=object)[found]
+    # Any document: first in corpus order.
+    other = hit.loc[~found, ["i", "text_sha"]]
+    if other.empty:
+        return
+    first = cand.sort_values("pos", kind="stable").drop_duplicates("text_sha")[
+        ["text_sha", "chunk_id"]
+    ]
+    hit = other.merge(first, on="text_sha", how="left")
+    found = hit["chunk_id"].notna().to_numpy(dtype=bool)
+    idx = hit["i"].to_numpy()[found]
+    codes[idx] = _RE_ANCHORABLE
+    reanchor[idx] = hit["chunk_id"].to_numpy(dtype=object)[found]
+
+
+def _match_substrings(
+    rest: np.ndarray,
+    doc: pd.Series,
+    chunk_text: pd.Series,
+    live: pd.DataFrame,
+    codes: np.ndarray,
+    reanchor: np.ndarray,
+    split_into: np.ndarray,
+) -> None:
+    """SPLIT, else MERGED, searching only the live chunks of each label's own document."""
+    docs = doc.iloc[rest].to_numpy(dtype=object)
+    texts = chunk_text.iloc[rest].to_numpy(dtype=object)
+    pool = live[_isin(live["doc_uri"], docs) & live["text"].notna().to_numpy(dtype=bool)]
+    pool = pool.sort_values(["doc_uri", "ord", "pos"], kind="stable")
+    pool_docs = pool["doc_uri"].to_numpy(dtype=object)
+    pool_ids = pool["chunk_id"].to_numpy(dtype=object)
+    pool_texts = [normalize(t) for t in pool["text"].to_numpy(dtype=object)]
+    pool_pos = pool["pos"].to_numpy(dtype=np.int64)
+    # Each document's chunks, in (ordinal, corpus) order, without empty texts.
+    by_doc: dict[str, list[tuple[str, str, int]]] = {}
+    for d, chunk, text, pos in zip(pool_docs, pool_ids, pool_texts, pool_pos, strict=True):
+        if text:
+            by_doc.setdefault(d, []).append((chunk, text, int(pos)))
+
+    for i, d, raw in zip(rest, docs, texts, strict=True):
+        chunks = by_doc.get(d)
+        labeled = normalize(raw)
+        if not chunks or not labeled:
+            continue
+        inside = [chunk for chunk, text, _ in chunks if text in labeled]
+        if len(inside) >= 2:
+            codes[i] = _SPLIT
+            split_into[i] = inside
+            continue
+        # The shortest containing chunk; equal lengths: the first in corpus order.
+        holding = [(len(text), pos, chunk) for chunk, text, pos in chunks if labeled in text]
+        if holding:
+            codes[i] = _MERGED
+            reanchor[i] = min(holding)[2]
+
+
+# --------------------------------------------------------------------------------------------
+# fix
+# --------------------------------------------------------------------------------------------
+
+
+def fix(judgments: Any, result: DriftResult) -> FixResult:
+    """Re-anchor the recoverable labels and stamp the live corpus fingerprint (SPEC A5).
+
+    Returns a :class:`FixResult` whose ``judgments`` is a new frame; the input is never
+    mutated. Each finding is applied to the row it was made for (``judgment_index``), so two
+    labels that share a query and chunk_id are handled independently. ``judgments`` must be
+    the frame ``result`` was computed from (same rows, same order); anything else is refused.
+
+    - RE_ANCHORABLE: ``chunk_id`` becomes ``reanchor_to``. Its ``text_sha`` is the live
+      chunk's by construction (the match was on it); when the label had none, the hash of its
+      ``chunk_text`` (equal to the live chunk's) is filled in.
+    - MERGED: ``chunk_id`` becomes ``reanchor_to``; ``chunk_text`` and ``text_sha`` are kept
+      as labeled. The human judged the smaller passage, not the coarser chunk that now holds
+      it: writing the coarse chunk's text or hash into the label would claim a judgment nobody
+      made. The label stays sound because the chunk it now points at contains the judged text,
+      and a later re-chunk can still find it by that text.
+    - RE_ANCHORABLE, MERGED and VALID rows get ``corpus_fingerprint`` = the live corpus's
+      fingerprint when it is known: each was just verified against that corpus (a VALID label
+      points at a live chunk), so afterwards a fingerprint other than the live one marks
+      exactly the labels that still need review.
+    - SPLIT and ORPHANED rows are left untouched and listed in ``needs_review``: guessing at
+      them would fabricate ground truth, the failure drift exists to expose.
+
+    Every other column (``extra`` included), the row order and the caller's index are kept
+    (the frame is otherwise the one ``formats.as_judgments`` returns). Running
+    :func:`drift` again on the fixed labels finds no RE_ANCHORABLE or MERGED label.
+    """
+    j = as_judgments(judgments)
+    findings = result.findings
+    n = len(j)
+    idx = findings["judgment_index"].to_numpy(dtype=np.int64)
+    if len(findings) != n or not np.array_equal(np.sort(idx), np.arange(n)):
+        raise ValueError(
+            f"fix: the drift result has {len(findings)} findings for {n} judgments; "
+            "run drift on these judgments first"
+        )
+    order = np.argsort(idx, kind="stable")
+    f = findings.iloc[order].reset_index(drop=True)
+    if not (
+        _strings(j, "query_id").equals(f["query_id"].astype(_STRING))
+        and _strings(j, "chunk_id").equals(f["chunk_id"].astype(_STRING))
+    ):
+        raise ValueError(
+            "fix: the drift result was computed for other judgments; run drift on these first"
+        )
+
+    status = f["status"].to_numpy(dtype=object)
+    moved = (status == "RE_ANCHORABLE") | (status == "MERGED")
+    exact = status == "RE_ANCHORABLE"
+    stamp = moved | (status == "VALID")
+
+    out = j.copy()
+    if moved.any():
+        cid = _strings(out, "chunk_id").to_numpy(dtype=object)
+        cid[moved] = f["reanchor_to"].to_numpy(dtype=object)[moved]
+        out["chunk_id"] = pd.array(cid, dtype=_STRING)
+        sha = _strings(out, "text_sha")
+        text = _strings(out, "chunk_text")
+        # An empty text_sha or chunk_text is an absent one (SPEC A2).
+        fill = (exact & sha.fillna("").eq("").to_numpy(dtype=bool)
+                & text.fillna("").ne("").to_numpy(dtype=bool))
+        if fill.any():
+            values = sha.to_numpy(dtype=object)
+            values[fill] = [text_sha(t) for t in text.to_numpy(dtype=object)[fill]]
+            out["text_sha"] = pd.array(values, dtype=_STRING)
+    if result.corpus_fingerprint is not None and stamp.any():
+        fp = _strings(out, "corpus_fingerprint").to_numpy(dtype=object)
+        fp[stamp] = result.corpus_fingerprint
+        out["corpus_fingerprint"] = pd.array(fp, dtype=_STRING)
+    if isinstance(judgments, pd.DataFrame) and len(judgments) == n:
+        out.index = judgments.index.copy()  # the caller's row labels, so it can join back
+    needs_review = findings[findings["status"].isin(["SPLIT", "ORPHANED"])].reset_index(drop=True)
+    return FixResult(judgments=out, reanchored=int(moved.sum()), needs_review=needs_review)

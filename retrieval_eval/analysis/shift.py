@@ -1,0 +1,435 @@
+"""Score drift between two runs: did the retriever's score scale move under yesterday's cutoff?
+
+A new embedding model, an index rebuild or a re-ranker update shifts the top-1 score
+distribution; a cutoff calibrated on the old scores then silently stops meaning what it meant.
+:func:`score_shift` compares the top-1 scores of the same queries under two runs (or two dates
+of one system):
+
+* **KS** — the two-sample Kolmogorov-Smirnov statistic ``D = max |F_before - F_after|`` and its
+  two-sided p-value: exact (lattice-path probability, as ``scipy.stats.ks_2samp(method=
+  "exact")``) up to 10,000 queries a side, the asymptotic Kolmogorov distribution beyond. The
+  test treats the two samples as independent; with the same queries under both runs, scores
+  that move together typically make it conservative; the flip share below is the paired measure.
+* **PSI** — the population stability index over ``bins`` quantile bins of the *before*
+  scores: ``sum (a_i - b_i) ln(a_i / b_i)`` with ``b_i``, ``a_i`` the shares of before and after
+  scores in bin ``i``; a share of 0 counts as half a query (``0.5 / n``), so one empty bin
+  does not make the index infinite. Conventional reading (Siddiqi 2006): below 0.1 stable,
+  0.1-0.25 a moderate shift, above 0.25 a major one; the gate ``score-shift:psi:0.1`` fails
+  above its ceiling.
+* **cutoff shift** — the cutoff calibrated on each run's positives (the ``quantile`` rule of
+  :func:`retrieval_eval.calibrate`, or the split-conformal one with ``guarantee``), the
+  difference after - before, and a seeded paired percentile bootstrap interval (queries
+  resampled together, so both cutoffs see the same resample).
+* **flips** — under the *old* cutoff (calibrated before, or the fixed ``cutoff``), the share of
+  queries whose accept/refuse decision changed, per kind: positives newly refused lose an
+  answer, negatives newly accepted get one they should not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .jsonable import measurement
+from ..engine.metrics import ID
+from .handoff import viz
+
+__all__ = ["SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
+
+#: Numbers ``score-shift:<metric>:<ceiling>`` gates can read, from ``ScoreShift.metrics()``.
+SHIFT_GATE_METRICS = ("psi", "ks", "flip_share", "cutoff_shift")
+#: Fewer shared queries than this make every shift measurement indeterminate.
+MIN_QUERIES = 10
+#: Above this many queries a side the KS p-value is asymptotic (scipy's ``auto`` rule).
+_EXACT_KS = 10_000
+
+
+# --------------------------------------------------------------------------------------------
+# The statistics.
+
+
+def _ks_statistic(x: np.ndarray, y: np.ndarray) -> float:
+    both = np.concatenate([x, y])
+    fx = np.searchsorted(x, both, side="right") / x.size
+    fy = np.searchsorted(y, both, side="right") / y.size
+    return float(np.max(np.abs(fx - fy)))
+
+
+def _ks_exact_sf(m: int, n: int, d: float) -> float:
+    """P(D >= d) for two independent samples of sizes m, n from one continuous distribution.
+
+    The interleaving of the two samples is a uniformly random lattice path from (0, 0) to
+    (m, n); ``D < d`` when every point stays inside ``|i n - j m| < d m n``. The probability of
+    staying inside is propagated one anti-diagonal at a time (transition probabilities, not
+    path counts, so nothing overflows).
+    """
+    if d <= 0:
+        return 1.0
+    limit = round(d * m * n)  # D m n is an integer: the largest |i n - j m| on the path
+    prob = np.array([1.0])  # points (i, t - i) of diagonal t, i from lo(t) to hi(t)
+    lo = 0
+    for t in range(1, m + n + 1):  # m + n diagonals, each one vectorized
+        new_lo, new_hi = max(0, t - n), min(t, m)
+        i = np.arange(new_lo, new_hi + 1)
+        j = t - i
+        # arrive from (i - 1, j): an x step, taken with probability (m - i + 1) / (m + n - t + 1)
+        from_x = np.zeros(i.size)
+        ok = (i - 1 >= lo) & (i - 1 < lo + prob.size)
+        from_x[ok] = prob[i[ok] - 1 - lo] * (m - i[ok] + 1) / (m + n - t + 1)
+        from_y = np.zeros(i.size)
+        ok = (i >= lo) & (i < lo + prob.size)
+        from_y[ok] = prob[i[ok] - lo] * (n - j[ok] + 1) / (m + n - t + 1)
+        prob = (from_x + from_y) * (np.abs(i * n - j * m) < limit)
+        lo = new_lo
+    return float(min(1.0, max(0.0, 1.0 - prob.sum())))
+
+
+def _kolmogorov_sf(x: float) -> float:
+    """``P(K > x)`` of the Kolmogorov distribution: ``2 sum (-1)^(k-1) exp(-2 k^2 x^2)``."""
+    if x <= 0:
+        return 1.0
+    k = np.arange(1, 101)
+    return float(min(1.0, max(0.0, 2.0 * np.sum((-1.0) ** (k - 1) * np.exp(-2.0 * k * k * x * x)))))
+
+
+def ks_2samp(before, after) -> tuple[float, float, str]:
+    """``(statistic, p-value, method)`` of the two-sided two-sample Kolmogorov-Smirnov test.
+
+    ``method`` is ``"exact"`` when both samples have at most 10,000 values (the p-value of
+    ``scipy.stats.ks_2samp(method="exact")``), else ``"asymptotic"`` (the Kolmogorov
+    distribution at ``sqrt(m n / (m + n)) D``). NaN when a sample is empty.
+    """
+    x = np.sort(np.asarray(before, dtype=np.float64))
+    y = np.sort(np.asarray(after, dtype=np.float64))
+    if x.size == 0 or y.size == 0:
+        return math.nan, math.nan, ""
+    d = _ks_statistic(x, y)
+    m, n = x.size, y.size
+    if max(m, n) <= _EXACT_KS:
+        return d, _ks_exact_sf(m, n, d), "exact"
+    return d, _kolmogorov_sf(math.sqrt(m * n / (m + n)) * d), "asymptotic"
+
+
+def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
+    """Population stability index of ``after`` against ``before``, and its bin table.
+
+    Bin edges are the ``bins``-quantiles of ``before`` (repeated edges merged), the outer
+    bins open-ended, so every score of either run falls in a bin; a value equal to an edge
+    goes to the bin above it. Returns ``(psi, table)`` with columns ``bin``, ``low``, ``high``,
+    ``n_before``, ``n_after``, ``share_before``, ``share_after`` and ``term`` (the bin's
+    contribution); shares of 0 count as ``0.5 / n``.
+    """
+    b = np.asarray(before, dtype=np.float64)
+    a = np.asarray(after, dtype=np.float64)
+    if int(bins) < 2:
+        raise ValueError(f"bins must be at least 2, got {bins}")
+    if b.size == 0 or a.size == 0:
+        return math.nan, pd.DataFrame(columns=["bin", "low", "high", "n_before", "n_after",
+                                               "share_before", "share_after", "term"])
+    edges = np.unique(np.quantile(b, np.arange(1, int(bins)) / int(bins)))
+    nb = np.bincount(np.searchsorted(edges, b, side="right"), minlength=edges.size + 1)
+    na = np.bincount(np.searchsorted(edges, a, side="right"), minlength=edges.size + 1)
+    sb = np.maximum(nb, 0.5) / b.size
+    sa = np.maximum(na, 0.5) / a.size
+    term = (sa - sb) * np.log(sa / sb)
+    table = pd.DataFrame({
+        "bin": np.arange(edges.size + 1, dtype=np.int64),
+        "low": np.r_[-np.inf, edges], "high": np.r_[edges, np.inf],
+        "n_before": nb.astype(np.int64), "n_after": na.astype(np.int64),
+        "share_before": nb / b.size, "share_after": na / a.size, "term": term,
+    })
+    return float(term.sum()), table
+
+
+# --------------------------------------------------------------------------------------------
+# The result.
+
+
+@dataclass
+class ScoreShift:
+    """The result of :func:`score_shift`.
+
+    * ``summary``: one row per measurement (``ks``, ``ks_pvalue``, ``psi``, ``cutoff_before``,
+      ``cutoff_after``, ``cutoff_shift``, ``flip_share``) with ``value``, ``n``, ``ci_low``,
+      ``ci_high`` and ``interval`` (how the interval was computed).
+    * ``top1``: one row per query both runs scored: ``kind``, ``stratum``, ``top1_before``,
+      ``top1_after``, ``accepted_before``, ``accepted_after`` (top-1 >= the old cutoff) and
+      ``flipped``.
+    * ``decisions``: per kind: ``n``, accepted before and after, ``newly_refused``,
+      ``newly_accepted``, ``flip_share``.
+    * ``bins``: the PSI bin table (:func:`psi`).
+    * ``warnings``: what a reader must know first; ``settings`` the options used.
+    """
+
+    summary: pd.DataFrame
+    top1: pd.DataFrame
+    decisions: pd.DataFrame
+    bins: pd.DataFrame
+    warnings: list[str]
+    settings: dict[str, Any]
+    only_before: list[str] = field(default_factory=list)
+    only_after: list[str] = field(default_factory=list)
+
+    def value(self, name: str) -> float:
+        """One measurement's value (``"psi"``, ``"ks"``, ``"cutoff_shift"``, ...)."""
+        return float(self.summary.loc[name, "value"])
+
+    def _indeterminate(self) -> str | None:
+        n = len(self.top1)
+        if n < MIN_QUERIES:
+            return f"only {n} queries scored by both runs (fewer than {MIN_QUERIES})"
+        return None
+
+    def metrics(self) -> dict[str, dict[str, Any]]:
+        """Gate-readable measurements: name -> ``{"value", "n", ["ci"], ["indeterminate"]}``.
+
+        ``ks`` is the KS statistic (with ``pvalue``), ``cutoff_shift`` the after - before
+        difference of the calibrated cutoffs; NaN figures are absent, not null.
+        """
+        why = self._indeterminate()
+        out: dict[str, dict[str, Any]] = {}
+        for name in SHIFT_GATE_METRICS:
+            m = measurement(self.summary.loc[name], why)
+            if m is None:
+                continue
+            if name == "ks":
+                m["pvalue"] = round(self.value("ks_pvalue"), 12)
+            out[name] = m
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: ``{"score_shift": metrics(), "decisions": [...], "bins": [...], ...}``;
+        the ``score_shift`` block is what ``score-shift:<metric>:<ceiling>`` gates read."""
+        from .jsonable import jsonable
+
+        return jsonable({
+            "score_shift": self.metrics(),
+            "summary": self.summary.reset_index().to_dict(orient="records"),
+            "decisions": self.decisions.to_dict(orient="records"),
+            "bins": self.bins.to_dict(orient="records"),
+            "only_before": self.only_before, "only_after": self.only_after,
+            "warnings": list(self.warnings), "settings": self.settings,
+        })
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary table (a copy)."""
+        return self.summary.copy()
+
+    def plot(self, ax=None, **kwargs):
+        """Overlay the two top-1 distributions and both cutoffs
+        (:class:`retrieval_eval.plotting_shift.ScoreShiftDisplay`); returns the display."""
+        ScoreShiftDisplay = viz("ScoreShiftDisplay")
+
+        return ScoreShiftDisplay.from_shift(self).plot(ax=ax, **kwargs)
+
+    def _repr_html_(self) -> str:
+        box, esc, table, warnings_html = viz("box", "esc", "table", "warnings_html")
+
+        s = self.settings
+        body = (table(self.summary, max_rows=20) + table(self.decisions.set_index("kind"))
+                + warnings_html(self.warnings)
+                + f"<div>{esc(s['before'])} → {esc(s['after'])}; PSI over {s['bins']} quantile "
+                  f"bins of the before scores; cutoff interval: paired percentile bootstrap "
+                  f"({s['n_resamples']} resamples, seed {s['seed']}). Details: .top1, .bins</div>")
+        return box("Score shift (top-1 scores, same queries)", body)
+
+    def __repr__(self) -> str:
+        return (f"ScoreShift({self.settings['before']} -> {self.settings['after']}, "
+                f"{len(self.top1)} queries, warnings={len(self.warnings)})\n"
+                + self.summary[["value", "n", "ci_low", "ci_high"]].to_string())
+
+
+def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
+    systems = [str(s) for s in pd.unique(run["system"].astype(ID))]
+    if system is None:
+        if len(systems) != 1:
+            raise ValueError(f"run_{label} holds systems {', '.join(systems)}: pass system= "
+                             "(--system) to say which one to compare")
+        return run, systems[0]
+    if system not in systems:
+        raise ValueError(f"run_{label} has no system {system!r} (it has {', '.join(systems)})")
+    return run[run["system"].astype(ID) == system], str(system)
+
+
+def _top1(run: pd.DataFrame, judgments, queries, negatives, threshold: int) -> pd.DataFrame:
+    from .calibration import score_rows
+
+    rows = score_rows(judgments, run, queries, threshold=threshold, negatives=negatives)
+    first = rows[(rows["rank"] == 1).to_numpy() & np.isfinite(rows["score"].to_numpy(np.float64))]
+    return first[["query_id", "kind", "stratum", "score"]].drop_duplicates("query_id")
+
+
+def _cutoff_rule(quantile: float, guarantee):
+    """A vectorized rule: rows of positive top-1 scores -> one cutoff per row."""
+    if guarantee is None:
+        return lambda x: np.quantile(x, quantile, axis=-1, method="linear")
+    from .guarantee import conformal_rank
+
+    def conformal(x: np.ndarray) -> np.ndarray:
+        k = conformal_rank(x.shape[-1], guarantee.alpha)
+        if k < 1:
+            return np.full(x.shape[:-1], np.nan)
+        return np.partition(x, k - 1, axis=-1)[..., k - 1]
+
+    return conformal
+
+
+def score_shift(run_before, run_after, *, judgments=None, queries=None, negatives=None,
+                system=None, cutoff=None, quantile: float = 0.10, guarantee=None,
+                threshold: int = 1, bins: int = 10, n_resamples: int = 1000,
+                seed=0) -> ScoreShift:
+    """Compare the top-1 score distributions of the same queries under two runs.
+
+    Parameters
+    ----------
+    run_before, run_after : run frame, list of dicts or path
+        The two runs (two systems, or one system on two dates). A run holding several
+        systems needs ``system``: one name for both, or ``(before, after)``.
+    judgments, queries, negatives : optional
+        The positives (judged queries with a grade >= ``threshold``) that calibrate each
+        run's cutoff, and the ``expect_none`` negatives; as in :func:`retrieval_eval.calibrate`.
+        Without judgments, no cutoff is calibrated (pass ``cutoff`` for the flips).
+    cutoff : float, optional
+        The cutoff production uses today; flips are counted under it. Default: the cutoff
+        calibrated on ``run_before``.
+    quantile, guarantee : cutoff rule, as in :func:`retrieval_eval.calibrate`.
+    bins : int
+        Quantile bins of the before scores for the PSI (default 10, deciles).
+    n_resamples, seed : the paired bootstrap of the cutoff shift (seeded: same interval on
+        every machine).
+
+    Returns
+    -------
+    ScoreShift
+        KS statistic and p-value, PSI, both cutoffs and their difference with an interval,
+        the flip share under the old cutoff, per-query and per-kind tables. Every figure is
+        over the queries both runs scored (a query only one run has is listed and warned
+        about: a distribution over different queries would measure the queries, not the
+        scores).
+
+    Raises
+    ------
+    ValueError
+        A run with several systems and no ``system``; bad ``bins``/``quantile``.
+    """
+    from ..io.formats import as_judgments, as_run
+    from .guarantee import as_guarantee
+    from .stats import bootstrap_ci, wilson_interval
+
+    if not 0.0 <= float(quantile) <= 1.0:
+        raise ValueError(f"quantile must be in [0, 1], got {quantile}")
+    if int(n_resamples) < 1:
+        raise ValueError("n_resamples must be >= 1")
+    g = as_guarantee(guarantee)
+    sb, sa = system if isinstance(system, tuple) else (system, system)
+    rb, name_b = _pick(as_run(run_before), sb, "before")
+    ra, name_a = _pick(as_run(run_after), sa, "after")
+    j = as_judgments([] if judgments is None else judgments)
+    tb = _top1(rb, j, queries, negatives, threshold)
+    ta = _top1(ra, j, queries, negatives, threshold)
+    both = tb.merge(ta[["query_id", "score"]], on="query_id", how="inner",
+                    suffixes=("_before", "_after"), sort=False)
+    only_b = [str(q) for q in tb["query_id"][~tb["query_id"].isin(ta["query_id"])]]
+    only_a = [str(q) for q in ta["query_id"][~ta["query_id"].isin(tb["query_id"])]]
+    warnings: list[str] = []
+    if only_b or only_a:
+        warnings.append(f"{len(only_b)} queries scored only before and {len(only_a)} only after "
+                        "are left out: every figure is over the queries both runs scored")
+    if len(both) < MIN_QUERIES:
+        warnings.append(f"only {len(both)} queries scored by both runs (fewer than "
+                        f"{MIN_QUERIES}): every shift figure is indeterminate")
+    x = both["score_before"].to_numpy(np.float64)
+    y = both["score_after"].to_numpy(np.float64)
+    ks, ks_p, ks_method = ks_2samp(x, y)
+    index, bin_table = psi(x, y, bins)
+
+    rule = _cutoff_rule(float(quantile), g)
+    is_pos = (both["kind"] == "positive").to_numpy()
+    pos_b, pos_a = x[is_pos], y[is_pos]
+    nan = (math.nan, math.nan)
+    if pos_b.size:
+        c_before, c_after = float(rule(pos_b[None, :])[0]), float(rule(pos_a[None, :])[0])
+        boot = bootstrap_ci(lambda b, a: rule(a) - rule(b), pos_b, pos_a, paired=True,
+                            n_resamples=int(n_resamples), seed=seed)
+        shift_ci = (float(boot.ci_low), float(boot.ci_high))
+        if not math.isfinite(c_before):
+            warnings.append(f"{pos_b.size} positives are too few for a retention guarantee at "
+                            f"alpha = {g.alpha:g}: no cutoff")
+    else:
+        c_before = c_after = math.nan
+        shift_ci = nan
+        warnings.append("no positives (judged queries with a relevant label) among the shared "
+                        "queries: no cutoff is calibrated"
+                        + ("" if cutoff is not None else "; pass cutoff= to count flips"))
+    old = float(cutoff) if cutoff is not None else c_before
+    acc_b = x >= old
+    acc_a = y >= old
+    flipped = acc_b != acc_a
+    has_old = math.isfinite(old)
+    n_flip = int(flipped.sum()) if has_old else 0
+    flip = n_flip / len(both) if has_old and len(both) else math.nan
+    f_lo, f_hi = wilson_interval(n_flip, len(both)) if has_old and len(both) else nan
+    boot_label = f"paired percentile bootstrap 95% ({int(n_resamples)} resamples, seed {seed})"
+    records = [
+        ("ks", ks, len(both), nan, ""),
+        ("ks_pvalue", ks_p, len(both), nan, ks_method),
+        ("psi", index, len(both), nan, ""),
+        ("cutoff_before", c_before, int(pos_b.size), nan, ""),
+        ("cutoff_after", c_after, int(pos_a.size), nan, ""),
+        ("cutoff_shift", c_after - c_before, int(pos_b.size), shift_ci, boot_label),
+        ("flip_share", flip, len(both), (f_lo, f_hi), "wilson 95%"),
+    ]
+    summary = pd.DataFrame({
+        "measure": pd.array([r[0] for r in records], dtype=ID),
+        "value": np.array([r[1] for r in records], dtype=np.float64),
+        "n": np.array([r[2] for r in records], dtype=np.int64),
+        "ci_low": np.array([r[3][0] for r in records], dtype=np.float64),
+        "ci_high": np.array([r[3][1] for r in records], dtype=np.float64),
+        "interval": pd.array([r[4] for r in records], dtype=ID),
+    }).set_index("measure")
+
+    accepted_b = pd.array(np.where(has_old, acc_b, None), dtype="boolean")
+    accepted_a = pd.array(np.where(has_old, acc_a, None), dtype="boolean")
+    top1 = pd.DataFrame({
+        "query_id": both["query_id"].astype(ID).to_numpy(),
+        "kind": both["kind"].astype(ID).to_numpy(),
+        "stratum": both["stratum"].astype(ID).to_numpy(),
+        "top1_before": x, "top1_after": y,
+        "accepted_before": accepted_b, "accepted_after": accepted_a,
+        "flipped": pd.array(np.where(has_old, flipped, None), dtype="boolean"),
+    })
+    for c in ("query_id", "kind", "stratum"):
+        top1[c] = top1[c].astype(ID)
+    kinds = top1["kind"].to_numpy(dtype=object)
+    dec = []
+    for kind in ("positive", "negative", "no_positives", "unjudged"):  # four kinds, vectorized
+        m = kinds == kind
+        if not m.any():
+            continue
+        n = int(m.sum())
+        dec.append({
+            "kind": kind, "n": n,
+            "accepted_before": int(acc_b[m].sum()) if has_old else -1,
+            "accepted_after": int(acc_a[m].sum()) if has_old else -1,
+            "newly_refused": int((acc_b[m] & ~acc_a[m]).sum()) if has_old else -1,
+            "newly_accepted": int((~acc_b[m] & acc_a[m]).sum()) if has_old else -1,
+            "flip_share": float(flipped[m].mean()) if has_old else math.nan,
+        })
+    decisions = pd.DataFrame.from_records(
+        dec, columns=["kind", "n", "accepted_before", "accepted_after", "newly_refused",
+                      "newly_accepted", "flip_share"])
+    decisions["kind"] = decisions["kind"].astype(ID)
+    for c in ("n", "accepted_before", "accepted_after", "newly_refused", "newly_accepted"):
+        decisions[c] = decisions[c].astype("Int64").mask(decisions[c] < 0)
+    settings = {
+        "before": name_b, "after": name_a, "quantile": float(quantile),
+        "guarantee": None if g is None else {"alpha": g.alpha, "delta": g.delta},
+        "cutoff": None if cutoff is None else float(cutoff), "old_cutoff": old,
+        "threshold": int(threshold), "bins": int(bins), "n_resamples": int(n_resamples),
+        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
+    }
+    return ScoreShift(summary, top1, decisions, bin_table, warnings, settings, only_b, only_a)

@@ -1,0 +1,629 @@
+"""Runs larger than memory: the engine applied block by block, one block of whole queries at a time.
+
+The metrics of a (system, query) cell depend only on that system's ranking of the query and on
+the query's labels, so a run can be cut between queries, each block scored by
+:func:`retrieval_eval.metrics.compute` against the labels of its own queries, and the per-query
+rows put back together. This module does only the cutting and the putting back; every number
+comes from the in-memory engine, called once per block, and everything after the engine
+(strata, negatives, summary) is :func:`retrieval_eval.evaluation.evaluate`'s own code. The
+same per-block function (:meth:`Plan.score`, around :func:`block_metrics`) is what
+:mod:`retrieval_eval.dask` runs per partition and what the Spark recipe in ``docs/scale.md``
+runs per group.
+
+The one thing a block cannot see is a ranking cut in two: a query whose lines stand in two
+places of the file. Every (system, query) cell a block scores is checked against the cells of
+every other block before any number is returned, and a cell seen twice stops the evaluation
+with a one-line :class:`~retrieval_eval.errors.FormatError` (sort the run by query first),
+never with a number computed from half a ranking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..engine import metrics as engine
+from ..errors import FormatError
+from ..engine.metrics import ID
+
+#: The judgments' columns the engine reads.
+_JUDGMENT_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
+#: Bytes read for the first block per row asked for (later blocks use the measured size).
+_FIRST_BYTES_PER_ROW = 48
+
+
+class JudgmentIndex:
+    """The judgments, with the rows of each query found in one lookup (no scan per block).
+
+    ``rows(qids)`` gives the row positions of the labels of those queries, each query's rows in
+    file order (the engine's rules, last label wins and the stratum of the first label line,
+    read a query's own rows in order; nothing reads across queries).
+    """
+
+    def __init__(self, judgments: pd.DataFrame):
+        self.frame = judgments[_JUDGMENT_COLUMNS]
+        codes, self.queries = engine._codes(engine._arrow(judgments["query_id"]))
+        self.order = np.argsort(codes, kind="stable")
+        self.bounds = np.searchsorted(codes[self.order], np.arange(len(self.queries) + 1))
+
+    def rows(self, qids) -> np.ndarray:
+        at = engine._lookup(qids, self.queries)
+        at = np.sort(at[at >= 0])
+        lo, hi = self.bounds[at], self.bounds[at + 1]
+        return self.order[engine._ranges(lo, hi - lo)]
+
+    def take(self, qids) -> pd.DataFrame:
+        return self.frame.iloc[self.rows(qids)]
+
+
+def block_metrics(judgments, run: pd.DataFrame, k=(10,), threshold: int = 1,
+                  gain: str = "exponential", index: JudgmentIndex | None = None) -> pd.DataFrame:
+    """Per-query rows of the (system, query) cells ``run`` ranks: the engine on one block.
+
+    ``run`` is a run frame (or anything :func:`~retrieval_eval.formats.as_run` reads) holding
+    whole rankings; ``judgments`` every label (``index``: a :class:`JudgmentIndex` of them,
+    built once for many blocks). Returns :func:`retrieval_eval.metrics.compute`'s rows for
+    the judged queries the block ranks, only the cells with a ranking (``missing`` False):
+    a cell with no ranking in this block may have one in another, and the cells no block
+    ranks are filled in once, by :func:`assemble`. ``attrs["systems"]`` lists the block's
+    systems in order of appearance (an unjudged query's ranking still names its system).
+    """
+    from ..io.formats import as_judgments, as_run
+
+    run = as_run(run)
+    if index is None:
+        index = JudgmentIndex(as_judgments(judgments))
+    qids = _unique(run["query_id"])
+    out = engine.compute(index.take(qids), run, k=k, threshold=threshold, gain=gain)
+    systems = out.attrs["systems"] if len(run) else []
+    out = out[~out["missing"].to_numpy()].reset_index(drop=True)
+    out.attrs["systems"] = list(systems)
+    return out
+
+
+def _unique(values):
+    import pyarrow.compute as pc
+
+    return pc.unique(engine._whole(engine._arrow(values)))
+
+
+def _template(judgments: pd.DataFrame, k, threshold, gain) -> pd.DataFrame:
+    """The engine's row of every judged query for a system that ranked nothing."""
+    from ..io.formats import empty_run
+
+    return engine.compute(judgments[_JUDGMENT_COLUMNS], empty_run(), k=k, threshold=threshold,
+                          gain=gain)
+
+
+def assemble(judgments: pd.DataFrame, parts: Iterable[pd.DataFrame], systems, k, threshold,
+             gain, label: str = "run") -> pd.DataFrame:
+    """The engine's per-query frame of a whole run, from the frames of its blocks.
+
+    ``parts`` are :func:`block_metrics` frames; ``systems`` every system of the run in order
+    of first appearance (none: ``["run"]``, as the engine names an empty run's system). The
+    result equals :func:`retrieval_eval.metrics.compute` on the whole run, row for row:
+    systems in that order, queries in judgment order, and each cell no block ranked filled
+    with the engine's own row for an unanswered query. A cell two blocks both ranked (a
+    ranking cut in two) raises :class:`~retrieval_eval.errors.FormatError` naming it.
+    """
+    template = _template(judgments, k, threshold, gain)
+    systems = pd.Index(list(systems) or ["run"], dtype=ID)
+    queries = pd.Index(template["query_id"].array, dtype=ID)
+    parts = [p for p in parts if len(p)]
+    present = (pd.concat(parts, ignore_index=True) if parts else template.iloc[:0])
+    nq, ns = len(queries), len(systems)
+    cell = (engine._lookup(present["system"], systems) * nq
+            + engine._lookup(present["query_id"], queries))
+    repeated = engine._repeats(cell)
+    if repeated.any():
+        at = int(np.flatnonzero(repeated)[0])
+        raise FormatError(label, None, _cut_message(present["query_id"].iloc[at],
+                                                    present["system"].iloc[at]))
+    absent = np.ones(ns * nq, dtype=bool)
+    absent[cell] = False
+    fill = np.flatnonzero(absent)
+    filler = template.iloc[fill % nq].reset_index(drop=True) if nq else template
+    filler["system"] = pd.array(systems.to_numpy()[fill // nq] if nq else [], dtype=ID)
+    rows = pd.concat([present, filler], ignore_index=True)
+    out = rows.iloc[np.argsort(np.r_[cell, fill], kind="stable")].reset_index(drop=True)
+    out.attrs = {"systems": list(systems)}
+    return out
+
+
+def _cut_message(query, system) -> str:
+    return (f"the ranking of query {query} (system {system}) is in two places, so it cannot "
+            "be read in blocks; sort the run by query first (TREC text: sort -s -k1,1), or "
+            "evaluate it in memory (chunk_rows=None)")
+
+
+# --------------------------------------------------------------------------------------------
+# Blocks of whole queries, from a file or a frame.
+
+
+def _is_parquet(path) -> bool:
+    p = Path(path)
+    return p.is_dir() or p.suffix.lower() in (".parquet", ".pq")
+
+
+def run_blocks(run, chunk_rows: int, system: str | None = None,
+               order: str = "rank") -> Iterator[pd.DataFrame]:
+    """The run as run frames of about ``chunk_rows`` rows, each of whole queries.
+
+    A path is read a block at a time: a TREC run or a run JSONL (as
+    :func:`~retrieval_eval.formats.as_run` tells them apart) or a parquet file or dataset
+    directory (columns of the run frame). A block is cut after a query's last line, so a query
+    longer than ``chunk_rows`` makes one longer block; a malformed line raises the reader's
+    :class:`~retrieval_eval.errors.FormatError` with the file's own line number. Anything else
+    is read whole by :func:`~retrieval_eval.formats.as_run` and cut into blocks in memory.
+    """
+    for block, _ in _blocks(run, chunk_rows, system, order):
+        yield block
+
+
+def _blocks(run, chunk_rows: int, system: str | None = None,
+            order: str = "rank") -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
+    """:func:`run_blocks`, each block with its rows' places in the run (their keys)."""
+    from ..io.formats import _first_content_line, _is_path, as_run
+
+    if not isinstance(chunk_rows, (int, np.integer)) or isinstance(chunk_rows, bool) or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    if not _is_path(run):
+        yield from _frame_blocks(as_run(run, system=system), int(chunk_rows))
+        return
+    if _is_parquet(run):
+        blocks = _parquet_blocks(run, int(chunk_rows), system)
+    elif _first_content_line(run).startswith("{"):
+        blocks = _jsonl_blocks(run, int(chunk_rows), system)
+    else:
+        blocks = _trec_blocks(run, int(chunk_rows), system, order)
+    offset = 0
+    for block in blocks:
+        yield block, offset + np.arange(len(block), dtype=np.int64)
+        offset += len(block)
+
+
+def _frame_blocks(run: pd.DataFrame, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
+    """A frame in memory cut into blocks of whole queries. Its rows are first put in order of
+    each query's first appearance (a stable sort: each ranking keeps its rows' order), so a
+    query in two places is not an error here; the keys are the rows' places before it."""
+    codes = pd.factorize(run["query_id"].array)[0]
+    where = np.arange(len(run), dtype=np.int64)
+    if len(codes) and bool(np.any(codes[1:] < codes[:-1])):
+        where = np.argsort(codes, kind="stable")
+        run, codes = run.iloc[where].reset_index(drop=True), codes[where]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, int)
+    cuts = _cuts(starts, len(run), chunk_rows)
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        block = run.iloc[lo:hi].reset_index(drop=True)
+        block.attrs = {}
+        yield block, where[lo:hi]
+    empty = run.attrs.get("empty_rankings")
+    if empty:  # the empty rankings have no rows: they travel on an empty block
+        from ..io.formats import empty_run
+
+        tail = empty_run()
+        tail.attrs["empty_rankings"] = list(empty)
+        yield tail, np.zeros(0, dtype=np.int64)
+
+
+def _cuts(starts: np.ndarray, n: int, chunk_rows: int) -> np.ndarray:
+    """Block bounds: the first query start at or after each multiple of ``chunk_rows``."""
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    wanted = np.arange(chunk_rows, n, chunk_rows)
+    at = np.searchsorted(starts, wanted)
+    cut = np.where(at < len(starts), starts[np.minimum(at, len(starts) - 1)], n)
+    return np.unique(np.r_[0, cut, n])
+
+
+def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines of a file, with the byte offset of each block in the file.
+
+    The generator is sent the size of the next block (in bytes) after each one.
+    """
+    from ..io.formats import _read_error
+
+    size = first_bytes
+    offset = 0
+    try:
+        fh = open(path, "rb")
+    except OSError as err:
+        raise _read_error(path, err) from None
+    with fh:
+        while True:
+            data = fh.read(size)
+            if not data:
+                return
+            if not data.endswith(b"\n"):
+                rest = fh.readline()
+                if rest:
+                    data = b"".join((data, rest))
+            got = yield data, offset
+            offset += len(data)
+            if got:
+                size = got
+
+
+def _relabel(err: FormatError, path, offset: int) -> FormatError:
+    """The reader's message for a block at byte ``offset``, with the line counted in the file
+    (counted only now: counting every block's lines costs more than the error ever does)."""
+    if err.line is None:
+        return FormatError(str(path), None, err.detail)
+    before = 0
+    with open(path, "rb") as fh:
+        while offset > 0:
+            piece = fh.read(min(offset, 1 << 24))
+            if not piece:
+                break
+            before += piece.count(b"\n")
+            offset -= len(piece)
+    return FormatError(str(path), err.line + before, err.detail)
+
+
+_SPACE = b" \t\r\n\v\f"
+
+
+def _trailing_query(data) -> tuple[int, bytes | None]:
+    """Where the lines of the last query of ``data`` begin, and that query's id.
+
+    Found on the bytes (numpy, no per-line Python), from the end in growing windows, so the
+    cost is that of the last query's lines: the lines from there on start with the id and a
+    space or tab. (0, None) when the last line is blank or a comment.
+    """
+    end = len(data)
+    while end and data[end - 1] in _SPACE:
+        end -= 1
+    last = bytes(data[data.rfind(b"\n", 0, end) + 1:end]).split(None, 1)
+    if not last or last[0].startswith(b"#"):
+        return 0, None
+    qid = last[0]
+    buf = np.frombuffer(data, dtype=np.uint8)
+    window = 1 << 16
+    while True:
+        lo = max(len(buf) - window, 0)
+        part = buf[lo:]
+        starts = np.flatnonzero(part == 10) + 1  # line starts inside the window
+        if lo == 0:
+            starts = np.r_[0, starts]
+        starts = starts[starts + len(qid) < len(part)]
+        same = np.ones(len(starts), dtype=bool)
+        for i, byte in enumerate(qid):
+            same &= part[starts + i] == byte
+        after = part[starts + len(qid)]
+        same &= (after == 32) | (after == 9)
+        other = np.flatnonzero(~same)
+        if len(other):
+            return lo + int(starts[other[-1] + 1]), qid
+        if lo == 0:
+            return 0, qid
+        window *= 4
+
+
+def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]:
+    """A TREC run read in blocks of whole queries: each block is the lines from one cut to
+    the next, parsed by :func:`~retrieval_eval.formats.from_trec_run`; the lines of the
+    block's last query wait for the next block (they may go on there)."""
+    from ..io.formats import from_trec_run
+
+    label = str(path)
+    held: list = []  # lines waiting (memoryviews, no copy): all of one query, ``held_qid``
+    held_qid = None
+    held_at = 0  # byte offset of the held lines in the file
+
+    def parse(pieces: list, offset: int) -> pd.DataFrame:
+        try:
+            return from_trec_run(b"".join(pieces), label=label, order=order, system=system)
+        except FormatError as err:
+            raise _relabel(err, path, offset) from None
+
+    reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
+    size = None
+    while True:
+        try:
+            data, at = reader.send(size) if size else next(reader)
+        except StopIteration:
+            break
+        cut, qid = _trailing_query(data)
+        view = memoryview(data)
+        if cut == 0 and qid is not None and qid == held_qid:
+            held.append(view)  # one query longer than a block: the block grows
+            continue
+        if cut == 0:
+            block, block_at = held, held_at
+            held, held_qid, held_at = [view], qid, at
+        else:
+            block, block_at = held + [view[:cut]], (held_at if held else at)
+            held, held_qid, held_at = [view[cut:]], qid, at + cut
+        if block:
+            frame = parse(block, block_at)
+            nbytes = sum(len(b) for b in block)
+            size = max(256, int(nbytes / max(len(frame), 1) * chunk_rows))
+            del block
+            yield frame
+    if held:
+        yield parse(held, held_at)
+
+
+def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
+    """A run JSONL read in blocks of whole lines (a line is a whole ranking)."""
+    from ..io.formats import parse_run
+
+    label = str(path)
+    reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
+    size = None
+    while True:
+        try:
+            data, at = reader.send(size) if size else next(reader)
+        except StopIteration:
+            return
+        if not data.strip():
+            continue
+        try:
+            frame = parse_run(data, label=label, system=system)
+        except FormatError as err:
+            raise _relabel(err, path, at) from None
+        size = max(256, int(len(data) / max(len(frame), 1) * chunk_rows))
+        yield frame
+
+
+def _parquet_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
+    """A parquet file or dataset directory read in record batches, cut between queries (the
+    rows of the last query of a batch wait for the next one)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    from ..io.formats import as_run
+
+    label = str(path)
+    strings = {pa.string(): ID, pa.large_string(): ID}.get
+    held: list = []
+    held_rows = 0
+
+    def frame(tables) -> pd.DataFrame:
+        table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+        return as_run(table.to_pandas(types_mapper=strings), system=system, label=label)
+
+    try:
+        batches = ds.dataset(str(path), format="parquet").to_batches(batch_size=chunk_rows)
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            held.append(pa.Table.from_batches([batch]))
+            held_rows += batch.num_rows
+            if held_rows < chunk_rows:
+                continue
+            qid = held[-1].column("query_id")
+            other = pc.indices_nonzero(pc.not_equal(qid, qid[-1])).to_numpy()
+            if not len(other):
+                continue  # the whole batch is the last query: it may go on
+            cut = int(other[-1]) + 1
+            tail = held[-1].slice(cut)
+            held[-1] = held[-1].slice(0, cut)
+            yield frame(held)
+            held, held_rows = [tail], len(tail)
+    except (OSError, pa.ArrowException) as err:
+        raise FormatError(label, None, f"cannot read the parquet data ({err})") from None
+    if held_rows:
+        yield frame(held)
+
+
+# --------------------------------------------------------------------------------------------
+# The streamed evaluation.
+
+
+class Plan:
+    """What scoring a block needs, built once from the judgments, and how blocks' results
+    become one :class:`~retrieval_eval.evaluation.Evaluation`.
+
+    A plan is plain data (frames and arrays): :mod:`retrieval_eval.dask` sends it to each
+    worker once. :meth:`score` runs the engine on one block; :meth:`finish` puts the blocks'
+    rows together (:func:`assemble`) and hands the per-query frame to the code every path
+    shares (``evaluation._evaluation``).
+    """
+
+    def __init__(self, judgments, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential"):
+        from ..io.absent import judgments_meaning
+        from .evaluation import _stratum_keys
+        from ..io.formats import as_judgments
+
+        # The labels as in-memory evaluate reads them: an empty optional field is an absent one.
+        self.judgments = judgments_meaning(as_judgments(judgments))
+        self.ks = engine.check_ks(k)
+        if gain not in engine.GAINS:
+            raise ValueError(f"gain must be one of {engine.GAINS}, got {gain!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or threshold < 1:
+            raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
+        self.threshold, self.gain = int(threshold), gain
+        self.index = JudgmentIndex(self.judgments)
+        # A query labelled in several strata is also scored per (stratum, query) (see
+        # evaluation._per_stratum): each block does that too.
+        self.spanning = engine.strata_span_queries(self.judgments)
+        self.j2 = self.mapping = self.composite = None
+        if self.spanning:
+            self.j2, self.mapping = _stratum_keys(self.judgments)
+            self.composite = self.j2["query_id"].array
+
+    def __getstate__(self) -> dict:
+        # A worker needs only what ``score`` reads: the labels' engine columns, not every
+        # column of the judgments (:meth:`finish` runs where the plan was made).
+        return {**self.__dict__, "judgments": None, "j2": None}
+
+    def score(self, block: pd.DataFrame, keys: np.ndarray | None = None) -> dict:
+        """The engine on one block of whole queries (a run frame, rows in file order).
+
+        ``keys``: each row's place in the whole run (default 0, 1, 2...). Returns
+        the block's per-query rows (``rows``, see :func:`block_metrics`) and each system's
+        first key (``first``), and the same two for the (stratum, query) frame when
+        queries span strata (``rows2``, ``first2``; that frame's systems are those ranking a
+        judged query, as in memory).
+        """
+        from .evaluation import _stratum_run
+
+        keys = np.arange(len(block), dtype=np.int64) if keys is None else keys
+        out = {"rows": None, "first": {}, "rows2": None, "first2": {}}
+        if not len(block):
+            return out
+        out["rows"] = block_metrics(None, block, self.ks, self.threshold, self.gain, index=self.index)
+        out["first"] = _first_keys(block["system"], keys)
+        if self.spanning:
+            judged = engine._lookup(block["query_id"], self.index.queries) >= 0
+            r2 = _stratum_run(block, self.mapping)
+            if len(r2):
+                qids = _unique(block["query_id"])
+                rows = self.index.rows(qids)
+                labels = self.index.frame.iloc[rows].assign(query_id=self.composite.take(rows))
+                pq2 = engine.compute(labels, r2, k=self.ks, threshold=self.threshold,
+                                     gain=self.gain)
+                out["rows2"] = pq2[~pq2["missing"].to_numpy()]
+                out["first2"] = _first_keys(block["system"][judged], keys[judged])
+        return out
+
+    def finish(self, scored: list[dict], queries=None, negatives=None, empty=(),
+               label: str = "run"):
+        """The :class:`~retrieval_eval.evaluation.Evaluation` of the blocks' results.
+
+        Systems are ordered by their first row in the run, as the engine orders them.
+        """
+        from .evaluation import _evaluation, _negative_ids
+
+        negs = _negative_ids(queries, negatives)
+        empty = list(empty)
+        parts = [s["rows"] for s in scored if s["rows"] is not None]
+        _check_empty(empty, parts, label)
+        per_query = assemble(self.judgments, parts, _ordered(scored, "first"),
+                             self.ks, self.threshold, self.gain, label=label)
+        by_stratum = None
+        if self.spanning:
+            by_stratum = assemble(self.j2, [s["rows2"] for s in scored if s["rows2"] is not None],
+                                  _ordered(scored, "first2"), self.ks, self.threshold, self.gain,
+                                  label=label)
+        return _evaluation(self.judgments, None, per_query, self.ks, self.threshold, self.gain,
+                           queries, negs, empty=empty, by_stratum=by_stratum)
+
+
+    # -- for frameworks that score groups themselves (the Spark recipe in docs/scale.md) ------
+
+    def schema(self) -> str:
+        """The Spark DDL schema of :meth:`score`'s ``rows`` (``applyInPandas``' ``schema=``)."""
+        types = {"string": "string", "int64": "bigint", "bool": "boolean", "float64": "double"}
+        frame = _template(self.index.frame.iloc[:0], self.ks, self.threshold, self.gain)
+        return ", ".join(f"`{c}` {types[str(t)]}" for c, t in frame.dtypes.items())
+
+    def score_rows(self, part: pd.DataFrame) -> pd.DataFrame:
+        """:meth:`score`'s ``rows`` for a frame of whole rankings that carries each row's place
+        in the run as ``_key``: the function Spark's ``applyInPandas`` calls per query (a
+        group's rows arrive in no particular order, so they are put back in key order)."""
+        from ..io.formats import as_run
+
+        part = part.sort_values("_key", kind="stable")
+        keys = part["_key"].to_numpy(dtype=np.int64)
+        run = as_run(part[[c for c in ("system", "query_id", "rank", "doc_id", "score")
+                           if c in part.columns]].reset_index(drop=True))
+        rows = self.score(run, keys)["rows"]
+        return rows if rows is not None else _template(self.index.frame.iloc[:0], self.ks,
+                                                       self.threshold, self.gain)
+
+    def finish_rows(self, rows: pd.DataFrame, first: dict, queries=None, negatives=None):
+        """:meth:`finish` from the rows every group returned, collected in one frame, and each
+        system's first key (``{system: smallest key}``: the systems' order in the run).
+
+        Refused when a query is labelled in several strata: the (stratum, query) frame the
+        per-stratum table then needs is not among the rows (use :meth:`score`'s ``rows2``).
+        """
+        if self.spanning:
+            raise ValueError("some queries are labelled in several strata: finish_rows has no "
+                             "(stratum, query) rows for them; collect score()'s rows2 and use finish")
+        rows = rows.astype(_template(self.index.frame.iloc[:0], self.ks, self.threshold,
+                                     self.gain).dtypes.to_dict())
+        return self.finish([{"rows": rows, "first": dict(first), "rows2": None, "first2": {}}],
+                           queries=queries, negatives=negatives)
+
+
+def _first_keys(system, keys: np.ndarray) -> dict:
+    """Each system's smallest key: the place of its first row in the run."""
+    if not len(keys):
+        return {}
+    codes, names = engine._codes(engine._arrow(system))
+    first = np.full(len(names), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, codes, keys)
+    return dict(zip(names.tolist(), first.tolist()))
+
+
+def _ordered(scored: list[dict], field: str) -> list[str]:
+    first: dict[str, int] = {}
+    for s in scored:
+        for name, key in s[field].items():
+            first[name] = min(key, first.get(name, key))
+    return sorted(first, key=first.__getitem__)
+
+
+def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
+                      gain: str = "exponential", queries=None, negatives=None,
+                      chunk_rows: int = 1_000_000, system: str | None = None):
+    """:func:`retrieval_eval.evaluation.evaluate`, reading the run in blocks of whole queries.
+
+    Parameters
+    ----------
+    judgments
+        Anything :func:`~retrieval_eval.formats.as_judgments` reads; held whole (labels are
+        a small fraction of a run).
+    run
+        A path to a TREC run, a run JSONL or a parquet file or dataset directory (read a
+        block at a time), or anything :func:`~retrieval_eval.formats.as_run` reads (read
+        whole, then scored block by block).
+    k, threshold, gain, queries, negatives
+        As for :func:`~retrieval_eval.evaluation.evaluate`.
+    chunk_rows
+        About how many run rows a block holds; a block always ends after a query's last row.
+    system
+        Names every row's system, as in :func:`~retrieval_eval.formats.as_run`.
+
+    Returns
+    -------
+    Evaluation
+        Equal to the in-memory ``evaluate`` in every frame. It does not hold the run
+        (``run`` is None): that is the point. A report from it therefore carries
+        calibration only when one is passed in (``calibration=``).
+
+    Raises
+    ------
+    FormatError
+        A malformed line (with its line number), or a ranking in two places of the file (a
+        block would score half of it); the message says how to sort the run.
+
+    Notes
+    -----
+    Peak memory is the judgments plus one block (the bytes, the parsed frame and the engine's
+    temporaries) plus the per-query frame, which holds one row per (system, judged query).
+    """
+    from ..io.formats import _is_path
+
+    plan = Plan(judgments, k, threshold, gain)
+    label = str(run) if _is_path(run) else "run"
+    scored, empty = [], []
+    for block, keys in _blocks(run, chunk_rows, system=system):
+        empty.extend(block.attrs.get("empty_rankings") or [])
+        scored.append(plan.score(block, keys))
+        del block
+    return plan.finish(scored, queries=queries, negatives=negatives, empty=empty, label=label)
+
+
+def _check_empty(empty: list, parts: list[pd.DataFrame], label: str) -> None:
+    """An empty ranking (``[]``) names a cell no other line may rank: the reader refuses two
+    lines for one (system, query) within a block, and this across blocks."""
+    if not empty:
+        return
+    cells = pd.MultiIndex.from_tuples([(str(s), str(q)) for s, q in empty])
+    if cells.has_duplicates:
+        s, q = cells[cells.duplicated()][0]
+        raise FormatError(label, None, f"duplicate entry for query {q} of system {s}")
+    for p in parts:
+        seen = pd.MultiIndex.from_arrays([p["system"].astype(object), p["query_id"].astype(object)])
+        both = seen.isin(cells)
+        if both.any():
+            s, q = seen[both][0]
+            raise FormatError(label, None, f"duplicate entry for query {q} of system {s}")

@@ -1,0 +1,166 @@
+"""``retrieval-eval trec_eval``: a drop-in for trec_eval's command line and its text output.
+
+``retrieval-eval trec_eval [-q] [-c] [-n] [-M n] [-l n] [-m measure]... QRELS RUN`` prints what
+trec_eval 9.0.8 prints, so that scripts parsing its output work unchanged:
+
+* one line per value, ``"%-22s\\t%s\\t%6.4f"`` (measure, query, value); counts (``num_*``)
+  as integers; ``runid`` (the run name of the run's first line) and ``num_q`` in the summary;
+* measures in trec_eval's own order (its ``te_trec_measures`` table), whatever the order of
+  ``-m``; a family with parameters (``-m P.5,10``) prints one line per parameter;
+* with ``-q``, each query's values first, queries in qrels order (trec_eval sorts by query id,
+  byte order), then the ``all`` rows; ``gm_map`` / ``gm_bpref`` / ``runid`` / ``num_q`` have no
+  per-query line (as in trec_eval);
+* ``-m official`` (the default), ``-m all_trec`` and ``-m set`` are trec_eval's nicknames,
+  restricted to the measures this catalogue has (not ``relstring``, ``unj``, ``rbp``).
+
+Every number comes from the catalogue (:mod:`retrieval_eval.measures`). Where this command
+differs from trec_eval: a qrels grade below 0 is read as 0 (the readers' rule), and a qrels
+line repeating a (query, doc) pair keeps its last grade (trec_eval refuses both files).
+A run that repeats a doc id in a query is refused, as trec_eval refuses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .term import escape
+from ..engine.measures.registry import FAMILIES, parse_measure
+
+#: trec_eval's measure order (measures.c), restricted to the catalogue.
+TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+              "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref",
+              "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
+              "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret")
+NICKNAMES = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": TREC_ORDER,
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
+}
+#: Measures trec_eval prints only in the summary.
+SUMMARY_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
+
+DESCRIPTION = (
+    "Evaluate a TREC run against TREC qrels and print trec_eval's output, line for line:\n"
+    "measure<TAB>query<TAB>value, trec_eval's measure order and 4-decimal format, runid and\n"
+    "num_q lines and the 'all' summary. Ties are ordered as trec_eval orders them (score\n"
+    "descending, then doc id descending).\n\n"
+    "exit: 0 done, 2 usage error or malformed input"
+)
+EPILOG = (
+    "examples:\n"
+    "  retrieval-eval trec_eval qrels.txt run.txt\n"
+    "  retrieval-eval trec_eval -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt\n"
+    "  retrieval-eval trec_eval -c -l 2 -M 100 -m all_trec qrels.txt run.txt"
+)
+
+
+def add_command(command) -> None:
+    """Declare the ``trec_eval`` command on the CLI's parser (``command`` makes a subparser)."""
+    p = command("trec_eval", DESCRIPTION, EPILOG)
+    p.add_argument("-q", dest="per_query", action="store_true",
+                   help="print each query's values, then the summary")
+    p.add_argument("-c", dest="complete", action="store_true",
+                   help="average over every query of the qrels; a query the run misses scores 0")
+    p.add_argument("-n", dest="no_summary", action="store_true", help="no summary ('all') lines")
+    p.add_argument("-M", dest="max_ret", metavar="N", type=int, default=None,
+                   help="read only the top N documents of each query")
+    p.add_argument("-l", dest="level", metavar="N", type=int, default=1,
+                   help="lowest grade that counts as relevant (default 1)")
+    p.add_argument("-m", dest="measure", metavar="MEASURE", action="append", default=[],
+                   help="a measure, a family with parameters (P.5,10) or a nickname (official, "
+                        "all_trec, set); repeatable; default official")
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("run", metavar="RUN", help="TREC run file")
+    p.set_defaults(handler=cmd_trec_eval, color="never", json=False)
+
+
+def _requested(names: list[str]):
+    """(runid?, num_q?, measures in trec_eval's order) for the ``-m`` arguments."""
+    wanted: dict[str, list] = {}
+    flags = set()
+    for name in names or ["official"]:
+        base = name.split(".", 1)[0]
+        if base in NICKNAMES and "." not in name:
+            for fam in NICKNAMES[base]:
+                if fam in ("runid", "num_q"):
+                    flags.add(fam)
+                else:
+                    wanted.setdefault(fam, []).extend(m for m in parse_measure(fam)
+                                                      if m not in wanted.get(fam, []))
+            continue
+        if name in ("runid", "num_q"):
+            flags.add(name)
+            continue
+        if base not in FAMILIES or base not in TREC_ORDER:
+            # trec_eval's own spelling only: this is its command line.
+            close = [m for m in TREC_ORDER if m.lower().startswith(base.lower()[:3])]
+            hint = f"; did you mean {', '.join(close[:3])}?" if close else ""
+            raise ValueError(f"trec_eval: illegal measure '{name}'{hint}")
+        ms = parse_measure(name)
+        if "." in name:  # explicit parameters replace the defaults
+            wanted[base] = ms
+        else:
+            wanted.setdefault(base, [])
+            wanted[base].extend(m for m in ms if m not in wanted[base])
+    ordered = [m for fam in TREC_ORDER if fam in wanted for m in wanted[fam]]
+    return "runid" in flags, "num_q" in flags, ordered
+
+
+def _line(name: str, qid: str, value, kind: str) -> str:
+    text = str(int(round(value))) if kind == "int" else f"{value:6.4f}"
+    return f"{name:<22}\t{escape(qid)}\t{text}"
+
+
+def cmd_trec_eval(args: argparse.Namespace, out) -> int:
+    import numpy as np
+
+    from ..engine.measures import compute, summarize
+    from .app import CLIError
+    from ..io.formats import read_qrels, read_trec_run
+
+    if args.level < 1:
+        raise CLIError("-l: the relevance level must be >= 1 (an unjudged document has grade 0)")
+    if args.max_ret is not None and args.max_ret < 0:
+        raise CLIError("-M: the number of documents must be >= 0")
+    try:
+        want_runid, want_num_q, ms = _requested(args.measure)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+    judgments = read_qrels(args.qrels)
+    run = read_trec_run(args.run)
+    runid = str(run["system"].iloc[0]) if len(run) else ""
+    run = run.assign(system=runid)  # one run: trec_eval reads every line of the file as one
+    repeated = run.duplicated(["query_id", "doc_id"])
+    if repeated.any():
+        first = run[repeated.to_numpy()].iloc[0]
+        raise CLIError(f"{args.run}: query {first['query_id']} repeats doc {first['doc_id']} "
+                       "(trec_eval refuses duplicate docs)")
+    per_query = compute(judgments, run, ms, level=args.level, max_ret=args.max_ret,
+                                  complete=args.complete)
+    if len(per_query) == 0:
+        raise CLIError("no queries with both results and relevance info")
+    # trec_eval walks the qrels sorted by query id (byte order).
+    per_query = per_query.iloc[np.argsort(per_query["query_id"].to_numpy(dtype=object)
+                                          .astype(str), kind="stable")]
+    summary = summarize(per_query, [m for m in ms if m.family != "num_q"])
+    lines = []
+    if args.per_query:
+        cols = [m for m in ms if m.family not in SUMMARY_ONLY]
+        table = per_query[[m.name for m in cols]].to_numpy(dtype=np.float64)
+        for qid, row in zip(per_query["query_id"].tolist(), table):
+            lines.extend(_line(m.name, qid, v, m.spec.kind) for m, v in zip(cols, row))
+    if not args.no_summary:
+        if want_runid:
+            lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
+        if want_num_q:
+            lines.append(_line("num_q", "all", len(per_query), "int"))
+        row = summary.iloc[0]
+        lines.extend(_line(m.name, "all", row[m.name], m.spec.kind) for m in ms)
+    if lines:
+        # Written as is: the tabs are the format. Ids had their control characters escaped
+        # above (_term.escape), as every line the CLI prints does.
+        out.stream.write("\n".join(lines) + "\n")
+    return 0

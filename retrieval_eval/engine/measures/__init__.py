@@ -1,0 +1,116 @@
+"""The measure catalogue: trec_eval's measures (and their ir_measures / ranx names), computed
+for every system and query at once from one scan of the run.
+
+* :func:`parse_measure` / :func:`measures` (the registry, :mod:`.registry`);
+* :func:`compute`: per-query values of the requested measures, as a DataFrame;
+* :func:`summarize`: their summary with the aggregate trec_eval uses (mean; geometric mean for
+  ``gm_*``; sum for the ``num_*`` counts).
+
+Each family is one small module (``counts``, ``ranks``, ``sets``, ``ap``, ``bpref``,
+``ndcg``) computing per-ranking values from the arrays of :mod:`.scan`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pandas as pd
+
+from .registry import FAMILIES, Measure, UnknownMeasure, make, measures, parse_measure, parse_measures
+from .scan import Arrays, scan
+
+__all__ = ["Measure", "UnknownMeasure", "compute", "make", "measures", "parse_measure",
+           "parse_measures", "scan", "summarize", "values"]
+
+from ...model import ID
+
+
+def values(measure: Measure, arrays: Arrays, level: int = 1) -> np.ndarray:
+    """One measure's value per ranking of ``arrays`` (``measure.rel`` overrides ``level``)."""
+    module = importlib.import_module(f".{measure.spec.module}", __name__)
+    return module.compute(measure, arrays, measure.rel if measure.rel is not None else level)
+
+
+def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
+            max_ret: int | None = None, complete: bool = False,
+            order: str = "trec") -> pd.DataFrame:
+    """Per-query values of the measures ``names`` for every system of ``run``.
+
+    ``judgments`` and ``run`` are frames of the data model. ``names``: a name or a list of
+    names in any spelling :func:`parse_measure` reads. ``level`` is trec_eval's ``-l``
+    (grades >= level are relevant), ``max_ret`` its ``-M``, ``complete`` its ``-c``.
+
+    Returns one row per evaluated (system, query_id), systems in first-appearance order,
+    queries in the order the judgments list them, with one float column per measure named
+    canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` has no per-query value and is left
+    out). ``attrs["measures"]`` holds the parsed :class:`Measure` list.
+    """
+    if isinstance(level, bool) or int(level) != level or level < 1:
+        raise ValueError(f"level must be an integer >= 1, got {level!r}")
+    ms = parse_measures(names)
+    a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order)
+    cols = {m.name: values(m, a, int(level)) for m in ms if m.family != "num_q"}
+    frame = pd.DataFrame({
+        "system": pd.array(a.systems.take(a.r_system).to_numpy(), dtype=ID),
+        "query_id": pd.array(a.queries.take(a.r_query).to_numpy(), dtype=ID),
+        **{name: np.asarray(v, dtype=np.float64) for name, v in cols.items()},
+    })
+    frame.attrs["measures"] = ms
+    return frame
+
+
+def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
+    """One row per system: each measure summarized the way trec_eval does.
+
+    Mean over the evaluated queries; ``gm_*`` (per-query logs) exp of the mean, i.e. the
+    geometric mean; ``num_ret`` / ``num_rel`` / ``num_rel_ret`` / ``num_nonrel_judged_ret``
+    the sum; ``num_q`` the number of queries. Every query evaluated counts, those without
+    relevant labels included (they score 0), as in trec_eval.
+    """
+    ms = measures_ if measures_ is not None else per_query.attrs.get("measures", [])
+    groups = per_query.groupby("system", sort=False, observed=True)
+    out = {}
+    for m in ms:
+        agg = m.spec.aggregate
+        if agg == "count":
+            out[m.name] = groups.size().astype(float)
+        elif agg == "sum":
+            out[m.name] = groups[m.name].sum()
+        elif agg == "gmean":
+            out[m.name] = np.exp(groups[m.name].mean())
+        else:
+            out[m.name] = groups[m.name].mean()
+    table = pd.DataFrame(out)
+    table.index = pd.Index(table.index, dtype=ID, name="system")
+    return table
+
+
+def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
+           summary: pd.DataFrame, names, level: int) -> list[Measure]:
+    """Add catalogue measures to an evaluation's per-query frame and summary, in place.
+
+    The hook behind ``evaluate(..., measures=[...])``. Rankings keep the run's own order (as
+    every other number of ``evaluate``; a TREC run read with ``order="score"`` is in
+    trec_eval's order). Every judged query of every system gets a value, a query the system
+    did not answer as an empty ranking (trec_eval's ``-c``). The summary column of each measure
+    is trec_eval's aggregate over those queries (mean; geometric mean for ``gm_*``; sum for
+    the counts), queries without relevant labels included, as trec_eval includes them.
+    Returns the measures added (``num_q`` has no per-query column).
+    """
+    extra = compute(judgments, run, names, level=level, complete=True, order="rank")
+    ms = extra.attrs["measures"]
+    cols = [m.name for m in ms if m.family != "num_q"]
+    clash = [c for c in cols if c in per_query.columns]
+    if clash:
+        raise ValueError(f"measure column(s) {clash} already in the per-query frame")
+    keyed = extra.set_index(["system", "query_id"])[cols]
+    at = pd.MultiIndex.from_arrays([per_query["system"].astype(object),
+                                    per_query["query_id"].astype(object)])
+    values_ = keyed.reindex(at)
+    for c in cols:
+        per_query[c] = values_[c].to_numpy(dtype=np.float64)
+    table = summarize(extra, ms)
+    for m in ms:
+        summary[m.name] = table[m.name].reindex(summary.index).to_numpy(dtype=np.float64)
+    return ms
