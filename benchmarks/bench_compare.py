@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Benchmark the randomization test of :func:`retrieval_eval.compare.compare` against ranx.
+"""Benchmark the randomization test of :func:`retrieval_eval.compare` against ranx.
 
 Usage::
 
@@ -15,7 +15,7 @@ amounts. Binary relevance makes ranx's nDCG (linear gain) equal to ours (exponen
 Measured (wall time and process CPU time; the machine may be shared, so CPU time is the
 steadier figure):
 
-* ``randomization``: :func:`retrieval_eval.stats.paired_randomization` on the (4, n) matrix of
+* ``randomization``: :func:`retrieval_eval.analysis.stats.paired_randomization` on the (4, n) matrix of
   per-query nDCG@10 differences against the baseline, ``--resamples`` sign flips: one
   ``(resamples, n)`` sign matrix times the difference matrix, in blocks.
 * ``randomization_all_pairs``: the same over all 10 unordered pairs of the 5 systems (ranx's
@@ -180,9 +180,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
 
-    from retrieval_eval import stats
-    from retrieval_eval.compare import compare
-    from retrieval_eval.evaluation import evaluate
+    from retrieval_eval.analysis import stats
+    from retrieval_eval import compare
+    from retrieval_eval import evaluate
 
     judgments, run = make_data(args.queries, args.systems, args.seed)
     out: dict = {"queries": args.queries, "systems": args.systems, "resamples": args.resamples}
