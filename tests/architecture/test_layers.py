@@ -317,36 +317,33 @@ def test_long_functions_say_why():
     assert not KNOWN_LONG_FUNCTIONS - long, f"fixed, remove: {KNOWN_LONG_FUNCTIONS - long}"
 
 
-@pytest.mark.parametrize("source, rule", [
-    ("from ..viz.html import box\n", "upward"),
-    ("from .other import _helper\n", "private"),
+@pytest.mark.parametrize("planted, check, message", [
+    ({"analysis/planted.py": "from ..viz.html import box\n"},
+     "test_layers_import_downward_only", "imports retrieval_eval.viz.html"),
+    ({"analysis/planted.py": "def f():\n    from ..viz import html\n"},
+     "test_layers_import_downward_only", "imports retrieval_eval.viz.html"),
+    ({"analysis/planted.py": "from .other import _helper\n"},
+     "test_no_private_name_crosses_a_module", "other._helper"),
+    ({"analysis/planted.py": "from . import other\nother._helper()\n"},
+     "test_no_private_name_crosses_a_module", "other._helper"),
+    ({"analysis/planted.py": "from . import other\n",
+      "analysis/other.py": "def f():\n    from . import planted\n"},
+     "test_no_import_circles", "analysis.other <-> retrieval_eval.analysis.planted"),
 ])
-def test_the_checks_can_fail(tmp_path, monkeypatch, source, rule):
-    """The rules catch what they are for: a planted upward import and a private reach-in."""
+def test_the_checks_catch_a_planted_breach(tmp_path, monkeypatch, planted, check, message):
+    """Each rule fails on a package that breaks it (so a green run means something)."""
     fake = tmp_path / "retrieval_eval"
-    (fake / "analysis").mkdir(parents=True)
-    (fake / "viz").mkdir()
-    for f in ("__init__.py", "analysis/__init__.py", "viz/__init__.py", "viz/html.py",
-              "analysis/other.py"):
-        (fake / f).write_text("")
-    (fake / "analysis" / "planted.py").write_text(source)
-    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake, raising=False)
+    files = {"__init__.py": "", "analysis/__init__.py": "", "viz/__init__.py": "",
+             "viz/html.py": "", "analysis/other.py": "", **planted}
+    for name, text in files.items():
+        (fake / name).parent.mkdir(parents=True, exist_ok=True)
+        (fake / name).write_text(text)
     modules = {}
     for path in sorted(fake.rglob("*.py")):
         parts = list(path.relative_to(tmp_path).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        modules[".".join(parts)] = path
-    monkeypatch.setattr(__import__(__name__), "MODULES", modules, raising=False)
-    globals_ = globals()
-    saved = globals_["MODULES"]
-    globals_["MODULES"] = modules
-    try:
-        if rule == "upward":
-            with pytest.raises(AssertionError, match="imports retrieval_eval.viz.html"):
-                test_layers_import_downward_only()
-        else:
-            with pytest.raises(AssertionError, match="_helper"):
-                test_no_private_name_crosses_a_module()
-    finally:
-        globals_["MODULES"] = saved
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    monkeypatch.setitem(globals(), "MODULES", modules)
+    for known in ("KNOWN_UPWARD", "KNOWN_CIRCLES", "KNOWN_PRIVATE"):
+        monkeypatch.setitem(globals(), known, set())
+    with pytest.raises(AssertionError, match=message.replace(".", r"\.")):
+        globals()[check]()
