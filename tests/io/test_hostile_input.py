@@ -484,7 +484,7 @@ def test_rule15_bootstrap_in_blocks_draws_exactly_the_same_resamples(paired, mon
         return r.ci_low, r.ci_high, int(g.integers(0, 2**40))  # the generator's state after
 
     whole = run()
-    monkeypatch.setattr(stats, "_BLOCK", 1000)  # 1 or 2 resample rows per block
+    monkeypatch.setattr(stats.bootstrap, "BLOCK", 1000)  # 1 or 2 resample rows per block
     assert run() == whole
     ref = scipy.stats.bootstrap((a, b), lambda x, y, axis=-1: fn(x, y), n_resamples=999,
                                 method="percentile", paired=paired, vectorized=True,
@@ -519,7 +519,7 @@ def test_rule15_calibrate_memory_per_query_is_a_small_constant(monkeypatch):
 
     # The resample block cap is lowered so that both sizes run past it, as 100k queries do at
     # the default cap; what is left growing with the queries is calibrate's own per-query data.
-    monkeypatch.setattr(stats, "_BLOCK", 1 << 16)
+    monkeypatch.setattr(stats.bootstrap, "BLOCK", 1 << 16)
     calibrate(*_calibration_frames(200)[1::-1], negatives=_calibration_frames(200)[2])  # caches
     peaks = {}
     for n in (1000, 4000):
