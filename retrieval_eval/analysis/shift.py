@@ -256,7 +256,7 @@ def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
 
 
 def _top1(run: pd.DataFrame, judgments, queries, negatives, threshold: int) -> pd.DataFrame:
-    from .calibration import score_rows
+    from .calibration_input import score_rows
 
     rows = score_rows(judgments, run, queries, threshold=threshold, negatives=negatives)
     first = rows[(rows["rank"] == 1).to_numpy() & np.isfinite(rows["score"].to_numpy(np.float64))]
