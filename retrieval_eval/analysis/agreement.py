@@ -35,9 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .jsonable import measurement
-from ..engine.metrics import ID, UNSTRATIFIED, judgment_keys
+from ..engine.metrics import aggregate, compute, judgment_keys, metric_columns
+from ..io.formats import as_judgments, as_run
+from ..model import ID, UNSTRATIFIED
 from .handoff import viz
+from .jsonable import jsonable, measurement
 
 __all__ = [
     "AGREEMENT_GATE_MEASURES",
@@ -186,8 +188,6 @@ def overlapping_labels(judgments, labelers=None) -> pd.DataFrame:
     unit). A labeler who labeled the same unit twice counts with its last label, as the
     metric engine counts a repeated key.
     """
-    from ..io.formats import as_judgments
-
     j = as_judgments(judgments)
     who = _labeler_of(j)
     names = list(dict.fromkeys(who.tolist())) if labelers is None else list(labelers)
@@ -263,8 +263,6 @@ class LabelAgreement:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: ``{"label_agreement": measurements(), "labelers", "confusion", ...}``."""
-        from .jsonable import jsonable
-
         return jsonable({
             "label_agreement": self.measurements(),
             "labelers": self.labelers,
@@ -353,8 +351,6 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     >>> round(agreement.value("kappa_binary"), 2) < 0.6  # a lexical labeler is no reader
     True
     """
-    from ..io.formats import as_judgments
-
     j = as_judgments(judgments)
     if other is not None:
         j = pd.concat([j, as_judgments(other)], ignore_index=True)
@@ -375,52 +371,11 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     b = pair[second].to_numpy(np.float64)
     values = np.unique(np.r_[a, b, units[names].to_numpy(np.float64).ravel()])
     values = values[np.isfinite(values)]
-    ba, bb = (a >= threshold).astype(np.float64), (b >= threshold).astype(np.float64)
-    bin_values = np.array([0.0, 1.0])
-    kappas = [cohen_kappa(a, b, w, labels=values) for w in WEIGHTS]
-    kappa_bin = cohen_kappa(ba, bb, labels=bin_values)
-    alpha = krippendorff_alpha(units[names].to_numpy(np.float64).T, level)
-    boot = _bootstrap_kappas(a, b, values, int(n_resamples), seed)
-    rng_bin = _bootstrap_kappas(ba, bb, bin_values, int(n_resamples), seed)[:, 0]
-    with np.errstate(invalid="ignore"):
-        ci = np.nanpercentile(np.c_[boot, rng_bin], [2.5, 97.5], axis=0)
-    label = f"percentile bootstrap 95% over units ({int(n_resamples)} resamples, seed {seed})"
-    n_units = len(pair)
-    summary = pd.DataFrame({
-        "measure": pd.array(["kappa", "kappa_linear", "kappa_quadratic", "kappa_binary",
-                             "alpha"], dtype=ID),
-        "value": np.array([*kappas, kappa_bin, alpha], dtype=np.float64),
-        "n": np.array([n_units] * 4 + [len(units)], dtype=np.int64),
-        "ci_low": np.r_[ci[0], np.nan], "ci_high": np.r_[ci[1], np.nan],
-        "interval": pd.array([label] * 4 + [""], dtype=ID),
-    }).set_index("measure")
-
-    grades = [int(v) if float(v).is_integer() else v for v in values]
-    conf = _confusion(np.searchsorted(values, a)[None, :], np.searchsorted(values, b)[None, :],
-                      values.size)[0].astype(np.int64)
-    confusion = pd.DataFrame(conf, index=pd.Index(grades, name=first),
-                             columns=pd.Index(grades, name=second))
-
-    # per stratum: binary kappa with a bootstrap interval, and raw agreement
-    rows = []
-    for name, g in pair.groupby("stratum", sort=True):  # a handful of strata
-        x = (g[first].to_numpy(np.float64) >= threshold).astype(np.float64)
-        y = (g[second].to_numpy(np.float64) >= threshold).astype(np.float64)
-        bk = _bootstrap_kappas(x, y, bin_values, int(n_resamples), seed)[:, 0]
-        with np.errstate(invalid="ignore"):
-            lo, hi = (np.nanpercentile(bk, [2.5, 97.5]) if np.isfinite(bk).any()
-                      else (math.nan, math.nan))
-        rows.append({"stratum": str(name), "n": len(g),
-                     "kappa_binary": cohen_kappa(x, y, labels=bin_values),
-                     "ci_low": float(lo), "ci_high": float(hi),
-                     "same_grade": float(np.mean(g[first].to_numpy() == g[second].to_numpy())),
-                     "same_relevance": float(np.mean(x == y))})
-    per_stratum = pd.DataFrame.from_records(
-        rows, columns=["stratum", "n", "kappa_binary", "ci_low", "ci_high", "same_grade",
-                       "same_relevance"])
-    per_stratum["stratum"] = per_stratum["stratum"].astype(ID)
-    per_stratum["n"] = per_stratum["n"].astype(np.int64)
-
+    summary = _summary(a, b, values, units[names].to_numpy(np.float64).T, threshold, level,
+                       int(n_resamples), seed)
+    kappa_bin = float(summary.loc["kappa_binary", "value"])
+    confusion = _confusion_frame(a, b, values, first, second)
+    per_stratum = _per_stratum(pair, first, second, threshold, int(n_resamples), seed)
     metrics = None
     if run is not None:
         metrics = _metric_effect(j, run, first, second, k, threshold)
@@ -436,12 +391,71 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
                           names, warnings, settings)
 
 
+def _confusion_frame(a: np.ndarray, b: np.ndarray, values: np.ndarray, first: str,
+                     second: str) -> pd.DataFrame:
+    """Counts of each (grade by ``first``, grade by ``second``) pair, every grade a row and a
+    column."""
+    grades = [int(v) if float(v).is_integer() else v for v in values]
+    conf = _confusion(np.searchsorted(values, a)[None, :], np.searchsorted(values, b)[None, :],
+                      values.size)[0].astype(np.int64)
+    return pd.DataFrame(conf, index=pd.Index(grades, name=first),
+                        columns=pd.Index(grades, name=second))
+
+
+def _summary(a: np.ndarray, b: np.ndarray, values: np.ndarray, matrix: np.ndarray,
+             threshold: int, level: str, n_resamples: int, seed) -> pd.DataFrame:
+    """One row per measure: kappas of the first two labelers' grades ``a``, ``b`` with their
+    bootstrap intervals over units, and alpha over every labeler (``matrix``)."""
+    ba, bb = (a >= threshold).astype(np.float64), (b >= threshold).astype(np.float64)
+    bin_values = np.array([0.0, 1.0])
+    kappas = [cohen_kappa(a, b, w, labels=values) for w in WEIGHTS]
+    kappa_bin = cohen_kappa(ba, bb, labels=bin_values)
+    alpha = krippendorff_alpha(matrix, level)
+    boot = _bootstrap_kappas(a, b, values, n_resamples, seed)
+    rng_bin = _bootstrap_kappas(ba, bb, bin_values, n_resamples, seed)[:, 0]
+    with np.errstate(invalid="ignore"):
+        ci = np.nanpercentile(np.c_[boot, rng_bin], [2.5, 97.5], axis=0)
+    label = f"percentile bootstrap 95% over units ({n_resamples} resamples, seed {seed})"
+    n_units = a.size
+    summary = pd.DataFrame({
+        "measure": pd.array(["kappa", "kappa_linear", "kappa_quadratic", "kappa_binary",
+                             "alpha"], dtype=ID),
+        "value": np.array([*kappas, kappa_bin, alpha], dtype=np.float64),
+        "n": np.array([n_units] * 4 + [matrix.shape[1]], dtype=np.int64),
+        "ci_low": np.r_[ci[0], np.nan], "ci_high": np.r_[ci[1], np.nan],
+        "interval": pd.array([label] * 4 + [""], dtype=ID),
+    }).set_index("measure")
+    return summary
+
+
+def _per_stratum(pair: pd.DataFrame, first: str, second: str, threshold: int, n_resamples: int,
+                 seed) -> pd.DataFrame:
+    """Per stratum: binary kappa with a bootstrap interval, and raw agreement."""
+    bin_values = np.array([0.0, 1.0])
+    rows = []
+    for name, g in pair.groupby("stratum", sort=True):  # a handful of strata
+        x = (g[first].to_numpy(np.float64) >= threshold).astype(np.float64)
+        y = (g[second].to_numpy(np.float64) >= threshold).astype(np.float64)
+        bk = _bootstrap_kappas(x, y, bin_values, n_resamples, seed)[:, 0]
+        with np.errstate(invalid="ignore"):
+            lo, hi = (np.nanpercentile(bk, [2.5, 97.5]) if np.isfinite(bk).any()
+                      else (math.nan, math.nan))
+        rows.append({"stratum": str(name), "n": len(g),
+                     "kappa_binary": cohen_kappa(x, y, labels=bin_values),
+                     "ci_low": float(lo), "ci_high": float(hi),
+                     "same_grade": float(np.mean(g[first].to_numpy() == g[second].to_numpy())),
+                     "same_relevance": float(np.mean(x == y))})
+    per_stratum = pd.DataFrame.from_records(
+        rows, columns=["stratum", "n", "kappa_binary", "ci_low", "ci_high", "same_grade",
+                       "same_relevance"])
+    per_stratum["stratum"] = per_stratum["stratum"].astype(ID)
+    per_stratum["n"] = per_stratum["n"].astype(np.int64)
+    return per_stratum
+
+
 def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
                    threshold: int) -> pd.DataFrame:
     """Mean metrics on the queries both labelers labeled, once per labeler's labels."""
-    from ..io.formats import as_run
-    from ..engine.metrics import aggregate, compute, metric_columns
-
     r = as_run(run)
     who = _labeler_of(j)
     qa = set(j.loc[(who == first).to_numpy(), "query_id"].astype(str))
@@ -482,8 +496,6 @@ def agreement_warning(judgments, other=None) -> str | None:
     two labelers is computed; below :data:`MIN_KAPPA` one label set cannot stand in for the
     other, and gating on it would certify the labeler rather than the system.
     """
-    from ..io.formats import as_judgments
-
     j = as_judgments(judgments)
     if other is not None:
         j = pd.concat([j, as_judgments(other)], ignore_index=True)

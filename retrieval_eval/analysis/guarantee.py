@@ -37,7 +37,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..engine.metrics import ID
+from ..model import ID
+from .stats import betainc
 
 __all__ = [
     "GUARANTEE_COLUMNS",
@@ -127,8 +128,6 @@ def beta_ppf(q, a, b, iterations: int = 80) -> np.ndarray:
 
     80 halvings of [0, 1] reach below 1e-16; NaN where ``a`` or ``b`` is not positive.
     """
-    from .stats import betainc
-
     q, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (q, a, b)))
     lo, hi = np.zeros(q.shape), np.ones(q.shape)
     ok = (a > 0) & (b > 0)
@@ -200,6 +199,43 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
     no positive strata, so every row's refusal figures are over all the system's negatives:
     what an out-of-distribution query routed to that stratum would meet.
     """
+    rows, notes = _guarantee_rows(top1, guarantee, by, cutoffs, quantile, min_samples, fixed)
+    delta = guarantee.delta if guarantee is not None else math.nan
+    table = pd.DataFrame.from_records(rows, columns=[c for c in GUARANTEE_COLUMNS
+                                                     if c not in _DERIVED])
+    n_pos = table["n_positive"].to_numpy(np.float64)
+    k = table["rank"].to_numpy(np.float64)
+    conformal = (table["source"] == "conformal").to_numpy() & (k >= 1)
+    if guarantee is not None and len(table):
+        cov, lo, hi = coverage_interval(n_pos, np.where(conformal, k, 0.0), delta)
+    else:
+        cov = lo = hi = np.full(len(table), np.nan)
+    n_neg = table["n_negative"].to_numpy(np.float64)
+    refused = table["negatives_refused"].to_numpy(np.float64)
+    has = np.isfinite(table["cutoff"].to_numpy(np.float64)) & (n_neg > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(has, refused / np.where(n_neg > 0, n_neg, 1.0), np.nan)
+    lower = (np.where(has, clopper_pearson_lower(refused, n_neg, delta), np.nan)
+             if guarantee is not None and len(table) else np.full(len(table), np.nan))
+    table.insert(8, "coverage", np.asarray(cov, dtype=np.float64))
+    table.insert(9, "coverage_ci_low", np.asarray(lo, dtype=np.float64))
+    table.insert(10, "coverage_ci_high", np.asarray(hi, dtype=np.float64))
+    table["negative_satisfaction"] = share
+    table["negative_satisfaction_lower"] = np.asarray(lower, dtype=np.float64)
+    for c in ("system", "stratum", "source"):
+        table[c] = table[c].astype(ID)
+    for c in ("n_positive", "n_negative", "negatives_refused"):
+        table[c] = table[c].astype(np.int64)
+    # The order statistic used; NA where the cutoff is not a conformal one.
+    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")
+    table["cutoff"] = table["cutoff"].astype(np.float64)
+    return table[list(GUARANTEE_COLUMNS)], notes
+
+
+def _guarantee_rows(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | None,
+                    cutoffs: Mapping[str, float], quantile: float, min_samples: int,
+                    fixed: frozenset[str]) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """The rows of :func:`guarantee_table` before its derived columns, and its warnings."""
     t = top1[~top1["missing"].to_numpy(bool) & top1["kind"].isin(["positive", "negative"])]
     rows: list[dict[str, Any]] = []
     notes: list[tuple[str, str]] = []
@@ -245,35 +281,7 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
             notes.append((system, (
                 f"system {system!r}: stratum(s) {', '.join(small)} have too few positives to "
                 f"calibrate on their own ({need}); they use the pooled cutoff")))
-    table = pd.DataFrame.from_records(rows, columns=[c for c in GUARANTEE_COLUMNS
-                                                     if c not in _DERIVED])
-    n_pos = table["n_positive"].to_numpy(np.float64)
-    k = table["rank"].to_numpy(np.float64)
-    conformal = (table["source"] == "conformal").to_numpy() & (k >= 1)
-    if guarantee is not None and len(table):
-        cov, lo, hi = coverage_interval(n_pos, np.where(conformal, k, 0.0), delta)
-    else:
-        cov = lo = hi = np.full(len(table), np.nan)
-    n_neg = table["n_negative"].to_numpy(np.float64)
-    refused = table["negatives_refused"].to_numpy(np.float64)
-    has = np.isfinite(table["cutoff"].to_numpy(np.float64)) & (n_neg > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(has, refused / np.where(n_neg > 0, n_neg, 1.0), np.nan)
-    lower = (np.where(has, clopper_pearson_lower(refused, n_neg, delta), np.nan)
-             if guarantee is not None and len(table) else np.full(len(table), np.nan))
-    table.insert(8, "coverage", np.asarray(cov, dtype=np.float64))
-    table.insert(9, "coverage_ci_low", np.asarray(lo, dtype=np.float64))
-    table.insert(10, "coverage_ci_high", np.asarray(hi, dtype=np.float64))
-    table["negative_satisfaction"] = share
-    table["negative_satisfaction_lower"] = np.asarray(lower, dtype=np.float64)
-    for c in ("system", "stratum", "source"):
-        table[c] = table[c].astype(ID)
-    for c in ("n_positive", "n_negative", "negatives_refused"):
-        table[c] = table[c].astype(np.int64)
-    # The order statistic used; NA where the cutoff is not a conformal one.
-    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")
-    table["cutoff"] = table["cutoff"].astype(np.float64)
-    return table[list(GUARANTEE_COLUMNS)], notes
+    return rows, notes
 
 
 _DERIVED = ("coverage", "coverage_ci_low", "coverage_ci_high", "negative_satisfaction",

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .stats import t_ppf
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -64,8 +66,6 @@ def _round(x: float) -> float:
 def t_half_width(sd, n):
     """Half-width of the two-sided 95% Student-t interval on a mean: t(0.975, df) sd / sqrt(n)
     with df = n - 1 capped at 120; NaN where n < 2 (one sample has no interval). Vectorized."""
-    from .stats import t_ppf
-
     sd, n = np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
     half = np.full(np.broadcast(sd, n).shape, np.nan)
     ok = n >= 2

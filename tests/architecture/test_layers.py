@@ -87,14 +87,11 @@ KNOWN_LONG_MODULES: set[str] = {
     'retrieval_eval.viz.plotting',
 }
 KNOWN_LONG_FUNCTIONS: set[str] = {
-    'retrieval_eval.analysis.agreement.label_agreement',
     'retrieval_eval.analysis.compare.compare',
     'retrieval_eval.analysis.compare.compare_calibration',
     'retrieval_eval.analysis.drift.drift',
     'retrieval_eval.analysis.gates._evaluate_one',
-    'retrieval_eval.analysis.guarantee.guarantee_table',
     'retrieval_eval.analysis.report.report_from_evaluation',
-    'retrieval_eval.analysis.shift.score_shift',
     'retrieval_eval.analysis.validation.validate',
     'retrieval_eval.cli.app.build_parser',
     'retrieval_eval.cli.demo._index_html',
