@@ -88,9 +88,10 @@ class _Warnings:
             self.by_system[name].append(text)
 
 
-def calibrate(judgments, run, queries=None, negatives=None,  # long: the numpydoc docstring
-              quantile: float = 0.10, cutoff=None, threshold: int = 1, n_resamples: int = 1000,
-              seed=0, guarantee=None, by: str | None = None) -> Calibration:
+def calibrate(judgments, run, queries=None,  # long: the numpydoc docstring (code: 50 lines)
+              negatives=None, quantile: float = 0.10, cutoff=None, threshold: int = 1,
+              n_resamples: int = 1000, seed=0, guarantee=None,
+              by: str | None = None) -> Calibration:
     """Calibrate a relevance cutoff per system and measure how well it rejects OOD queries.
 
     For each system with scores: ``top1`` of a query is the score of its rank-1 row in

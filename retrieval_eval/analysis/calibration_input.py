@@ -47,8 +47,28 @@ def _na_strings(n: int) -> pd.arrays.ArrowStringArray:
 
 
 def judgments_frame(judgments) -> pd.DataFrame:
-    """A judgments frame. A frame already in the data model's shape is used as is (optional
-    columns added as NA); anything else goes through :func:`retrieval_eval.formats.as_judgments`."""
+    """A judgments frame in the data model's shape, checked and converted once.
+
+    A frame already in the data model's shape is used as is (optional columns added as NA);
+    anything else goes through :func:`retrieval_eval.io.formats.as_judgments`.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        The labels.
+
+    Returns
+    -------
+    DataFrame
+        With ``query_id``, ``doc_uri``, ``chunk_id``, ``relevance``, ``stratum``, ``query`` and
+        ``line``; absent values read as the data model says (``io.absent``).
+
+    Examples
+    --------
+    >>> j = judgments_frame([{"query_id": "q1", "doc_uri": "d1", "relevance": 2}])
+    >>> int(j["relevance"].iloc[0])
+    2
+    """
     from ..io.absent import judgments_meaning
 
     from ..io.formats import as_judgments, refuse_swapped
@@ -67,8 +87,24 @@ def judgments_frame(judgments) -> pd.DataFrame:
 
 
 def run_frame(run) -> pd.DataFrame:
-    """A run frame (system defaults to ``"run"``, score to NaN); non-frames go through
-    :func:`retrieval_eval.formats.as_run`."""
+    """A run frame in the data model's shape (system defaults to ``"run"``, score to NaN).
+
+    Parameters
+    ----------
+    run : DataFrame, list of dicts or path
+        The run; non-frames go through :func:`retrieval_eval.io.formats.as_run`.
+
+    Returns
+    -------
+    DataFrame
+        With ``system``, ``query_id``, ``rank``, ``doc_id`` and ``score``.
+
+    Examples
+    --------
+    >>> r = run_frame([{"query_id": "q1", "ranking": ["d1", "d2"], "scores": [0.9, 0.5]}])
+    >>> r["rank"].tolist()
+    [1, 2]
+    """
     from ..io.formats import as_run, refuse_swapped
 
     if not isinstance(run, pd.DataFrame):
@@ -86,6 +122,24 @@ def run_frame(run) -> pd.DataFrame:
 
 
 def queries_frame(queries) -> pd.DataFrame | None:
+    """A queries frame (``expect_none`` read as the data model says), or None.
+
+    Parameters
+    ----------
+    queries : DataFrame, list of dicts, path or None
+        The queries table; goes through :func:`retrieval_eval.io.formats.as_queries`.
+
+    Returns
+    -------
+    DataFrame or None
+        With ``query_id``, ``expect_none``, ``stratum`` and ``query``; None without queries.
+
+    Examples
+    --------
+    >>> q = queries_frame([{"query_id": "n1", "expect_none": True}])
+    >>> bool(q["expect_none"].iloc[0])
+    True
+    """
     if queries is None:
         return None
     from ..io.absent import queries_meaning
@@ -101,11 +155,29 @@ def queries_frame(queries) -> pd.DataFrame | None:
 def negative_ids(queries=None, negatives=None) -> list[str]:
     """The ids of the ``expect_none`` (out-of-distribution) queries, each once.
 
-    ``queries`` is a queries table (DataFrame, list of dicts, or a JSONL path) whose
-    ``expect_none`` column marks negatives; ``negatives`` is an explicit list of query ids.
-    Both may be given: the union is returned, queries-file order first. These queries have no
-    answer in the corpus, so they never enter the positive metrics' averages; calibration
-    measures them by their top-1 score instead.
+    These queries have no answer in the corpus, so they never enter the positive metrics'
+    averages; calibration measures them by their top-1 score instead.
+
+    Parameters
+    ----------
+    queries : DataFrame, list of dicts or path, optional
+        A queries table whose ``expect_none`` column marks negatives.
+    negatives : list of str, optional
+        Explicit query ids. Both may be given: the union is returned, queries-file order first.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    TypeError
+        ``negatives`` is one string rather than a list of ids.
+
+    Examples
+    --------
+    >>> negative_ids([{"query_id": "n1", "expect_none": True}, {"query_id": "q1"}], ["n2", "n1"])
+    ['n1', 'n2']
     """
     ids: list[str] = []
     q = queries_frame(queries)
@@ -126,6 +198,31 @@ def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1, lab
     says the opposite. One of the two is wrong, and scoring either way would hide it, so the
     message names the query, the label's file (``label``) and line, its document, the file
     that marked the query (``negatives_label``, when known) and what to fix.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        The labels.
+    negatives : iterable of str
+        The negative query ids (:func:`negative_ids`).
+    threshold : int
+        The grade that counts as relevant.
+    label, negatives_label : str
+        The names of the judgments' file and of the file that marked the negatives, for the
+        message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    FormatError
+        A negative carries a relevant label.
+
+    Examples
+    --------
+    >>> check_negatives([{"query_id": "n1", "doc_uri": "d", "relevance": 0}], ["n1"])
     """
     j = judgments_frame(judgments)
     negs = pd.Index(list(negatives), dtype=ID)
@@ -156,10 +253,32 @@ def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1, lab
 
 def query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
                  threshold: int) -> pd.DataFrame:
-    """One row per known query: kind, stratum, query text.
+    """One row per known query (judged, negative or in the queries table): kind, stratum, text.
 
     Stratum: the judgments' (the engine's rule: a query's first label), else the queries
     file's, else ``_unstratified``. Query text: the first labelled one, else the queries file's.
+
+    Parameters
+    ----------
+    j : DataFrame
+        Judgments (:func:`judgments_frame`).
+    q : DataFrame or None
+        Queries (:func:`queries_frame`).
+    negs : list of str
+        The negatives (:func:`negative_ids`).
+    threshold : int
+        The grade that makes a judged query a positive.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``query_id``, columns ``kind`` (one of :data:`KINDS`), ``stratum``, ``query``.
+
+    Examples
+    --------
+    >>> j = judgments_frame([{"query_id": "q1", "doc_uri": "d1", "relevance": 1}])
+    >>> query_table(j, None, ["n1"], 1)["kind"].tolist()
+    ['positive', 'negative']
     """
     rel = relevance_table(j)
     judged = pd.Index(pd.unique(j["query_id"].astype(ID)), dtype=ID)
@@ -189,6 +308,31 @@ def query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
 
 
 def scored_rows(r: pd.DataFrame, j: pd.DataFrame, qt: pd.DataFrame, threshold: int) -> pd.DataFrame:
+    """The deduplicated run, one row per hit, with its grade and its query's kind and stratum.
+
+    Parameters
+    ----------
+    r : DataFrame
+        The run (:func:`run_frame`).
+    j : DataFrame
+        The judgments (:func:`judgments_frame`).
+    qt : DataFrame
+        The query table (:func:`query_table`).
+    threshold : int
+        The grade that counts as relevant.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :func:`score_rows`.
+
+    Examples
+    --------
+    >>> j = judgments_frame([{"query_id": "q1", "doc_uri": "d1", "relevance": 1}])
+    >>> r = run_frame([{"query_id": "q1", "ranking": ["d1", "d1", "d2"], "scores": [0.9, 0.9, 0.5]}])
+    >>> scored_rows(r, j, query_table(j, None, [], 1), 1)["doc_id"].tolist()
+    ['d1', 'd2']
+    """
     d = dedupe_run(r)[["system", "query_id", "rank", "doc_id", "score"]]
     d = d.astype({"system": ID, "query_id": ID, "doc_id": ID, "rank": np.int64,
                   "score": np.float64})
@@ -209,12 +353,37 @@ def scored_rows(r: pd.DataFrame, j: pd.DataFrame, qt: pd.DataFrame, threshold: i
 def score_rows(judgments, run, queries=None, threshold: int = 1, negatives=None) -> pd.DataFrame:
     """The deduplicated run, one row per (system, query_id, rank), with what calibration needs.
 
-    Columns: ``system``, ``query_id``, ``rank`` (position in the deduplicated ranking),
-    ``doc_id``, ``score``, ``relevance`` (the hit's grade, NaN when unjudged), ``relevant``
-    (grade >= ``threshold``), ``kind`` (``positive``: judged with a grade >= threshold;
-    ``negative``: ``expect_none``; ``no_positives``: judged, nothing at the threshold;
-    ``unjudged``), ``stratum`` (judgments, else the queries file, else ``_unstratified``) and
-    ``query`` (text when known). Raises when a negative carries a relevant label.
+    Parameters
+    ----------
+    judgments, run, queries
+        Frames in the data model's shape, lists of wire-format dicts or paths.
+    threshold : int
+        The grade that counts as relevant.
+    negatives : list of str, optional
+        ``expect_none`` query ids, in addition to those the queries table marks.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``system``, ``query_id``, ``rank`` (position in the deduplicated ranking),
+        ``doc_id``, ``score``, ``relevance`` (the hit's grade, NaN when unjudged), ``relevant``
+        (grade >= ``threshold``), ``kind`` (``positive``: judged with a grade >= threshold;
+        ``negative``: ``expect_none``; ``no_positives``: judged, nothing at the threshold;
+        ``unjudged``), ``stratum`` (judgments, else the queries file, else ``_unstratified``)
+        and ``query`` (text when known).
+
+    Raises
+    ------
+    FormatError
+        A negative carries a relevant label.
+
+    Examples
+    --------
+    >>> from retrieval_eval import load_demo
+    >>> demo = load_demo()
+    >>> rows = score_rows(demo.judgments, demo.runs, demo.queries)
+    >>> sorted(rows["kind"].unique())
+    ['negative', 'positive']
     """
     j, r, q = judgments_frame(judgments), run_frame(run), queries_frame(queries)
     negs = negative_ids(q, negatives)
@@ -224,6 +393,22 @@ def score_rows(judgments, run, queries=None, threshold: int = 1, negatives=None)
 
 
 def no_scores_message(system: str) -> str:
+    """Why a system without scores cannot be calibrated (one message, every entry point).
+
+    Parameters
+    ----------
+    system : str
+        The system's name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> no_scores_message("bm25")[:27]
+    "system 'bm25' has no scores"
+    """
     return (f"system {system!r} has no scores: calibration needs the absolute relevance score "
             "of each hit (SPEC B1)")
 

@@ -31,7 +31,39 @@ _SEP = "\x1f"
 
 
 def cutoff_for(system: str, cutoff, quantile: float, pos: np.ndarray) -> tuple[float, float]:
-    """(cutoff, quantile) for a system: the fixed one when given, else the q-quantile."""
+    """``(cutoff, quantile)`` for a system: the fixed one when given, else the ``quantile``.
+
+    The one rule that sets a calibrated cutoff: the linear-interpolated ``quantile`` of the
+    positives' top-1 scores (overflow-safe, :func:`retrieval_eval.analysis.stats.quantile`), so
+    no absolute number is hard-coded; a fixed cutoff (production's) replaces it, and its
+    quantile is NaN.
+
+    Parameters
+    ----------
+    system : str
+        The system.
+    cutoff : float, dict or None
+        A fixed cutoff for every system, ``{system: cutoff}``, or None.
+    quantile : float
+        The share of positives the calibrated cutoff may refuse.
+    pos : ndarray
+        The system's positives' top-1 scores.
+
+    Returns
+    -------
+    tuple of float
+        ``(cutoff, quantile)``; the cutoff is NaN without positives.
+
+    Raises
+    ------
+    ValueError
+        A fixed cutoff that is not a finite number.
+
+    Examples
+    --------
+    >>> cutoff_for("s", None, 0.5, np.array([0.2, 0.4, 0.9]))
+    (0.4, 0.5)
+    """
     fixed = cutoff.get(system) if isinstance(cutoff, Mapping) else cutoff
     if fixed is not None:
         fixed = float(fixed)
@@ -44,7 +76,24 @@ def cutoff_for(system: str, cutoff, quantile: float, pos: np.ndarray) -> tuple[f
 
 
 def fixed_systems(cutoff, systems: list[str]) -> set[str]:
-    """The systems whose cutoff was given (``cutoff=``), not calibrated."""
+    """The systems whose cutoff was given (``cutoff=``), not calibrated.
+
+    Parameters
+    ----------
+    cutoff : float, dict or None
+        As in :func:`cutoff_for`.
+    systems : list of str
+        Every calibrated system.
+
+    Returns
+    -------
+    set of str
+
+    Examples
+    --------
+    >>> fixed_systems({"a": 0.5}, ["a", "b"])
+    {'a'}
+    """
     if cutoff is None:
         return set()
     if isinstance(cutoff, Mapping):
@@ -56,14 +105,37 @@ def apply_cutoff(run, cutoff) -> pd.DataFrame:
     """The run as a production consumer with a relevance cutoff sees it: hits scoring below
     the cutoff removed (a hit exactly at the cutoff stays).
 
-    ``cutoff`` is a number (every system), a mapping ``{system: cutoff}`` or a
-    :class:`Calibration` (each system's own cutoff; with ``by="stratum"`` each query's
-    stratum's cutoff, the pooled one for queries and strata it has none for). Every system
-    of the run must have a cutoff and scores; a hit without a score is removed too (nothing
-    to compare). Rows keep their columns and their ``rank`` as written (the engine
-    orders by it, so gaps do not matter); a query whose every hit is removed has no rows
-    left, and ``evaluate`` then treats it as missing and scores it zero: that is what an
-    abstention costs on a covered query.
+    Every system of the run must have a cutoff and scores; a hit without a score is removed too
+    (nothing to compare). Rows keep their columns and their ``rank`` as written (the engine
+    orders by it, so gaps do not matter); a query whose every hit is removed has no rows left,
+    and ``evaluate`` then treats it as missing and scores it zero: that is what an abstention
+    costs on a covered query.
+
+    Parameters
+    ----------
+    run : DataFrame, list of dicts or path
+        The run.
+    cutoff : float, dict or Calibration
+        A number (every system), a mapping ``{system: cutoff}`` or a :class:`Calibration`
+        (each system's own cutoff; with ``by="stratum"`` each query's stratum's cutoff, the
+        pooled one for queries and strata it has none for).
+
+    Returns
+    -------
+    DataFrame
+        The kept rows of the run, in run order.
+
+    Raises
+    ------
+    ValueError
+        A system without a cutoff or without scores.
+
+    Examples
+    --------
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "rank": [1, 2, 1],
+    ...                     "doc_id": ["a", "b", "c"], "score": [0.9, 0.4, 0.3]})
+    >>> apply_cutoff(run, 0.4)["doc_id"].tolist()
+    ['a', 'b']
     """
     r = run_frame(run)
     systems = r["system"].astype(ID)

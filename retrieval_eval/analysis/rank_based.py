@@ -116,6 +116,25 @@ def rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
        query to query at every rank, OOD queries lower);
     3. scores match reciprocal-rank-fusion sums ``1/(c + a) [+ 1/(c + b)]`` for one constant
        c, raw or divided by the best possible score (normalized RRF).
+
+    Parameters
+    ----------
+    rows : DataFrame
+        One system's scored rows (``query_id``, ``rank``, ``score``).
+    top1 : ndarray
+        Its queries' top-1 scores.
+
+    Returns
+    -------
+    list of str
+        One sentence per sign found.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"query_id": [f"q{i}" for i in range(12) for _ in range(3)],
+    ...                      "rank": [1, 2, 3] * 12, "score": [1 / 61, 1 / 62, 1 / 63] * 12})
+    >>> rank_reasons(rows, np.full(12, 1 / 61))[0]
+    'top-1 scores take only 1 distinct value across 12 queries'
     """
     reasons = []
     n = int(np.isfinite(top1).sum())

@@ -19,8 +19,27 @@ __all__ = ["average_precision", "coded_auroc", "pairwise_wins", "separation_figu
 
 
 def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
-    """Step-wise average precision, scikit-learn's ``average_precision_score`` definition:
-    ``sum_n (R_n - R_{n-1}) P_n`` over the distinct score thresholds, ties grouped."""
+    """Step-wise average precision, scikit-learn's ``average_precision_score`` definition.
+
+    ``sum_n (R_n - R_{n-1}) P_n`` over the distinct score thresholds, ties grouped.
+
+    Parameters
+    ----------
+    scores : ndarray
+        One score per item.
+    labels : ndarray of bool
+        True for the class being retrieved.
+
+    Returns
+    -------
+    float
+        NaN when every label is the same (no precision-recall curve).
+
+    Examples
+    --------
+    >>> round(average_precision(np.array([0.9, 0.8, 0.3]), np.array([True, False, True])), 4)
+    0.8333
+    """
     if labels.sum() == 0 or labels.all():
         return math.nan
     order = np.argsort(-scores, kind="mergesort")
@@ -34,8 +53,25 @@ def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
 
 
 def threshold_95(pos: np.ndarray) -> float:
-    """The largest ``t`` with share of positives ``>= t`` at least 0.95 (integer arithmetic:
-    the m-th largest positive, m = ceil(0.95 n))."""
+    """The largest ``t`` with a share of positives ``>= t`` of at least 0.95.
+
+    Integer arithmetic: the m-th largest positive, ``m = ceil(0.95 n)``.
+
+    Parameters
+    ----------
+    pos : ndarray
+        The positives' scores.
+
+    Returns
+    -------
+    float
+        NaN without positives.
+
+    Examples
+    --------
+    >>> threshold_95(np.array([0.9, 0.8, 0.7]))
+    0.7
+    """
     if pos.size == 0:
         return math.nan
     m = (95 * pos.size + 99) // 100
@@ -43,10 +79,29 @@ def threshold_95(pos: np.ndarray) -> float:
 
 
 def pairwise_wins(values: np.ndarray, other_sorted: np.ndarray, positive: bool) -> np.ndarray:
-    """Per query: share of the other class it is correctly ordered against, ties 1/2.
+    """Per query: the share of the other class it is correctly ordered against, ties 1/2.
 
     For a positive: share of negatives scoring below it; for a negative: share of positives
     scoring above it. The mean over either class is the AUROC.
+
+    Parameters
+    ----------
+    values : ndarray
+        The scores of one class.
+    other_sorted : ndarray
+        The other class's scores, sorted.
+    positive : bool
+        Whether ``values`` are the positives.
+
+    Returns
+    -------
+    ndarray
+        One share per value; NaN when the other class is empty.
+
+    Examples
+    --------
+    >>> pairwise_wins(np.array([0.9, 0.5]), np.array([0.2, 0.5]), True).tolist()
+    [1.0, 0.75]
     """
     if other_sorted.size == 0:
         return np.full(values.size, np.nan)
@@ -114,6 +169,22 @@ def coded_auroc(n_values: int):
     (``np.bincount``); a positive with code ``v`` beats the negatives below ``v`` and ties
     with those at ``v`` (1/2 each). O(B * (n + V)) instead of a sort of every row, and the
     same number as :func:`retrieval_eval.analysis.stats.auroc` on the scores themselves.
+
+    Parameters
+    ----------
+    n_values : int
+        The number of distinct scores (codes run from 0 to ``n_values - 1``).
+
+    Returns
+    -------
+    callable
+        ``statistic(pos_codes, neg_codes)`` on (B, n_pos) and (B, n_neg) integer-valued
+        arrays, one AUROC per row.
+
+    Examples
+    --------
+    >>> coded_auroc(3)(np.array([[2, 1]]), np.array([[0, 1]])).tolist()
+    [0.875]
     """
 
     def statistic(pos_codes: np.ndarray, neg_codes: np.ndarray) -> np.ndarray:
@@ -141,11 +212,31 @@ def separation_intervals(pos: np.ndarray, neg: np.ndarray, n_resamples: int,
 
     Positives and negatives are resampled separately (the design fixes how many of each were
     asked), each sorted by score and then resampled with one ``(n_resamples, n)`` index
-    matrix drawn by
-    :func:`retrieval_eval.analysis.stats.bootstrap_ci` from ``default_rng(seed)``, positives first;
-    the same seed gives the same interval on every machine. AUROC resamples are evaluated
-    on score codes (:func:`coded_auroc`), which draws the same indices as resampling the
-    scores.
+    matrix drawn by :func:`retrieval_eval.analysis.stats.bootstrap_ci` from
+    ``default_rng(seed)``, positives first; the same seed gives the same interval on every
+    machine. AUROC resamples are evaluated on score codes (:func:`coded_auroc`), which draws
+    the same indices as resampling the scores.
+
+    Parameters
+    ----------
+    pos, neg : ndarray
+        The positives' and the negatives' top-1 scores.
+    n_resamples : int
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator
+        The bootstrap's seed.
+
+    Returns
+    -------
+    dict
+        ``{"auroc": (low, high), "separation_margin": (low, high)}``; NaN bounds when a class
+        is empty.
+
+    Examples
+    --------
+    >>> ci = separation_intervals(np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.2, 0.3, 0.65]), 200, 0)
+    >>> ci["auroc"]
+    (0.6666666666666666, 1.0)
     """
     if pos.size == 0 or neg.size == 0:
         return {"auroc": (math.nan, math.nan), "separation_margin": (math.nan, math.nan)}

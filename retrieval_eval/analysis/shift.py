@@ -103,9 +103,24 @@ def _kolmogorov_sf(x: float) -> float:
 def ks_2samp(before, after) -> tuple[float, float, str]:
     """``(statistic, p-value, method)`` of the two-sided two-sample Kolmogorov-Smirnov test.
 
-    ``method`` is ``"exact"`` when both samples have at most 10,000 values (the p-value of
-    ``scipy.stats.ks_2samp(method="exact")``), else ``"asymptotic"`` (the Kolmogorov
-    distribution at ``sqrt(m n / (m + n)) D``). NaN when a sample is empty.
+    Parameters
+    ----------
+    before, after : array_like
+        The two samples of scores.
+
+    Returns
+    -------
+    tuple
+        ``D = max |F_before - F_after|``, its p-value, and ``method``: ``"exact"`` when both
+        samples have at most 10,000 values (the p-value of ``scipy.stats.ks_2samp(method=
+        "exact")``), else ``"asymptotic"`` (the Kolmogorov distribution at
+        ``sqrt(m n / (m + n)) D``). NaN when a sample is empty.
+
+    Examples
+    --------
+    >>> d, p, method = ks_2samp([0.1, 0.2, 0.3], [0.5, 0.6, 0.7])
+    >>> d, round(p, 3), method
+    (1.0, 0.1, 'exact')
     """
     x = np.sort(np.asarray(before, dtype=np.float64))
     y = np.sort(np.asarray(after, dtype=np.float64))
@@ -123,9 +138,33 @@ def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
 
     Bin edges are the ``bins``-quantiles of ``before`` (repeated edges merged), the outer
     bins open-ended, so every score of either run falls in a bin; a value equal to an edge
-    goes to the bin above it. Returns ``(psi, table)`` with columns ``bin``, ``low``, ``high``,
-    ``n_before``, ``n_after``, ``share_before``, ``share_after`` and ``term`` (the bin's
-    contribution); shares of 0 count as ``0.5 / n``.
+    goes to the bin above it. Shares of 0 count as ``0.5 / n``, so one empty bin does not make
+    the index infinite.
+
+    Parameters
+    ----------
+    before, after : array_like
+        The two samples of scores.
+    bins : int
+        Quantile bins of ``before`` (at least 2).
+
+    Returns
+    -------
+    tuple
+        ``(psi, table)``, the table with columns ``bin``, ``low``, ``high``, ``n_before``,
+        ``n_after``, ``share_before``, ``share_after`` and ``term`` (the bin's contribution);
+        NaN and an empty table when a sample is empty.
+
+    Raises
+    ------
+    ValueError
+        ``bins`` below 2.
+
+    Examples
+    --------
+    >>> index, table = psi([0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4], bins=2)
+    >>> index, len(table)
+    (0.0, 2)
     """
     b = np.asarray(before, dtype=np.float64)
     a = np.asarray(after, dtype=np.float64)
@@ -276,10 +315,10 @@ def _cutoff_rule(quantile: float, guarantee):
     return conformal
 
 
-def score_shift(run_before, run_after, *, judgments=None, queries=None, negatives=None,
-                system=None, cutoff=None, quantile: float = 0.10, guarantee=None,
-                threshold: int = 1, bins: int = 10, n_resamples: int = 1000,
-                seed=0) -> ScoreShift:
+def score_shift(run_before, run_after, *,  # long: the numpydoc docstring (code: 45 lines)
+                judgments=None, queries=None, negatives=None, system=None, cutoff=None,
+                quantile: float = 0.10, guarantee=None, threshold: int = 1, bins: int = 10,
+                n_resamples: int = 1000, seed=0) -> ScoreShift:
     """Compare the top-1 score distributions of the same queries under two runs.
 
     Parameters
@@ -313,6 +352,14 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
     ------
     ValueError
         A run with several systems and no ``system``; bad ``bins``/``quantile``.
+
+    Examples
+    --------
+    >>> from retrieval_eval import load_demo
+    >>> demo = load_demo()
+    >>> same = score_shift(demo.runs, demo.runs, system="dense", judgments=demo.judgments)
+    >>> same.value("psi"), same.value("ks")
+    (0.0, 0.0)
     """
     if not 0.0 <= float(quantile) <= 1.0:
         raise ValueError(f"quantile must be in [0, 1], got {quantile}")
