@@ -103,9 +103,33 @@ def _kappa_from_confusion(c: np.ndarray, values: np.ndarray, weights: str | None
 def cohen_kappa(a, b, weights: str | None = None, labels=None) -> float:
     """Cohen's kappa of two raters' labels of the same units (weighted with ``weights``).
 
-    ``labels`` fixes the category values (default: every value either rater used, sorted);
-    the weights are distances between those values. NaN when chance agreement is perfect
-    (both raters used one and the same category: kappa is 0/0, not 1).
+    Chance agreement comes from each rater's own label distribution (Cohen 1960, 1968).
+
+    Parameters
+    ----------
+    a, b : array_like
+        The two raters' labels, 1-D, same length.
+    weights : None, "linear" or "quadratic"
+        Unweighted (any disagreement counts fully), or distances ``|i - j|`` / ``(i - j)^2``
+        between the category values.
+    labels : array_like, optional
+        The category values (default: every value either rater used, sorted).
+
+    Returns
+    -------
+    float
+        NaN when chance agreement is perfect (both raters used one and the same category:
+        kappa is 0/0, not 1).
+
+    Raises
+    ------
+    ValueError
+        ``a`` and ``b`` are not two 1-D arrays of the same length.
+
+    Examples
+    --------
+    >>> round(cohen_kappa([0, 1, 2, 2], [0, 1, 2, 1]), 4)
+    0.6364
     """
     a = np.asarray(a)
     b = np.asarray(b)
@@ -139,7 +163,30 @@ def krippendorff_alpha(matrix, level: str = "ordinal") -> float:
 
     Units with fewer than two labels are left out (no pair to compare). From the coincidence
     matrix ``o_ck = sum_u (pairs (c, k) in u) / (m_u - 1)``: ``alpha = 1 - (n - 1)
-    sum o_ck d_ck / sum n_c n_k d_ck``, ``d`` the squared difference of ``level``.
+    sum o_ck d_ck / sum n_c n_k d_ck``, ``d`` the squared difference of ``level``
+    (Krippendorff 2011).
+
+    Parameters
+    ----------
+    matrix : array_like
+        Raters x units, NaN where a rater did not label a unit.
+    level : "nominal", "ordinal" or "interval"
+        The difference between two values.
+
+    Returns
+    -------
+    float
+        NaN when no unit has two labels or every label is the same.
+
+    Raises
+    ------
+    ValueError
+        ``matrix`` is not 2-D, or an unknown ``level``.
+
+    Examples
+    --------
+    >>> round(krippendorff_alpha([[0, 1, 2, np.nan], [0, 1, 1, 2]], "nominal"), 4)
+    0.5455
     """
     m = np.asarray(matrix, dtype=np.float64)
     if m.ndim != 2:
@@ -182,11 +229,35 @@ def _labeler_of(j: pd.DataFrame) -> pd.Series:
 def overlapping_labels(judgments, labelers=None) -> pd.DataFrame:
     """The labels as a (query_id, key) x labeler table of grades, for units labeled twice+.
 
-    One row per (query_id, key) labeled by at least two of ``labelers`` (default: every
-    ``labeled_by`` value present, in order of appearance), with ``stratum`` (the unit's
-    query's first label's) and one float column per labeler (NaN where it did not label the
-    unit). A labeler who labeled the same unit twice counts with its last label, as the
-    metric engine counts a repeated key.
+    A labeler who labeled the same unit twice counts with its last label, as the metric engine
+    counts a repeated key.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        Labels with ``labeled_by``.
+    labelers : list of str, optional
+        The labelers to compare (default: every ``labeled_by`` value present, in order of
+        appearance).
+
+    Returns
+    -------
+    DataFrame
+        One row per (query_id, key) labeled by at least two of ``labelers``, with ``stratum``
+        (the unit's query's first label's) and one float column per labeler (NaN where it did
+        not label the unit).
+
+    Raises
+    ------
+    ValueError
+        A labeler named in ``labelers`` wrote no label.
+
+    Examples
+    --------
+    >>> j = [{"query_id": "q", "doc_uri": "d", "relevance": 2, "labeled_by": "human:a"},
+    ...      {"query_id": "q", "doc_uri": "d", "relevance": 1, "labeled_by": "synthetic:b"}]
+    >>> overlapping_labels(j)[["human:a", "synthetic:b"]].to_numpy().tolist()
+    [[2.0, 1.0]]
     """
     j = as_judgments(judgments)
     who = _labeler_of(j)
@@ -495,6 +566,24 @@ def agreement_warning(judgments, other=None) -> str | None:
     (in ``judgments``, or between ``judgments`` and ``other``), the binary kappa of the first
     two labelers is computed; below :data:`MIN_KAPPA` one label set cannot stand in for the
     other, and gating on it would certify the labeler rather than the system.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        Labels with ``labeled_by``.
+    other : judgments, optional
+        A second label set, concatenated with the first.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from retrieval_eval import load_demo
+    >>> demo = load_demo()
+    >>> agreement_warning(demo.judgments, demo.judgments_lexical).startswith("labelers")
+    True
     """
     j = as_judgments(judgments)
     if other is not None:
