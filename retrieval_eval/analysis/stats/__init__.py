@@ -3,7 +3,8 @@
 The package's modules: :mod:`.special` (erfc, normal and Student-t distributions),
 :mod:`.ranks` (average ranks, AUROC), :mod:`.location` (overflow-safe medians and quantiles),
 :mod:`.bootstrap` (percentile intervals and p-values), :mod:`.paired` (paired tests),
-:mod:`.corrections` (multiple testing, Wilson interval). Every public name is re-exported
+:mod:`.corrections` (multiple testing, Wilson interval), :mod:`.agreement` (Cohen's
+kappa, Krippendorff's alpha). Every public name is re-exported
 here.
 
 Everything here is vectorized: the paired tests take a difference matrix of shape
@@ -30,6 +31,7 @@ Conventions that change a number, stated once:
 
 from __future__ import annotations
 
+from .agreement import cohen_kappa, krippendorff_alpha
 from .bootstrap import (TIE, BootstrapResult, auroc_ci, bootstrap_ci, bootstrap_pvalue,
                         median_difference_ci)
 from .corrections import adjust_pvalues, wilson_interval
@@ -70,5 +72,7 @@ __all__ = [
     "difference",
     "median_difference",
     "median_difference_ci",
+    "cohen_kappa",
+    "krippendorff_alpha",
     "TIE",
 ]
