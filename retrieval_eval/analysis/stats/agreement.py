@@ -16,7 +16,25 @@ __all__ = ["cohen_kappa", "confusion_counts", "kappa_from_confusion", "krippendo
 
 
 def confusion_counts(a: np.ndarray, b: np.ndarray, n_cat: int) -> np.ndarray:
-    """Counts of (a, b) category pairs, shape (..., n_cat, n_cat); a, b are codes (..., n)."""
+    """Counts of (a, b) category pairs, batched over leading axes.
+
+    Parameters
+    ----------
+    a, b : ndarray
+        Integer category codes, shape (..., n).
+    n_cat : int
+        The number of categories.
+
+    Returns
+    -------
+    ndarray
+        Shape (..., n_cat, n_cat), float: rows ``a``'s category, columns ``b``'s.
+
+    Examples
+    --------
+    >>> confusion_counts(np.array([[0, 1, 1]]), np.array([[0, 1, 0]]), 2).tolist()
+    [[[1.0, 0.0], [1.0, 1.0]]]
+    """
     lead = a.shape[:-1]
     rows = int(np.prod(lead)) if lead else 1
     flat = (np.arange(rows)[:, None] * n_cat * n_cat
@@ -32,6 +50,31 @@ def kappa_from_confusion(c: np.ndarray, values: np.ndarray, weights: str | None)
     over the category *values*, as scikit-learn's ``cohen_kappa_score`` over integer codes of
     consecutive grades; here over the grades themselves, so a grade no one used still counts
     as a step.
+
+    Parameters
+    ----------
+    c : ndarray
+        Confusion counts (:func:`confusion_counts`).
+    values : ndarray
+        The category values, sorted.
+    weights : None, "linear" or "quadratic"
+        The disagreement weights.
+
+    Returns
+    -------
+    ndarray
+        One kappa per matrix (NaN where chance agreement is perfect).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``weights``.
+
+    Examples
+    --------
+    >>> c = confusion_counts(np.array([[0, 1, 1, 0]]), np.array([[0, 1, 0, 0]]), 2)
+    >>> kappa_from_confusion(c, np.array([0.0, 1.0]), None).tolist()
+    [0.5]
     """
     v = np.asarray(values, dtype=np.float64)
     diff = v[:, None] - v[None, :]

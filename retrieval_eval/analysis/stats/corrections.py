@@ -21,6 +21,27 @@ def adjust_pvalues(p, method: str = "holm") -> np.ndarray:
     * ``"fdr_bh"``: Benjamini-Hochberg step-up, ``p_(i) -> min_{j>=i} min(1, m p_(j) / j)``;
       controls the false discovery rate (monotone in p, clipped to 1).
     * ``"none"``: unchanged.
+
+    Parameters
+    ----------
+    p : array_like
+        P-values in [0, 1] (NaN allowed).
+    method : str
+        ``"holm"``, ``"bonferroni"``, ``"fdr_bh"`` or ``"none"``.
+
+    Returns
+    -------
+    ndarray
+
+    Raises
+    ------
+    ValueError
+        Unknown method, or a p-value outside [0, 1].
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").tolist()
+    [0.03, 0.06, 0.06]
     """
     p = np.asarray(p, dtype=np.float64)
     if method not in ("holm", "bonferroni", "fdr_bh", "none"):
@@ -57,7 +78,29 @@ def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray,
     successes, which is where calibration shares (negative satisfaction) usually sit:
     center ``(p + z^2/2n) / (1 + z^2/n)``, half-width
     ``z / (1 + z^2/n) * sqrt(p(1-p)/n + z^2/4n^2)``, z the two-sided normal quantile.
-    Returns ``(low, high)`` (floats for scalar input).
+
+    Parameters
+    ----------
+    successes, n : int or array_like
+        Successes out of ``n``.
+    confidence : float
+        The interval's confidence.
+
+    Returns
+    -------
+    tuple
+        ``(low, high)`` (floats for scalar input).
+
+    Raises
+    ------
+    ValueError
+        Bad ``confidence``, or successes outside [0, n].
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(8, 10)
+    >>> round(low, 4), round(high, 4)
+    (0.4902, 0.9433)
     """
     k, nn = np.broadcast_arrays(np.asarray(successes, dtype=np.float64),
                                 np.asarray(n, dtype=np.float64))

@@ -74,10 +74,28 @@ class WilcoxonResult:
 def sign_flips(n: int, n_resamples: int, seed=0, *, like_scipy: bool = False) -> np.ndarray:
     """A ``(n_resamples, n)`` matrix of random signs (+1/-1), float64, from ``seed``.
 
-    The default draws random bytes and unpacks their bits (fast). ``like_scipy=True``
-    reproduces the sign flips ``scipy.stats.permutation_test((d,), ..., permutation_type=
-    "samples", n_resamples=B, rng=np.random.default_rng(seed))`` draws (``B < 2**n``), so a
-    test can compare p-values resample for resample.
+    Parameters
+    ----------
+    n : int
+        Queries (columns).
+    n_resamples : int
+        Rows.
+    seed : int or numpy.random.Generator
+        The generator's seed (or the generator).
+    like_scipy : bool
+        The default draws random bytes and unpacks their bits (fast). True reproduces the sign
+        flips ``scipy.stats.permutation_test((d,), ..., permutation_type="samples",
+        n_resamples=B, rng=np.random.default_rng(seed))`` draws (``B < 2**n``), so a test can
+        compare p-values resample for resample.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> sign_flips(3, 2, seed=0).tolist()
+    [[1.0, -1.0, 1.0], [-1.0, 1.0, 1.0]]
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     if like_scipy:
@@ -204,7 +222,28 @@ def paired_t(a, b=None) -> TTestResult:
 
     Matches ``scipy.stats.ttest_rel`` except when every difference is exactly zero: there is
     no evidence of a difference, so t = 0 and p = 1 (scipy returns NaN). A constant non-zero
-    difference gives t = +-inf and p = 0. Needs n >= 2.
+    difference gives t = +-inf and p = 0.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Per-query values, (n,) or (m, n); ``b=None`` means ``a`` holds the differences.
+
+    Returns
+    -------
+    TTestResult
+        t, p, df and the mean difference (floats for one comparison, arrays for m).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 queries, or NaN.
+
+    Examples
+    --------
+    >>> r = paired_t([0.5, 0.7, 0.9, 0.6], [0.4, 0.5, 0.6, 0.6])
+    >>> round(r.statistic, 4), round(r.pvalue, 4), r.df
+    (2.3238, 0.1027, 3)
     """
     d, single = _differences(a, b)
     n = d.shape[1]
@@ -235,13 +274,39 @@ def paired_bootstrap(
 
     Queries are resampled with replacement (the same resamples for every row of an (m, n)
     input: resample r draws ``rng.integers(0, n, size=n)``; drawn in blocks of rows, each block
-    one matrix product). The interval is the percentile interval of the resampled means. The
-    p-value is ``min(1, 2 * (min(#{T* <= 0}, #{T* >= 0}) + 1) / (B + 1))``: the smallest
-    two-sided level whose percentile interval excludes 0, with the +1 rule so it is never 0.
-    A resampled mean within :data:`TIE` of 0 counts on both sides: a mean that is 0 in exact
-    arithmetic comes out as +-1e-17 depending on the order of the sum, and float noise must not
-    decide a p-value. It is a percentile-interval p-value, not a null-distribution test:
-    prefer the randomization test for p-values and use this for the interval.
+    one matrix product). The p-value is ``min(1, 2 * (min(#{T* <= 0}, #{T* >= 0}) + 1) /
+    (B + 1))``: the smallest two-sided level whose percentile interval excludes 0, with the +1
+    rule so it is never 0; a resampled mean within :data:`TIE` of 0 counts on both sides (float
+    noise must not decide a p-value). It is a percentile-interval p-value, not a
+    null-distribution test: prefer the randomization test for p-values and use this for the
+    interval.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Per-query values, (n,) or (m, n); ``b=None`` means ``a`` holds the differences.
+    n_resamples : int
+        Resamples B.
+    seed : int or numpy.random.Generator
+        The resamples' seed.
+    confidence : float
+        The interval's confidence.
+
+    Returns
+    -------
+    BootstrapResult
+        Mean difference, percentile interval, p-value.
+
+    Raises
+    ------
+    ValueError
+        Bad ``confidence``/``n_resamples``, or NaN.
+
+    Examples
+    --------
+    >>> r = paired_bootstrap([0.5, 0.7, 0.9, 0.6], [0.4, 0.5, 0.6, 0.6], n_resamples=500)
+    >>> round(r.statistic, 2), round(r.ci_low, 2), round(r.ci_high, 2)
+    (0.15, 0.05, 0.25)
     """
     d, single = _differences(a, b)
     if not 0 < confidence < 1:
@@ -305,6 +370,21 @@ def wilcoxon(a, b=None) -> WilcoxonResult:
     approximation ``z = (R+ - N(N+1)/4) / sqrt((N(N+1)(2N+1) - sum(t^3 - t)/2) / 24)``
     (N = non-zero differences, tie correction, no continuity correction: scipy's default).
     When every difference is zero the p-value is 1 (scipy gives NaN for n > 13).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Per-query values, (n,) or (m, n); ``b=None`` means ``a`` holds the differences.
+
+    Returns
+    -------
+    WilcoxonResult
+        ``min(R+, R-)``, p and the method used, per row.
+
+    Examples
+    --------
+    >>> wilcoxon([0.5, 0.7, 0.9, 0.6, 0.8], [0.4, 0.5, 0.6, 0.55, 0.9])
+    WilcoxonResult(statistic=2.5, pvalue=0.25, method='permutation')
     """
     d, single = _differences(a, b)
     m, n = d.shape

@@ -11,6 +11,21 @@ def rank_average(x) -> np.ndarray:
     """Ranks 1..n along the last axis with ties given their average rank (vectorized over rows).
 
     NaN sorts last and each NaN gets its own rank, as in scipy's ``rankdata``.
+
+    Parameters
+    ----------
+    x : array_like
+        Values; ranks are taken along the last axis.
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``x``.
+
+    Examples
+    --------
+    >>> rank_average([3.0, 1.0, 3.0]).tolist()
+    [2.5, 1.0, 2.5]
     """
     x = np.asarray(x, dtype=np.float64)
     shape = x.shape
@@ -36,9 +51,27 @@ def auroc(pos, neg) -> np.ndarray | float:
     """P(a random positive scores above a random negative), ties counted 1/2 (Mann-Whitney).
 
     Computed from average ranks of the pooled scores: ``(R_pos - n_p(n_p+1)/2) / (n_p n_n)``.
-    Batched: ``pos`` (..., n_p) and ``neg`` (..., n_n) with matching leading shapes (for
-    example one bootstrap resample per row) give one AUROC per row. NaN when either side is
-    empty.
+
+    Parameters
+    ----------
+    pos, neg : array_like
+        (..., n_p) and (..., n_n) with matching leading shapes (for example one bootstrap
+        resample per row): one AUROC per row.
+
+    Returns
+    -------
+    float or ndarray
+        NaN when either side is empty.
+
+    Raises
+    ------
+    ValueError
+        A score is NaN.
+
+    Examples
+    --------
+    >>> auroc([0.9, 0.5], [0.5, 0.1])
+    0.875
     """
     pos = np.asarray(pos, dtype=np.float64)
     neg = np.asarray(neg, dtype=np.float64)
