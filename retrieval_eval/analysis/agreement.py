@@ -20,8 +20,9 @@ names them) and reports:
   labelers covered, scored once with each labeler's labels only (the metric engine's
   :func:`retrieval_eval.metrics.compute`), and the difference.
 
-Kappa and alpha are computed here with numpy; the tests check them against scikit-learn's
-``cohen_kappa_score`` and the ``krippendorff`` package. Reading (Landis & Koch 1977): kappa
+Kappa and alpha are computed with numpy (:mod:`retrieval_eval.analysis.stats.agreement`);
+the tests check them against scikit-learn's ``cohen_kappa_score`` and the ``krippendorff``
+package. Reading (Landis & Koch 1977): kappa
 above 0.6 is "substantial" agreement, above 0.8 "almost perfect"; :data:`MIN_KAPPA` = 0.6 is
 the floor below which ``validate`` warns that gating on these labels is not safe.
 """
@@ -35,9 +36,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .jsonable import measurement
-from ..engine.metrics import ID, UNSTRATIFIED, judgment_keys
+from ..engine.metrics import aggregate, compute, judgment_keys, metric_columns
+from ..io.formats import as_judgments, as_run
+from ..model import ID, UNSTRATIFIED
 from .handoff import viz
+from .jsonable import jsonable, measurement
+from .stats.agreement import (cohen_kappa, confusion_counts, kappa_from_confusion,
+                               krippendorff_alpha)
 
 __all__ = [
     "AGREEMENT_GATE_MEASURES",
@@ -60,114 +65,6 @@ AGREEMENT_GATE_MEASURES = ("kappa", "kappa_linear", "kappa_quadratic", "kappa_bi
 
 
 # --------------------------------------------------------------------------------------------
-# The statistics, batched: a leading axis of resamples costs one call.
-
-
-def _confusion(a: np.ndarray, b: np.ndarray, n_cat: int) -> np.ndarray:
-    """Counts of (a, b) category pairs, shape (..., n_cat, n_cat); a, b are codes (..., n)."""
-    lead = a.shape[:-1]
-    rows = int(np.prod(lead)) if lead else 1
-    flat = (np.arange(rows)[:, None] * n_cat * n_cat
-            + a.reshape(rows, -1) * n_cat + b.reshape(rows, -1)).ravel()
-    counts = np.bincount(flat, minlength=rows * n_cat * n_cat)
-    return counts.reshape(lead + (n_cat, n_cat)).astype(np.float64)
-
-
-def _kappa_from_confusion(c: np.ndarray, values: np.ndarray, weights: str | None) -> np.ndarray:
-    """Kappa of confusion matrices (..., K, K): ``1 - sum(w O) / sum(w E)``.
-
-    ``w`` is 1 off the diagonal (unweighted), ``|i - j|`` (linear) or ``(i - j)^2`` (quadratic)
-    over the category *values*, as scikit-learn's ``cohen_kappa_score`` over integer codes of
-    consecutive grades; here over the grades themselves, so a grade no one used still counts
-    as a step.
-    """
-    v = np.asarray(values, dtype=np.float64)
-    diff = v[:, None] - v[None, :]
-    if weights is None:
-        w = (diff != 0).astype(np.float64)
-    elif weights == "linear":
-        w = np.abs(diff)
-    elif weights == "quadratic":
-        w = diff ** 2
-    else:
-        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
-    n = c.sum(axis=(-2, -1), keepdims=True)
-    expected = c.sum(axis=-1, keepdims=True) * c.sum(axis=-2, keepdims=True) / np.where(n > 0, n, 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = 1.0 - (w * c).sum(axis=(-2, -1)) / (w * expected).sum(axis=(-2, -1))
-    return out
-
-
-def cohen_kappa(a, b, weights: str | None = None, labels=None) -> float:
-    """Cohen's kappa of two raters' labels of the same units (weighted with ``weights``).
-
-    ``labels`` fixes the category values (default: every value either rater used, sorted);
-    the weights are distances between those values. NaN when chance agreement is perfect
-    (both raters used one and the same category: kappa is 0/0, not 1).
-    """
-    a = np.asarray(a)
-    b = np.asarray(b)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("cohen_kappa needs two 1-D arrays of the same length")
-    values = np.unique(np.r_[a, b]) if labels is None else np.asarray(labels)
-    ca, cb = np.searchsorted(values, a), np.searchsorted(values, b)
-    if values.size == 0:
-        return math.nan
-    c = _confusion(ca[None, :], cb[None, :], values.size)
-    return float(_kappa_from_confusion(c, values, weights)[0])
-
-
-def _delta2(values: np.ndarray, marginals: np.ndarray, level: str) -> np.ndarray:
-    v = np.asarray(values, dtype=np.float64)
-    if level == "nominal":
-        return (v[:, None] != v[None, :]).astype(np.float64)
-    if level == "interval":
-        return (v[:, None] - v[None, :]) ** 2
-    if level == "ordinal":  # (sum of n_g from c to k - (n_c + n_k)/2)^2
-        cum = np.cumsum(marginals)
-        lo = np.minimum.outer(np.arange(v.size), np.arange(v.size))
-        hi = np.maximum.outer(np.arange(v.size), np.arange(v.size))
-        span = cum[hi] - np.where(lo > 0, cum[np.maximum(lo - 1, 0)], 0.0)
-        return (span - (marginals[:, None] + marginals[None, :]) / 2.0) ** 2
-    raise ValueError(f"level must be 'nominal', 'ordinal' or 'interval', got {level!r}")
-
-
-def krippendorff_alpha(matrix, level: str = "ordinal") -> float:
-    """Krippendorff's alpha of a (raters x units) matrix, NaN = not labeled.
-
-    Units with fewer than two labels are left out (no pair to compare). From the coincidence
-    matrix ``o_ck = sum_u (pairs (c, k) in u) / (m_u - 1)``: ``alpha = 1 - (n - 1)
-    sum o_ck d_ck / sum n_c n_k d_ck``, ``d`` the squared difference of ``level``.
-    """
-    m = np.asarray(matrix, dtype=np.float64)
-    if m.ndim != 2:
-        raise ValueError("krippendorff_alpha needs a raters x units matrix")
-    present = ~np.isnan(m)
-    m_u = present.sum(axis=0)
-    keep = m_u >= 2
-    m, present, m_u = m[:, keep], present[:, keep], m_u[keep]
-    if m.shape[1] == 0:
-        return math.nan
-    values = np.unique(m[present])
-    codes = np.where(present, np.searchsorted(values, np.where(present, m, values[0])), -1)
-    k = values.size
-    # per unit: counts of each value, then the coincidences n_uc n_uk (minus self-pairs)
-    unit_counts = np.zeros((m.shape[1], k))
-    cols = np.broadcast_to(np.arange(m.shape[1]), codes.shape)
-    np.add.at(unit_counts, (cols[present], codes[present]), 1.0)
-    pairs = unit_counts[:, :, None] * unit_counts[:, None, :]
-    pairs[:, np.arange(k), np.arange(k)] -= unit_counts
-    o = (pairs / (m_u - 1.0)[:, None, None]).sum(axis=0)
-    n_c = o.sum(axis=1)
-    n = n_c.sum()
-    d = _delta2(values, n_c, level)
-    expected = (np.outer(n_c, n_c) * d).sum()
-    if expected == 0:
-        return math.nan
-    return float(1.0 - (n - 1.0) * (o * d).sum() / expected)
-
-
-# --------------------------------------------------------------------------------------------
 # Units.
 
 
@@ -180,14 +77,36 @@ def _labeler_of(j: pd.DataFrame) -> pd.Series:
 def overlapping_labels(judgments, labelers=None) -> pd.DataFrame:
     """The labels as a (query_id, key) x labeler table of grades, for units labeled twice+.
 
-    One row per (query_id, key) labeled by at least two of ``labelers`` (default: every
-    ``labeled_by`` value present, in order of appearance), with ``stratum`` (the unit's
-    query's first label's) and one float column per labeler (NaN where it did not label the
-    unit). A labeler who labeled the same unit twice counts with its last label, as the
-    metric engine counts a repeated key.
-    """
-    from ..io.formats import as_judgments
+    A labeler who labeled the same unit twice counts with its last label, as the metric engine
+    counts a repeated key.
 
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        Labels with ``labeled_by``.
+    labelers : list of str, optional
+        The labelers to compare (default: every ``labeled_by`` value present, in order of
+        appearance).
+
+    Returns
+    -------
+    DataFrame
+        One row per (query_id, key) labeled by at least two of ``labelers``, with ``stratum``
+        (the unit's query's first label's) and one float column per labeler (NaN where it did
+        not label the unit).
+
+    Raises
+    ------
+    ValueError
+        A labeler named in ``labelers`` wrote no label.
+
+    Examples
+    --------
+    >>> j = [{"query_id": "q", "doc_uri": "d", "relevance": 2, "labeled_by": "human:a"},
+    ...      {"query_id": "q", "doc_uri": "d", "relevance": 1, "labeled_by": "synthetic:b"}]
+    >>> overlapping_labels(j)[["human:a", "synthetic:b"]].to_numpy().tolist()
+    [[2.0, 1.0]]
+    """
     j = as_judgments(judgments)
     who = _labeler_of(j)
     names = list(dict.fromkeys(who.tolist())) if labelers is None else list(labelers)
@@ -263,8 +182,6 @@ class LabelAgreement:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: ``{"label_agreement": measurements(), "labelers", "confusion", ...}``."""
-        from .jsonable import jsonable
-
         return jsonable({
             "label_agreement": self.measurements(),
             "labelers": self.labelers,
@@ -308,8 +225,8 @@ def _bootstrap_kappas(a: np.ndarray, b: np.ndarray, values: np.ndarray, n_resamp
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, a.size, size=(n_resamples, a.size))
     ca, cb = np.searchsorted(values, a)[idx], np.searchsorted(values, b)[idx]
-    c = _confusion(ca, cb, values.size)
-    out = [_kappa_from_confusion(c, values, w) for w in WEIGHTS]
+    c = confusion_counts(ca, cb, values.size)
+    out = [kappa_from_confusion(c, values, w) for w in WEIGHTS]
     return np.stack(out, axis=1)
 
 
@@ -353,8 +270,6 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     >>> round(agreement.value("kappa_binary"), 2) < 0.6  # a lexical labeler is no reader
     True
     """
-    from ..io.formats import as_judgments
-
     j = as_judgments(judgments)
     if other is not None:
         j = pd.concat([j, as_judgments(other)], ignore_index=True)
@@ -375,52 +290,11 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     b = pair[second].to_numpy(np.float64)
     values = np.unique(np.r_[a, b, units[names].to_numpy(np.float64).ravel()])
     values = values[np.isfinite(values)]
-    ba, bb = (a >= threshold).astype(np.float64), (b >= threshold).astype(np.float64)
-    bin_values = np.array([0.0, 1.0])
-    kappas = [cohen_kappa(a, b, w, labels=values) for w in WEIGHTS]
-    kappa_bin = cohen_kappa(ba, bb, labels=bin_values)
-    alpha = krippendorff_alpha(units[names].to_numpy(np.float64).T, level)
-    boot = _bootstrap_kappas(a, b, values, int(n_resamples), seed)
-    rng_bin = _bootstrap_kappas(ba, bb, bin_values, int(n_resamples), seed)[:, 0]
-    with np.errstate(invalid="ignore"):
-        ci = np.nanpercentile(np.c_[boot, rng_bin], [2.5, 97.5], axis=0)
-    label = f"percentile bootstrap 95% over units ({int(n_resamples)} resamples, seed {seed})"
-    n_units = len(pair)
-    summary = pd.DataFrame({
-        "measure": pd.array(["kappa", "kappa_linear", "kappa_quadratic", "kappa_binary",
-                             "alpha"], dtype=ID),
-        "value": np.array([*kappas, kappa_bin, alpha], dtype=np.float64),
-        "n": np.array([n_units] * 4 + [len(units)], dtype=np.int64),
-        "ci_low": np.r_[ci[0], np.nan], "ci_high": np.r_[ci[1], np.nan],
-        "interval": pd.array([label] * 4 + [""], dtype=ID),
-    }).set_index("measure")
-
-    grades = [int(v) if float(v).is_integer() else v for v in values]
-    conf = _confusion(np.searchsorted(values, a)[None, :], np.searchsorted(values, b)[None, :],
-                      values.size)[0].astype(np.int64)
-    confusion = pd.DataFrame(conf, index=pd.Index(grades, name=first),
-                             columns=pd.Index(grades, name=second))
-
-    # per stratum: binary kappa with a bootstrap interval, and raw agreement
-    rows = []
-    for name, g in pair.groupby("stratum", sort=True):  # a handful of strata
-        x = (g[first].to_numpy(np.float64) >= threshold).astype(np.float64)
-        y = (g[second].to_numpy(np.float64) >= threshold).astype(np.float64)
-        bk = _bootstrap_kappas(x, y, bin_values, int(n_resamples), seed)[:, 0]
-        with np.errstate(invalid="ignore"):
-            lo, hi = (np.nanpercentile(bk, [2.5, 97.5]) if np.isfinite(bk).any()
-                      else (math.nan, math.nan))
-        rows.append({"stratum": str(name), "n": len(g),
-                     "kappa_binary": cohen_kappa(x, y, labels=bin_values),
-                     "ci_low": float(lo), "ci_high": float(hi),
-                     "same_grade": float(np.mean(g[first].to_numpy() == g[second].to_numpy())),
-                     "same_relevance": float(np.mean(x == y))})
-    per_stratum = pd.DataFrame.from_records(
-        rows, columns=["stratum", "n", "kappa_binary", "ci_low", "ci_high", "same_grade",
-                       "same_relevance"])
-    per_stratum["stratum"] = per_stratum["stratum"].astype(ID)
-    per_stratum["n"] = per_stratum["n"].astype(np.int64)
-
+    summary = _summary(a, b, values, units[names].to_numpy(np.float64).T, threshold, level,
+                       int(n_resamples), seed)
+    kappa_bin = float(summary.loc["kappa_binary", "value"])
+    confusion = _confusion_frame(a, b, values, first, second)
+    per_stratum = _per_stratum(pair, first, second, threshold, int(n_resamples), seed)
     metrics = None
     if run is not None:
         metrics = _metric_effect(j, run, first, second, k, threshold)
@@ -436,12 +310,71 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
                           names, warnings, settings)
 
 
+def _confusion_frame(a: np.ndarray, b: np.ndarray, values: np.ndarray, first: str,
+                     second: str) -> pd.DataFrame:
+    """Counts of each (grade by ``first``, grade by ``second``) pair, every grade a row and a
+    column."""
+    grades = [int(v) if float(v).is_integer() else v for v in values]
+    conf = confusion_counts(np.searchsorted(values, a)[None, :], np.searchsorted(values, b)[None, :],
+                      values.size)[0].astype(np.int64)
+    return pd.DataFrame(conf, index=pd.Index(grades, name=first),
+                        columns=pd.Index(grades, name=second))
+
+
+def _summary(a: np.ndarray, b: np.ndarray, values: np.ndarray, matrix: np.ndarray,
+             threshold: int, level: str, n_resamples: int, seed) -> pd.DataFrame:
+    """One row per measure: kappas of the first two labelers' grades ``a``, ``b`` with their
+    bootstrap intervals over units, and alpha over every labeler (``matrix``)."""
+    ba, bb = (a >= threshold).astype(np.float64), (b >= threshold).astype(np.float64)
+    bin_values = np.array([0.0, 1.0])
+    kappas = [cohen_kappa(a, b, w, labels=values) for w in WEIGHTS]
+    kappa_bin = cohen_kappa(ba, bb, labels=bin_values)
+    alpha = krippendorff_alpha(matrix, level)
+    boot = _bootstrap_kappas(a, b, values, n_resamples, seed)
+    rng_bin = _bootstrap_kappas(ba, bb, bin_values, n_resamples, seed)[:, 0]
+    with np.errstate(invalid="ignore"):
+        ci = np.nanpercentile(np.c_[boot, rng_bin], [2.5, 97.5], axis=0)
+    label = f"percentile bootstrap 95% over units ({n_resamples} resamples, seed {seed})"
+    n_units = a.size
+    summary = pd.DataFrame({
+        "measure": pd.array(["kappa", "kappa_linear", "kappa_quadratic", "kappa_binary",
+                             "alpha"], dtype=ID),
+        "value": np.array([*kappas, kappa_bin, alpha], dtype=np.float64),
+        "n": np.array([n_units] * 4 + [matrix.shape[1]], dtype=np.int64),
+        "ci_low": np.r_[ci[0], np.nan], "ci_high": np.r_[ci[1], np.nan],
+        "interval": pd.array([label] * 4 + [""], dtype=ID),
+    }).set_index("measure")
+    return summary
+
+
+def _per_stratum(pair: pd.DataFrame, first: str, second: str, threshold: int, n_resamples: int,
+                 seed) -> pd.DataFrame:
+    """Per stratum: binary kappa with a bootstrap interval, and raw agreement."""
+    bin_values = np.array([0.0, 1.0])
+    rows = []
+    for name, g in pair.groupby("stratum", sort=True):  # a handful of strata
+        x = (g[first].to_numpy(np.float64) >= threshold).astype(np.float64)
+        y = (g[second].to_numpy(np.float64) >= threshold).astype(np.float64)
+        bk = _bootstrap_kappas(x, y, bin_values, n_resamples, seed)[:, 0]
+        with np.errstate(invalid="ignore"):
+            lo, hi = (np.nanpercentile(bk, [2.5, 97.5]) if np.isfinite(bk).any()
+                      else (math.nan, math.nan))
+        rows.append({"stratum": str(name), "n": len(g),
+                     "kappa_binary": cohen_kappa(x, y, labels=bin_values),
+                     "ci_low": float(lo), "ci_high": float(hi),
+                     "same_grade": float(np.mean(g[first].to_numpy() == g[second].to_numpy())),
+                     "same_relevance": float(np.mean(x == y))})
+    per_stratum = pd.DataFrame.from_records(
+        rows, columns=["stratum", "n", "kappa_binary", "ci_low", "ci_high", "same_grade",
+                       "same_relevance"])
+    per_stratum["stratum"] = per_stratum["stratum"].astype(ID)
+    per_stratum["n"] = per_stratum["n"].astype(np.int64)
+    return per_stratum
+
+
 def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
                    threshold: int) -> pd.DataFrame:
     """Mean metrics on the queries both labelers labeled, once per labeler's labels."""
-    from ..io.formats import as_run
-    from ..engine.metrics import aggregate, compute, metric_columns
-
     r = as_run(run)
     who = _labeler_of(j)
     qa = set(j.loc[(who == first).to_numpy(), "query_id"].astype(str))
@@ -481,9 +414,25 @@ def agreement_warning(judgments, other=None) -> str | None:
     (in ``judgments``, or between ``judgments`` and ``other``), the binary kappa of the first
     two labelers is computed; below :data:`MIN_KAPPA` one label set cannot stand in for the
     other, and gating on it would certify the labeler rather than the system.
-    """
-    from ..io.formats import as_judgments
 
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        Labels with ``labeled_by``.
+    other : judgments, optional
+        A second label set, concatenated with the first.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from retrieval_eval import load_demo
+    >>> demo = load_demo()
+    >>> agreement_warning(demo.judgments, demo.judgments_lexical).startswith("labelers")
+    True
+    """
     j = as_judgments(judgments)
     if other is not None:
         j = pd.concat([j, as_judgments(other)], ignore_index=True)

@@ -37,7 +37,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..engine.metrics import ID
+from ..model import ID
+from .stats import betainc
 
 __all__ = [
     "GUARANTEE_COLUMNS",
@@ -80,7 +81,30 @@ class Guarantee:
 
 
 def as_guarantee(value: Any) -> Guarantee | None:
-    """``None``, a :class:`Guarantee`, a number (``alpha``) or ``{"alpha": .., "delta": ..}``."""
+    """The :class:`Guarantee` a ``guarantee=`` argument asks for, or None.
+
+    Parameters
+    ----------
+    value : None, Guarantee, float or dict
+        ``None``, a :class:`Guarantee`, a number (``alpha``) or
+        ``{"alpha": .., "delta": ..}``.
+
+    Returns
+    -------
+    Guarantee or None
+
+    Raises
+    ------
+    ValueError
+        An unknown key, or alpha/delta outside (0, 1).
+    TypeError
+        Anything else (a bool, a string).
+
+    Examples
+    --------
+    >>> as_guarantee(0.05)
+    Guarantee(alpha=0.05, delta=0.05)
+    """
     if value is None or isinstance(value, Guarantee):
         return value
     if isinstance(value, Mapping):
@@ -103,6 +127,22 @@ def conformal_rank(n, alpha: float) -> np.ndarray | int:
 
     The product is rounded to 9 decimals first, so ``0.1 * 10`` is 1 whatever binary
     rounding made of it.
+
+    Parameters
+    ----------
+    n : int or array_like
+        Numbers of calibration positives.
+    alpha : float
+        The share of new positives the cutoff may refuse.
+
+    Returns
+    -------
+    int or ndarray
+
+    Examples
+    --------
+    >>> conformal_rank(np.array([8, 9, 19]), 0.1).tolist()
+    [0, 1, 2]
     """
     n = np.asarray(n, dtype=np.float64)
     k = np.floor(np.round(float(alpha) * (n + 1.0), 9)).astype(np.int64)
@@ -115,6 +155,22 @@ def conformal_cutoff(scores, alpha: float) -> float:
     A new score exchangeable with ``scores`` falls below it with probability at most
     ``k / (n + 1) <= alpha``; NaN when ``n + 1 < 1/alpha`` (no order statistic makes that
     promise, and a weaker cutoff would be a silent change of the promise).
+
+    Parameters
+    ----------
+    scores : array_like
+        The positives' top-1 scores (non-finite ones ignored).
+    alpha : float
+        The share of new positives the cutoff may refuse.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> conformal_cutoff([0.5, 0.7, 0.9, 0.6, 0.8, 0.55, 0.65, 0.75, 0.85], 0.1)
+    0.5
     """
     s = np.asarray(scores, dtype=np.float64)
     s = np.sort(s[np.isfinite(s)])
@@ -125,10 +181,26 @@ def conformal_cutoff(scores, alpha: float) -> float:
 def beta_ppf(q, a, b, iterations: int = 80) -> np.ndarray:
     """Quantile of ``Beta(a, b)``, elementwise, by bisection on the regularized incomplete beta.
 
-    80 halvings of [0, 1] reach below 1e-16; NaN where ``a`` or ``b`` is not positive.
-    """
-    from .stats import betainc
+    80 halvings of [0, 1] reach below 1e-16 (scipy is not a dependency; the tests check the
+    numbers against ``scipy.stats.beta``).
 
+    Parameters
+    ----------
+    q, a, b : float or array_like
+        Probabilities and shape parameters, broadcast together.
+    iterations : int
+        Bisection steps.
+
+    Returns
+    -------
+    float or ndarray
+        NaN where ``a`` or ``b`` is not positive.
+
+    Examples
+    --------
+    >>> round(float(beta_ppf(0.05, 1, 9)), 6)
+    0.005683
+    """
     q, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (q, a, b)))
     lo, hi = np.zeros(q.shape), np.ones(q.shape)
     ok = (a > 0) & (b > 0)
@@ -148,8 +220,25 @@ def coverage_interval(n, k, delta: float) -> tuple[np.ndarray, np.ndarray, np.nd
     is kept (exact for continuous scores, a lower bound with ties); it lies in
     ``[1 - alpha, 1 - alpha + 1/(n + 1))``. ``low``/``high`` bound the coverage of *this*
     cutoff, ``1 - F(s_(k))``, which is ``Beta(n + 1 - k, k)`` over calibration sets: the
-    central ``1 - delta`` interval (Vovk 2012; Angelopoulos & Bates 2021, section 3.2). NaN
-    where ``k < 1``.
+    central ``1 - delta`` interval (Vovk 2012; Angelopoulos & Bates 2021, section 3.2).
+
+    Parameters
+    ----------
+    n, k : int or array_like
+        Calibration positives and the order statistic used.
+    delta : float
+        One minus the interval's confidence.
+
+    Returns
+    -------
+    tuple of ndarray
+        NaN where ``k < 1``.
+
+    Examples
+    --------
+    >>> cov, low, high = coverage_interval(9, 1, 0.05)
+    >>> float(cov), round(float(low), 4), round(float(high), 4)
+    (0.9, 0.6637, 0.9972)
     """
     n = np.asarray(n, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
@@ -163,11 +252,32 @@ def coverage_interval(n, k, delta: float) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def clopper_pearson_lower(successes, n, delta: float) -> np.ndarray:
-    """One-sided Clopper-Pearson lower bound at level ``1 - delta``: ``Beta(x, n - x + 1)``'s
-    ``delta`` quantile; 0 when ``x = 0``, NaN when ``n = 0``.
+    """One-sided Clopper-Pearson lower bound at level ``1 - delta`` on a share.
 
-    Exact (never below its nominal level, unlike Wald or Wilson), which is what a bound
-    someone ships on must be.
+    ``Beta(x, n - x + 1)``'s ``delta`` quantile; exact (never below its nominal level, unlike
+    Wald or Wilson), which is what a bound someone ships on must be.
+
+    Parameters
+    ----------
+    successes, n : int or array_like
+        Successes out of ``n`` trials.
+    delta : float
+        One minus the bound's confidence.
+
+    Returns
+    -------
+    float or ndarray
+        0 when ``x = 0``, NaN when ``n = 0``.
+
+    Raises
+    ------
+    ValueError
+        ``successes`` outside ``[0, n]``.
+
+    Examples
+    --------
+    >>> round(clopper_pearson_lower(10, 10, 0.05), 4)
+    0.7411
     """
     x, nn = np.broadcast_arrays(np.asarray(successes, dtype=np.float64),
                                 np.asarray(n, dtype=np.float64))
@@ -188,18 +298,87 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
                     fixed: frozenset[str] = frozenset()
                     ) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
     """Per system (and per stratum of its positives with ``by="stratum"``): the cutoff and
-    what it promises. Returns ``(table, warnings)``, warnings as ``(system, text)``.
+    what it promises.
 
-    ``top1`` is :attr:`Calibration.top1`; ``cutoffs`` the pooled cutoff of each system (the
-    conformal one when ``guarantee`` is given). Each stratum row's cutoff is the conformal
-    cutoff of the stratum's positives (with a guarantee) or their ``quantile`` (without);
-    a stratum with ``n + 1 < 1/alpha`` positives (with a guarantee) or fewer than
-    ``min_samples`` (without) uses the pooled cutoff, ``source = "pooled"``. A system in
-    ``fixed`` has the cutoff it was given (``source = "fixed"``): no promise is computed for
-    it, since a number chosen outside the data carries none. Negatives have
-    no positive strata, so every row's refusal figures are over all the system's negatives:
-    what an out-of-distribution query routed to that stratum would meet.
+    Each stratum row's cutoff is the conformal cutoff of the stratum's positives (with a
+    guarantee) or their ``quantile`` (without); a stratum with ``n + 1 < 1/alpha`` positives
+    (with a guarantee) or fewer than ``min_samples`` (without) uses the pooled cutoff,
+    ``source = "pooled"``. A system in ``fixed`` has the cutoff it was given
+    (``source = "fixed"``): no promise is computed for it, since a number chosen outside the
+    data carries none. Negatives have no positive strata, so every row's refusal figures are
+    over all the system's negatives: what an out-of-distribution query routed to that stratum
+    would meet.
+
+    Parameters
+    ----------
+    top1 : DataFrame
+        :attr:`Calibration.top1`.
+    guarantee : Guarantee or None
+        The promise asked for.
+    by : "stratum" or None
+        One row per stratum of the positives too.
+    cutoffs : dict
+        The pooled cutoff of each system (the conformal one when ``guarantee`` is given).
+    quantile : float
+        The quantile rule of the strata without a guarantee.
+    min_samples : int
+        Fewer positives than this make a stratum use the pooled cutoff (without a guarantee).
+    fixed : frozenset of str
+        The systems whose cutoff was given.
+
+    Returns
+    -------
+    tuple
+        ``(table, warnings)``: the table's columns are :data:`GUARANTEE_COLUMNS`; warnings are
+        ``(system, text)`` pairs.
+
+    Examples
+    --------
+    >>> top1 = pd.DataFrame({"system": ["s"] * 12, "kind": ["positive"] * 9 + ["negative"] * 3,
+    ...                      "stratum": ["a"] * 12, "missing": [False] * 12,
+    ...                      "top1_score": [.5, .55, .6, .65, .7, .75, .8, .85, .9, .1, .2, .52]})
+    >>> table, notes = guarantee_table(top1, Guarantee(0.1), None, {"s": 0.5}, 0.1, 10)
+    >>> row = table.iloc[0]
+    >>> float(row["cutoff"]), float(row["coverage"]), int(row["negatives_refused"])
+    (0.5, 0.9, 2)
     """
+    rows, notes = _guarantee_rows(top1, guarantee, by, cutoffs, quantile, min_samples, fixed)
+    delta = guarantee.delta if guarantee is not None else math.nan
+    table = pd.DataFrame.from_records(rows, columns=[c for c in GUARANTEE_COLUMNS
+                                                     if c not in _DERIVED])
+    n_pos = table["n_positive"].to_numpy(np.float64)
+    k = table["rank"].to_numpy(np.float64)
+    conformal = (table["source"] == "conformal").to_numpy() & (k >= 1)
+    if guarantee is not None and len(table):
+        cov, lo, hi = coverage_interval(n_pos, np.where(conformal, k, 0.0), delta)
+    else:
+        cov = lo = hi = np.full(len(table), np.nan)
+    n_neg = table["n_negative"].to_numpy(np.float64)
+    refused = table["negatives_refused"].to_numpy(np.float64)
+    has = np.isfinite(table["cutoff"].to_numpy(np.float64)) & (n_neg > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(has, refused / np.where(n_neg > 0, n_neg, 1.0), np.nan)
+    lower = (np.where(has, clopper_pearson_lower(refused, n_neg, delta), np.nan)
+             if guarantee is not None and len(table) else np.full(len(table), np.nan))
+    table.insert(8, "coverage", np.asarray(cov, dtype=np.float64))
+    table.insert(9, "coverage_ci_low", np.asarray(lo, dtype=np.float64))
+    table.insert(10, "coverage_ci_high", np.asarray(hi, dtype=np.float64))
+    table["negative_satisfaction"] = share
+    table["negative_satisfaction_lower"] = np.asarray(lower, dtype=np.float64)
+    for c in ("system", "stratum", "source"):
+        table[c] = table[c].astype(ID)
+    for c in ("n_positive", "n_negative", "negatives_refused"):
+        table[c] = table[c].astype(np.int64)
+    # The order statistic used; NA where the cutoff is not a conformal one.
+    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")
+    table["cutoff"] = table["cutoff"].astype(np.float64)
+    return table[list(GUARANTEE_COLUMNS)], notes
+
+
+def _guarantee_rows(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | None,
+                    cutoffs: Mapping[str, float], quantile: float, min_samples: int,
+                    fixed: frozenset[str]) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """The rows of :func:`guarantee_table` before its derived columns, and its warnings."""
     t = top1[~top1["missing"].to_numpy(bool) & top1["kind"].isin(["positive", "negative"])]
     rows: list[dict[str, Any]] = []
     notes: list[tuple[str, str]] = []
@@ -245,35 +424,7 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
             notes.append((system, (
                 f"system {system!r}: stratum(s) {', '.join(small)} have too few positives to "
                 f"calibrate on their own ({need}); they use the pooled cutoff")))
-    table = pd.DataFrame.from_records(rows, columns=[c for c in GUARANTEE_COLUMNS
-                                                     if c not in _DERIVED])
-    n_pos = table["n_positive"].to_numpy(np.float64)
-    k = table["rank"].to_numpy(np.float64)
-    conformal = (table["source"] == "conformal").to_numpy() & (k >= 1)
-    if guarantee is not None and len(table):
-        cov, lo, hi = coverage_interval(n_pos, np.where(conformal, k, 0.0), delta)
-    else:
-        cov = lo = hi = np.full(len(table), np.nan)
-    n_neg = table["n_negative"].to_numpy(np.float64)
-    refused = table["negatives_refused"].to_numpy(np.float64)
-    has = np.isfinite(table["cutoff"].to_numpy(np.float64)) & (n_neg > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(has, refused / np.where(n_neg > 0, n_neg, 1.0), np.nan)
-    lower = (np.where(has, clopper_pearson_lower(refused, n_neg, delta), np.nan)
-             if guarantee is not None and len(table) else np.full(len(table), np.nan))
-    table.insert(8, "coverage", np.asarray(cov, dtype=np.float64))
-    table.insert(9, "coverage_ci_low", np.asarray(lo, dtype=np.float64))
-    table.insert(10, "coverage_ci_high", np.asarray(hi, dtype=np.float64))
-    table["negative_satisfaction"] = share
-    table["negative_satisfaction_lower"] = np.asarray(lower, dtype=np.float64)
-    for c in ("system", "stratum", "source"):
-        table[c] = table[c].astype(ID)
-    for c in ("n_positive", "n_negative", "negatives_refused"):
-        table[c] = table[c].astype(np.int64)
-    # The order statistic used; NA where the cutoff is not a conformal one.
-    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")
-    table["cutoff"] = table["cutoff"].astype(np.float64)
-    return table[list(GUARANTEE_COLUMNS)], notes
+    return rows, notes
 
 
 _DERIVED = ("coverage", "coverage_ci_low", "coverage_ci_high", "negative_satisfaction",
@@ -287,6 +438,30 @@ def stratum_limits(table: pd.DataFrame, top1: pd.DataFrame, system: pd.Series,
     A query's stratum is the one calibration gave it (``top1``); its cutoff is the stratum's
     row of ``table``. A query calibration never saw, or a stratum without its own row (the
     negatives' strata, ``_unstratified``), gets ``pooled``, the system's pooled cutoff.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`guarantee_table`'s table.
+    top1 : DataFrame
+        :attr:`Calibration.top1`.
+    system, query_id : Series
+        The run's rows.
+    pooled : ndarray
+        Each row's system's pooled cutoff.
+
+    Returns
+    -------
+    ndarray
+        One cutoff per row.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"system": ["s", "s"], "stratum": [POOLED, "a"], "cutoff": [.5, .7]})
+    >>> top1 = pd.DataFrame({"system": ["s", "s"], "query_id": ["q1", "q2"], "stratum": ["a", "b"]})
+    >>> stratum_limits(table, top1, pd.Series(["s", "s", "s"]), pd.Series(["q1", "q2", "q3"]),
+    ...                np.full(3, 0.5)).tolist()
+    [0.7, 0.5, 0.5]
     """
     strata = top1[["system", "query_id", "stratum"]].drop_duplicates(["system", "query_id"])
     own = table[table["stratum"] != POOLED][["system", "stratum", "cutoff"]]
@@ -300,7 +475,29 @@ def stratum_limits(table: pd.DataFrame, top1: pd.DataFrame, system: pd.Series,
 
 def query_cutoffs(table: pd.DataFrame, top1: pd.DataFrame, pooled: Mapping[str, float]
                   ) -> np.ndarray:
-    """The cutoff each row of ``top1`` meets (its stratum's, else its system's pooled one)."""
+    """The cutoff each row of ``top1`` meets (its stratum's, else its system's pooled one).
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`guarantee_table`'s table.
+    top1 : DataFrame
+        :attr:`Calibration.top1`.
+    pooled : dict
+        Each system's pooled cutoff.
+
+    Returns
+    -------
+    ndarray
+        One cutoff per row of ``top1``.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"system": ["s", "s"], "stratum": [POOLED, "a"], "cutoff": [.5, .7]})
+    >>> top1 = pd.DataFrame({"system": ["s", "s"], "query_id": ["q1", "q2"], "stratum": ["a", "b"]})
+    >>> query_cutoffs(table, top1, {"s": 0.5}).tolist()
+    [0.7, 0.5]
+    """
     base = top1["system"].map(dict(pooled)).to_numpy(np.float64)
     return stratum_limits(table, top1, top1["system"], top1["query_id"], base)
 

@@ -25,6 +25,12 @@ def viz(*names: str) -> Any:
     -------
     object or tuple
         What :mod:`retrieval_eval.viz` exports under those names, imported on first use.
+
+    Examples
+    --------
+    >>> box, esc = viz("box", "esc")
+    >>> esc("<b>")
+    '&lt;b&gt;'
     """
     module = importlib.import_module("retrieval_eval.viz")
     found = tuple(getattr(module, name) for name in names)

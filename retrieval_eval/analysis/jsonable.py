@@ -10,7 +10,23 @@ import pandas as pd
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` with dicts, lists and tuples converted recursively; non-finite floats -> None."""
+    """``value`` made JSON-able: dicts, lists and tuples converted recursively, numpy scalars
+    made Python ones, non-finite floats and NA made None.
+
+    Parameters
+    ----------
+    value : object
+        A value of a result (a number, a dict of them, ...).
+
+    Returns
+    -------
+    object
+
+    Examples
+    --------
+    >>> jsonable({"a": np.float64("nan"), "b": np.int64(3), "c": (1.5,)})
+    {'a': None, 'b': 3, 'c': [1.5]}
+    """
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -27,10 +43,28 @@ def jsonable(value: Any) -> Any:
 
 
 def measurement(row: Any, why: str | None = None) -> dict[str, Any] | None:
-    """A gate-readable measurement from a summary row (``value``, ``n``, ``ci_low``,
-    ``ci_high``, ``interval``): ``{"value", "n", ["ci", "interval"], ["indeterminate"]}``, values
-    rounded to 12 decimals as the report's are; ``None`` when the value is NaN (a figure that
-    does not exist is absent, never null or zero)."""
+    """A gate-readable measurement from a summary row, or None when its value is NaN.
+
+    A figure that does not exist is absent, never null or zero; values are rounded to 12
+    decimals as the report's are.
+
+    Parameters
+    ----------
+    row : Mapping or Series
+        With ``value``, ``n``, ``ci_low``, ``ci_high`` and ``interval``.
+    why : str, optional
+        Why a gate on it cannot PASS (``indeterminate``).
+
+    Returns
+    -------
+    dict or None
+        ``{"value", "n", ["ci", "interval"], ["indeterminate"]}``.
+
+    Examples
+    --------
+    >>> measurement({"value": 0.5, "n": 10, "ci_low": 0.3, "ci_high": 0.7, "interval": "wilson"})
+    {'value': 0.5, 'n': 10, 'ci': [0.3, 0.7], 'interval': 'wilson'}
+    """
     if not math.isfinite(float(row["value"])):
         return None
     m: dict[str, Any] = {"value": round(float(row["value"]), 12), "n": int(row["n"])}

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .stats import t_ppf
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -62,10 +64,25 @@ def _round(x: float) -> float:
 
 
 def t_half_width(sd, n):
-    """Half-width of the two-sided 95% Student-t interval on a mean: t(0.975, df) sd / sqrt(n)
-    with df = n - 1 capped at 120; NaN where n < 2 (one sample has no interval). Vectorized."""
-    from .stats import t_ppf
+    """Half-width of the two-sided 95% Student-t interval on a mean, vectorized.
 
+    ``t(0.975, df) sd / sqrt(n)`` with ``df = n - 1`` capped at 120.
+
+    Parameters
+    ----------
+    sd, n : float or array_like
+        Sample standard deviations and sizes.
+
+    Returns
+    -------
+    ndarray
+        NaN where ``n < 2`` (one sample has no interval).
+
+    Examples
+    --------
+    >>> round(float(t_half_width(0.1, 5)), 4)
+    0.1242
+    """
     sd, n = np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
     half = np.full(np.broadcast(sd, n).shape, np.nan)
     ok = n >= 2
@@ -82,8 +99,29 @@ def summarize(samples) -> Measurement:
     The mean; for n >= 2 also the sample standard deviation (n - 1) and a two-sided 95%
     Student-t interval on the mean (df = n - 1, capped at 120). One sample gives no interval
     rather than a zero-width one, so a ``ci-lower`` gate over it is INDETERMINATE instead of
-    quietly passing. The interval is not clamped: a bound outside the metric's range is what the
-    samples support, and raising it to 0 would let a gate pass.
+    quietly passing. The interval is not clamped: a bound outside the metric's range is what
+    the samples support, and raising it to 0 would let a gate pass.
+
+    Parameters
+    ----------
+    samples : iterable of float
+        Finite samples, at least one.
+
+    Returns
+    -------
+    Measurement
+        ``deterministic=False``; values rounded to 12 decimals.
+
+    Raises
+    ------
+    ValueError
+        No sample, or a sample that is not finite.
+
+    Examples
+    --------
+    >>> m = summarize([0.5, 0.7, 0.6])
+    >>> m.value, m.n, m.stdev
+    (0.6, 3, 0.1)
     """
     values = np.asarray(list(samples), dtype=float)
     if values.size == 0:

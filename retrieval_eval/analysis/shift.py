@@ -34,9 +34,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .jsonable import measurement
-from ..engine.metrics import ID
+from ..io.formats import as_judgments, as_run
+from ..model import ID
+from .calibration_input import score_rows
+from .guarantee import as_guarantee, conformal_rank
 from .handoff import viz
+from .jsonable import jsonable, measurement
+from .stats import bootstrap_ci, wilson_interval
 
 __all__ = ["SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
 
@@ -99,9 +103,24 @@ def _kolmogorov_sf(x: float) -> float:
 def ks_2samp(before, after) -> tuple[float, float, str]:
     """``(statistic, p-value, method)`` of the two-sided two-sample Kolmogorov-Smirnov test.
 
-    ``method`` is ``"exact"`` when both samples have at most 10,000 values (the p-value of
-    ``scipy.stats.ks_2samp(method="exact")``), else ``"asymptotic"`` (the Kolmogorov
-    distribution at ``sqrt(m n / (m + n)) D``). NaN when a sample is empty.
+    Parameters
+    ----------
+    before, after : array_like
+        The two samples of scores.
+
+    Returns
+    -------
+    tuple
+        ``D = max |F_before - F_after|``, its p-value, and ``method``: ``"exact"`` when both
+        samples have at most 10,000 values (the p-value of ``scipy.stats.ks_2samp(method=
+        "exact")``), else ``"asymptotic"`` (the Kolmogorov distribution at
+        ``sqrt(m n / (m + n)) D``). NaN when a sample is empty.
+
+    Examples
+    --------
+    >>> d, p, method = ks_2samp([0.1, 0.2, 0.3], [0.5, 0.6, 0.7])
+    >>> d, round(p, 3), method
+    (1.0, 0.1, 'exact')
     """
     x = np.sort(np.asarray(before, dtype=np.float64))
     y = np.sort(np.asarray(after, dtype=np.float64))
@@ -119,9 +138,33 @@ def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
 
     Bin edges are the ``bins``-quantiles of ``before`` (repeated edges merged), the outer
     bins open-ended, so every score of either run falls in a bin; a value equal to an edge
-    goes to the bin above it. Returns ``(psi, table)`` with columns ``bin``, ``low``, ``high``,
-    ``n_before``, ``n_after``, ``share_before``, ``share_after`` and ``term`` (the bin's
-    contribution); shares of 0 count as ``0.5 / n``.
+    goes to the bin above it. Shares of 0 count as ``0.5 / n``, so one empty bin does not make
+    the index infinite.
+
+    Parameters
+    ----------
+    before, after : array_like
+        The two samples of scores.
+    bins : int
+        Quantile bins of ``before`` (at least 2).
+
+    Returns
+    -------
+    tuple
+        ``(psi, table)``, the table with columns ``bin``, ``low``, ``high``, ``n_before``,
+        ``n_after``, ``share_before``, ``share_after`` and ``term`` (the bin's contribution);
+        NaN and an empty table when a sample is empty.
+
+    Raises
+    ------
+    ValueError
+        ``bins`` below 2.
+
+    Examples
+    --------
+    >>> index, table = psi([0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4], bins=2)
+    >>> index, len(table)
+    (0.0, 2)
     """
     b = np.asarray(before, dtype=np.float64)
     a = np.asarray(after, dtype=np.float64)
@@ -204,8 +247,6 @@ class ScoreShift:
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: ``{"score_shift": metrics(), "decisions": [...], "bins": [...], ...}``;
         the ``score_shift`` block is what ``score-shift:<metric>:<ceiling>`` gates read."""
-        from .jsonable import jsonable
-
         return jsonable({
             "score_shift": self.metrics(),
             "summary": self.summary.reset_index().to_dict(orient="records"),
@@ -256,8 +297,6 @@ def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
 
 
 def _top1(run: pd.DataFrame, judgments, queries, negatives, threshold: int) -> pd.DataFrame:
-    from .calibration import score_rows
-
     rows = score_rows(judgments, run, queries, threshold=threshold, negatives=negatives)
     first = rows[(rows["rank"] == 1).to_numpy() & np.isfinite(rows["score"].to_numpy(np.float64))]
     return first[["query_id", "kind", "stratum", "score"]].drop_duplicates("query_id")
@@ -267,8 +306,6 @@ def _cutoff_rule(quantile: float, guarantee):
     """A vectorized rule: rows of positive top-1 scores -> one cutoff per row."""
     if guarantee is None:
         return lambda x: np.quantile(x, quantile, axis=-1, method="linear")
-    from .guarantee import conformal_rank
-
     def conformal(x: np.ndarray) -> np.ndarray:
         k = conformal_rank(x.shape[-1], guarantee.alpha)
         if k < 1:
@@ -278,10 +315,10 @@ def _cutoff_rule(quantile: float, guarantee):
     return conformal
 
 
-def score_shift(run_before, run_after, *, judgments=None, queries=None, negatives=None,
-                system=None, cutoff=None, quantile: float = 0.10, guarantee=None,
-                threshold: int = 1, bins: int = 10, n_resamples: int = 1000,
-                seed=0) -> ScoreShift:
+def score_shift(run_before, run_after, *,  # long: the numpydoc docstring (code: 45 lines)
+                judgments=None, queries=None, negatives=None, system=None, cutoff=None,
+                quantile: float = 0.10, guarantee=None, threshold: int = 1, bins: int = 10,
+                n_resamples: int = 1000, seed=0) -> ScoreShift:
     """Compare the top-1 score distributions of the same queries under two runs.
 
     Parameters
@@ -315,11 +352,15 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
     ------
     ValueError
         A run with several systems and no ``system``; bad ``bins``/``quantile``.
-    """
-    from ..io.formats import as_judgments, as_run
-    from .guarantee import as_guarantee
-    from .stats import bootstrap_ci, wilson_interval
 
+    Examples
+    --------
+    >>> from retrieval_eval import load_demo
+    >>> demo = load_demo()
+    >>> same = score_shift(demo.runs, demo.runs, system="dense", judgments=demo.judgments)
+    >>> same.value("psi"), same.value("ks")
+    (0.0, 0.0)
+    """
     if not 0.0 <= float(quantile) <= 1.0:
         raise ValueError(f"quantile must be in [0, 1], got {quantile}")
     if int(n_resamples) < 1:
@@ -331,6 +372,43 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
     j = as_judgments([] if judgments is None else judgments)
     tb = _top1(rb, j, queries, negatives, threshold)
     ta = _top1(ra, j, queries, negatives, threshold)
+    both, only_b, only_a, warnings = _shared(tb, ta)
+    x, y = (both[c].to_numpy(np.float64) for c in ("score_before", "score_after"))
+    ks, ks_p, ks_method = ks_2samp(x, y)
+    index, bin_table = psi(x, y, bins)
+    is_pos = (both["kind"] == "positive").to_numpy()
+    c_before, c_after, shift_ci = _cutoffs(x[is_pos], y[is_pos], float(quantile), g,
+                                           int(n_resamples), seed, cutoff, warnings)
+    old = float(cutoff) if cutoff is not None else c_before
+    acc_b, acc_a, has_old = x >= old, y >= old, math.isfinite(old)
+    flipped = acc_b != acc_a
+    boot_label = f"paired percentile bootstrap 95% ({int(n_resamples)} resamples, seed {seed})"
+    n_pos, nan = int(is_pos.sum()), (math.nan, math.nan)
+    summary = _summary([
+        ("ks", ks, len(both), nan, ""),
+        ("ks_pvalue", ks_p, len(both), nan, ks_method),
+        ("psi", index, len(both), nan, ""),
+        ("cutoff_before", c_before, n_pos, nan, ""),
+        ("cutoff_after", c_after, n_pos, nan, ""),
+        ("cutoff_shift", c_after - c_before, n_pos, shift_ci, boot_label),
+        ("flip_share", *_flip_share(flipped, has_old), "wilson 95%"),
+    ])
+    top1 = _shift_top1(both, x, y, acc_b, acc_a, flipped, has_old)
+    decisions = _decisions(top1["kind"].to_numpy(dtype=object), acc_b, acc_a, flipped, has_old)
+    settings = {
+        "before": name_b, "after": name_a, "quantile": float(quantile),
+        "guarantee": None if g is None else {"alpha": g.alpha, "delta": g.delta},
+        "cutoff": None if cutoff is None else float(cutoff), "old_cutoff": old,
+        "threshold": int(threshold), "bins": int(bins), "n_resamples": int(n_resamples),
+        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
+    }
+    return ScoreShift(summary, top1, decisions, bin_table, warnings, settings, only_b, only_a)
+
+
+def _shared(tb: pd.DataFrame, ta: pd.DataFrame
+            ) -> tuple[pd.DataFrame, list[str], list[str], list[str]]:
+    """The queries both runs scored (``score_before``, ``score_after``), those only one run
+    scored, and the warnings they call for."""
     both = tb.merge(ta[["query_id", "score"]], on="query_id", how="inner",
                     suffixes=("_before", "_after"), sort=False)
     only_b = [str(q) for q in tb["query_id"][~tb["query_id"].isin(ta["query_id"])]]
@@ -342,48 +420,22 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
     if len(both) < MIN_QUERIES:
         warnings.append(f"only {len(both)} queries scored by both runs (fewer than "
                         f"{MIN_QUERIES}): every shift figure is indeterminate")
-    x = both["score_before"].to_numpy(np.float64)
-    y = both["score_after"].to_numpy(np.float64)
-    ks, ks_p, ks_method = ks_2samp(x, y)
-    index, bin_table = psi(x, y, bins)
+    return both, only_b, only_a, warnings
 
-    rule = _cutoff_rule(float(quantile), g)
-    is_pos = (both["kind"] == "positive").to_numpy()
-    pos_b, pos_a = x[is_pos], y[is_pos]
-    nan = (math.nan, math.nan)
-    if pos_b.size:
-        c_before, c_after = float(rule(pos_b[None, :])[0]), float(rule(pos_a[None, :])[0])
-        boot = bootstrap_ci(lambda b, a: rule(a) - rule(b), pos_b, pos_a, paired=True,
-                            n_resamples=int(n_resamples), seed=seed)
-        shift_ci = (float(boot.ci_low), float(boot.ci_high))
-        if not math.isfinite(c_before):
-            warnings.append(f"{pos_b.size} positives are too few for a retention guarantee at "
-                            f"alpha = {g.alpha:g}: no cutoff")
-    else:
-        c_before = c_after = math.nan
-        shift_ci = nan
-        warnings.append("no positives (judged queries with a relevant label) among the shared "
-                        "queries: no cutoff is calibrated"
-                        + ("" if cutoff is not None else "; pass cutoff= to count flips"))
-    old = float(cutoff) if cutoff is not None else c_before
-    acc_b = x >= old
-    acc_a = y >= old
-    flipped = acc_b != acc_a
-    has_old = math.isfinite(old)
-    n_flip = int(flipped.sum()) if has_old else 0
-    flip = n_flip / len(both) if has_old and len(both) else math.nan
-    f_lo, f_hi = wilson_interval(n_flip, len(both)) if has_old and len(both) else nan
-    boot_label = f"paired percentile bootstrap 95% ({int(n_resamples)} resamples, seed {seed})"
-    records = [
-        ("ks", ks, len(both), nan, ""),
-        ("ks_pvalue", ks_p, len(both), nan, ks_method),
-        ("psi", index, len(both), nan, ""),
-        ("cutoff_before", c_before, int(pos_b.size), nan, ""),
-        ("cutoff_after", c_after, int(pos_a.size), nan, ""),
-        ("cutoff_shift", c_after - c_before, int(pos_b.size), shift_ci, boot_label),
-        ("flip_share", flip, len(both), (f_lo, f_hi), "wilson 95%"),
-    ]
-    summary = pd.DataFrame({
+
+def _flip_share(flipped: np.ndarray, has_old: bool) -> tuple[float, int, tuple[float, float]]:
+    """``(share, n, (low, high))``: the queries whose decision flipped, with a Wilson interval;
+    NaN without an old cutoff or without queries."""
+    n = len(flipped)
+    if not (has_old and n):
+        return math.nan, n, (math.nan, math.nan)
+    n_flip = int(flipped.sum())
+    return n_flip / n, n, wilson_interval(n_flip, n)
+
+
+def _summary(records: list[tuple]) -> pd.DataFrame:
+    """One row per ``(measure, value, n, (ci_low, ci_high), interval)`` record."""
+    return pd.DataFrame({
         "measure": pd.array([r[0] for r in records], dtype=ID),
         "value": np.array([r[1] for r in records], dtype=np.float64),
         "n": np.array([r[2] for r in records], dtype=np.int64),
@@ -392,6 +444,10 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
         "interval": pd.array([r[4] for r in records], dtype=ID),
     }).set_index("measure")
 
+
+def _shift_top1(both: pd.DataFrame, x: np.ndarray, y: np.ndarray, acc_b: np.ndarray,
+                acc_a: np.ndarray, flipped: np.ndarray, has_old: bool) -> pd.DataFrame:
+    """One row per shared query: kind, stratum, both top-1 scores and both decisions."""
     accepted_b = pd.array(np.where(has_old, acc_b, None), dtype="boolean")
     accepted_a = pd.array(np.where(has_old, acc_a, None), dtype="boolean")
     top1 = pd.DataFrame({
@@ -404,7 +460,35 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
     })
     for c in ("query_id", "kind", "stratum"):
         top1[c] = top1[c].astype(ID)
-    kinds = top1["kind"].to_numpy(dtype=object)
+    return top1
+
+
+def _cutoffs(pos_b: np.ndarray, pos_a: np.ndarray, quantile: float, g, n_resamples: int, seed,
+             cutoff, warnings: list[str]) -> tuple[float, float, tuple[float, float]]:
+    """The cutoff calibrated on each run's positives and the paired bootstrap interval of
+    their difference; NaN (and a warning) without positives."""
+    rule = _cutoff_rule(quantile, g)
+    nan = (math.nan, math.nan)
+    if pos_b.size:
+        c_before, c_after = float(rule(pos_b[None, :])[0]), float(rule(pos_a[None, :])[0])
+        boot = bootstrap_ci(lambda b, a: rule(a) - rule(b), pos_b, pos_a, paired=True,
+                            n_resamples=n_resamples, seed=seed)
+        shift_ci = (float(boot.ci_low), float(boot.ci_high))
+        if not math.isfinite(c_before):
+            warnings.append(f"{pos_b.size} positives are too few for a retention guarantee at "
+                            f"alpha = {g.alpha:g}: no cutoff")
+    else:
+        c_before = c_after = math.nan
+        shift_ci = nan
+        warnings.append("no positives (judged queries with a relevant label) among the shared "
+                        "queries: no cutoff is calibrated"
+                        + ("" if cutoff is not None else "; pass cutoff= to count flips"))
+    return c_before, c_after, shift_ci
+
+
+def _decisions(kinds: np.ndarray, acc_b: np.ndarray, acc_a: np.ndarray, flipped: np.ndarray,
+               has_old: bool) -> pd.DataFrame:
+    """Per kind: accepted before and after the change, newly refused and accepted, flips."""
     dec = []
     for kind in ("positive", "negative", "no_positives", "unjudged"):  # four kinds, vectorized
         m = kinds == kind
@@ -425,11 +509,4 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
     decisions["kind"] = decisions["kind"].astype(ID)
     for c in ("n", "accepted_before", "accepted_after", "newly_refused", "newly_accepted"):
         decisions[c] = decisions[c].astype("Int64").mask(decisions[c] < 0)
-    settings = {
-        "before": name_b, "after": name_a, "quantile": float(quantile),
-        "guarantee": None if g is None else {"alpha": g.alpha, "delta": g.delta},
-        "cutoff": None if cutoff is None else float(cutoff), "old_cutoff": old,
-        "threshold": int(threshold), "bins": int(bins), "n_resamples": int(n_resamples),
-        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
-    }
-    return ScoreShift(summary, top1, decisions, bin_table, warnings, settings, only_b, only_a)
+    return decisions

@@ -208,12 +208,13 @@ def test_figures_match_the_written_out_definitions_end_to_end():
 )
 def test_figures_match_the_written_out_definitions(pos_i, neg_i):
     # The figure kernel calibrate uses, on many random tied cases (end to end above).
-    from retrieval_eval.analysis.calibration import _cutoff_for, _figures
+    from retrieval_eval.analysis.cutoffs import cutoff_for
+    from retrieval_eval.analysis.separation import separation_figures
 
     pos = [x / 4 for x in pos_i]
     neg = [x / 4 for x in neg_i]
-    cutoff, _ = _cutoff_for("s", None, 0.1, np.array(pos))
-    check_figures(pos, neg, _figures(np.array(pos), np.array(neg), cutoff))
+    cutoff, _ = cutoff_for("s", None, 0.1, np.array(pos))
+    check_figures(pos, neg, separation_figures(np.array(pos), np.array(neg), cutoff))
 
 
 def check_figures(pos, neg, r):
@@ -686,7 +687,7 @@ def test_cutoff_sweep_on_scores_that_do_not_follow_the_order_matches_the_engine(
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=9),
        st.lists(st.integers(0, 5), min_size=1, max_size=9), st.integers(0, 100))
 def test_bootstrap_auroc_on_codes_equals_auroc_on_scores(pos_i, neg_i, seed):
-    from retrieval_eval.analysis.calibration import _coded_auroc
+    from retrieval_eval.analysis.separation import coded_auroc
     from retrieval_eval.analysis.stats import auroc
 
     pos, neg = np.array(pos_i) / 5.0, np.array(neg_i) / 5.0
@@ -694,7 +695,7 @@ def test_bootstrap_auroc_on_codes_equals_auroc_on_scores(pos_i, neg_i, seed):
     g = np.random.default_rng(seed)
     ip = g.integers(0, pos.size, (40, pos.size))
     iN = g.integers(0, neg.size, (40, neg.size))
-    got = _coded_auroc(values.size)(codes[:pos.size][ip], codes[pos.size:][iN])
+    got = coded_auroc(values.size)(codes[:pos.size][ip], codes[pos.size:][iN])
     np.testing.assert_allclose(got, auroc(pos[ip], neg[iN]), rtol=0, atol=1e-12)
 
 
@@ -784,3 +785,68 @@ def test_a_ranking_whose_top_hit_has_no_score_is_left_out_and_reported():
     c = calibrate(j, r, negatives=negs)
     assert c.missing_negatives == {"s": ["n1"]}
     assert row(c)["n_negative"] == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Bare (label, score) pairs: calibrate_scores, what the displays' from_predictions call.
+
+
+def test_calibrate_scores_figures_match_the_written_out_definitions():
+    from retrieval_eval.analysis.calibration import calibrate_scores
+
+    s = [0.9, 0.2, 0.8, 0.7, 0.6, 0.6, 0.1, 0.6, 0.65]
+    y = [True, False, True, True, False, True, False, True, False]
+    pos = [x for x, t in zip(s, y) if t]
+    neg = [x for x, t in zip(s, y) if not t]
+    c = calibrate_scores(y, s, name="m", n_resamples=50)
+    assert c.systems == ["m"]
+    check_figures(pos, neg, c.summary.loc["m"])
+    assert row(c, "m")["n_positive"] == len(pos) and row(c, "m")["n_negative"] == len(neg)
+    assert c.top1["query_id"].tolist() == [f"q{i}" for i in range(len(s))]
+
+
+def test_calibrate_scores_is_calibrate_on_one_hit_rankings():
+    from retrieval_eval.analysis.calibration import calibrate_scores
+
+    y, s = [True, True, False, True, False], [0.91, 0.75, 0.3, 0.62, 0.71]
+    run = pd.DataFrame({"system": pd.array(["x"] * 5, dtype=ID),
+                        "query_id": pd.array([f"q{i}" for i in range(5)], dtype=ID),
+                        "rank": np.ones(5, dtype=np.int64),
+                        "doc_id": pd.array([f"d{i}" for i in range(5)], dtype=ID),
+                        "score": np.array(s)})
+    judgments = pd.DataFrame({"query_id": pd.array(["q0", "q1", "q3"], dtype=ID),
+                              "doc_uri": pd.array(["d0", "d1", "d3"], dtype=ID),
+                              "relevance": np.ones(3, dtype=np.int64)})
+    for kw in ({}, {"cutoff": 0.7}, {"quantile": 0.5}):
+        got = calibrate_scores(y, s, name="x", n_resamples=20, **kw)
+        want = calibrate(judgments, run, negatives=["q2", "q4"], n_resamples=20, **kw)
+        pd.testing.assert_frame_equal(got.summary, want.summary)
+        pd.testing.assert_frame_equal(got.intervals, want.intervals)
+        pd.testing.assert_frame_equal(got.top1, want.top1)
+        assert got.warnings == want.warnings
+
+
+def test_calibrate_scores_refuses_mismatched_or_non_finite_scores():
+    from retrieval_eval.analysis.calibration import calibrate_scores
+
+    with pytest.raises(ValueError, match="y_true has 1 values but y_score has 2"):
+        calibrate_scores([True], [0.1, 0.2])
+    with pytest.raises(ValueError, match="finite"):
+        calibrate_scores([True, False], [0.1, np.nan])
+
+
+def test_calibrate_scores_gives_what_the_displays_built_themselves():
+    # Until the displays call calibrate_scores, their own builder must agree with it.
+    plotting = pytest.importorskip("retrieval_eval.viz.plotting")
+    own = getattr(plotting, "_calibration_from_predictions", None)
+    if own is None:
+        pytest.skip("the displays call calibrate_scores")
+    from retrieval_eval.analysis.calibration import calibrate_scores
+
+    y, s = [True, False, True, True, False, False], [0.8, 0.3, 0.7, 0.55, 0.6, 0.1]
+    for cutoff in (None, 0.5):
+        want = own(y, s, cutoff, 0.1, "m")
+        got = calibrate_scores(y, s, cutoff=cutoff, name="m", n_resamples=1)
+        pd.testing.assert_frame_equal(got.summary, want.summary)
+        pd.testing.assert_frame_equal(got.top1, want.top1)
+        pd.testing.assert_frame_equal(got.intervals, want.intervals)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import retrieval_eval as re_
 from retrieval_eval.cli import app as cli
 from retrieval_eval.analysis import stats
+from retrieval_eval.analysis.stats import paired
 from retrieval_eval.analysis.compare import EXACT_MAX_QUERIES, MIN_PAIRED_QUERIES, compare
 
 
@@ -36,7 +37,7 @@ def test_bootstrap_p_value_counts_resampled_means_within_1e12_of_zero_as_ties():
     d = np.array([0.1, 0.2, -0.3, 0.7, -0.1, -0.6])
     n, B, seed = len(d), 2000, 3
     got = stats.paired_bootstrap(d, n_resamples=B, seed=seed)
-    weights = stats._bootstrap_weights(np.random.default_rng(seed), B, n)  # the same resamples
+    weights = paired._bootstrap_weights(np.random.default_rng(seed), B, n)  # the same resamples
     exact = [Fraction(repr(float(x))) for x in d]
     sums = [sum(int(w) * x for w, x in zip(row, exact)) for row in weights]
     assert sum(s == 0 for s in sums) > 50  # the case is really about ties at zero
@@ -55,7 +56,7 @@ def test_property_bootstrap_p_value_does_not_move_with_the_order_of_the_sum(valu
     are reversed with them): the p-value stays."""
     d = np.array(values)
     n, B = len(d), 300
-    w = stats._bootstrap_weights(np.random.default_rng(seed), B, n)
+    w = paired._bootstrap_weights(np.random.default_rng(seed), B, n)
     forward = w @ d / n
     backward = w[:, ::-1] @ d[::-1] / n
     def p(means):

@@ -276,7 +276,8 @@ def _huge_score_files(tmp_path: Path, huge: list[float]) -> tuple[Path, Path, Pa
 
 @pytest.mark.parametrize("huge", [[1e308], [1.7976931348623157e308, -1.7976931348623157e308], [-1e308]])
 def test_rule8_a_score_of_1e308_does_not_make_a_run_rank_based(huge, tmp_path):
-    from retrieval_eval.analysis.calibration import _distinct, calibrate, cutoff_sweep
+    from retrieval_eval.analysis.calibration import calibrate, cutoff_sweep
+    from retrieval_eval.analysis.rank_based import _distinct
 
     j, r, q = _huge_score_files(tmp_path, huge)
     with warnings.catch_warnings():
@@ -293,7 +294,8 @@ def test_rule8_a_score_of_1e308_does_not_make_a_run_rank_based(huge, tmp_path):
 
 
 def test_rule8_medians_and_quantiles_of_huge_scores_do_not_overflow():
-    from retrieval_eval.analysis.calibration import _figures, _median, _quantile
+    from retrieval_eval.analysis.separation import separation_figures as _figures
+    from retrieval_eval.analysis.stats import median as _median, quantile as _quantile
 
     big = np.array([1.7e308, 1.6e308, 1.5e308, 1.4e308])
     with np.errstate(all="raise"):
@@ -484,7 +486,7 @@ def test_rule15_bootstrap_in_blocks_draws_exactly_the_same_resamples(paired, mon
         return r.ci_low, r.ci_high, int(g.integers(0, 2**40))  # the generator's state after
 
     whole = run()
-    monkeypatch.setattr(stats, "_BLOCK", 1000)  # 1 or 2 resample rows per block
+    monkeypatch.setattr(stats.bootstrap, "BLOCK", 1000)  # 1 or 2 resample rows per block
     assert run() == whole
     ref = scipy.stats.bootstrap((a, b), lambda x, y, axis=-1: fn(x, y), n_resamples=999,
                                 method="percentile", paired=paired, vectorized=True,
@@ -519,7 +521,7 @@ def test_rule15_calibrate_memory_per_query_is_a_small_constant(monkeypatch):
 
     # The resample block cap is lowered so that both sizes run past it, as 100k queries do at
     # the default cap; what is left growing with the queries is calibrate's own per-query data.
-    monkeypatch.setattr(stats, "_BLOCK", 1 << 16)
+    monkeypatch.setattr(stats.bootstrap, "BLOCK", 1 << 16)
     calibrate(*_calibration_frames(200)[1::-1], negatives=_calibration_frames(200)[2])  # caches
     peaks = {}
     for n in (1000, 4000):
