@@ -8,6 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+__all__ = ["STATUS_CLASS", "box", "esc", "evaluation_html", "report_html", "table",
+           "validation_html", "warnings_html"]
+
 _STYLE = ("<style>.re-box{font-family:system-ui,sans-serif;font-size:13px}"
           ".re-box table{border-collapse:collapse;margin:4px 0}"
           ".re-box td,.re-box th{padding:2px 8px;text-align:right;border-bottom:1px solid #8884}"

@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from .plotting import NEGATIVE_COLOR, PALETTE, POSITIVE_COLOR
+from .style import NEGATIVE_COLOR, PALETTE, POSITIVE_COLOR
 
-__all__ = ["AgreementDisplay", "ScoreShiftDisplay", "StratumCutoffDisplay", "draw_stratum_cutoffs",
-           "stratum_cutoff_rows"]
+__all__ = ["AFTER_COLOR", "BEFORE_COLOR", "AgreementDisplay", "ScoreShiftDisplay",
+           "StratumCutoffDisplay", "draw_stratum_cutoffs", "stratum_cutoff_rows"]
 
 BEFORE_COLOR = PALETTE[0]
 AFTER_COLOR = PALETTE[4]

@@ -27,12 +27,21 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 __all__ = [
+    "DARK_PALETTE",
+    "DARK_POSITIVE_COLOR",
+    "DARK_SYSTEM_COLORS",
+    "DRIFT_COLORS",
     "FEW_SAMPLES",
+    "HIGHLIGHT_COLOR",
+    "LOSS_COLOR",
     "NEGATIVE_COLOR",
+    "PALETTE",
     "POSITIVE_COLOR",
     "SYSTEM_COLORS",
     "THIN_STRATUM",
+    "WIN_COLOR",
     "clip_interval",
+    "color_of",
     "is_bounded",
     "system_colors",
 ]
@@ -49,6 +58,23 @@ POSITIVE_COLOR = "#0072B2"
 DARK_POSITIVE_COLOR = "#56B4E9"
 #: ``expect_none`` (out-of-distribution) queries: negatives. Reserved: no system takes it.
 NEGATIVE_COLOR = "#E69F00"
+#: The system slots under the names the Displays have always used.
+PALETTE = SYSTEM_COLORS
+#: The same slots for dark backgrounds.
+DARK_PALETTE = DARK_SYSTEM_COLORS
+#: Bars of per-query differences won by the candidate / by the baseline (systems uncoloured).
+WIN_COLOR = "#009E73"
+LOSS_COLOR = "#D55E00"
+#: The edge of on-plot notes (rank-based scores, few samples).
+HIGHLIGHT_COLOR = "#D55E00"
+#: One colour per drift status.
+DRIFT_COLORS = {
+    "VALID": "#009E73",
+    "RE_ANCHORABLE": "#56B4E9",
+    "MERGED": "#0072B2",
+    "SPLIT": "#E69F00",
+    "ORPHANED": "#D55E00",
+}
 
 #: A stratum with fewer scored queries than this is marked thin.
 THIN_STRATUM = 5

@@ -4,7 +4,7 @@
 buys: how many out-of-distribution queries it rejects, how many covered queries it drops, what
 recall@k is left after it, and which queries sit on the wrong side. Every number comes from the
 engine: the two shares from the calibration's top-1 scores (the rule of SPEC B2, the same step
-functions :class:`~retrieval_eval.plotting.CutoffTradeoffDisplay` draws), recall from
+functions :class:`~retrieval_eval.viz.CutoffTradeoffDisplay` draws), recall from
 :func:`retrieval_eval.calibration.apply_cutoff` then :func:`retrieval_eval.evaluation.evaluate`.
 """
 
@@ -19,9 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CutoffExplorer", "explore_cutoff"]
+__all__ = ["MISSING_IPYWIDGETS", "SWEEP_ROWS", "CutoffExplorer", "explore_cutoff"]
 
 from ..model import ID
+from .calibration import ScoreDistributionDisplay
+from .draw import foreground, legend_below
+from .shift import draw_stratum_cutoffs, stratum_cutoff_rows
+from .tradeoff import tradeoff_values
 
 #: The one line a missing ipywidgets gives: which extra installs it.
 MISSING_IPYWIDGETS = ("the cutoff explorer needs ipywidgets, which the [notebook] extra installs: "
@@ -195,12 +199,10 @@ class CutoffExplorer:
         return int(settings.get("threshold", 1))
 
     def _refresh(self) -> None:
-        from .plotting import _tradeoff_values
-
         system = self.system.value
         c = float(self.slider.value)
         pos, neg = self._scores(system)
-        ns, pr = _tradeoff_values(pos, neg, np.asarray([c]))
+        ns, pr = tradeoff_values(pos, neg, np.asarray([c]))
         recall_name = f"recall@{self.k}"
         if system not in self._uncut:
             self._uncut[system] = self._recall(system, None)
@@ -283,21 +285,17 @@ class CutoffExplorer:
             return
         from matplotlib.figure import Figure
 
-        from .plotting import ScoreDistributionDisplay, _fg, _legend_below
-
         fig = Figure(figsize=(6.4, 4.4), layout="constrained")
         ax = fig.subplots()
         disp = ScoreDistributionDisplay.from_calibration(
             self.calibration, system=system, score_label=self.score_label)
         disp.plot(ax=ax, legend=False)
-        from .shift import draw_stratum_cutoffs, stratum_cutoff_rows
-
         rows = stratum_cutoff_rows(self.calibration, [system])  # by="stratum": ticks on top
         strata = [] if rows is None else draw_stratum_cutoffs(ax, rows, system)
         # The explored cutoff: solid, in the theme's foreground (the calibrated one is dashed).
-        self._line = ax.axvline(float(self.slider.value), color=_fg(), linewidth=2.5,
+        self._line = ax.axvline(float(self.slider.value), color=foreground(), linewidth=2.5,
                                 label="explored cutoff (slider)")
-        legend = _legend_below(ax, disp.handles_[system] + strata + [self._line], ncols=1,
+        legend = legend_below(ax, disp.handles_[system] + strata + [self._line], ncols=1,
                                title=disp.legend_title(system))
         self._line_label = legend.get_texts()[-1]
         self._figure = fig
@@ -319,10 +317,8 @@ class CutoffExplorer:
         the explored one (``explored``/``calibrated`` flag them): the static fallback's table.
 
         The shares come from the same step functions as the live numbers and
-        :class:`~retrieval_eval.plotting.CutoffTradeoffDisplay`.
+        :class:`~retrieval_eval.viz.CutoffTradeoffDisplay`.
         """
-        from .plotting import _tradeoff_values
-
         system = self.system.value
         lo, hi, _ = self._range(system)
         current = float(self.slider.value)
@@ -331,7 +327,7 @@ class CutoffExplorer:
         extra = [current] + ([calibrated] if math.isfinite(calibrated) else [])
         grid = np.unique(np.r_[grid, extra])
         pos, neg = self._scores(system)
-        ns, pr = _tradeoff_values(pos, neg, grid)
+        ns, pr = tradeoff_values(pos, neg, grid)
         return pd.DataFrame({
             "cutoff": grid,
             "negative_satisfaction": ns,
