@@ -24,12 +24,13 @@ EXPORTS = {
     # tradeoff.py
     "CutoffTradeoffDisplay": "tradeoff",
     "tradeoff_values": "tradeoff",
-    # evaluation.py: evaluations and comparisons
-    "ForestDisplay": "evaluation",
+    # evaluation.py: evaluations (and a comparison's per-query deltas)
     "MetricAtKDisplay": "evaluation",
     "PerQueryDeltaDisplay": "evaluation",
     "StratumDisplay": "evaluation",
     "t_interval": "evaluation",
+    # comparison.py
+    "ForestDisplay": "comparison",
     # drift.py
     "DriftDisplay": "drift",
     # plotting.py: the shortcuts result objects' .plot() call

@@ -44,11 +44,57 @@ def few_samples_note(n_positive: int, n_negative: int) -> str | None:
 
     With 4 positives and 2 negatives an AUROC of 0.875 is one swapped pair away from 0.75: the
     plot says how few scores its figures rest on rather than let them read as settled.
+
+    Parameters
+    ----------
+    n_positive, n_negative : int
+        How many positives and negatives have a top-1 score.
+
+    Returns
+    -------
+    str or None
+        The two-line note, or None when both classes have at least ``FEW_SAMPLES`` scores.
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import few_samples_note
+    >>> print(few_samples_note(4, 2))
+    few samples: 4 positives, 2 negatives
+    (< 10 in a class): AUROC and cutoff are rough
+    >>> few_samples_note(40, 20) is None
+    True
     """
     if n_positive >= FEW_SAMPLES and n_negative >= FEW_SAMPLES:
         return None
     return (f"few samples: {n_positive} positives, {n_negative} negatives\n"
             f"(< {FEW_SAMPLES} in a class): AUROC and cutoff are rough")
+
+
+def _class_histograms(a, pos, neg, bins, min_bins: int, max_bins: int, alpha: float) -> list:
+    """The two classes' histograms on common bins, each as a share of its own class; returns
+    their legend handles. A rule's bin count (``bins="auto"``) is kept within
+    ``min_bins`` .. ``max_bins``."""
+    from matplotlib.patches import Patch
+
+    both = np.r_[pos, neg]
+    edges = (np.histogram_bin_edges(both, bins=bins) if both.size
+             else np.linspace(0.0, 1.0, 11))
+    if isinstance(bins, str) and not min_bins <= len(edges) - 1 <= max_bins:
+        edges = np.linspace(edges[0], edges[-1],
+                            min(max(len(edges) - 1, min_bins), max_bins) + 1)
+    handles = []
+    for values, color, label in (
+        (pos, positive_color(), f"positives (n={pos.size})"),
+        (neg, NEGATIVE_COLOR, f"negatives, expect_none (n={neg.size})"),
+    ):
+        if values.size == 0:
+            continue
+        w = np.full(values.size, 1.0 / values.size)
+        a.hist(values, bins=edges, weights=w, histtype="stepfilled", color=color,
+               alpha=alpha, linewidth=0)
+        a.hist(values, bins=edges, weights=w, histtype="step", color=color, linewidth=1.8)
+        handles.append(Patch(facecolor=color, edgecolor=color, alpha=0.7, label=label))
+    return handles
 
 
 class ScoreDistributionDisplay:
@@ -62,6 +108,27 @@ class ScoreDistributionDisplay:
     Each class is drawn as a share of its own queries, so 12 negatives and 400 positives are
     comparable on one axis. Rank-based systems get a note in the axes: their separation is
     not evidence of anything (their scores are 1/(k + rank), the same for any query).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        The positives' and negatives' top-1 scores, one row per (system, query).
+    stats : pandas.DataFrame
+        Per system (index): the calibration's figures drawn and named on the plot.
+    score_label : str or mapping, optional
+        The score's kind for the axis label (``"cosine"``, or ``{system: kind}``).
+    colors : mapping, optional
+        ``{system: colour}``; by default each system's slot by its order in ``stats``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import ScoreDistributionDisplay
+    >>> demo = rev.load_demo()
+    >>> cal = rev.calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    >>> disp = ScoreDistributionDisplay.from_calibration(cal, system="dense").plot()
+    >>> sorted(disp.cutoff_lines_)
+    ['dense']
     """
 
     def __init__(self, scores: pd.DataFrame, stats: pd.DataFrame, score_label: str | None = None,
@@ -77,9 +144,22 @@ class ScoreDistributionDisplay:
 
     @classmethod
     def from_calibration(cls, calibration, system=None, score_label: str | None = None):
-        """From a :class:`~retrieval_eval.calibration.Calibration`; ``system``: one name, a list,
-        or None (every calibrated system). ``score_label`` (e.g. ``"cosine"``, or
-        ``{"dense": "cosine"}``) names the score's kind on the axis."""
+        """The display of a calibration's top-1 scores.
+
+        Parameters
+        ----------
+        calibration : Calibration
+            A :func:`~retrieval_eval.calibrate` result.
+        system : str or list of str, optional
+            One system, several, or None (every calibrated system).
+        score_label : str or mapping, optional
+            The score's kind on the axis (``"cosine"``, or ``{"dense": "cosine"}``); by
+            default what the calibration says.
+
+        Returns
+        -------
+        ScoreDistributionDisplay
+        """
         systems = select_systems(calibration.summary.index, system)
         cols = ["cutoff", "quantile", "separation_margin", "auroc", "rank_based", "n_positive",
                 "n_negative"]
@@ -90,25 +170,68 @@ class ScoreDistributionDisplay:
     @classmethod
     def from_predictions(cls, y_true, y_score, *, cutoff=None, quantile: float = 0.10,
                          name: str = "system", score_label: str | None = None):
-        """From labels (True = in-distribution) and top-1 scores; calibrated like a run."""
+        """The display of bare (label, top-1 score) pairs, calibrated like a run.
+
+        Parameters
+        ----------
+        y_true : array-like of bool
+            True for an in-distribution (positive) query, False for an ``expect_none`` one.
+        y_score : array-like of float
+            Each query's top-1 score (finite).
+        cutoff : float, optional
+            A fixed cutoff; by default the ``quantile`` of the positives' scores.
+        quantile : float, default 0.10
+        name : str, default "system"
+            The system's name on the plot.
+        score_label : str, optional
+            The score's kind on the axis.
+
+        Returns
+        -------
+        ScoreDistributionDisplay
+        """
         cal = calibration_from_predictions(y_true, y_score, cutoff, quantile, name)
         return cls.from_calibration(cal, score_label=score_label)
 
     def legend_title(self, system: str) -> str:
-        """The legend's title for a system: its AUROC and separation margin."""
+        """The legend's title for a system: its AUROC and separation margin.
+
+        Parameters
+        ----------
+        system : str
+
+        Returns
+        -------
+        str
+        """
         st = self.stats.loc[system]
         return f"AUROC {fmt_score(st['auroc'])}, separation margin {fmt_score(st['separation_margin'])}"
 
     def plot(self, ax=None, *, bins="auto", min_bins: int = 12, max_bins: int = 40,
              alpha: float | None = None, legend: bool = True):
-        """Draw one histogram pair per system; returns self.
+        """Draw one histogram pair per system.
 
-        Sets ``ax_`` (an Axes, or an array of them for several systems), ``axes_`` (list),
-        ``figure_``, ``cutoff_lines_``, ``notes_`` (rank-based scores) and ``few_samples_``
-        (fewer than ``FEW_SAMPLES`` positives or negatives), each ``{system: artist}``.
+        Parameters
+        ----------
+        ax : matplotlib Axes or array of Axes, optional
+            One Axes per system; by default a new figure with a row of them.
+        bins : int, sequence or str, default "auto"
+            As :func:`numpy.histogram_bin_edges`; a rule's bin count is kept within
+            ``min_bins`` .. ``max_bins``.
+        min_bins, max_bins : int, default 12, 40
+        alpha : float, optional
+            The fill's opacity (0.35, or 0.5 on a dark background).
+        legend : bool, default True
+            A legend below each axes, titled with the system's AUROC and separation margin.
+
+        Returns
+        -------
+        ScoreDistributionDisplay
+            self, with ``ax_`` (an Axes, or an array of them for several systems), ``axes_``
+            (list), ``figure_``, and ``cutoff_lines_``, ``notes_`` (rank-based scores),
+            ``few_samples_`` (fewer than ``FEW_SAMPLES`` positives or negatives), each
+            ``{system: artist}``.
         """
-        from matplotlib.patches import Patch
-
         axes, fig = get_axes(ax, len(self.systems))
         fg = foreground()
         if alpha is None:
@@ -118,24 +241,7 @@ class ScoreDistributionDisplay:
         for i, (a, s) in enumerate(zip(axes, self.systems)):
             pos, neg = class_scores(self.scores, s)
             st = self.stats.loc[s]
-            both = np.r_[pos, neg]
-            edges = (np.histogram_bin_edges(both, bins=bins) if both.size
-                     else np.linspace(0.0, 1.0, 11))
-            if isinstance(bins, str) and not min_bins <= len(edges) - 1 <= max_bins:
-                edges = np.linspace(edges[0], edges[-1],
-                                    min(max(len(edges) - 1, min_bins), max_bins) + 1)
-            handles = []
-            for values, color, label in (
-                (pos, positive_color(), f"positives (n={pos.size})"),
-                (neg, NEGATIVE_COLOR, f"negatives, expect_none (n={neg.size})"),
-            ):
-                if values.size == 0:
-                    continue
-                w = np.full(values.size, 1.0 / values.size)
-                a.hist(values, bins=edges, weights=w, histtype="stepfilled", color=color,
-                       alpha=alpha, linewidth=0)
-                a.hist(values, bins=edges, weights=w, histtype="step", color=color, linewidth=1.8)
-                handles.append(Patch(facecolor=color, edgecolor=color, alpha=0.7, label=label))
+            handles = _class_histograms(a, pos, neg, bins, min_bins, max_bins, alpha)
             c = float(st["cutoff"])
             if np.isfinite(c):
                 line = a.axvline(c, color=fg, linestyle="--", linewidth=1.5,
@@ -191,6 +297,27 @@ class RocCurveDisplay:
     cutoff. ``curve``: tidy frame ``system, threshold, fpr, tpr`` starting at (0, 0) with
     threshold +inf. ``auroc``: per system, the calibration's (equal to the area under these
     points, ties counted 1/2).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``system, threshold, fpr, tpr``.
+    auroc : pandas.Series
+        Per system, the calibration's AUROC.
+    rank_based : pandas.Series of bool, optional
+        Per system, whether its scores look rank-based (noted in the legend).
+    colors : mapping, optional
+        ``{system: colour}``; by default each system's slot by its order in ``auroc``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import RocCurveDisplay
+    >>> demo = rev.load_demo()
+    >>> cal = rev.calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    >>> disp = RocCurveDisplay.from_calibration(cal).plot()
+    >>> list(disp.lines_)
+    ['dense', 'bm25', 'rrf']
     """
 
     def __init__(self, curve: pd.DataFrame, auroc: pd.Series, rank_based: pd.Series | None = None,
@@ -221,6 +348,19 @@ class RocCurveDisplay:
 
     @classmethod
     def from_calibration(cls, calibration, system=None):
+        """The ROC curves of a calibration's systems.
+
+        Parameters
+        ----------
+        calibration : Calibration
+            A :func:`~retrieval_eval.calibrate` result.
+        system : str or list of str, optional
+            One system, several, or None (every calibrated system).
+
+        Returns
+        -------
+        RocCurveDisplay
+        """
         systems = select_systems(calibration.summary.index, system)
         curve = cls._frame(class_frame(calibration, systems), systems)
         return cls(curve, calibration.summary.loc[systems, "auroc"].astype(np.float64),
@@ -229,11 +369,40 @@ class RocCurveDisplay:
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, name: str = "system"):
-        """From labels (True = in-distribution) and top-1 scores."""
+        """The ROC curve of bare (label, top-1 score) pairs.
+
+        Parameters
+        ----------
+        y_true : array-like of bool
+            True for an in-distribution (positive) query, False for an ``expect_none`` one.
+        y_score : array-like of float
+            Each query's top-1 score (finite).
+        name : str, default "system"
+
+        Returns
+        -------
+        RocCurveDisplay
+        """
         return cls.from_calibration(calibration_from_predictions(y_true, y_score, name=name))
 
     def plot(self, ax=None, *, chance: bool = True, **line_kwargs):
-        """Draw every system's curve on one axes; returns self with ``lines_`` ({system: Line2D})."""
+        """Draw every system's curve on one axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            By default a new figure.
+        chance : bool, default True
+            Draw the diagonal (AUROC 0.5).
+        **line_kwargs
+            Passed to ``Axes.plot`` for every curve.
+
+        Returns
+        -------
+        RocCurveDisplay
+            self, with ``ax_``, ``figure_``, ``lines_`` ({system: Line2D}), ``line_`` (the
+            first) and ``legend_``.
+        """
         (a,), fig = get_axes(ax, 1, size=(5.2, 5.0))
         self.lines_ = {}
         for i, s in enumerate(self.systems):
@@ -267,6 +436,28 @@ class PrecisionRecallDisplay:
     ``curve``: tidy ``system, threshold, precision, recall`` from (recall 0, precision 1), the
     step curve whose area is the average precision. ``aupr``: the calibration's figure.
     ``prevalence``: the class's share, the precision of a random ranking.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``system, threshold, precision, recall``.
+    aupr : pandas.Series
+        Per system, the calibration's AUPR-in or AUPR-out.
+    prevalence : pandas.Series
+        Per system, the class's share of the queries.
+    positive : {"in", "out"}, default "in"
+    colors : mapping, optional
+        ``{system: colour}``; by default each system's slot by its order in ``aupr``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import PrecisionRecallDisplay
+    >>> demo = rev.load_demo()
+    >>> cal = rev.calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    >>> disp = PrecisionRecallDisplay.from_calibration(cal, positive="out").plot()
+    >>> disp.curve.columns.tolist()
+    ['system', 'threshold', 'precision', 'recall']
     """
 
     def __init__(self, curve: pd.DataFrame, aupr: pd.Series, prevalence: pd.Series,
@@ -283,6 +474,21 @@ class PrecisionRecallDisplay:
 
     @classmethod
     def from_calibration(cls, calibration, system=None, positive: str = "in"):
+        """The precision-recall curves of a calibration's systems.
+
+        Parameters
+        ----------
+        calibration : Calibration
+            A :func:`~retrieval_eval.calibrate` result.
+        system : str or list of str, optional
+            One system, several, or None (every calibrated system).
+        positive : {"in", "out"}, default "in"
+            Find the positives (AUPR-in) or the negatives (AUPR-out).
+
+        Returns
+        -------
+        PrecisionRecallDisplay
+        """
         if positive not in ("in", "out"):
             raise ValueError(f"positive must be 'in' or 'out', got {positive!r}")
         systems = select_systems(calibration.summary.index, system)
@@ -312,12 +518,42 @@ class PrecisionRecallDisplay:
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, name: str = "system", positive: str = "in"):
-        """From labels (True = in-distribution) and top-1 scores."""
+        """The precision-recall curve of bare (label, top-1 score) pairs.
+
+        Parameters
+        ----------
+        y_true : array-like of bool
+            True for an in-distribution (positive) query, False for an ``expect_none`` one.
+        y_score : array-like of float
+            Each query's top-1 score (finite).
+        name : str, default "system"
+        positive : {"in", "out"}, default "in"
+
+        Returns
+        -------
+        PrecisionRecallDisplay
+        """
         return cls.from_calibration(calibration_from_predictions(y_true, y_score, name=name),
                                     positive=positive)
 
     def plot(self, ax=None, *, chance: bool = True, **line_kwargs):
-        """Draw every system's step curve on one axes; returns self with ``lines_``."""
+        """Draw every system's step curve on one axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            By default a new figure.
+        chance : bool, default True
+            Draw each class's share (the precision of a random score) as a dotted line.
+        **line_kwargs
+            Passed to ``Axes.plot`` for every curve.
+
+        Returns
+        -------
+        PrecisionRecallDisplay
+            self, with ``ax_``, ``figure_``, ``lines_`` ({system: Line2D}), ``chance_lines_``,
+            ``line_`` (the first) and ``legend_``.
+        """
         (a,), fig = get_axes(ax, 1, size=(5.2, 5.0))
         self.lines_, self.chance_lines_ = {}, {}
         name = "AUPR-in" if self.positive == "in" else "AUPR-out"

@@ -24,7 +24,23 @@ def _share(p: float) -> str:
 class DriftDisplay:
     """How many labels are in each drift status, in the order VALID, RE_ANCHORABLE, MERGED,
     SPLIT, ORPHANED. RE_ANCHORABLE and MERGED are fixable by ``fix``; SPLIT and ORPHANED need a
-    person. ``counts``: a Series over the five statuses; ``invalid_ratio``: the share not VALID.
+    person.
+
+    Parameters
+    ----------
+    counts : pandas.Series
+        Labels per status, over the five statuses.
+    invalid_ratio : float
+        The share of labels not VALID.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import DriftDisplay
+    >>> demo = rev.load_demo()
+    >>> disp = DriftDisplay.from_drift(rev.drift(demo.judgments, demo.corpus_v2)).plot()
+    >>> disp.counts.to_dict()
+    {'VALID': 136, 'RE_ANCHORABLE': 16, 'MERGED': 22, 'SPLIT': 26, 'ORPHANED': 15}
     """
 
     def __init__(self, counts: pd.Series, invalid_ratio: float):
@@ -33,7 +49,17 @@ class DriftDisplay:
 
     @classmethod
     def from_drift(cls, result):
-        """From a :class:`~retrieval_eval.drift.DriftResult` (its summary counts)."""
+        """The status counts of a drift result.
+
+        Parameters
+        ----------
+        result : DriftResult
+            A :func:`~retrieval_eval.drift` result (its summary counts are drawn).
+
+        Returns
+        -------
+        DriftDisplay
+        """
         from ..analysis.drift import DRIFT_STATUSES
 
         s = result.summary
@@ -43,7 +69,18 @@ class DriftDisplay:
         return cls(counts, float(s["invalid_ratio"]))
 
     def plot(self, ax=None):
-        """Bars per status with counts; returns self with ``bars_``."""
+        """Bars per status, each with its count and share.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            By default a new figure.
+
+        Returns
+        -------
+        DriftDisplay
+            self, with ``ax_``, ``figure_``, ``bars_`` and ``bar_labels_``.
+        """
         (a,), fig = get_axes(ax, 1, size=(6.4, 3.8))
         names = [str(x) for x in self.counts.index]
         values = self.counts.to_numpy(np.int64)

@@ -1,4 +1,4 @@
-"""Displays of an evaluation and a comparison: strata, metric@k, per-query deltas, forest.
+"""Displays of an evaluation: strata, metric@k, per-query deltas (of a comparison too).
 
 Metric means come from the evaluation (:mod:`retrieval_eval.analysis.evaluation`); what is
 computed here is only what a picture needs on top (a t interval's half-width for the error
@@ -16,8 +16,7 @@ from ..model import ID
 from .draw import font_points, foreground, get_axes, legend_below, select_systems, system_color
 from .style import LOSS_COLOR, THIN_STRATUM, WIN_COLOR, clip_interval, is_bounded, system_colors
 
-__all__ = ["ForestDisplay", "MetricAtKDisplay", "PerQueryDeltaDisplay", "StratumDisplay",
-           "t_interval"]
+__all__ = ["MetricAtKDisplay", "PerQueryDeltaDisplay", "StratumDisplay", "t_interval"]
 
 
 def _resolve_metric(ev, metric: str, k: int | None = None) -> str:
@@ -44,6 +43,27 @@ def t_interval(values: pd.Series, by) -> pd.DataFrame:
 
     The spec's ``summarize`` rule (df = n - 1, capped at 120, not clamped): one value gives no
     interval. Vectorized over groups: one ``t_ppf`` call.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        One value per query.
+    by : array-like or list of array-like
+        The groups, as ``Series.groupby`` takes them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per group: ``mean``, ``n``, ``sd``, ``ci_low``, ``ci_high``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from retrieval_eval.viz import t_interval
+    >>> t_interval(pd.Series([0.5, 0.7, 0.9, 1.0]), ["a", "a", "b", "b"])[["mean", "n"]]
+       mean  n
+    a  0.60  2
+    b  0.95  2
     """
     from ..analysis.measurement import t_half_width
 
@@ -67,6 +87,25 @@ class StratumDisplay:
     per-query rows), ``thin`` (n < ``THIN_STRATUM``: a mean over so few queries moves with
     one of them) and ``worst`` (the evaluation's worst stratum for this metric). Strata with
     no scored query are left out: there is no bar to draw.
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        Indexed by (system, stratum), as above.
+    metric : str
+        The column drawn (``recall@10``).
+    colors : mapping, optional
+        ``{system: colour}``; by default each system's slot by its order in ``values``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import StratumDisplay
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(1, 5, 10), queries=demo.queries)
+    >>> disp = StratumDisplay.from_evaluation(ev, "recall").plot()
+    >>> disp.metric, disp.strata
+    ('recall@10', ['builtin-types', 'data-model', 'expressions', 'statements'])
     """
 
     def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
@@ -86,8 +125,23 @@ class StratumDisplay:
     @classmethod
     def from_evaluation(cls, evaluation, metric: str = "recall", k: int | None = None,
                         system=None):
-        """``metric``: a column name (``recall@10``) or a base name (``recall``, at ``k`` or
-        the evaluation's largest cutoff)."""
+        """One metric per stratum of an evaluation.
+
+        Parameters
+        ----------
+        evaluation : Evaluation
+            An :func:`~retrieval_eval.evaluate` result.
+        metric : str, default "recall"
+            A column name (``recall@10``) or a base name (``recall``, at ``k`` or the
+            evaluation's largest cutoff).
+        k : int, optional
+        system : str or list of str, optional
+            One system, several, or None (every system of the evaluation).
+
+        Returns
+        -------
+        StratumDisplay
+        """
         name = _resolve_metric(evaluation, metric, k)
         systems = select_systems(evaluation.systems, system)
         ps = evaluation.per_stratum
@@ -116,10 +170,24 @@ class StratumDisplay:
         return cls(values, name, system_colors(evaluation.systems))
 
     def plot(self, ax=None, *, legend: bool = True, interval: bool = True):
-        """Horizontal grouped bars (strata top to bottom); returns self with ``bars_``
-        ({system: BarContainer}), ``errorbars_``, ``worst_`` (the hatched patches), ``thin_``
-        (the patches of thin strata, drawn pale) and ``n_labels_`` ({system: [Text]}, the
-        ``n`` beside each bar)."""
+        """Horizontal grouped bars, strata top to bottom.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            By default a new figure.
+        legend : bool, default True
+        interval : bool, default True
+            Draw the 95% t intervals.
+
+        Returns
+        -------
+        StratumDisplay
+            self, with ``ax_``, ``figure_``, ``bars_`` ({system: BarContainer}),
+            ``errorbars_``, ``worst_`` (the hatched patches), ``thin_`` (the patches of thin
+            strata, drawn pale) and ``n_labels_`` ({system: [Text]}, the ``n`` beside each
+            bar).
+        """
         strata, systems = self.strata, self.systems
         height = max(2.6, 0.9 + 0.42 * len(strata) * max(1, 0.6 * len(systems)))
         (a,), fig = get_axes(ax, 1, size=(6.4, height))
@@ -206,7 +274,24 @@ class StratumDisplay:
 class MetricAtKDisplay:
     """A metric at every cutoff the evaluation computed, one line per system.
 
-    ``values``: tidy ``system, k, metric, value`` (the evaluation's macro means).
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        Tidy ``system, k, metric, value`` (the evaluation's macro means).
+    metric : str
+        The base name drawn (``recall``).
+    colors : mapping, optional
+        ``{system: colour}``; by default each system's slot by its order in ``values``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import MetricAtKDisplay
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(1, 5, 10), queries=demo.queries)
+    >>> disp = MetricAtKDisplay.from_evaluation(ev, "ndcg").plot()
+    >>> disp.values["k"].unique().tolist()
+    [1, 5, 10]
     """
 
     def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
@@ -221,7 +306,20 @@ class MetricAtKDisplay:
 
     @classmethod
     def from_evaluation(cls, evaluation, metric: str = "recall", system=None):
-        """``metric``: a base name (``recall``, ``ndcg``, ...), read at each of ``evaluation.ks``."""
+        """A metric at each of the evaluation's cutoffs.
+
+        Parameters
+        ----------
+        evaluation : Evaluation
+            An :func:`~retrieval_eval.evaluate` result.
+        metric : str, default "recall"
+            A base name (``recall``, ``ndcg``, ...), read at each of ``evaluation.ks``.
+        system : str or list of str, optional
+
+        Returns
+        -------
+        MetricAtKDisplay
+        """
         base = metric.split("@", 1)[0]
         if base == "ndcg_linear":
             base = "ndcg"
@@ -242,7 +340,21 @@ class MetricAtKDisplay:
         return cls(values, label, system_colors(evaluation.systems))
 
     def plot(self, ax=None, **line_kwargs):
-        """Draw one line per system; returns self with ``lines_`` ({system: Line2D})."""
+        """Draw one line per system.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            By default a new figure.
+        **line_kwargs
+            Passed to ``Axes.plot`` for every line.
+
+        Returns
+        -------
+        MetricAtKDisplay
+            self, with ``ax_``, ``figure_``, ``lines_`` ({system: Line2D}), ``line_`` and
+            ``legend_``.
+        """
         (a,), fig = get_axes(ax, 1, size=(5.6, 4.0))
         self.lines_ = {}
         for i, s in enumerate(self.systems):
@@ -269,6 +381,28 @@ class PerQueryDeltaDisplay:
     systems' per-query values), ``delta`` = candidate - baseline, sorted by delta descending
     (ties keep the evaluation's query order). A mean can hide that a change helps a few
     queries a lot and hurts many a little; this shows which.
+
+    Parameters
+    ----------
+    deltas : pandas.DataFrame
+        ``query_id, baseline, candidate, delta``, sorted.
+    metric : str
+    baseline, candidate : str
+        The two systems' names.
+    colors : mapping, optional
+        ``{system: colour}``: a bar takes the colour of the system that did better; without
+        it ``WIN_COLOR`` and ``LOSS_COLOR``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import PerQueryDeltaDisplay
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(1, 5, 10), queries=demo.queries)
+    >>> disp = PerQueryDeltaDisplay.from_evaluation(
+    ...     ev, "ndcg", baseline="bm25", candidate="dense").plot()
+    >>> disp.counts
+    {'wins': 26, 'losses': 12, 'ties': 7}
     """
 
     def __init__(self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str,
@@ -290,7 +424,20 @@ class PerQueryDeltaDisplay:
     @classmethod
     def from_values(cls, query_ids, baseline_values, candidate_values, metric: str,
                     baseline: str = "baseline", candidate: str = "candidate"):
-        """From two aligned arrays of per-query values."""
+        """From two aligned arrays of per-query values.
+
+        Parameters
+        ----------
+        query_ids : array-like of str
+        baseline_values, candidate_values : array-like of float
+            The two systems' values, aligned with ``query_ids``.
+        metric : str
+        baseline, candidate : str, default "baseline", "candidate"
+
+        Returns
+        -------
+        PerQueryDeltaDisplay
+        """
         b = np.asarray(baseline_values, dtype=np.float64)
         c = np.asarray(candidate_values, dtype=np.float64)
         frame = pd.DataFrame({"query_id": pd.array(list(query_ids), dtype=ID),
@@ -301,8 +448,23 @@ class PerQueryDeltaDisplay:
     @classmethod
     def from_evaluation(cls, evaluation, metric: str = "ndcg", k: int | None = None,
                         baseline: str | None = None, candidate: str | None = None):
-        """Two systems of one evaluation: by default the first is the baseline, the second the
-        candidate (an evaluation with other than two systems needs both named)."""
+        """Two systems of one evaluation.
+
+        Parameters
+        ----------
+        evaluation : Evaluation
+            An :func:`~retrieval_eval.evaluate` result.
+        metric : str, default "ndcg"
+            A column name (``ndcg@10``) or a base name (at ``k`` or the largest cutoff).
+        k : int, optional
+        baseline, candidate : str, optional
+            By default the first system is the baseline, the second the candidate (an
+            evaluation with other than two systems needs both named).
+
+        Returns
+        -------
+        PerQueryDeltaDisplay
+        """
         name = _resolve_metric(evaluation, metric, k)
         systems = evaluation.systems
         if baseline is None or candidate is None:
@@ -323,8 +485,21 @@ class PerQueryDeltaDisplay:
 
     @classmethod
     def from_comparison(cls, comparison, metric: str | None = None, system: str | None = None):
-        """From a :class:`retrieval_eval.compare.Comparison`: one candidate (default: the
-        first) against the baseline on one metric (default: the first compared)."""
+        """One candidate of a comparison against its baseline.
+
+        Parameters
+        ----------
+        comparison : Comparison
+            A :func:`~retrieval_eval.compare` result.
+        metric : str, optional
+            A compared metric (default: the first).
+        system : str, optional
+            A candidate (default: the first).
+
+        Returns
+        -------
+        PerQueryDeltaDisplay
+        """
         pq = comparison.per_query
         if metric is None:
             metric = comparison.metrics[0]
@@ -346,7 +521,20 @@ class PerQueryDeltaDisplay:
         return disp
 
     def plot(self, ax=None, *, max_labels: int = 40):
-        """Bars per query (sorted), wins and losses coloured; returns self with ``bars_``."""
+        """Bars per query (sorted), wins and losses coloured.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            By default a new figure, wider with more queries.
+        max_labels : int, default 40
+            Label each bar with its query up to this many queries.
+
+        Returns
+        -------
+        PerQueryDeltaDisplay
+            self, with ``ax_``, ``figure_``, ``bars_``, ``zero_line_`` and ``legend_``.
+        """
         from matplotlib.patches import Patch
 
         n = len(self.deltas)
@@ -387,68 +575,5 @@ class PerQueryDeltaDisplay:
             extra = 0.6 * font_points("small") * longest
         self.legend_ = legend_below(a, handles, ncols=3, extra_points=extra,
                                      ticklabels=label_queries)
-        self.ax_, self.axes_, self.figure_ = a, [a], fig
-        return self
-
-
-class ForestDisplay:
-    """Every comparison's mean difference with its interval, one row each (a forest plot).
-
-    ``rows``: the comparison table's ``system``, ``metric``, ``delta``, ``ci_low``,
-    ``ci_high``, ``significant``. Filled markers are significant after correction, hollow
-    ones are not; the vertical line is "no difference".
-    """
-
-    def __init__(self, rows: pd.DataFrame, baseline: str, caption: str = "",
-                 colors: dict[str, str] | None = None):
-        self.rows = rows
-        self.baseline = baseline
-        self.caption = caption
-        # Each system's fixed colour (retrieval_eval._style), by its place in the comparison.
-        self.colors = colors
-
-    @classmethod
-    def from_comparison(cls, comparison, metric: str | None = None):
-        t = comparison.table
-        if metric is not None:
-            t = t[t["metric"] == comparison._metric(metric)]
-        rows = t[["system", "metric", "delta", "ci_low", "ci_high", "significant"]].reset_index(drop=True)
-        return cls(rows, comparison.baseline, comparison.describe(),
-                   system_colors(comparison.systems))
-
-    def plot(self, ax=None, *, title: str | None = None):
-        """Draw on ``ax`` (or a new figure); returns self with ``ax_``, ``figure_``,
-        ``errorbars_`` (one per system), ``zero_line_``."""
-        from matplotlib.lines import Line2D
-
-        n = len(self.rows)
-        (a,), fig = get_axes(ax, 1, size=(6.4, max(2.4, 0.32 * n + 1.4)))
-        fg = foreground()
-        systems = list(dict.fromkeys(self.rows["system"].astype(str)))
-        y = np.arange(n)[::-1]
-        self.errorbars_ = {}
-        handles = []
-        for i, s in enumerate(systems):
-            sel = (self.rows["system"].astype(str) == s).to_numpy()
-            d = self.rows["delta"].to_numpy(np.float64)[sel]
-            lo = self.rows["ci_low"].to_numpy(np.float64)[sel]
-            hi = self.rows["ci_high"].to_numpy(np.float64)[sel]
-            sig = self.rows["significant"].to_numpy(bool)[sel]
-            color = system_color(self.colors, s, i)
-            eb = a.errorbar(d, y[sel], xerr=np.vstack([d - lo, hi - d]), fmt="none",
-                            ecolor=color, elinewidth=1.6, capsize=3)
-            a.scatter(d[sig], y[sel][sig], color=color, zorder=3, s=30)
-            a.scatter(d[~sig], y[sel][~sig], facecolors="none", edgecolors=color, zorder=3, s=30)
-            handles.append(Line2D([], [], color=color, marker="o", label=s))
-            self.errorbars_[s] = eb
-        self.zero_line_ = a.axvline(0.0, color=fg, linewidth=1)
-        labels = [f"{s} \u00b7 {m}" for s, m in zip(self.rows["system"], self.rows["metric"])]
-        a.set_yticks(y, labels)
-        a.set_ylim(-0.7, n - 0.3)
-        a.set_xlabel(f"difference from {self.baseline} (filled: significant)")
-        a.set_title(title or f"Mean difference from {self.baseline}")
-        a.grid(True, axis="x", alpha=0.25)
-        self.legend_ = (legend_below(a, handles, ncols=min(len(systems), 4))
-                        if len(systems) > 1 else None)
         self.ax_, self.axes_, self.figure_ = a, [a], fig
         return self

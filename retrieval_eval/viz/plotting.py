@@ -23,12 +23,39 @@ _EVALUATION_KINDS = ("strata", "metric_at_k", "delta")
 
 
 def plot_calibration(calibration, kind: str = "distribution", ax=None, system=None, **kwargs):
-    """Draw a :class:`~retrieval_eval.calibration.Calibration`; returns the display.
+    """Draw a calibration; returns the display (what ``Calibration.plot`` returns).
 
-    ``kind``: ``"distribution"`` (:class:`ScoreDistributionDisplay`), ``"roc"``, ``"pr"``
-    (AUPR-in; pass ``positive="out"`` for AUPR-out) or ``"tradeoff"``
-    (:class:`CutoffTradeoffDisplay`). Extra keywords go to the constructor (``score_label``,
-    ``positive``, ``cutoffs``) or to ``plot``.
+    Parameters
+    ----------
+    calibration : Calibration
+        A :func:`~retrieval_eval.calibrate` result.
+    kind : {"distribution", "roc", "pr", "tradeoff"}, default "distribution"
+        :class:`ScoreDistributionDisplay`, :class:`RocCurveDisplay`,
+        :class:`PrecisionRecallDisplay` (AUPR-in; pass ``positive="out"`` for AUPR-out) or
+        :class:`CutoffTradeoffDisplay`.
+    ax : matplotlib Axes, optional
+    system : str or list of str, optional
+    **kwargs
+        To the constructor (``score_label``, ``positive``, ``cutoffs``, ``grid_size``) or to
+        ``plot``.
+
+    Returns
+    -------
+    ScoreDistributionDisplay, RocCurveDisplay, PrecisionRecallDisplay or CutoffTradeoffDisplay
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import plot_calibration
+    >>> demo = rev.load_demo()
+    >>> cal = rev.calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    >>> type(plot_calibration(cal, "roc")).__name__
+    'RocCurveDisplay'
     """
     build_keys = {"distribution": {"score_label"}, "roc": set(), "pr": {"positive"},
                   "tradeoff": {"score_label", "cutoffs", "grid_size"}}
@@ -42,12 +69,39 @@ def plot_calibration(calibration, kind: str = "distribution", ax=None, system=No
 
 def plot_evaluation(evaluation, kind: str = "strata", ax=None, metric: str | None = None,
                     **kwargs):
-    """Draw an :class:`~retrieval_eval.evaluation.Evaluation`; returns the display.
+    """Draw an evaluation; returns the display (what ``Evaluation.plot`` returns).
 
-    ``kind``: ``"strata"`` (:class:`StratumDisplay`, default metric recall at the largest k),
-    ``"metric_at_k"`` (:class:`MetricAtKDisplay`, default recall) or ``"delta"``
-    (:class:`PerQueryDeltaDisplay` of two systems, default nDCG). Keywords ``k``, ``system``,
-    ``baseline``, ``candidate`` go to the constructor, the rest to ``plot``.
+    Parameters
+    ----------
+    evaluation : Evaluation
+        An :func:`~retrieval_eval.evaluate` result.
+    kind : {"strata", "metric_at_k", "delta"}, default "strata"
+        :class:`StratumDisplay` (default metric recall at the largest k),
+        :class:`MetricAtKDisplay` (default recall) or :class:`PerQueryDeltaDisplay` of two
+        systems (default nDCG).
+    ax : matplotlib Axes, optional
+    metric : str, optional
+    **kwargs
+        ``k``, ``system``, ``baseline``, ``candidate`` to the constructor, the rest to
+        ``plot``.
+
+    Returns
+    -------
+    StratumDisplay, MetricAtKDisplay or PerQueryDeltaDisplay
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import plot_evaluation
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(1, 5, 10), queries=demo.queries)
+    >>> plot_evaluation(ev, "metric_at_k", metric="ndcg").metric
+    'ndcg'
     """
     if kind == "strata":
         build = {k: kwargs.pop(k) for k in ("k", "system") if k in kwargs}
@@ -64,12 +118,57 @@ def plot_evaluation(evaluation, kind: str = "strata", ax=None, metric: str | Non
 
 
 def plot_drift(result, ax=None):
-    """Draw a :class:`~retrieval_eval.drift.DriftResult`'s status counts; returns the display."""
+    """Draw a drift result's status counts (what ``DriftResult.plot`` returns).
+
+    Parameters
+    ----------
+    result : DriftResult
+        A :func:`~retrieval_eval.drift` result.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    DriftDisplay
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import plot_drift
+    >>> demo = rev.load_demo()
+    >>> round(plot_drift(rev.drift(demo.judgments, demo.corpus_v2)).invalid_ratio, 3)
+    0.367
+    """
     return DriftDisplay.from_drift(result).plot(ax=ax)
 
 
 def plot_comparison(comparison, ax=None, metric: str | None = None, system: str | None = None,
                     **kwargs):
-    """Draw a comparison's per-query deltas for one candidate (:class:`PerQueryDeltaDisplay`);
-    returns the display."""
+    """Draw a comparison's per-query differences for one candidate.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        A :func:`~retrieval_eval.compare` result.
+    ax : matplotlib Axes, optional
+    metric : str, optional
+        A compared metric (default: the first).
+    system : str, optional
+        A candidate (default: the first).
+    **kwargs
+        To :meth:`PerQueryDeltaDisplay.plot`.
+
+    Returns
+    -------
+    PerQueryDeltaDisplay
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import plot_comparison
+    >>> demo = rev.load_demo()
+    >>> cmp = rev.compare(demo.judgments, demo.runs, baseline="bm25", queries=demo.queries,
+    ...                   seed=0)
+    >>> plot_comparison(cmp).candidate
+    'dense'
+    """
     return PerQueryDeltaDisplay.from_comparison(comparison, metric, system).plot(ax=ax, **kwargs)

@@ -38,6 +38,27 @@ def tradeoff_values(pos: np.ndarray, neg: np.ndarray, grid: np.ndarray) -> tuple
 
     Two ``searchsorted`` calls on the sorted classes: ``#{neg < c}`` is the left insertion
     point of c, ``#{pos >= c}`` is n minus it.
+
+    Parameters
+    ----------
+    pos, neg : numpy.ndarray
+        The positives' and the negatives' top-1 scores.
+    grid : numpy.ndarray
+        The cutoffs.
+
+    Returns
+    -------
+    negative_satisfaction, positive_retention : numpy.ndarray
+        One share per cutoff (NaN for a class with no score).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from retrieval_eval.viz import tradeoff_values
+    >>> ns, pr = tradeoff_values(np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.2, 0.6, 0.1]),
+    ...                          np.array([0.5, 0.65]))
+    >>> ns.round(3).tolist(), pr.tolist()
+    ([0.667, 1.0], [1.0, 0.75])
     """
     neg_s, pos_s = np.sort(neg), np.sort(pos)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -57,11 +78,33 @@ class CutoffTradeoffDisplay:
     Raising the cutoff rejects more out-of-distribution queries and drops more covered ones;
     this draws both shares over a grid of cutoffs with the chosen one marked. ``curve``: tidy
     ``system, cutoff, negative_satisfaction, positive_retention`` (plus ``recall@k`` and the
-    other :func:`~retrieval_eval.calibration.cutoff_sweep` columns when built ``from_sweep``).
+    other :func:`~retrieval_eval.cutoff_sweep` columns when built ``from_sweep``).
     ``chosen``: per system, the calibration's ``cutoff``, ``quantile`` and shares at it.
 
     Both shares are step functions of the cutoff that jump only at observed scores; the grid
     holds every observed top-1 score, so drawing steps between grid points is exact.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``system, cutoff, negative_satisfaction, positive_retention`` (and ``recall@k``).
+    chosen : pandas.DataFrame
+        Per system (index): ``cutoff``, ``quantile``, ``negative_satisfaction``,
+        ``positive_retention``, ``rank_based``.
+    score_label : str or mapping, optional
+        The score's kind for the axis label.
+    colors : mapping, optional
+        ``{system: colour}``; by default each system's slot by its order in ``curve``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import CutoffTradeoffDisplay
+    >>> demo = rev.load_demo()
+    >>> cal = rev.calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    >>> disp = CutoffTradeoffDisplay.from_calibration(cal, system="dense").plot()
+    >>> list(disp.cutoff_lines_)
+    ['dense']
     """
 
     def __init__(self, curve: pd.DataFrame, chosen: pd.DataFrame, score_label: str | None = None,
@@ -81,9 +124,24 @@ class CutoffTradeoffDisplay:
                          score_label: str | None = None):
         """Curves from the calibration's top-1 scores.
 
-        ``cutoffs``: the grid to evaluate (numbers, or ``{system: numbers}``); by default every
-        observed top-1 score plus ``grid_size`` evenly spaced points over their range (5%
-        padding each side).
+        Parameters
+        ----------
+        calibration : Calibration
+            A :func:`~retrieval_eval.calibrate` result; made with ``by="stratum"``, each
+            stratum's cutoff is marked along the top (``stratum_cutoffs``).
+        system : str or list of str, optional
+            One system, several, or None (every calibrated system).
+        cutoffs : sequence of float or mapping, optional
+            The grid to evaluate (numbers, or ``{system: numbers}``); by default every
+            observed top-1 score plus ``grid_size`` evenly spaced points over their range (5%
+            padding each side).
+        grid_size : int, default 200
+        score_label : str or mapping, optional
+            The score's kind on the axis; by default what the calibration says.
+
+        Returns
+        -------
+        CutoffTradeoffDisplay
         """
         systems = select_systems(calibration.summary.index, system)
         frame = class_frame(calibration, systems)
@@ -116,9 +174,22 @@ class CutoffTradeoffDisplay:
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame, calibration=None, system=None,
                    score_label: str | None = None):
-        """From :func:`~retrieval_eval.calibration.cutoff_sweep`'s frame (which adds
-        ``recall@k`` after the cutoff, computed by the metric engine); the chosen cutoff comes
-        from ``calibration`` when given."""
+        """Curves from a cutoff sweep, which adds ``recall@k`` after the cutoff.
+
+        Parameters
+        ----------
+        sweep : pandas.DataFrame
+            :func:`~retrieval_eval.cutoff_sweep`'s frame (recall computed by the engine).
+        calibration : Calibration, optional
+            Where the chosen cutoff comes from; without it none is marked.
+        system : str or list of str, optional
+            One system, several, or None (every system of the sweep).
+        score_label : str or mapping, optional
+
+        Returns
+        -------
+        CutoffTradeoffDisplay
+        """
         systems = select_systems(pd.unique(sweep["system"]), system)
         curve = sweep[sweep["system"].isin(pd.Index(systems, dtype=ID))].sort_values(
             ["cutoff"], kind="stable").reset_index(drop=True)
@@ -139,12 +210,44 @@ class CutoffTradeoffDisplay:
     @classmethod
     def from_predictions(cls, y_true, y_score, *, cutoff=None, quantile: float = 0.10,
                          name: str = "system", cutoffs=None, score_label: str | None = None):
+        """Curves from bare (label, top-1 score) pairs, calibrated like a run.
+
+        Parameters
+        ----------
+        y_true : array-like of bool
+            True for an in-distribution (positive) query, False for an ``expect_none`` one.
+        y_score : array-like of float
+            Each query's top-1 score (finite).
+        cutoff : float, optional
+            A fixed cutoff; by default the ``quantile`` of the positives' scores.
+        quantile : float, default 0.10
+        name : str, default "system"
+        cutoffs : sequence of float, optional
+            The grid (see :meth:`from_calibration`).
+        score_label : str, optional
+
+        Returns
+        -------
+        CutoffTradeoffDisplay
+        """
         cal = calibration_from_predictions(y_true, y_score, cutoff, quantile, name)
         return cls.from_calibration(cal, cutoffs=cutoffs, score_label=score_label)
 
     def plot(self, ax=None, *, legend: bool = True):
-        """Draw the curves per system; returns self with ``lines_`` ({system: {column: Line2D}})
-        and ``cutoff_lines_``."""
+        """Draw the curves per system, the chosen cutoff marked.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or array of Axes, optional
+            One Axes per system; by default a new figure with a row of them.
+        legend : bool, default True
+
+        Returns
+        -------
+        CutoffTradeoffDisplay
+            self, with ``ax_``, ``axes_``, ``figure_``, ``lines_`` ({system: {column:
+            Line2D}}), ``cutoff_lines_`` and ``notes_`` ({system: artist}).
+        """
         axes, fig = get_axes(ax, len(self.systems))
         fg = foreground()
         self.lines_, self.cutoff_lines_, self.notes_ = {}, {}, {}
