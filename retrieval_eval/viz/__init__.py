@@ -1,12 +1,20 @@
-"""Layer 4, what people see: Displays (plots), widgets, HTML and Markdown/LaTeX tables.
+"""Layer 5, what people see: Displays (plots), widgets, HTML and Markdown/LaTeX tables.
 
 Draws results and arrays; never computes an analysis itself. Imports
 :mod:`retrieval_eval.analysis` and the layers below it only.
 
 Every public name of the layer is reachable from here (``from retrieval_eval.viz import
-CalibrationDisplay``), loaded on first use so that ``import retrieval_eval`` stays light: the
-results of the analysis layer reach their Displays and renderers through these names
-(:mod:`retrieval_eval.analysis.handoff`).
+ScoreDistributionDisplay``), loaded on first use so that ``import retrieval_eval`` stays light:
+the results of the analysis layer reach their Displays and renderers through these names
+(:mod:`retrieval_eval.analysis.handoff`). Import them from here, not from the module that
+defines them today:
+
+- ``calibration``, ``tradeoff``: the Displays of a calibration's top-1 scores (distributions,
+  ROC, precision-recall, the cutoff trade-off); ``top1``: what they read from a calibration.
+- ``evaluation``, ``comparison``, ``drift``, ``shift``: the Displays of the other results.
+- ``plotting``: the ``plot_*`` shortcuts the results' ``.plot()`` call.
+- ``draw``: the drawing helpers every Display shares; ``style``: colours and thin-data rules.
+- ``widgets``: the cutoff explorer; ``html``, ``tables``: notebook HTML, Markdown and LaTeX.
 """
 
 from __future__ import annotations
