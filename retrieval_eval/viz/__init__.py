@@ -1,12 +1,20 @@
-"""Layer 4, what people see: Displays (plots), widgets, HTML and Markdown/LaTeX tables.
+"""Layer 5, what people see: Displays (plots), widgets, HTML and Markdown/LaTeX tables.
 
 Draws results and arrays; never computes an analysis itself. Imports
 :mod:`retrieval_eval.analysis` and the layers below it only.
 
 Every public name of the layer is reachable from here (``from retrieval_eval.viz import
-CalibrationDisplay``), loaded on first use so that ``import retrieval_eval`` stays light: the
-results of the analysis layer reach their Displays and renderers through these names
-(:mod:`retrieval_eval.analysis.handoff`).
+ScoreDistributionDisplay``), loaded on first use so that ``import retrieval_eval`` stays light:
+the results of the analysis layer reach their Displays and renderers through these names
+(:mod:`retrieval_eval.analysis.handoff`). Import them from here, not from the module that
+defines them today:
+
+- ``calibration``, ``tradeoff``: the Displays of a calibration's top-1 scores (distributions,
+  ROC, precision-recall, the cutoff trade-off); ``top1``: what they read from a calibration.
+- ``evaluation``, ``comparison``, ``drift``, ``shift``: the Displays of the other results.
+- ``plotting``: the ``plot_*`` shortcuts the results' ``.plot()`` call.
+- ``draw``: the drawing helpers every Display shares; ``style``: colours and thin-data rules.
+- ``widgets``: the cutoff explorer; ``html``, ``tables``: notebook HTML, Markdown and LaTeX.
 """
 
 from __future__ import annotations
@@ -15,29 +23,51 @@ import importlib
 
 #: public name -> the module of this package that defines it.
 EXPORTS = {
-    # plotting.py
-    "CutoffTradeoffDisplay": "plotting",
-    "DARK_PALETTE": "plotting",
-    "DRIFT_COLORS": "plotting",
-    "DriftDisplay": "plotting",
-    "ForestDisplay": "plotting",
-    "HIGHLIGHT_COLOR": "plotting",
-    "LOSS_COLOR": "plotting",
-    "MetricAtKDisplay": "plotting",
-    "PALETTE": "plotting",
-    "PerQueryDeltaDisplay": "plotting",
-    "PrecisionRecallDisplay": "plotting",
-    "RANK_BASED_NOTE": "plotting",
-    "RocCurveDisplay": "plotting",
-    "ScoreDistributionDisplay": "plotting",
-    "StratumDisplay": "plotting",
-    "WIN_COLOR": "plotting",
-    "few_samples_note": "plotting",
+    # calibration.py: the top-1 scores of a calibration
+    "PrecisionRecallDisplay": "calibration",
+    "RANK_BASED_NOTE": "calibration",
+    "RocCurveDisplay": "calibration",
+    "ScoreDistributionDisplay": "calibration",
+    "few_samples_note": "calibration",
+    # tradeoff.py
+    "CutoffTradeoffDisplay": "tradeoff",
+    "tradeoff_values": "tradeoff",
+    # evaluation.py: evaluations (and a comparison's per-query deltas)
+    "MetricAtKDisplay": "evaluation",
+    "PerQueryDeltaDisplay": "evaluation",
+    "StratumDisplay": "evaluation",
+    "t_interval": "evaluation",
+    # comparison.py
+    "ForestDisplay": "comparison",
+    # drift.py
+    "DriftDisplay": "drift",
+    # plotting.py: the shortcuts result objects' .plot() call
     "plot_calibration": "plotting",
     "plot_comparison": "plotting",
     "plot_drift": "plotting",
     "plot_evaluation": "plotting",
-    "t_interval": "plotting",
+    # top1.py: what the calibration Displays read from a calibration
+    "calibration_from_predictions": "top1",
+    "class_frame": "top1",
+    "class_scores": "top1",
+    "score_label_of": "top1",
+    "with_method": "top1",
+    # draw.py: the drawing helpers every Display shares
+    "fmt_score": "draw",
+    "font_points": "draw",
+    "foreground": "draw",
+    "get_axes": "draw",
+    "is_dark": "draw",
+    "legend_below": "draw",
+    "note_box": "draw",
+    "one_or_array": "draw",
+    "palette": "draw",
+    "positive_color": "draw",
+    "quantile_text": "draw",
+    "rc_param": "draw",
+    "score_axis_label": "draw",
+    "select_systems": "draw",
+    "system_color": "draw",
     # shift.py
     "AFTER_COLOR": "shift",
     "AgreementDisplay": "shift",
@@ -69,13 +99,19 @@ EXPORTS = {
     "md_escape": "tables",
     "tex": "tables",
     # style.py
+    "DARK_PALETTE": "style",
     "DARK_POSITIVE_COLOR": "style",
     "DARK_SYSTEM_COLORS": "style",
+    "DRIFT_COLORS": "style",
     "FEW_SAMPLES": "style",
+    "HIGHLIGHT_COLOR": "style",
+    "LOSS_COLOR": "style",
     "NEGATIVE_COLOR": "style",
+    "PALETTE": "style",
     "POSITIVE_COLOR": "style",
     "SYSTEM_COLORS": "style",
     "THIN_STRATUM": "style",
+    "WIN_COLOR": "style",
     "clip_interval": "style",
     "color_of": "style",
     "is_bounded": "style",

@@ -8,6 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+__all__ = ["STATUS_CLASS", "box", "esc", "evaluation_html", "report_html", "table",
+           "validation_html", "warnings_html"]
+
 _STYLE = ("<style>.re-box{font-family:system-ui,sans-serif;font-size:13px}"
           ".re-box table{border-collapse:collapse;margin:4px 0}"
           ".re-box td,.re-box th{padding:2px 8px;text-align:right;border-bottom:1px solid #8884}"
@@ -18,11 +21,46 @@ STATUS_CLASS = {"PASS": "re-pass", "FAIL": "re-fail", "INDETERMINATE": "re-ind"}
 
 
 def esc(x: Any) -> str:
+    """Any value as HTML text (``<``, ``>``, ``&`` and quotes as entities).
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import esc
+    >>> esc("<b>")
+    '&lt;b&gt;'
+    """
     return html.escape(str(x))
 
 
 def table(frame: pd.DataFrame, max_rows: int = 20, floatfmt: str = "{:.4f}") -> str:
-    """A small HTML table; longer frames are cut with a note saying how many rows are hidden."""
+    """A small HTML table; longer frames are cut with a note saying how many rows are hidden.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Its index becomes the first column (a MultiIndex joined with `` / ``).
+    max_rows : int, default 20
+    floatfmt : str, default "{:.4f}"
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from retrieval_eval.viz import table
+    >>> table(pd.DataFrame({"ndcg@10": [0.61234]}, index=pd.Index(["dense"], name="system")))
+    '<table><tr><th>system</th><th>ndcg@10</th></tr><tr><td>dense</td><td>0.6123</td></tr></table>'
+    """
     shown = frame.head(max_rows)
     head = "".join(f"<th>{esc(c)}</th>" for c in [frame.index.name or ""] + list(frame.columns))
     def fmt(v) -> str:
@@ -44,14 +82,68 @@ def table(frame: pd.DataFrame, max_rows: int = 20, floatfmt: str = "{:.4f}") -> 
 
 
 def box(title: str, body: str) -> str:
+    """A titled box (with its style sheet) around rendered HTML, as every result shows itself.
+
+    Parameters
+    ----------
+    title : str
+        Plain text (escaped).
+    body : str
+        HTML.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import box
+    >>> box("Evaluation", "<div>ok</div>").endswith("<b>Evaluation</b><div>ok</div></div>")
+    True
+    """
     return f"{_STYLE}<div class='re-box'><b>{esc(title)}</b>{body}</div>"
 
 
 def warnings_html(warnings) -> str:
+    """One visible line per warning.
+
+    Parameters
+    ----------
+    warnings : iterable of str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import warnings_html
+    >>> warnings_html(["2 queries without positives"])
+    "<div class='re-warn'>⚠ 2 queries without positives</div>"
+    """
     return "".join(f"<div class='re-warn'>⚠ {esc(w)}</div>" for w in warnings)
 
 
 def evaluation_html(ev) -> str:
+    """An evaluation's notebook view: queries scored, the summary, what was excluded, strata.
+
+    Parameters
+    ----------
+    ev : Evaluation
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import evaluation_html
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(10,), queries=demo.queries)
+    >>> "Evaluation: 3 system(s)" in evaluation_html(ev)
+    True
+    """
     metrics = ev.summary.drop(columns="n")
     counts = ", ".join(f"{esc(s)} {int(n)}" for s, n in ev.summary["n"].items())
     body = f"<div>queries scored: {counts}</div>"
@@ -76,6 +168,24 @@ def evaluation_html(ev) -> str:
 
 
 def validation_html(result) -> str:
+    """A validation's notebook view: the counts, ok or errors, and the issues.
+
+    Parameters
+    ----------
+    result : ValidationResult
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import validation_html
+    >>> demo = rev.load_demo()
+    >>> "<b>Validation</b>" in validation_html(rev.validate(demo.judgments))
+    True
+    """
     status = "ok" if result.ok else "errors"
     body = (f"<div>{result.queries} queries, {result.labels} labels "
             f"({result.human_labels} human, {result.synthetic_labels} synthetic): "
@@ -86,6 +196,26 @@ def validation_html(result) -> str:
 
 
 def report_html(data: dict) -> str:
+    """A report's notebook view: the verdict first, its reasons, the metrics, the gates.
+
+    Parameters
+    ----------
+    data : dict
+        The report's JSON data (``Report.to_dict()``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import report_html
+    >>> demo = rev.load_demo()
+    >>> report = rev.build_report(demo.judgments, demo.runs[demo.runs["system"] == "dense"])
+    >>> "Report (" in report_html(report.to_dict())
+    True
+    """
     verdict = data["verdict"]
     status = verdict["status"]
     body = f"<div class='{STATUS_CLASS[status]}'>{esc(status)}</div>"

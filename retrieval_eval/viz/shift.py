@@ -1,6 +1,6 @@
 """Displays for trust: score drift between runs, per-stratum cutoffs, label agreement.
 
-Each follows the scikit-learn Display pattern of :mod:`retrieval_eval.plotting`: the numbers
+Each follows the scikit-learn Display pattern of :mod:`retrieval_eval.viz`: the numbers
 are computed once (``from_*`` classmethods take a result object), ``.plot(ax=None)`` draws on
 the given Axes or a new figure and returns ``self`` with ``ax_``/``figure_`` set, matplotlib
 is imported inside ``plot`` and nothing calls ``plt.show()``.
@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from .plotting import NEGATIVE_COLOR, PALETTE, POSITIVE_COLOR
+from .style import NEGATIVE_COLOR, PALETTE, POSITIVE_COLOR
 
-__all__ = ["AgreementDisplay", "ScoreShiftDisplay", "StratumCutoffDisplay", "draw_stratum_cutoffs",
-           "stratum_cutoff_rows"]
+__all__ = ["AFTER_COLOR", "BEFORE_COLOR", "AgreementDisplay", "ScoreShiftDisplay",
+           "StratumCutoffDisplay", "draw_stratum_cutoffs", "stratum_cutoff_rows"]
 
 BEFORE_COLOR = PALETTE[0]
 AFTER_COLOR = PALETTE[4]
@@ -39,7 +39,28 @@ def _num(x: float) -> str:
 
 def stratum_cutoff_rows(calibration, systems) -> pd.DataFrame | None:
     """The per-stratum cutoffs (``system``, ``stratum``, ``cutoff``, ``source``) of a
-    ``calibrate(..., by="stratum")`` result for ``systems``, or None without them."""
+    ``calibrate(..., by="stratum")`` result for ``systems``, or None without them.
+
+    Parameters
+    ----------
+    calibration : Calibration
+    systems : iterable of str
+
+    Returns
+    -------
+    pandas.DataFrame or None
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import stratum_cutoff_rows
+    >>> demo = rev.load_demo()
+    >>> bm25 = demo.runs[demo.runs["system"] == "bm25"]
+    >>> cal = rev.calibrate(demo.judgments, bm25, queries=demo.queries, guarantee=0.10,
+    ...                     by="stratum")
+    >>> len(stratum_cutoff_rows(cal, ["bm25"]))
+    4
+    """
     from ..analysis.guarantee import POOLED
 
     table = getattr(calibration, "guarantee", None)
@@ -51,7 +72,32 @@ def stratum_cutoff_rows(calibration, systems) -> pd.DataFrame | None:
 
 def draw_stratum_cutoffs(ax, rows: pd.DataFrame, system: str) -> list:
     """Short ticks along the top of ``ax`` at each stratum's cutoff, labeled with the stratum
-    (the tradeoff plot's per-stratum cutoffs); returns the legend handle(s)."""
+    (the tradeoff plot's per-stratum cutoffs).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    rows : pandas.DataFrame
+        :func:`stratum_cutoff_rows`'s.
+    system : str
+
+    Returns
+    -------
+    list
+        The legend handle (none when the system has no per-stratum cutoff).
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import draw_stratum_cutoffs, get_axes, stratum_cutoff_rows
+    >>> demo = rev.load_demo()
+    >>> bm25 = demo.runs[demo.runs["system"] == "bm25"]
+    >>> cal = rev.calibrate(demo.judgments, bm25, queries=demo.queries, guarantee=0.10,
+    ...                     by="stratum")
+    >>> (ax,), fig = get_axes(None)
+    >>> len(draw_stratum_cutoffs(ax, stratum_cutoff_rows(cal, ["bm25"]), "bm25"))
+    1
+    """
     from matplotlib.lines import Line2D
 
     mine = rows[(rows["system"] == system) & np.isfinite(rows["cutoff"].to_numpy(np.float64))]
@@ -69,8 +115,29 @@ def draw_stratum_cutoffs(ax, rows: pd.DataFrame, system: str) -> list:
 class ScoreShiftDisplay:
     """The top-1 score distributions of the same queries under two runs, and both cutoffs.
 
-    ``before``/``after``: the top-1 scores; ``cutoffs``: ``{"before": c, "after": c}``
-    (NaN when not calibrated); ``title``: the PSI and KS figures.
+    Parameters
+    ----------
+    before, after : array-like of float
+        The top-1 scores under each run.
+    cutoffs : dict
+        ``{"before": c, "after": c}`` (NaN when not calibrated).
+    names : (str, str)
+        The two runs' names.
+    title : str, default ""
+        The PSI and KS figures.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import ScoreShiftDisplay
+    >>> demo = rev.load_demo()
+    >>> dense = demo.runs[demo.runs["system"] == "dense"]
+    >>> after = dense.assign(score=dense["score"] * 0.9,
+    ...                      system=pd.array(["after"] * len(dense), dtype="string"))
+    >>> shift = rev.score_shift(dense, after, judgments=demo.judgments, queries=demo.queries)
+    >>> ScoreShiftDisplay.from_shift(shift).plot().names
+    ('dense', 'after')
     """
 
     def __init__(self, before: np.ndarray, after: np.ndarray, cutoffs: dict[str, float],
@@ -83,7 +150,17 @@ class ScoreShiftDisplay:
 
     @classmethod
     def from_shift(cls, shift) -> "ScoreShiftDisplay":
-        """From a :class:`retrieval_eval.shift.ScoreShift`."""
+        """The two distributions of a score shift.
+
+        Parameters
+        ----------
+        shift : ScoreShift
+            A :func:`~retrieval_eval.score_shift` result.
+
+        Returns
+        -------
+        ScoreShiftDisplay
+        """
         s = shift.settings
         title = (f"PSI {_num(shift.value('psi'))}, KS {_num(shift.value('ks'))} "
                  f"(p = {_num(shift.value('ks_pvalue'))}), "
@@ -94,7 +171,19 @@ class ScoreShiftDisplay:
 
     def plot(self, ax=None, *, bins: int = 20, legend: bool = True):
         """Two step histograms (share of queries) on common bins, the before cutoff dashed and
-        the after cutoff dotted. Returns self (``ax_``, ``figure_``, ``lines_``)."""
+        the after cutoff dotted.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        bins : int, default 20
+        legend : bool, default True
+
+        Returns
+        -------
+        ScoreShiftDisplay
+            self, with ``ax_``, ``figure_`` and ``lines_`` (the cutoffs).
+        """
         ax, fig = _new_axes(ax)
         both = np.r_[self.before, self.after]
         edges = (np.histogram_bin_edges(both, bins=bins) if both.size
@@ -126,7 +215,29 @@ class ScoreShiftDisplay:
 class StratumCutoffDisplay:
     """Per-stratum (Mondrian) cutoffs of one system: each stratum's positives' top-1 scores as
     points, its own cutoff as a bar across its row, the pooled cutoff as a dashed line, and
-    the negatives' scores in a row of their own."""
+    the negatives' scores in a row of their own.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        ``row, kind, score``: one point per query.
+    cutoffs : pandas.DataFrame
+        The guarantee table's rows of the strata.
+    pooled : float
+        The pooled cutoff.
+    system : str
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import StratumCutoffDisplay
+    >>> demo = rev.load_demo()
+    >>> bm25 = demo.runs[demo.runs["system"] == "bm25"]
+    >>> cal = rev.calibrate(demo.judgments, bm25, queries=demo.queries, guarantee=0.10,
+    ...                     by="stratum")
+    >>> list(StratumCutoffDisplay.from_calibration(cal).plot().cutoff_marks_)
+    ['builtin-types', 'data-model', 'expressions', 'statements']
+    """
 
     def __init__(self, points: pd.DataFrame, cutoffs: pd.DataFrame, pooled: float, system: str):
         self.points = points
@@ -136,7 +247,24 @@ class StratumCutoffDisplay:
 
     @classmethod
     def from_calibration(cls, calibration, system: str | None = None) -> "StratumCutoffDisplay":
-        """From a :func:`retrieval_eval.calibrate` result made with ``by="stratum"``."""
+        """The per-stratum cutoffs of one system.
+
+        Parameters
+        ----------
+        calibration : Calibration
+            A :func:`~retrieval_eval.calibrate` result made with ``by="stratum"``.
+        system : str, optional
+            By default the first calibrated system.
+
+        Returns
+        -------
+        StratumCutoffDisplay
+
+        Raises
+        ------
+        ValueError
+            When the calibration has no per-stratum cutoffs.
+        """
         from ..analysis.guarantee import POOLED
 
         table = calibration.guarantee
@@ -156,7 +284,18 @@ class StratumCutoffDisplay:
         return cls(points, own, pooled, system)
 
     def plot(self, ax=None, *, legend: bool = True):
-        """One row per stratum; returns self (``ax_``, ``figure_``, ``cutoff_marks_``)."""
+        """One row per stratum.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        legend : bool, default True
+
+        Returns
+        -------
+        StratumCutoffDisplay
+            self, with ``ax_``, ``figure_`` and ``cutoff_marks_`` ({stratum: Line2D}).
+        """
         ax, fig = _new_axes(ax, (6.4, 0.55 * (len(self.cutoffs) + 1) + 1.8))
         rows = list(self.cutoffs["stratum"].astype(str)) + ["negatives (all strata)"]
         y = {r: i for i, r in enumerate(rows)}
@@ -198,7 +337,25 @@ def _short(name: str, width: int = 34) -> str:
 
 
 class AgreementDisplay:
-    """The confusion matrix of two labelers' grades, as counts in a heatmap."""
+    """The confusion matrix of two labelers' grades, as counts in a heatmap.
+
+    Parameters
+    ----------
+    confusion : pandas.DataFrame
+        Counts, rows the first labeler's grades, columns the second's.
+    names : (str, str)
+        The two labelers, for the axes.
+    title : str, default ""
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import AgreementDisplay
+    >>> demo = rev.load_demo()
+    >>> ag = rev.label_agreement(demo.judgments, demo.judgments_lexical, run=demo.runs, k=10)
+    >>> AgreementDisplay.from_agreement(ag, ("human", "lexical")).plot().confusion.shape
+    (4, 4)
+    """
 
     def __init__(self, confusion: pd.DataFrame, names: tuple[str, str], title: str = ""):
         self.confusion = confusion
@@ -208,9 +365,20 @@ class AgreementDisplay:
     @classmethod
     def from_agreement(cls, agreement, short_names: tuple[str, str] | None = None
                        ) -> "AgreementDisplay":
-        """From a :class:`retrieval_eval.agreement.LabelAgreement`; ``short_names`` label the
-        axes (``labeled_by`` values are long), default the text before the first ``(``, cut
-        to 34 characters."""
+        """The confusion matrix of a label agreement.
+
+        Parameters
+        ----------
+        agreement : LabelAgreement
+            A :func:`~retrieval_eval.label_agreement` result.
+        short_names : (str, str), optional
+            The axes' labels (``labeled_by`` values are long); by default the text before the
+            first ``(``, cut to 34 characters.
+
+        Returns
+        -------
+        AgreementDisplay
+        """
         a, b = agreement.labelers[:2]
         names = short_names or (_short(a), _short(b))
         title = (f"kappa {_num(agreement.value('kappa'))}, quadratic "
@@ -219,7 +387,18 @@ class AgreementDisplay:
         return cls(agreement.confusion, names, title)
 
     def plot(self, ax=None, *, cmap: str = "Blues"):
-        """Counts in each cell, rows the first labeler; returns self (``ax_``, ``image_``)."""
+        """Counts in each cell, rows the first labeler.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        cmap : str, default "Blues"
+
+        Returns
+        -------
+        AgreementDisplay
+            self, with ``ax_``, ``figure_`` and ``image_``.
+        """
         ax, fig = _new_axes(ax, (5.0, 4.4))
         c = self.confusion.to_numpy()
         self.image_ = ax.imshow(c, cmap=cmap, vmin=0)

@@ -27,12 +27,21 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 __all__ = [
+    "DARK_PALETTE",
+    "DARK_POSITIVE_COLOR",
+    "DARK_SYSTEM_COLORS",
+    "DRIFT_COLORS",
     "FEW_SAMPLES",
+    "HIGHLIGHT_COLOR",
+    "LOSS_COLOR",
     "NEGATIVE_COLOR",
+    "PALETTE",
     "POSITIVE_COLOR",
     "SYSTEM_COLORS",
     "THIN_STRATUM",
+    "WIN_COLOR",
     "clip_interval",
+    "color_of",
     "is_bounded",
     "system_colors",
 ]
@@ -49,6 +58,23 @@ POSITIVE_COLOR = "#0072B2"
 DARK_POSITIVE_COLOR = "#56B4E9"
 #: ``expect_none`` (out-of-distribution) queries: negatives. Reserved: no system takes it.
 NEGATIVE_COLOR = "#E69F00"
+#: The system slots under the names the Displays have always used.
+PALETTE = SYSTEM_COLORS
+#: The same slots for dark backgrounds.
+DARK_PALETTE = DARK_SYSTEM_COLORS
+#: Bars of per-query differences won by the candidate / by the baseline (systems uncoloured).
+WIN_COLOR = "#009E73"
+LOSS_COLOR = "#D55E00"
+#: The edge of on-plot notes (rank-based scores, few samples).
+HIGHLIGHT_COLOR = "#D55E00"
+#: One colour per drift status.
+DRIFT_COLORS = {
+    "VALID": "#009E73",
+    "RE_ANCHORABLE": "#56B4E9",
+    "MERGED": "#0072B2",
+    "SPLIT": "#E69F00",
+    "ORPHANED": "#D55E00",
+}
 
 #: A stratum with fewer scored queries than this is marked thin.
 THIN_STRATUM = 5
@@ -66,6 +92,22 @@ def system_colors(systems: Iterable[str], dark: bool = False) -> dict[str, str]:
 
     Past the palette's length the colours repeat (a ninth system shares the first's colour):
     more lines than that on one axes are unreadable in any palette.
+
+    Parameters
+    ----------
+    systems : iterable of str
+    dark : bool, default False
+        The slots for a dark background.
+
+    Returns
+    -------
+    dict of str to str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import system_colors
+    >>> system_colors(["dense", "bm25", "dense"])
+    {'dense': '#009E73', 'bm25': '#CC79A7'}
     """
     palette = DARK_SYSTEM_COLORS if dark else SYSTEM_COLORS
     order = list(dict.fromkeys(str(s) for s in systems))
@@ -74,7 +116,25 @@ def system_colors(systems: Iterable[str], dark: bool = False) -> dict[str, str]:
 
 def color_of(colors: Mapping[str, str] | None, system: str, index: int = 0,
              dark: bool = False) -> str:
-    """The system's colour from a ``system_colors`` mapping (its slot ``index`` when absent)."""
+    """The system's colour from a ``system_colors`` mapping (its slot ``index`` when absent).
+
+    Parameters
+    ----------
+    colors : mapping or None
+    system : str
+    index : int, default 0
+    dark : bool, default False
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import color_of
+    >>> color_of(None, "rrf", 1)
+    '#CC79A7'
+    """
     if colors is not None and str(system) in colors:
         return colors[str(system)]
     palette = DARK_SYSTEM_COLORS if dark else SYSTEM_COLORS
@@ -82,7 +142,22 @@ def color_of(colors: Mapping[str, str] | None, system: str, index: int = 0,
 
 
 def is_bounded(metric: str) -> bool:
-    """Whether ``metric`` (``recall@10``, ``ndcg_linear@5``, ``auroc``) lies in [0, 1]."""
+    """Whether ``metric`` (``recall@10``, ``ndcg_linear@5``, ``auroc``) lies in [0, 1].
+
+    Parameters
+    ----------
+    metric : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import is_bounded
+    >>> is_bounded("ndcg_linear@5"), is_bounded("dcg@10")
+    (True, False)
+    """
     name = str(metric)
     if name in _BOUNDED:
         return True
@@ -94,6 +169,21 @@ def clip_interval(low, high, metric: str):
 
     A Student-t interval is symmetric around the mean, so over a few queries it leaves the
     metric's range; the part outside [0, 1] holds no possible mean and is not drawn.
+
+    Parameters
+    ----------
+    low, high : array-like of float
+    metric : str
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import clip_interval
+    >>> [x.tolist() for x in clip_interval([-0.2], [1.3], "recall@10")]
+    [[0.0], [1.0]]
     """
     low = np.asarray(low, dtype=np.float64)
     high = np.asarray(high, dtype=np.float64)

@@ -47,12 +47,42 @@ def md_escape(s: Any) -> str:
     """A table cell's text, inert in Markdown: HTML (``<img onerror=...>``) as entities, Markdown
     syntax backslash-escaped, control characters (a line break too) as visible escapes, so a
     cell never ends a row. A system name or stratum comes from a file anyone can write; rendered
-    on a pull request or a dashboard it must show as text, never run or reformat the page."""
+    on a pull request or a dashboard it must show as text, never run or reformat the page.
+
+    Parameters
+    ----------
+    s : object
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import md_escape
+    >>> print(md_escape("a|b <i>"))
+    a\\|b &lt;i&gt;
+    """
     return _MD_SPECIAL.sub(r"\\\1", html.escape(escape(s), quote=False))
 
 
 def tex(s: Any) -> str:
-    """Text safe in LaTeX: every special character as its text command."""
+    """Text safe in LaTeX: every special character as its text command.
+
+    Parameters
+    ----------
+    s : object
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import tex
+    >>> print(tex("50% & _x"))
+    50\\% \\& \\_x
+    """
     return "".join(_TEX.get(ch, ch) for ch in str(s))
 
 
@@ -64,7 +94,23 @@ def _missing(value: Any) -> bool:
 
 def cell(value: Any, decimals: int = 4) -> str:
     """One value as table text: ``n/a`` for a missing value, floats to ``decimals`` places,
-    booleans as yes/no, everything else as ``str``."""
+    booleans as yes/no, everything else as ``str``.
+
+    Parameters
+    ----------
+    value : object
+    decimals : int, default 4
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import cell
+    >>> cell(0.123456), cell(None), cell(True), cell(3)
+    ('0.1235', 'n/a', 'yes', '3')
+    """
     if _missing(value):
         return "n/a"
     if isinstance(value, (bool, np.bool_)):
@@ -91,7 +137,32 @@ def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: Seque
              caption: str | None = None, escape: bool = True) -> str:
     """A pipe table: ``align`` per column is ``l``, ``r`` or ``c`` (``---``, ``---:``,
     ``:---:``); cells are already text, or values formatted by :func:`cell`. A caption is a
-    paragraph after the table."""
+    paragraph after the table.
+
+    Parameters
+    ----------
+    headers : sequence
+    rows : sequence of sequences
+    align : sequence of {"l", "r", "c"}, optional
+        By default right for a column of numbers, else left.
+    caption : str, optional
+    escape : bool, default True
+        Escape the cells (:func:`md_escape`); False when they are Markdown already.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import markdown
+    >>> print(markdown(["system", "ndcg@10"], [["dense", 0.61234], ["bm25", 0.5]]))
+    | system | ndcg@10 |
+    | --- | ---: |
+    | dense | 0.6123 |
+    | bm25 | 0.5000 |
+    <BLANKLINE>
+    """
     align = list(align) if align is not None else _aligns(rows, len(headers))
     spec = {"l": "---", "r": "---:", "c": ":---:"}
     esc = md_escape if escape else str
@@ -109,7 +180,27 @@ def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: Seque
 def latex(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: str | Sequence[str] | None = None,
           caption: str | None = None, label: str | None = None, escape: bool = True) -> str:
     """A booktabs ``table`` with a ``tabular`` (needs ``\\usepackage{booktabs}``); with
-    ``escape=False`` the cells are LaTeX already (bold deltas, math headers)."""
+    ``escape=False`` the cells are LaTeX already (bold deltas, math headers).
+
+    Parameters
+    ----------
+    headers : sequence
+    rows : sequence of sequences
+    align : str or sequence of str, optional
+        The ``tabular`` column spec; by default ``r`` for a column of numbers, else ``l``.
+    caption, label : str, optional
+    escape : bool, default True
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import latex
+    >>> print(latex(["system", "ndcg@10"], [["dense", 0.61234]]).splitlines()[2])
+    \\begin{tabular}{lr}
+    """
     spec = "".join(align) if align is not None else "".join(_aligns(rows, len(headers)))
     esc = tex if escape else str
 
@@ -134,12 +225,53 @@ def _frame_rows(df: pd.DataFrame, index: bool) -> tuple[list[str], list[list[Any
 
 
 def frame_markdown(df: pd.DataFrame, index: bool = True, caption: str | None = None) -> str:
-    """A frame as a Markdown table; a named index (or MultiIndex) becomes leading columns."""
+    """A frame as a Markdown table; a named index (or MultiIndex) becomes leading columns.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    index : bool, default True
+    caption : str, optional
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from retrieval_eval.viz import frame_markdown
+    >>> df = pd.DataFrame({"ndcg@10": [0.61234]}, index=pd.Index(["dense"], name="system"))
+    >>> print(frame_markdown(df))
+    | system | ndcg@10 |
+    | --- | ---: |
+    | dense | 0.6123 |
+    <BLANKLINE>
+    """
     headers, rows = _frame_rows(df, index)
     return markdown(headers, rows, caption=caption)
 
 
 def frame_latex(df: pd.DataFrame, index: bool = True, caption: str | None = None, label: str | None = None) -> str:
-    """A frame as a booktabs LaTeX table; a named index becomes leading columns."""
+    """A frame as a booktabs LaTeX table; a named index becomes leading columns.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    index : bool, default True
+    caption, label : str, optional
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from retrieval_eval.viz import frame_latex
+    >>> df = pd.DataFrame({"ndcg@10": [0.61234]}, index=pd.Index(["dense"], name="system"))
+    >>> print(frame_latex(df).splitlines()[4])
+    system & ndcg@10 \\\\
+    """
     headers, rows = _frame_rows(df, index)
     return latex(headers, rows, caption=caption, label=label)

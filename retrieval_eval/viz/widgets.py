@@ -4,8 +4,8 @@
 buys: how many out-of-distribution queries it rejects, how many covered queries it drops, what
 recall@k is left after it, and which queries sit on the wrong side. Every number comes from the
 engine: the two shares from the calibration's top-1 scores (the rule of SPEC B2, the same step
-functions :class:`~retrieval_eval.plotting.CutoffTradeoffDisplay` draws), recall from
-:func:`retrieval_eval.calibration.apply_cutoff` then :func:`retrieval_eval.evaluation.evaluate`.
+functions :class:`~retrieval_eval.viz.CutoffTradeoffDisplay` draws), recall from
+:func:`retrieval_eval.apply_cutoff` then :func:`retrieval_eval.evaluate`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CutoffExplorer", "explore_cutoff"]
+__all__ = ["MISSING_IPYWIDGETS", "SWEEP_ROWS", "CutoffExplorer", "explore_cutoff"]
 
 from ..model import ID
+from .calibration import ScoreDistributionDisplay
+from .draw import foreground, legend_below
+from .shift import draw_stratum_cutoffs, stratum_cutoff_rows
+from .tradeoff import tradeoff_values
 
 #: The one line a missing ipywidgets gives: which extra installs it.
 MISSING_IPYWIDGETS = ("the cutoff explorer needs ipywidgets, which the [notebook] extra installs: "
@@ -60,6 +64,38 @@ class CutoffExplorer:
     and the plot as an embedded PNG, :meth:`static_html`) and ``image/png`` (the plot). A
     notebook saved with its outputs, rendered by nbconvert or shown on a code host has no
     kernel to draw the widget; it shows the fallback instead of an empty output.
+
+    Parameters
+    ----------
+    calibration : Calibration
+        A :func:`~retrieval_eval.calibrate` result.
+    judgments, run : DataFrame or path, optional
+        To measure recall@``k`` after the cutoff (the run defaults to the calibration's own
+        rows).
+    k : int, default 10
+    max_rows : int, default 15
+        Queries listed on each wrong side.
+    plot : bool, default True
+    continuous_update : bool, default False
+        Update while dragging (True) or on release.
+    score_label : str or mapping, optional
+    dpi : int, default 80
+
+    Raises
+    ------
+    ImportError
+        Without ipywidgets, one line naming the extra that installs it.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import CutoffExplorer
+    >>> demo = rev.load_demo()
+    >>> cal = rev.calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    >>> explorer = CutoffExplorer(cal, judgments=demo.judgments)
+    >>> explorer.slider.value = 0.5
+    >>> round(explorer.state()["negative_satisfaction"], 3)
+    0.933
     """
 
     def __init__(self, calibration, judgments=None, run=None, k: int = 10, max_rows: int = 15,
@@ -195,12 +231,10 @@ class CutoffExplorer:
         return int(settings.get("threshold", 1))
 
     def _refresh(self) -> None:
-        from .plotting import _tradeoff_values
-
         system = self.system.value
         c = float(self.slider.value)
         pos, neg = self._scores(system)
-        ns, pr = _tradeoff_values(pos, neg, np.asarray([c]))
+        ns, pr = tradeoff_values(pos, neg, np.asarray([c]))
         recall_name = f"recall@{self.k}"
         if system not in self._uncut:
             self._uncut[system] = self._recall(system, None)
@@ -232,7 +266,15 @@ class CutoffExplorer:
         self._update_plot(c)
 
     def state(self) -> dict[str, Any]:
-        """The numbers and query lists currently displayed, as a dict (a copy)."""
+        """The numbers and query lists currently displayed.
+
+        Returns
+        -------
+        dict
+            A copy: ``system``, ``cutoff``, ``calibrated_cutoff``, the class sizes, the two
+            shares, recall@k with and without the cutoff, ``negatives_above`` and
+            ``positives_below``.
+        """
         return {k: (list(v) if isinstance(v, list) else v) for k, v in self._state.items()}
 
     def _numbers_html(self) -> str:
@@ -283,21 +325,17 @@ class CutoffExplorer:
             return
         from matplotlib.figure import Figure
 
-        from .plotting import ScoreDistributionDisplay, _fg, _legend_below
-
         fig = Figure(figsize=(6.4, 4.4), layout="constrained")
         ax = fig.subplots()
         disp = ScoreDistributionDisplay.from_calibration(
             self.calibration, system=system, score_label=self.score_label)
         disp.plot(ax=ax, legend=False)
-        from .shift import draw_stratum_cutoffs, stratum_cutoff_rows
-
         rows = stratum_cutoff_rows(self.calibration, [system])  # by="stratum": ticks on top
         strata = [] if rows is None else draw_stratum_cutoffs(ax, rows, system)
         # The explored cutoff: solid, in the theme's foreground (the calibrated one is dashed).
-        self._line = ax.axvline(float(self.slider.value), color=_fg(), linewidth=2.5,
+        self._line = ax.axvline(float(self.slider.value), color=foreground(), linewidth=2.5,
                                 label="explored cutoff (slider)")
-        legend = _legend_below(ax, disp.handles_[system] + strata + [self._line], ncols=1,
+        legend = legend_below(ax, disp.handles_[system] + strata + [self._line], ncols=1,
                                title=disp.legend_title(system))
         self._line_label = legend.get_texts()[-1]
         self._figure = fig
@@ -319,10 +357,18 @@ class CutoffExplorer:
         the explored one (``explored``/``calibrated`` flag them): the static fallback's table.
 
         The shares come from the same step functions as the live numbers and
-        :class:`~retrieval_eval.plotting.CutoffTradeoffDisplay`.
-        """
-        from .plotting import _tradeoff_values
+        :class:`~retrieval_eval.viz.CutoffTradeoffDisplay`.
 
+        Parameters
+        ----------
+        rows : int, default ``SWEEP_ROWS``
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``cutoff``, ``negative_satisfaction``, ``positive_retention``, ``explored``,
+            ``calibrated``.
+        """
         system = self.system.value
         lo, hi, _ = self._range(system)
         current = float(self.slider.value)
@@ -331,7 +377,7 @@ class CutoffExplorer:
         extra = [current] + ([calibrated] if math.isfinite(calibrated) else [])
         grid = np.unique(np.r_[grid, extra])
         pos, neg = self._scores(system)
-        ns, pr = _tradeoff_values(pos, neg, grid)
+        ns, pr = tradeoff_values(pos, neg, grid)
         return pd.DataFrame({
             "cutoff": grid,
             "negative_satisfaction": ns,
@@ -347,7 +393,12 @@ class CutoffExplorer:
 
     def static_html(self) -> str:
         """The current state as plain HTML (no JavaScript): the system, cutoff and shares, the
-        sweep table, the plot as an embedded PNG and the queries on the wrong side."""
+        sweep table, the plot as an embedded PNG and the queries on the wrong side.
+
+        Returns
+        -------
+        str
+        """
         s = self._state
         sweep = self.sweep()
         rows = []
@@ -387,7 +438,7 @@ class CutoffExplorer:
 
 
 def explore_cutoff(calibration, judgments=None, run=None, k: int = 10, **kwargs) -> CutoffExplorer:
-    """An interactive cutoff explorer for a :class:`~retrieval_eval.calibration.Calibration`.
+    """An interactive cutoff explorer for a :class:`~retrieval_eval.Calibration`.
 
     A slider over the observed top-1 scores (starting at the calibrated cutoff) and a system
     dropdown update, live: the score distributions with the explored cutoff, negative
@@ -395,10 +446,37 @@ def explore_cutoff(calibration, judgments=None, run=None, k: int = 10, **kwargs)
     above it and positives below it with their query text (at most ``max_rows`` each).
 
     recall@k needs ``judgments`` (the run defaults to the calibration's own rows): it is the
-    engine's, measured on the run cut with :func:`~retrieval_eval.calibration.apply_cutoff`,
+    engine's, measured on the run cut with :func:`~retrieval_eval.apply_cutoff`,
     so a covered query left with nothing scores zero, as it would in production. Keywords:
     ``max_rows`` (15), ``plot`` (True), ``continuous_update`` (False: update on release),
-    ``score_label`` (e.g. ``"cosine"``, or ``{"dense": "cosine"}``), ``dpi``. Returns a
-    :class:`CutoffExplorer`; display it (last expression of a cell) or its ``.widget``.
+    ``score_label`` (e.g. ``"cosine"``, or ``{"dense": "cosine"}``), ``dpi``.
+
+    Parameters
+    ----------
+    calibration : Calibration
+        A :func:`~retrieval_eval.calibrate` result.
+    judgments, run : DataFrame or path, optional
+    k : int, default 10
+    **kwargs
+        To :class:`CutoffExplorer`.
+
+    Returns
+    -------
+    CutoffExplorer
+        Display it (last expression of a cell) or its ``.widget``.
+
+    Raises
+    ------
+    ImportError
+        Without ipywidgets, one line naming the extra that installs it.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval.viz import explore_cutoff
+    >>> demo = rev.load_demo()
+    >>> cal = rev.calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    >>> explore_cutoff(cal, judgments=demo.judgments, k=10).state()["system"]
+    'dense'
     """
     return CutoffExplorer(calibration, judgments=judgments, run=run, k=k, **kwargs)

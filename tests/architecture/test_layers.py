@@ -35,7 +35,6 @@ KNOWN_CIRCLES: set[frozenset[str]] = {
     frozenset({'retrieval_eval.analysis.evaluation', 'retrieval_eval.analysis.report', 'retrieval_eval.analysis.streaming'}),
     frozenset({'retrieval_eval.cli.app', 'retrieval_eval.cli.inputs', 'retrieval_eval.cli.trec_eval', 'retrieval_eval.cli.trust'}),
     frozenset({'retrieval_eval.io.detect', 'retrieval_eval.io.formats', 'retrieval_eval.io.interop', 'retrieval_eval.io.tabular'}),
-    frozenset({'retrieval_eval.viz.plotting', 'retrieval_eval.viz.shift'}),
 }
 KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.analysis.calibration_input', 'retrieval_eval.engine.metrics._query_strata'),
@@ -73,9 +72,6 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._decode'),
     ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._order_trec'),
     ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._read_bytes'),
-    ('retrieval_eval.viz.widgets', 'retrieval_eval.viz.plotting._fg'),
-    ('retrieval_eval.viz.widgets', 'retrieval_eval.viz.plotting._legend_below'),
-    ('retrieval_eval.viz.widgets', 'retrieval_eval.viz.plotting._tradeoff_values'),
 }
 KNOWN_LONG_MODULES: set[str] = {
     'retrieval_eval.analysis.compare',
@@ -84,7 +80,6 @@ KNOWN_LONG_MODULES: set[str] = {
     'retrieval_eval.cli.app',
     'retrieval_eval.engine.metrics',
     'retrieval_eval.io.formats',
-    'retrieval_eval.viz.plotting',
 }
 KNOWN_LONG_FUNCTIONS: set[str] = {
     'retrieval_eval.analysis.compare.compare',
@@ -99,7 +94,6 @@ KNOWN_LONG_FUNCTIONS: set[str] = {
     'retrieval_eval.engine.metrics._scan',
     'retrieval_eval.engine.metrics.compute',
     'retrieval_eval.engine.metrics.step',
-    'retrieval_eval.viz.plotting.plot',
 }
 
 

@@ -17,7 +17,7 @@ from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from retrieval_eval.viz import style as _style  # noqa: E402
-from retrieval_eval.viz import plotting as P  # noqa: E402
+from retrieval_eval import viz as P  # noqa: E402
 from retrieval_eval.analysis.calibration import calibrate  # noqa: E402
 from retrieval_eval.analysis.evaluation import evaluate  # noqa: E402
 
