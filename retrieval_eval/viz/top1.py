@@ -114,10 +114,9 @@ def calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float =
                                   name: str = "system"):
     """A :class:`~retrieval_eval.Calibration` of bare (label, top-1 score) pairs.
 
-    Each pair becomes a one-hit ranking handed to :func:`~retrieval_eval.calibrate`, so every
-    figure (cutoff, AUROC, AUPR, the rank-based check) comes from the same analysis code as
-    for a real run. (The analysis layer is to offer this as one function, ``calibrate_scores``;
-    this then becomes a call to it.)
+    The analysis is :func:`~retrieval_eval.analysis.calibration.calibrate_scores` (each pair a
+    one-hit ranking through :func:`~retrieval_eval.calibrate`, so every figure comes from the
+    same code as for a real run); the displays' ``from_predictions`` call it through here.
 
     Parameters
     ----------
@@ -147,35 +146,11 @@ def calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float =
     >>> float(cal.summary.loc["system", "auroc"])
     1.0
     """
-    from ..analysis.calibration import calibrate
+    from ..analysis.calibration import calibrate_scores
 
-    y = np.asarray(y_true, dtype=bool).ravel()
-    s = np.asarray(y_score, dtype=np.float64).ravel()
-    if y.shape != s.shape:
-        raise ValueError(f"y_true has {y.size} values but y_score has {s.size}")
-    if not np.all(np.isfinite(s)):
-        raise ValueError("y_score must be finite numbers")
-    n = y.size
-    qids = np.char.add("q", np.arange(n).astype(str)).astype(object)
-    docs = np.char.add("d", np.arange(n).astype(str)).astype(object)
-    run = pd.DataFrame({
-        "system": pd.array([name] * n, dtype=ID),
-        "query_id": pd.array(qids, dtype=ID),
-        "rank": np.ones(n, dtype=np.int64),
-        "doc_id": pd.array(docs, dtype=ID),
-        "score": s,
-    })
-    judgments = pd.DataFrame({
-        "query_id": pd.array(qids[y], dtype=ID),
-        "doc_uri": pd.array(docs[y], dtype=ID),
-        "chunk_id": pd.array([pd.NA] * int(y.sum()), dtype=ID),
-        "relevance": np.ones(int(y.sum()), dtype=np.int64),
-        "stratum": pd.array([pd.NA] * int(y.sum()), dtype=ID),
-        "query": pd.array([pd.NA] * int(y.sum()), dtype=ID),
-        "line": np.zeros(int(y.sum()), dtype=np.int64),
-    })
-    return calibrate(judgments, run, negatives=list(qids[~y]), quantile=quantile,
-                     cutoff=cutoff, n_resamples=1)
+    # One bootstrap resample: a display draws the figures, not their intervals.
+    return calibrate_scores(y_true, y_score, cutoff=cutoff, quantile=quantile, name=name,
+                            n_resamples=1)
 
 
 def with_method(summary: pd.DataFrame, cols: list[str]) -> list[str]:

@@ -833,20 +833,3 @@ def test_calibrate_scores_refuses_mismatched_or_non_finite_scores():
         calibrate_scores([True], [0.1, 0.2])
     with pytest.raises(ValueError, match="finite"):
         calibrate_scores([True, False], [0.1, np.nan])
-
-
-def test_calibrate_scores_gives_what_the_displays_built_themselves():
-    # Until the displays call calibrate_scores, their own builder must agree with it.
-    plotting = pytest.importorskip("retrieval_eval.viz.plotting")
-    own = getattr(plotting, "_calibration_from_predictions", None)
-    if own is None:
-        pytest.skip("the displays call calibrate_scores")
-    from retrieval_eval.analysis.calibration import calibrate_scores
-
-    y, s = [True, False, True, True, False, False], [0.8, 0.3, 0.7, 0.55, 0.6, 0.1]
-    for cutoff in (None, 0.5):
-        want = own(y, s, cutoff, 0.1, "m")
-        got = calibrate_scores(y, s, cutoff=cutoff, name="m", n_resamples=1)
-        pd.testing.assert_frame_equal(got.summary, want.summary)
-        pd.testing.assert_frame_equal(got.top1, want.top1)
-        pd.testing.assert_frame_equal(got.intervals, want.intervals)
