@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 
+from .common import CLIError
 from .term import escape
 from ..engine.measures.registry import FAMILIES, parse_measure
 
@@ -118,7 +119,6 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     import numpy as np
 
     from ..engine.measures import compute, summarize
-    from .app import CLIError
     from ..io.formats import read_qrels, read_trec_run
 
     if args.level < 1:
