@@ -31,6 +31,20 @@ CONVERT_TARGETS = ("judgments", "qrels", "run", "trec-run", "parquet")
 
 
 def cmd_drift(args: argparse.Namespace, out: Out) -> int:
+    """Run ``drift``: classify every label against the live corpus; ``--fix`` re-anchors the recoverable ones in place.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 every label VALID (with ``--fix``: nothing left to review), 1 labels decayed.
+    """
     if args.backup and not args.fix:
         raise CLIError("--backup applies to --fix only")
     if args.fix and args.judgments == "-":
@@ -73,7 +87,7 @@ def cmd_drift(args: argparse.Namespace, out: Out) -> int:
 
 def _check_fixable(path: str) -> None:
     """``--fix`` rewrites judgments JSONL in place; any other labels format is refused, by the
-    library's one detection rule (:func:`retrieval_eval.detect.sniff`)."""
+    library's one detection rule (:func:`retrieval_eval.io.detect.sniff`)."""
     from ..io.detect import sniff
 
     if path == "-" or not os.path.isfile(path):
@@ -85,13 +99,13 @@ def _check_fixable(path: str) -> None:
 
 
 def _drift_fix(args: argparse.Namespace):
-    """Read, fix and rewrite the judgments file under its lock (:mod:`retrieval_eval.safewrite`).
+    """Read, fix and rewrite the judgments file under its lock (:mod:`retrieval_eval.io.safewrite`).
 
     The file is locked for the whole read-fix-write, so a second ``--fix`` is refused instead
     of overwriting labels it never read, and it is rewritten only when a label changed (a
     re-anchor, or the live fingerprint stamped on a VALID label): otherwise it keeps its bytes
     and its mtime. Only the changed lines are rewritten; comments, blank lines and the other
-    labels stay byte for byte (:func:`retrieval_eval.formats.rewrite_judgments`).
+    labels stay byte for byte (:func:`retrieval_eval.io.formats.rewrite_judgments`).
     """
     from ..analysis.drift import drift, fix
     from ..io import formats as fm
@@ -123,6 +137,20 @@ def _drift_fix(args: argparse.Namespace):
 
 
 def cmd_validate(args: argparse.Namespace, out: Out) -> int:
+    """Run ``validate``: check a judgment set for errors and thin spots.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 no error (warnings allowed), 1 an error.
+    """
     from ..analysis.validation import validate
 
     source = inputs.load_labels(args)
@@ -141,6 +169,20 @@ def cmd_validate(args: argparse.Namespace, out: Out) -> int:
 
 
 def cmd_convert(args: argparse.Namespace, out: Out) -> int:
+    """Run ``convert``: labels to judgments, qrels or parquet; runs to JSONL, TREC or parquet.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 written.
+    """
     from ..io import formats as fm
 
     check_out_not_input(args)
@@ -196,6 +238,20 @@ def _write_parquet(data, args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace, out: Out) -> int:
+    """Run ``calibrate``: out-of-distribution separation from top-1 scores.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 computed.
+    """
     from ..analysis.calibration import calibrate
 
     run = inputs.load_runs(args, args.system)
@@ -232,6 +288,20 @@ def cmd_calibrate(args: argparse.Namespace, out: Out) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, out: Out) -> int:
+    """Run ``compare``: paired significance tests of systems against a baseline.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 computed.
+    """
     from ..analysis.compare import compare
 
     ks = inputs.cutoffs(args.k)
@@ -273,6 +343,20 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, out: Out) -> int:
+    """Run ``demo``: the bundled demo end to end, written into ``--out`` with its page.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 written.
+    """
     from .demo import run_demo
 
     folder = Path(args.out)

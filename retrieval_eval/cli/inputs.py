@@ -4,7 +4,7 @@ The command line takes what the library takes (``docs/cli.md``):
 
 * labels: ``--judgments`` or ``--qrels`` name judgments JSONL, TREC or BEIR qrels, a parquet
   or CSV table, or a BEIR folder (``--split`` picks its qrels); the format is found by the
-  one detection rule of :mod:`retrieval_eval.detect`, so the two options differ only in name;
+  one detection rule of :mod:`retrieval_eval.io.detect`, so the two options differ only in name;
 * runs: ``--run`` (repeatable) names JSONL, TREC, parquet or CSV runs; ``--order rank|score``;
   a run read by rank whose scores tie gets one warning with a count;
 * cutoffs: ``-k 5,10,100`` and repeated ``-k`` are one set, scored in one pass;
@@ -70,10 +70,28 @@ def add_runs(p: argparse.ArgumentParser, required: bool = True, many_help: str |
 
 def add_cutoffs(p: argparse.ArgumentParser, help_: str = "cutoffs, e.g. -k 5,10,100 or -k 5 -k 10 "
                                                           "(default 10); all are scored in one pass") -> None:
+    """``-k`` (repeatable, each a cutoff or a comma list; :func:`cutoffs` joins them).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The verb's parser.
+    help_ : str
+        The option's help text.
+    """
     p.add_argument("-k", metavar="K", action="append", type=_ks, help=help_)
 
 
 def add_format(p: argparse.ArgumentParser, per_query: bool = False) -> None:
+    """``--format`` (one of :data:`FORMATS`) and, with ``per_query``, ``--per-query``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The verb's parser.
+    per_query : bool
+        Also add ``--per-query`` (``score``).
+    """
     p.add_argument("--format", choices=FORMATS,
                    help="write the summary table as markdown, latex, csv or json instead of the "
                         "terminal report" + (" (with --per-query: the per-query table)" if per_query else ""))
@@ -234,7 +252,7 @@ def check_negatives(judgments, labels_path: str, queries, queries_path: str, thr
 
 def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple[pd.DataFrame, str | None]:
     """One run file of any format (``-`` is stdin), with ``--system`` selecting one system;
-    also the file's kind (:func:`retrieval_eval.detect.sniff`)."""
+    also the file's kind (:func:`retrieval_eval.io.detect.sniff`)."""
     from ..io.detect import read_run_file, sniff, sniff_bytes
 
     if path != "-":

@@ -97,9 +97,9 @@ COMMANDS: dict[str, str] = {
     "calibrate": "measure out-of-distribution separation from top-1 relevance scores",
     "compare": "compare the systems of one or more runs with significance tests",
     "demo": "run the bundled demo end to end and write a report, plots and a page",
-    "trec_eval": "trec_eval's command line and output, line for line (retrieval_eval.trec_eval_cmd)",
+    "trec_eval": "trec_eval's command line and output, line for line (retrieval_eval.cli.trec_eval)",
 }
-COMMANDS.update(trust.COMMANDS)  # score-shift, label-agreement (retrieval_eval/cli_trust.py)
+COMMANDS.update(trust.COMMANDS)  # score-shift, label-agreement (.trust)
 
 
 def _commands(sub) -> "callable":
@@ -350,10 +350,21 @@ def _add_demo(command) -> None:
 
 
 def version() -> str:
-    try:
-        from importlib.metadata import version
+    """The installed package's version (``0.1.0`` from a source checkout not installed).
 
-        return version("retrieval-eval")
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> version().count(".") >= 1
+    True
+    """
+    try:
+        from importlib.metadata import version as installed
+
+        return installed("retrieval-eval")
     except Exception:  # not installed (a source checkout on sys.path)
         return "0.1.0"
 

@@ -50,6 +50,19 @@ def plural(count: int, one: str, many: str | None = None) -> str:
 
 def render_score(out: Out, reports: dict[str, dict[str, Any]], args: argparse.Namespace,
                   labels_path: str, calibration: Any, no_scores: bool = False) -> None:
+    """The terminal report of ``score``: settings, metrics, strata, calibration, verdicts and gates.
+
+    Parameters
+    ----------
+    out : Out
+    reports : dict
+        System name -> its spec report (gates applied).
+    args : argparse.Namespace
+    labels_path : str
+    calibration : Calibration or None
+    no_scores : bool
+        ``--queries`` was given but the run has no scores (calibration skipped).
+    """
     s = out.s
     first = next(iter(reports.values()))
     j = first.get("judgments", {})
@@ -143,6 +156,14 @@ def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str
 
 
 def render_metrics(out: Out, metrics: dict[str, Any]) -> None:
+    """One system's metrics table, with a note per reason a metric cannot be gated.
+
+    Parameters
+    ----------
+    out : Out
+    metrics : dict
+        The report's ``metrics``.
+    """
     headers, rows, notes = _measurement_rows(metrics)
     out(term.table(headers, rows, style=out.s))
     for why, names in notes.items():
@@ -150,6 +171,14 @@ def render_metrics(out: Out, metrics: dict[str, Any]) -> None:
 
 
 def render_system_metrics(out: Out, reports: dict[str, dict[str, Any]]) -> None:
+    """Every system's metrics side by side, one column per system.
+
+    Parameters
+    ----------
+    out : Out
+    reports : dict
+        System name -> its spec report.
+    """
     names = list(reports)
     notes: dict[str, str] = {}
     metric_names: list[str] = []
@@ -214,6 +243,13 @@ def render_strata(out: Out, strata: dict[str, Any], title: str = "per stratum",
 
 
 def render_calibration(out: Out, calibration: Any) -> None:
+    """The calibration summary table and its warnings.
+
+    Parameters
+    ----------
+    out : Out
+    calibration : Calibration
+    """
     s = out.s
     summary = getattr(calibration, "summary", None)
     out(f"{s('calibration', 'bold')}  (top-1 scores of positives vs expect_none negatives)")
@@ -238,6 +274,18 @@ def _cell(value: Any) -> str:
 
 
 def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, written: bool) -> None:
+    """The terminal report of ``drift``: labels per status, the decayed ones, what ``--fix`` did.
+
+    Parameters
+    ----------
+    out : Out
+    args : argparse.Namespace
+    result : DriftResult
+    fixed : FixResult or None
+        With ``--fix``.
+    written : bool
+        Whether ``--fix`` rewrote the file.
+    """
     from ..analysis.drift import DRIFT_STATUSES
 
     s = out.s
@@ -310,6 +358,15 @@ def _is_missing(value: Any) -> bool:
 
 
 def render_validation(out: Out, path: str, result: Any) -> None:
+    """The terminal report of ``validate``: counts, issues (repeats folded) and the outcome.
+
+    Parameters
+    ----------
+    out : Out
+    path : str
+        The labels file.
+    result : ValidationResult
+    """
     s = out.s
     d = jsonable(result.to_dict())
     out(f"{s('validate', 'bold')}  {path}")

@@ -55,7 +55,7 @@ def stream_rows(args: argparse.Namespace) -> int | None:
 
 def _stream_kind(path: str) -> str | None:
     """The run's format when it can be read a block at a time (TREC, JSONL, parquet), else
-    None (by the one detection rule, :func:`retrieval_eval.detect.sniff`)."""
+    None (by the one detection rule, :func:`retrieval_eval.io.detect.sniff`)."""
     from ..io.detect import sniff
 
     if path == "-" or not os.path.exists(path):

@@ -184,6 +184,20 @@ def _load_run(path: str):
 
 
 def cmd_score_shift(args: argparse.Namespace, out) -> int:
+    """Run ``score-shift``: the top-1 score distributions of two runs compared.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 computed and every gate PASS, 1 a gate FAIL or INDETERMINATE.
+    """
     from ..analysis.shift import score_shift
 
     gates = _gates(args.gate, "score-shift")
@@ -201,6 +215,20 @@ def cmd_score_shift(args: argparse.Namespace, out) -> int:
 
 
 def cmd_label_agreement(args: argparse.Namespace, out) -> int:
+    """Run ``label-agreement``: agreement between labelers of the same labels.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 computed and every gate PASS, 1 a gate FAIL or INDETERMINATE.
+    """
     from ..analysis.agreement import label_agreement
 
     gates = _gates(args.gate, "label-agreement")
