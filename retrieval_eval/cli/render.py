@@ -109,6 +109,12 @@ def render_score(out: Out, reports: dict[str, dict[str, Any]], args: argparse.Na
             "(calibration needs each ranking's relevance scores)")
         out()
 
+    _render_verdicts(out, reports)
+
+
+def _render_verdicts(out: Out, reports: dict[str, dict[str, Any]]) -> None:
+    """Each system's verdict, its reasons and its gates table."""
+    s = out.s
     for system, data in reports.items():
         verdict = data.get("verdict", {})
         status = verdict.get("status", "INDETERMINATE")
