@@ -39,6 +39,7 @@ __all__ = [
 DEFAULT_METRICS = ("ndcg", "recall", "precision", "mrr", "map", "hit_rate")
 #: Paired tests :func:`compare` can run.
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")  # stats.adjust_pvalues' methods
 _TEST_LABEL = {
     "randomization": "paired randomization (sign-flip) test",
     "t": "paired t-test",

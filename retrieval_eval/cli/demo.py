@@ -290,24 +290,20 @@ def _f4(value: Any) -> str:
     return "-" if not math.isfinite(x) else f"{x:.4f}"
 
 
-def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, calibration,
-                drift_result, comparison, gates: list[str],
-                plots: dict[str, tuple[Path, str]], files: list[str]) -> str:
-    from ..viz.style import system_colors
-
+def _swatch(colors: dict[str, str], system: str) -> str:
     esc = html.escape
-    systems = list(reports)
-    colors = system_colors(calibration.summary.index.tolist() + systems)
+    return (f'<span class="swatch" style="background:{colors[system]}" '
+            f'title="{esc(system)}\'s colour in every plot"></span>{esc(system)}')
 
-    def swatch(system: str) -> str:
-        return (f'<span class="swatch" style="background:{colors[system]}" '
-                f'title="{esc(system)}\'s colour in every plot"></span>{esc(system)}')
 
-    def status(text: str) -> str:
-        cls = text if text in ("PASS", "FAIL", "INDETERMINATE") else "none"
-        return f'<span class="{cls}">{esc(text)}</span>'
+def _status(text: str) -> str:
+    cls = text if text in ("PASS", "FAIL", "INDETERMINATE") else "none"
+    return f'<span class="{cls}">{html.escape(text)}</span>'
 
-    # -- headline ------------------------------------------------------------------------------
+
+def _headline_html(headline: pd.DataFrame, colors: dict[str, str]) -> str:
+    """The headline table: one row per system."""
+    esc = html.escape
     head_cols = list(HEADLINE_METRICS) + ["calibration", "labels not VALID (run's corpus)",
                                           "labels not VALID (re-chunked)", "gates"]
     head_rows = []
@@ -316,14 +312,18 @@ def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, cali
         cells.append(f'<td class="text">{esc(row["calibration"])}</td>')
         cells.append(f"<td>{_f4(row['labels_not_valid'])}</td>")
         cells.append(f"<td>{_f4(row['labels_not_valid_rechunked'])}</td>")
-        cells.append(f"<td>{status(row['gates'])}</td>")
-        head_rows.append(f'<tr data-system="{esc(system)}"><th>{swatch(system)}</th>'
+        cells.append(f"<td>{_status(row['gates'])}</td>")
+        head_rows.append(f'<tr data-system="{esc(system)}"><th>{_swatch(colors, system)}</th>'
                          + "".join(cells) + "</tr>")
-    headline_table = ('<table id="headline"><thead><tr><th>system</th>'
-                      + "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in head_cols)
-                      + "</tr></thead><tbody>" + "".join(head_rows) + "</tbody></table>")
+    return ('<table id="headline"><thead><tr><th>system</th>'
+            + "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in head_cols)
+            + "</tr></thead><tbody>" + "".join(head_rows) + "</tbody></table>")
 
-    # -- gates -----------------------------------------------------------------------------------
+
+def _gates_html(reports: dict[str, dict[str, Any]], gates: list[str], colors: dict[str, str]) -> tuple[str, str]:
+    """The gates table (or why there is none) and the verdicts' reasons."""
+    esc = html.escape
+    systems = list(reports)
     if gates:
         gate_rows = []
         for i, expression in enumerate(gates):
@@ -332,7 +332,7 @@ def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, cali
                 result = reports[system]["verdict"]["gates"][i]
                 observed = result.get("observed")
                 seen = "" if observed is None else f" ({_f4(observed)})"
-                cells.append(f"<td>{status(result['status'])}{seen}</td>")
+                cells.append(f"<td>{_status(result['status'])}{seen}</td>")
             gate_rows.append(f"<tr><th><code>{esc(expression)}</code></th>{''.join(cells)}</tr>")
         gates_html = (
             "<p>The demo's default gates (<code>retrieval_eval.demo.DEMO_GATES</code>), applied "
@@ -341,19 +341,23 @@ def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, cali
             "cannot be trusted makes a gate INDETERMINATE, never PASS; the verdict is the worst "
             "of its gates. The observed value is in brackets.</p>"
             '<table id="gates"><thead><tr><th>gate</th>'
-            + "".join(f"<th>{swatch(s)}</th>" for s in systems)
+            + "".join(f"<th>{_swatch(colors, s)}</th>" for s in systems)
             + "</tr></thead><tbody>" + "".join(gate_rows) + "</tbody></table>")
     else:
         gates_html = ('<p id="gates" class="none">no gates applied: the reports carry no '
                       "verdict to pass or fail (run <code>retrieval-eval score --gate ...</code> "
                       "or <code>run_demo(out, gates=[...])</code> to apply some).</p>")
     reasons = "".join(
-        f"<li>{swatch(s)}: " + "<ul>" + "".join(f"<li>{esc(r)}</li>" for r in
-                                                 d["verdict"].get("reasons", [])) + "</ul></li>"
+        f"<li>{_swatch(colors, s)}: " + "<ul>" + "".join(f"<li>{esc(r)}</li>" for r in
+                                                         d["verdict"].get("reasons", [])) + "</ul></li>"
         for s, d in reports.items() if d["verdict"].get("reasons"))
-    reasons_html = (f"<h3>Why</h3><ul>{reasons}</ul>" if reasons else "")
+    return gates_html, (f"<h3>Why</h3><ul>{reasons}</ul>" if reasons else "")
 
-    # -- every metric ----------------------------------------------------------------------------
+
+def _metrics_html(reports: dict[str, dict[str, Any]], colors: dict[str, str]) -> tuple[str, str]:
+    """Every metric of every system's report, and its legend (notes on what cannot be gated)."""
+    esc = html.escape
+    systems = list(reports)
     notes: list[str] = []
     metric_names: list[str] = []
     for data in reports.values():
@@ -379,7 +383,7 @@ def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, cali
                                               for s in systems) + "</tr>"
         for name in metric_names)
     metrics_table = ('<table id="metrics"><thead><tr><th>metric</th>'
-                     + "".join(f"<th>{swatch(s)}</th>" for s in systems)
+                     + "".join(f"<th>{_swatch(colors, s)}</th>" for s in systems)
                      + "</tr></thead><tbody>" + rows + "</tbody></table>")
     metrics_legend = (
         '<p class="legend">Values at 4 decimals; <small>[low, high]</small> is the 95% interval '
@@ -387,6 +391,20 @@ def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, cali
         "separation margin)."
         + "".join(f"<br>&dagger;{i + 1}: cannot be gated: {esc(n)}" for i, n in enumerate(notes))
         + "</p>")
+    return metrics_table, metrics_legend
+
+
+def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, calibration,
+                drift_result, comparison, gates: list[str],
+                plots: dict[str, tuple[Path, str]], files: list[str]) -> str:
+    from ..viz.style import system_colors
+
+    esc = html.escape
+    status = _status
+    colors = system_colors(calibration.summary.index.tolist() + list(reports))
+    headline_table = _headline_html(headline, colors)
+    gates_html, reasons_html = _gates_html(reports, gates, colors)
+    metrics_table, metrics_legend = _metrics_html(reports, colors)
 
     # -- calibration and drift -------------------------------------------------------------------
     from ..viz.html import table as html_table

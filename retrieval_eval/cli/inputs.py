@@ -4,7 +4,7 @@ The command line takes what the library takes (``docs/cli.md``):
 
 * labels: ``--judgments`` or ``--qrels`` name judgments JSONL, TREC or BEIR qrels, a parquet
   or CSV table, or a BEIR folder (``--split`` picks its qrels); the format is found by the
-  one detection rule of :mod:`retrieval_eval.detect`, so the two options differ only in name;
+  one detection rule of :mod:`retrieval_eval.io.detect`, so the two options differ only in name;
 * runs: ``--run`` (repeatable) names JSONL, TREC, parquet or CSV runs; ``--order rank|score``;
   a run read by rank whose scores tie gets one warning with a count;
 * cutoffs: ``-k 5,10,100`` and repeated ``-k`` are one set, scored in one pass;
@@ -17,8 +17,6 @@ Nothing here computes a number: it reads, selects and renders what the library r
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import re
 import sys
 from dataclasses import dataclass
@@ -27,15 +25,23 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["LabelSource", "UsageError", "add_format", "add_labels", "add_runs", "cutoffs", "load_labels", "load_runs"]
+from .common import CLIError
 
+__all__ = ["FORMATS", "LabelSource", "UsageError", "add_cutoffs", "add_format", "add_labels",
+           "add_runs", "check_negatives", "check_output_flags", "cutoffs", "hint_cutoffs", "load_corpus",
+           "load_labels", "load_other", "load_queries", "load_run", "load_runs", "tie_warning",
+           "with_query_text", "without_query_text_warnings"]
+
+#: What ``--format`` writes a result's table as, instead of the terminal report.
 FORMATS = ("markdown", "latex", "csv", "json")
+#: How ``--order`` reads a ranking (:func:`retrieval_eval.io.detect.read_run_file`'s ``order``).
+ORDERS = ("rank", "score")
 _LABELS_HELP = ("labels: judgments JSONL, TREC or BEIR qrels, a pytrec_eval/ranx JSON dict, parquet, "
                 "CSV, or a BEIR folder (the format is detected)")
 
-
-class UsageError(Exception):
-    """Raised for a usage error; the CLI prints it as one line and exits 2."""
+#: The usage error of the command line (one line on stderr, exit 2); the same class as
+#: :class:`.common.CLIError`, under the name this module has always raised.
+UsageError = CLIError
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,17 +63,35 @@ def add_runs(p: argparse.ArgumentParser, required: bool = True, many_help: str |
     p.add_argument("--run", metavar="PATH", action="append", required=required,
                    help=many_help or "a run: JSONL, TREC, a pytrec_eval/ranx JSON dict, parquet or CSV; "
                                      "repeatable (one file may hold several systems)")
-    p.add_argument("--order", choices=("rank", "score"), default="rank",
+    p.add_argument("--order", choices=ORDERS, default="rank",
                    help="rank: each ranking in its own order (JSONL list, TREC rank column; default); "
                         "score: re-ranked by score, ties by doc id descending, as trec_eval does")
 
 
 def add_cutoffs(p: argparse.ArgumentParser, help_: str = "cutoffs, e.g. -k 5,10,100 or -k 5 -k 10 "
                                                           "(default 10); all are scored in one pass") -> None:
+    """``-k`` (repeatable, each a cutoff or a comma list; :func:`cutoffs` joins them).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The verb's parser.
+    help_ : str
+        The option's help text.
+    """
     p.add_argument("-k", metavar="K", action="append", type=_ks, help=help_)
 
 
 def add_format(p: argparse.ArgumentParser, per_query: bool = False) -> None:
+    """``--format`` (one of :data:`FORMATS`) and, with ``per_query``, ``--per-query``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The verb's parser.
+    per_query : bool
+        Also add ``--per-query`` (``score``).
+    """
     p.add_argument("--format", choices=FORMATS,
                    help="write the summary table as markdown, latex, csv or json instead of the "
                         "terminal report" + (" (with --per-query: the per-query table)" if per_query else ""))
@@ -87,18 +111,21 @@ def check_output_flags(args: argparse.Namespace) -> None:
 
 
 def _ks(text: str) -> tuple[int, ...]:
+    """``-k 5`` or ``-k 5,10,100`` as ints; the engine's rule (:func:`check_ks`) decides the
+    largest cutoff, and only the wording of its refusal is the command line's."""
+    from ..engine.metrics import MAX_K, check_ks
+
     parts = text.split(",")
-    if not all(re.fullmatch(r"[0-9]+", s.strip()) and int(s) >= 1 for s in parts):
+    if not all(re.fullmatch(r"0*[1-9][0-9]*", s.strip()) for s in parts):
         if len(parts) == 1:
             raise UsageError(f"-k expects a positive integer, got '{text}'")
         raise UsageError(f"-k expects positive integers separated by commas (5,10,100), got '{text}'")
-    ks = tuple(int(s) for s in parts)
-    from ..engine.metrics import MAX_K
-
-    for s, k in zip(parts, ks):
-        if k > MAX_K:
-            raise UsageError(f"-k is at most {MAX_K} (the largest int64), got '{s.strip()}'")
-    return ks
+    for s in parts:
+        try:
+            check_ks(int(s))
+        except ValueError:
+            raise UsageError(f"-k is at most {MAX_K} (the largest int64), got '{s.strip()}'") from None
+    return tuple(int(s) for s in parts)
 
 
 def cutoffs(values: list[tuple[int, ...]] | None) -> tuple[int, ...]:
@@ -174,9 +201,58 @@ def load_other(path: str, role: str) -> pd.DataFrame:
     return reader(path, data=data, label=path)
 
 
+def load_queries(path: str) -> pd.DataFrame:
+    """``--queries``: queries JSONL or BEIR's queries.jsonl (``-`` is stdin).
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        The queries frame of the data model.
+    """
+    return load_other(path, "queries")
+
+
+def load_corpus(path: str) -> pd.DataFrame:
+    """``--corpus``: a corpus JSON document or BEIR's corpus.jsonl (``-`` is stdin).
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        The corpus frame of the data model.
+    """
+    return load_other(path, "corpus")
+
+
+def check_negatives(judgments, labels_path: str, queries, queries_path: str, threshold: int) -> None:
+    """Refuse an ``expect_none`` query of ``queries_path`` that has a relevant label in
+    ``labels_path``, naming both files (the same rule for score, calibrate and compare).
+
+    Parameters
+    ----------
+    judgments, queries : pandas.DataFrame
+        As read by :func:`load_labels` and :func:`load_queries`.
+    labels_path, queries_path : str
+        Named in the refusal.
+    threshold : int
+        The lowest relevant grade.
+    """
+    from ..analysis.calibration import check_negatives as check, negative_ids
+
+    check(judgments, negative_ids(queries, None), threshold, label=labels_path,
+          negatives_label=queries_path)
+
+
 def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple[pd.DataFrame, str | None]:
     """One run file of any format (``-`` is stdin), with ``--system`` selecting one system;
-    also the file's kind (:func:`retrieval_eval.detect.sniff`)."""
+    also the file's kind (:func:`retrieval_eval.io.detect.sniff`)."""
     from ..io.detect import read_run_file, sniff, sniff_bytes
 
     if path != "-":
@@ -196,7 +272,10 @@ def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) ->
     """Every ``--run`` file, concatenated. With several files, a file whose rows name no system
     (the default ``run``) is named after the file, so two such files are two systems; the same
     system in two files is refused. Warns (``warn(text)``) about tied scores read by rank (a
-    pytrec_eval/ranx dict has no order of its own: it is always ranked by score)."""
+    pytrec_eval/ranx dict has no order of its own: it is always ranked by score); ``warn``
+    defaults to the command line's own (``args.warn``, set by :func:`.app.main`)."""
+    if warn is None:
+        warn = getattr(args, "warn", None)
     from ..io.formats import DEFAULT_SYSTEM, RUN_COLUMNS
 
     paths = list(args.run)
@@ -265,92 +344,6 @@ def hint_cutoffs(report: dict[str, Any], gates, ks: tuple[int, ...]) -> dict[str
 
 
 # ---------------------------------------------------------------------------------------------
-# Writing tables
-# ---------------------------------------------------------------------------------------------
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    from .app import _frame_records
-
-    return _frame_records(frame)
-
-
-def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None, latex: str | None = None) -> None:
-    """``frame`` in ``fmt``: the result's own Markdown/LaTeX when given, else the frame's."""
-    from ..viz import tables
-
-    if fmt == "markdown":
-        out.stream.write(markdown if markdown is not None else tables.frame_markdown(frame))
-    elif fmt == "latex":
-        out.stream.write(latex if latex is not None else tables.frame_latex(frame))
-    elif fmt == "csv":
-        named = frame.index.name is not None or any(frame.index.names)
-        buf = io.StringIO()
-        frame.to_csv(buf, index=named, lineterminator="\n")
-        out.stream.write(buf.getvalue())
-    else:
-        out.stream.write(json.dumps(_records(frame), indent=2, ensure_ascii=False) + "\n")
-
-
-def drift_frame(result) -> pd.DataFrame:
-    """A drift result's labels per status, as a two-column frame (csv/json output)."""
-    from ..analysis.drift import DRIFT_STATUSES
-
-    return pd.DataFrame({"status": list(DRIFT_STATUSES),
-                         "labels": [int(result.summary[s.lower()]) for s in DRIFT_STATUSES]})
-
-
-def query_lists(per_query: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
-    """Per system: ``missing`` (judged, with positives, no ranking: scored zero), ``excluded``
-    (no label at the threshold, or expect_none: out of the averages), ``repeating`` (a key
-    repeated in the ranking: only its first occurrence counted)."""
-    negative = per_query["negative"] if "negative" in per_query.columns else False
-    excluded = per_query["no_positives"] | negative
-    out: dict[str, dict[str, list[str]]] = {}
-    for name, mask in (("missing", per_query["missing"] & ~excluded), ("excluded", excluded),
-                       ("repeating", per_query["duplicates"])):
-        rows = per_query[mask]
-        for system in pd.unique(per_query["system"]):
-            ids = rows.loc[rows["system"] == system, "query_id"].astype(str).tolist()
-            out.setdefault(str(system), {})[name] = ids
-    return out
-
-
-_LIST_TEXT = {
-    "missing": "missing (judged, no ranking: scored zero)",
-    "excluded": "excluded (no label at the threshold, or expect_none)",
-    "repeating": "repeating (a key repeated in the ranking: first occurrence counted)",
-}
-
-
-def write_per_query(out, ev, fmt: str | None) -> None:
-    """The per-query values of every system, then the lists of :func:`query_lists`."""
-    from . import term as _term
-    from ..engine.metrics import metric_columns
-
-    pq = ev.per_query
-    metrics = metric_columns(pq)
-    columns = ["system", "query_id", "stratum", *metrics, "missing", "no_positives", "negative", "duplicates"]
-    frame = pq[[c for c in columns if c in pq.columns]].reset_index(drop=True)
-    lists = query_lists(pq)
-    if fmt == "json":
-        payload = {"per_query": _records(frame), "queries": lists}
-        out.stream.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-        return
-    if fmt in ("csv", "markdown", "latex"):
-        write_table(out, frame, fmt)
-        return
-    shown = ["system", "query_id", *metrics] if len(ev.systems) > 1 else ["query_id", *metrics]
-    rows = [[_term.fmt_number(v) if isinstance(v, float) else str(v) for v in r]
-            for r in frame[shown].itertuples(index=False, name=None)]
-    out(_term.table(shown, rows, align=["l"] * (len(shown) - len(metrics)) + ["r"] * len(metrics), style=out.s))
-    for system, groups in lists.items():
-        prefix = f"{system}: " if len(lists) > 1 else ""
-        for name, ids in groups.items():
-            out(f"  {prefix}{_LIST_TEXT[name]}: {len(ids)}" + (f": {', '.join(ids)}" if ids else ""))
-
-
-# ---------------------------------------------------------------------------------------------
 # validate
 # ---------------------------------------------------------------------------------------------
 
@@ -372,34 +365,4 @@ def without_query_text_warnings(result):
     from dataclasses import replace
 
     return replace(result, issues=[i for i in result.issues if i.code != "missing-query-text"])
-
-
-GROUP_AT = 4
-SHOW_IDS = 5
-
-
-def group_issues(issues: list[dict[str, Any]]) -> list[list[str]]:
-    """Rows ``[severity, code, message]`` with an issue that repeats (``GROUP_AT`` times or
-    more, e.g. one per query) folded into one row: the count, the first message, and the
-    first few query ids. ``--json`` keeps every issue."""
-    by_code: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for issue in issues:
-        by_code.setdefault((issue["severity"], issue["code"]), []).append(issue)
-    rows = []
-    for (severity, code), group in by_code.items():
-        if len(group) < GROUP_AT:
-            rows.extend([severity, code, i["message"]] for i in group)
-            continue
-        ids = []
-        for i in group:
-            m = re.search(r"\bquery (\S+)", i["message"])
-            if m and m.group(1) not in ids:
-                ids.append(m.group(1))
-        shown = ", ".join(ids[:SHOW_IDS]) + (", ..." if len(ids) > SHOW_IDS else "")
-        message = f"{len(group)} times, e.g. {group[0]['message']}"
-        if ids:
-            message += f"; queries {shown}"
-        rows.append([severity, code, message + " (--json lists every one)"])
-    return rows
-
 

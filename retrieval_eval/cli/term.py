@@ -12,7 +12,7 @@ import math
 import os
 from typing import Any, Iterable, Sequence, TextIO
 
-__all__ = ["Style", "color_enabled", "escape", "fmt_number", "table", "visible_len"]
+__all__ = ["COLOR_MODES", "Style", "color_enabled", "escape", "fmt_number", "table", "visible_len"]
 
 from ..visible import ANSI as _ANSI
 from ..visible import escape
@@ -39,6 +39,10 @@ _STATUS_COLOR = {
     "MERGED": "cyan",
     "warning": "yellow",
 }
+
+
+#: What ``--color`` takes (:func:`color_enabled`).
+COLOR_MODES = ("auto", "always", "never")
 
 
 def color_enabled(mode: str, stream: TextIO, environ: Any = None) -> bool:

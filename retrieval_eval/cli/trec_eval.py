@@ -13,7 +13,7 @@ trec_eval 9.0.8 prints, so that scripts parsing its output work unchanged:
 * ``-m official`` (the default), ``-m all_trec`` and ``-m set`` are trec_eval's nicknames,
   restricted to the measures this catalogue has (not ``relstring``, ``unj``, ``rbp``).
 
-Every number comes from the catalogue (:mod:`retrieval_eval.measures`). Where this command
+Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). Where this command
 differs from trec_eval: a qrels grade below 0 is read as 0 (the readers' rule), and a qrels
 line repeating a (query, doc) pair keeps its last grade (trec_eval refuses both files).
 A run that repeats a doc id in a query is refused, as trec_eval refuses it.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 
+from .common import CLIError
 from .term import escape
 from ..engine.measures.registry import FAMILIES, parse_measure
 
@@ -115,10 +116,23 @@ def _line(name: str, qid: str, value, kind: str) -> str:
 
 
 def cmd_trec_eval(args: argparse.Namespace, out) -> int:
+    """Run ``trec_eval``: trec_eval's measures and output, line for line.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 done.
+    """
     import numpy as np
 
     from ..engine.measures import compute, summarize
-    from .app import CLIError
     from ..io.formats import read_qrels, read_trec_run
 
     if args.level < 1:

@@ -10,6 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from . import inputs
+from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, dumps, finite_float, positive_int
+from .term import fmt_number
+
 __all__ = ["add_commands", "calibrate_flags", "calibrate_options", "cmd_label_agreement",
            "cmd_score_shift", "render_guarantee"]
 
@@ -21,8 +25,18 @@ COMMANDS = {
 
 def add_commands(command: Callable[..., argparse.ArgumentParser],
                  output_flags: Callable[[argparse.ArgumentParser, str], None]) -> None:
-    """Add both commands through the CLI's own ``command`` and ``output_flags`` helpers."""
-    from .app import _finite_float, _positive_int
+    """Add both commands through the CLI's own ``command`` and ``output_flags`` helpers.
+
+    Parameters
+    ----------
+    command : callable
+        ``command(name, description, epilog)`` makes a verb's subparser
+        (:func:`.parser.build_parser`).
+    output_flags : callable
+        ``output_flags(p, json_help)`` adds ``--json`` and ``--color``.
+    """
+    from ..analysis.agreement import AGREEMENT_GATE_MEASURES
+    from ..analysis.shift import SHIFT_GATE_METRICS
 
     p = command(
         "score-shift",
@@ -44,16 +58,16 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
                    help="judgments JSONL: the positives that calibrate each cutoff")
     p.add_argument("--queries", metavar="FILE", help="queries JSONL: expect_none marks the negatives")
     p.add_argument("--system", metavar="NAME", help="the system to compare, when a run holds several")
-    p.add_argument("--cutoff", metavar="X", type=_finite_float("--cutoff"),
+    p.add_argument("--cutoff", metavar="X", type=finite_float("--cutoff"),
                    help="the cutoff production uses today (flips are counted under it)")
-    p.add_argument("--quantile", metavar="Q", type=_finite_float("--quantile", 0.0, 1.0), default=0.10,
+    p.add_argument("--quantile", metavar="Q", type=finite_float("--quantile", 0.0, 1.0), default=0.10,
                    help="quantile of positive top-1 scores used as each run's cutoff (default 0.10)")
-    p.add_argument("--alpha", metavar="A", type=_finite_float("--alpha", 0.0, 1.0),
+    p.add_argument("--alpha", metavar="A", type=finite_float("--alpha", 0.0, 1.0),
                    help="use the split-conformal cutoff with retention >= 1 - A instead")
-    p.add_argument("--bins", metavar="N", type=_positive_int("--bins"), default=10,
+    p.add_argument("--bins", metavar="N", type=positive_int("--bins"), default=10,
                    help="quantile bins of the before scores for the PSI (default 10)")
     p.add_argument("--gate", metavar="EXPR", action="append", default=[],
-                   help="score-shift:psi|ks|flip_share|cutoff_shift:CEILING, repeatable")
+                   help=f"score-shift:{'|'.join(SHIFT_GATE_METRICS)}:CEILING, repeatable")
     p.add_argument("--out", metavar="FILE", help="also write the JSON result here (atomically)")
     output_flags(p, "print the result as JSON")
     p.set_defaults(handler=cmd_score_shift)
@@ -78,11 +92,11 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     p.add_argument("--labeler", metavar="NAME", action="append",
                    help="a labeled_by value to compare, repeatable (default: every labeler)")
     p.add_argument("--run", metavar="FILE", help="a run: score it with each labeler's labels")
-    p.add_argument("-k", metavar="K", type=_positive_int("-k"), default=10, help="cutoff (default 10)")
-    p.add_argument("--threshold", metavar="T", type=_positive_int("--threshold"), default=1,
+    p.add_argument("-k", metavar="K", type=positive_int("-k"), default=10, help="cutoff (default 10)")
+    p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
     p.add_argument("--gate", metavar="EXPR", action="append", default=[],
-                   help="label-agreement:kappa|kappa_linear|kappa_quadratic|kappa_binary|alpha:FLOOR")
+                   help=f"label-agreement:{'|'.join(AGREEMENT_GATE_MEASURES)}:FLOOR")
     p.add_argument("--out", metavar="FILE", help="also write the JSON result here (atomically)")
     output_flags(p, "print the result as JSON")
     p.set_defaults(handler=cmd_label_agreement)
@@ -90,9 +104,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
 
 def calibrate_flags(p: argparse.ArgumentParser) -> None:
     """``calibrate``'s --alpha and --by-stratum."""
-    from .app import _finite_float
-
-    p.add_argument("--alpha", metavar="A", type=_finite_float("--alpha", 0.0, 1.0),
+    p.add_argument("--alpha", metavar="A", type=finite_float("--alpha", 0.0, 1.0),
                    help="split-conformal cutoff: a new positive keeps its answer with probability "
                         ">= 1 - A (no cutoff when there are too few positives)")
     p.add_argument("--by-stratum", action="store_true",
@@ -123,7 +135,6 @@ def render_guarantee(out, calibration) -> None:
 
 
 def _gates(expressions: list[str], kind: str):
-    from .app import CLIError
     from ..analysis.gates import parse_gate
 
     gates = [parse_gate(g) for g in expressions]
@@ -134,13 +145,12 @@ def _gates(expressions: list[str], kind: str):
 
 
 def _finish(args: argparse.Namespace, out, payload: dict[str, Any], gates, lines: list[str]) -> int:
-    from .app import EXIT_FINDING, EXIT_OK, _dumps, atomic_write_text
     from ..analysis.gates import evaluate_gates
 
     evaluation = evaluate_gates(payload, gates)
     if gates:
         payload["verdict"] = evaluation.to_dict()
-    text = _dumps(payload)
+    text = dumps(payload)
     if args.out:
         atomic_write_text(args.out, text)
     if args.json:
@@ -156,8 +166,6 @@ def _finish(args: argparse.Namespace, out, payload: dict[str, Any], gates, lines
 
 
 def _table(frame, columns) -> list[str]:
-    from .term import fmt_number
-
     rows = []
     for name, row in frame.iterrows():  # a handful of measures
         cells = [f"{str(name):<16}"] + [f"{fmt_number(row[c], 4):>10}" for c in columns]
@@ -166,28 +174,37 @@ def _table(frame, columns) -> list[str]:
 
 
 def _load_judgments(path: str):
-    """Labels in any format the library reads (:mod:`retrieval_eval.cli_inputs`)."""
-    from . import inputs as cli_inputs
-
-    return cli_inputs.load_labels(argparse.Namespace(judgments=path)).frame
+    """Labels in any format the library reads (:mod:`.inputs`)."""
+    return inputs.load_labels(argparse.Namespace(judgments=path)).frame
 
 
 def _load_run(path: str):
-    """A run in any format the library reads (:mod:`retrieval_eval.cli_inputs`)."""
-    from . import inputs as cli_inputs
-
-    return cli_inputs.load_run(path)[0]
+    """A run in any format the library reads (:mod:`.inputs`)."""
+    return inputs.load_run(path)[0]
 
 
 def cmd_score_shift(args: argparse.Namespace, out) -> int:
-    from .app import _load_queries
+    """Run ``score-shift``: the top-1 score distributions of two runs compared.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 computed and every gate PASS, 1 a gate FAIL or INDETERMINATE.
+    """
     from ..analysis.shift import score_shift
 
     gates = _gates(args.gate, "score-shift")
     before = _load_run(args.run_before)
     after = _load_run(args.run_after)
     judgments = _load_judgments(args.judgments) if args.judgments else None
-    queries = _load_queries(args.queries) if args.queries else None
+    queries = inputs.load_queries(args.queries) if args.queries else None
     result = score_shift(before, after, judgments=judgments, queries=queries, system=args.system, cutoff=args.cutoff,
                          quantile=args.quantile, guarantee=args.alpha, bins=args.bins)
     lines = [f"score-shift  {args.run_before} ({result.settings['before']})  ->  "
@@ -198,6 +215,20 @@ def cmd_score_shift(args: argparse.Namespace, out) -> int:
 
 
 def cmd_label_agreement(args: argparse.Namespace, out) -> int:
+    """Run ``label-agreement``: agreement between labelers of the same labels.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`.parser.build_parser`).
+    out : Out
+        Where the output goes (stdout, coloured when wanted).
+
+    Returns
+    -------
+    int
+        The exit code: 0 computed and every gate PASS, 1 a gate FAIL or INDETERMINATE.
+    """
     from ..analysis.agreement import label_agreement
 
     gates = _gates(args.gate, "label-agreement")

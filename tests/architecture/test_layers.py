@@ -33,7 +33,6 @@ KNOWN_UPWARD: set[str] = {
 }
 KNOWN_CIRCLES: set[frozenset[str]] = {
     frozenset({'retrieval_eval.analysis.evaluation', 'retrieval_eval.analysis.report', 'retrieval_eval.analysis.streaming'}),
-    frozenset({'retrieval_eval.cli.app', 'retrieval_eval.cli.inputs', 'retrieval_eval.cli.trec_eval', 'retrieval_eval.cli.trust'}),
     frozenset({'retrieval_eval.io.detect', 'retrieval_eval.io.formats', 'retrieval_eval.io.interop', 'retrieval_eval.io.tabular'}),
 }
 KNOWN_PRIVATE: set[tuple[str, str]] = {
@@ -51,11 +50,6 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._first_content_line'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._is_path'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._read_error'),
-    ('retrieval_eval.cli.inputs', 'retrieval_eval.cli.app._frame_records'),
-    ('retrieval_eval.cli.trust', 'retrieval_eval.cli.app._dumps'),
-    ('retrieval_eval.cli.trust', 'retrieval_eval.cli.app._finite_float'),
-    ('retrieval_eval.cli.trust', 'retrieval_eval.cli.app._load_queries'),
-    ('retrieval_eval.cli.trust', 'retrieval_eval.cli.app._positive_int'),
     ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._arrow'),
     ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._codes'),
     ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._find'),
@@ -77,7 +71,6 @@ KNOWN_LONG_MODULES: set[str] = {
     'retrieval_eval.analysis.compare',
     'retrieval_eval.analysis.drift',
     'retrieval_eval.analysis.streaming',
-    'retrieval_eval.cli.app',
     'retrieval_eval.engine.metrics',
     'retrieval_eval.io.formats',
 }
@@ -88,8 +81,6 @@ KNOWN_LONG_FUNCTIONS: set[str] = {
     'retrieval_eval.analysis.gates._evaluate_one',
     'retrieval_eval.analysis.report.report_from_evaluation',
     'retrieval_eval.analysis.validation.validate',
-    'retrieval_eval.cli.app.build_parser',
-    'retrieval_eval.cli.demo._index_html',
     'retrieval_eval.engine.measures.scan.scan',
     'retrieval_eval.engine.metrics._scan',
     'retrieval_eval.engine.metrics.compute',

@@ -48,7 +48,7 @@ def test_help_of_an_unknown_verb_is_a_usage_error():
 def test_version_before_or_after_a_verb_wins_over_missing_arguments(argv):
     code, out, err = run(*argv)
     assert (code, err) == (0, "")
-    assert out == f"retrieval-eval {cli._version()}\n"
+    assert out == f"retrieval-eval {cli.version()}\n"
 
 
 def test_version_after_double_dash_is_not_an_option():

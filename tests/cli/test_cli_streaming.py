@@ -1,5 +1,5 @@
 """``retrieval-eval score`` streams a large run (``--chunk-rows``, or automatically above
-``cli.STREAM_BYTES``) and prints exactly what the in-memory path prints."""
+``cli.score.STREAM_BYTES``) and prints exactly what the in-memory path prints."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import pytest
 
 from retrieval_eval.cli import app as cli
+from retrieval_eval.cli import score as score_cmd
 from retrieval_eval.io import formats
 from retrieval_eval.analysis import streaming
 
@@ -49,8 +50,8 @@ def test_a_run_above_the_threshold_is_streamed_with_the_same_report(files, spy, 
     jp, rp = files
     code, whole, _ = run_cli("score", "--judgments", jp, "--run", rp, "--json")
     assert spy == []
-    monkeypatch.setattr(cli, "STREAM_BYTES", rp.stat().st_size)
-    monkeypatch.setattr(cli, "STREAM_CHUNK_ROWS", 13)
+    monkeypatch.setattr(score_cmd, "STREAM_BYTES", rp.stat().st_size)
+    monkeypatch.setattr(score_cmd, "STREAM_CHUNK_ROWS", 13)
     code2, streamed, _ = run_cli("score", "--judgments", jp, "--run", rp, "--json")
     assert spy == [13]
     assert (code2, _report(streamed)) == (code, _report(whole))

@@ -1,0 +1,552 @@
+"""How the command line shows a result in a terminal: tables, verdicts, drift and validation
+summaries, with colour when it is wanted (:mod:`.term`).
+
+Nothing here computes a number: it lays out what the library returned (a report dict, a
+result's frames or its Markdown).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import re
+from typing import Any, TextIO
+
+import pandas as pd
+
+from . import term
+from .common import frame_records, jsonable
+from ..analysis.gates import strata_order, worst_of
+
+__all__ = ["Out", "drift_frame", "group_issues", "markdown_to_text", "num", "plural",
+           "query_lists", "render_calibration", "render_drift", "render_score", "render_validation",
+           "write_per_query", "write_table"]
+
+
+class Out:
+    """Where a command writes: stdout, with colour when it is wanted."""
+
+    def __init__(self, stream: TextIO, color: bool) -> None:
+        self.stream = stream
+        self.s = term.Style(color)
+
+    def __call__(self, text: str = "") -> None:
+        # Ids, strata and paths in the text are shown with their control characters escaped.
+        self.stream.write(term.escape(text, newlines=True, colors=self.s.enabled) + "\n")
+
+
+def num(value: Any, decimals: int = 4) -> str:
+    """``value`` as the terminal shows a number (:func:`.term.fmt_number`)."""
+    return term.fmt_number(value, decimals)
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 query``, ``2 queries``."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+
+def render_score(out: Out, reports: dict[str, dict[str, Any]], args: argparse.Namespace,
+                  labels_path: str, calibration: Any, no_scores: bool = False) -> None:
+    """The terminal report of ``score``: settings, metrics, strata, calibration, verdicts and gates.
+
+    Parameters
+    ----------
+    out : Out
+    reports : dict
+        System name -> its spec report (gates applied).
+    args : argparse.Namespace
+    labels_path : str
+    calibration : Calibration or None
+    no_scores : bool
+        ``--queries`` was given but the run has no scores (calibration skipped).
+    """
+    s = out.s
+    first = next(iter(reports.values()))
+    j = first.get("judgments", {})
+    out(f"{s('score', 'bold')}  {labels_path}  {s('against', 'dim')}  {', '.join(args.run)}")
+    counts = [plural(j.get("queries", 0), "query", "queries"), f"{j.get('queries_scored', 0)} scored",
+              plural(j.get("labels", 0), "label")]
+    if "human_labels" in j or "synthetic_labels" in j:
+        counts.append(f"{j.get('human_labels', 0)} human / {j.get('synthetic_labels', 0)} synthetic")
+    settings = [f"k={args.k}", f"threshold={args.threshold}"]
+    if args.gain != "exponential":
+        settings.append(f"gain={args.gain}")
+    if args.system:
+        settings.append(f"system={args.system}")
+    elif len(reports) > 1:
+        settings.append(f"{len(reports)} systems")
+    out(f"  {', '.join(settings)}  {s('|', 'dim')}  {', '.join(counts)}")
+    drift = j.get("drift")
+    if drift:
+        out(f"  drift: {drift.get('valid', 0)} VALID, {drift.get('re_anchorable', 0)} RE_ANCHORABLE, "
+            f"{drift.get('merged', 0)} MERGED, {drift.get('split', 0)} SPLIT, "
+            f"{drift.get('orphaned', 0)} ORPHANED ({drift.get('invalid_ratio', 0.0):.1%} not VALID)")
+    out()
+
+    if len(reports) > 1:
+        render_system_metrics(out, reports)
+    elif first.get("metrics"):
+        render_metrics(out, first["metrics"])
+    else:
+        out(f"  {s('no metric was computed', 'yellow')}")
+    out()
+
+    for system, data in reports.items():
+        strata = data.get("per_stratum")
+        if strata:
+            title = "per stratum" if len(reports) == 1 else f"per stratum, {system}"
+            render_strata(out, strata, title, order=strata_order(data))
+            out()
+
+    if calibration is not None:
+        render_calibration(out, calibration)
+        out()
+    elif no_scores:
+        out(f"{s('calibration', 'bold')}  {s('skipped: the run has no scores', 'yellow')} "
+            "(calibration needs each ranking's relevance scores)")
+        out()
+
+    _render_verdicts(out, reports)
+
+
+def _render_verdicts(out: Out, reports: dict[str, dict[str, Any]]) -> None:
+    """Each system's verdict, its reasons and its gates table."""
+    s = out.s
+    for system, data in reports.items():
+        verdict = data.get("verdict", {})
+        status = verdict.get("status", "INDETERMINATE")
+        label = "verdict" if len(reports) == 1 else f"verdict, {system}"
+        out(f"{s(label, 'bold')}  {s.status(status)}")
+        for reason in verdict.get("reasons") or []:
+            out(f"  - {reason}")
+        gates = verdict.get("gates") or []
+        if gates:
+            out()
+            rows = []
+            for g in gates:
+                rows.append([
+                    s.status(g["status"]),
+                    g["expression"],
+                    num(g.get("observed")),
+                    num(g.get("baseline")) if "baseline" in g else "",
+                ])
+            headers = ["gate", "expression", "observed", "baseline"]
+            if not any(r[3] for r in rows):
+                headers, rows = headers[:3], [r[:3] for r in rows]
+            out(term.table(headers, rows, align=["l", "l"] + ["r"] * (len(headers) - 2), style=s))
+        if len(reports) > 1:
+            out()
+
+
+def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]], dict[str, list[str]]]:
+    any_ci = any(isinstance(m, dict) and m.get("ci") for m in metrics.values())
+    any_n = any(isinstance(m, dict) and m.get("n") not in (None, 1) for m in metrics.values())
+    headers = ["metric", "value"] + (["95% CI"] if any_ci else []) + (["n"] if any_n else [])
+    rows: list[list[str]] = []
+    notes: dict[str, list[str]] = {}  # reason -> the metrics it applies to
+    for name, m in metrics.items():
+        row = [name, num(m.get("value"))]
+        if any_ci:
+            ci = m.get("ci")
+            row.append(f"[{num(ci[0])}, {num(ci[1])}]" if ci else "")
+        if any_n:
+            row.append(str(m.get("n", "")))
+        if m.get("indeterminate"):
+            row[0] = name + " !"
+            notes.setdefault(str(m["indeterminate"]), []).append(name)
+        rows.append(row)
+    return headers, rows, notes
+
+
+def render_metrics(out: Out, metrics: dict[str, Any]) -> None:
+    """One system's metrics table, with a note per reason a metric cannot be gated.
+
+    Parameters
+    ----------
+    out : Out
+    metrics : dict
+        The report's ``metrics``.
+    """
+    headers, rows, notes = _measurement_rows(metrics)
+    out(term.table(headers, rows, style=out.s))
+    for why, names in notes.items():
+        out(f"  ! {', '.join(names)}: a gate on {'it' if len(names) == 1 else 'these'} cannot pass: {why}")
+
+
+def render_system_metrics(out: Out, reports: dict[str, dict[str, Any]]) -> None:
+    """Every system's metrics side by side, one column per system.
+
+    Parameters
+    ----------
+    out : Out
+    reports : dict
+        System name -> its spec report.
+    """
+    names = list(reports)
+    notes: dict[str, str] = {}
+    metric_names: list[str] = []
+    for data in reports.values():
+        for name in data.get("metrics") or {}:
+            if name not in metric_names:
+                metric_names.append(name)
+    rows = []
+    for metric in metric_names:
+        row = [metric]
+        for system in names:
+            m = (reports[system].get("metrics") or {}).get(metric)
+            if not isinstance(m, dict):
+                row.append("- ")
+            elif m.get("indeterminate"):
+                row.append(num(m.get("value")) + "!")
+                notes.setdefault(system, str(m["indeterminate"]))
+            else:
+                row.append(num(m.get("value")) + " ")
+        rows.append(row)
+    out(term.table(["metric"] + names, rows, style=out.s))
+    for system, why in notes.items():
+        out(f"  ! {system}: a gate on these cannot pass: {why}")
+
+
+def render_strata(out: Out, strata: dict[str, Any], title: str = "per stratum",
+                   order=()) -> None:
+    """The per-stratum table; ``*`` marks, per metric, the one stratum ``worst_of`` names (ties
+    by first appearance, ``order``), as the worst-stratum gate does; none when all are equal."""
+    s = out.s
+    metric_names: list[str] = []
+    for st in strata.values():
+        for name in st.get("metrics") or {}:
+            if name not in metric_names:
+                metric_names.append(name)
+    worst: dict[str, str] = {}
+    for name in metric_names:
+        values = {
+            stratum: st["metrics"][name]["value"]
+            for stratum, st in strata.items()
+            if st.get("n", 0) > 0 and name in (st.get("metrics") or {})
+        }
+        if values and min(values.values()) < max(values.values()):  # a tie everywhere marks nothing
+            worst[name] = worst_of(values, order)
+    rows = []
+    for stratum, st in strata.items():
+        row = [stratum, str(st.get("n", 0))]
+        for name in metric_names:
+            m = (st.get("metrics") or {}).get(name)
+            if m is None:
+                row.append("-")
+                continue
+            cell = num(m.get("value"))
+            if worst.get(name) == stratum:
+                cell = s(cell + "*", "red")
+            else:
+                cell += " "
+            row.append(cell)
+        rows.append(row)
+    out(f"{s(title, 'bold')}  (n = queries scored; * = worst stratum for the metric)")
+    out(term.table(["stratum", "n"] + metric_names, rows, style=s))
+
+
+def render_calibration(out: Out, calibration: Any) -> None:
+    """The calibration summary table and its warnings.
+
+    Parameters
+    ----------
+    out : Out
+    calibration : Calibration
+    """
+    s = out.s
+    summary = getattr(calibration, "summary", None)
+    out(f"{s('calibration', 'bold')}  (top-1 scores of positives vs expect_none negatives)")
+    if summary is not None and len(summary):
+        frame = summary.reset_index()
+        columns = [c for c in (
+            "system", "cutoff", "n_positive", "n_negative", "negative_satisfaction",
+            "positive_retention", "separation_margin", "auroc", "fpr@95tpr", "rank_based",
+        ) if c in frame.columns]
+        rows = []
+        for rec in frame[columns].to_dict(orient="records"):
+            rows.append([_cell(rec[c]) for c in columns])
+        out(term.table(columns, rows, style=s))
+    for warning in getattr(calibration, "warnings", None) or []:
+        out(f"  ! {s(warning, 'yellow')}")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return num(jsonable(value))
+
+
+def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, written: bool) -> None:
+    """The terminal report of ``drift``: labels per status, the decayed ones, what ``--fix`` did.
+
+    Parameters
+    ----------
+    out : Out
+    args : argparse.Namespace
+    result : DriftResult
+    fixed : FixResult or None
+        With ``--fix``.
+    written : bool
+        Whether ``--fix`` rewrote the file.
+    """
+    from ..analysis.drift import DRIFT_STATUSES
+
+    s = out.s
+    summary = result.summary
+    out(f"{s('drift', 'bold')}  {args.judgments}  {s('against', 'dim')}  {args.corpus}")
+    out(f"  labels' corpus fingerprint: {result.judgments_fingerprint or '(none, or mixed)'}; "
+        f"live corpus: {result.corpus_fingerprint or '(none)'}")
+    out()
+    rows = []
+    for status in DRIFT_STATUSES:
+        count = summary[status.lower()]
+        rows.append([s.status(status) if count else status, str(count)])
+    out(term.table(["status", "labels"], rows, style=s))
+    out(f"  {plural(summary.total, 'label')}, {summary.invalid_ratio:.1%} not VALID")
+
+    findings = result.findings
+    bad = findings[findings["status"] != "VALID"]
+    if len(bad):
+        out()
+        rows = []
+        shown = bad.head(50)
+        for rec in shown.to_dict(orient="records"):
+            split = rec.get("split_into")
+            target = rec.get("reanchor_to")
+            if split is not None and not _is_missing(split):
+                detail = "spans " + ", ".join(map(str, split))
+            elif not _is_missing(target):
+                detail = f"-> {target}"
+            else:
+                detail = ""
+            cid = rec.get("chunk_id")
+            rows.append([
+                str(rec["query_id"]), str(rec["doc_uri"]),
+                "" if _is_missing(cid) else str(cid), s.status(rec["status"]), detail,
+            ])
+        out(term.table(["query_id", "doc_uri", "chunk_id", "status", "detail"], rows,
+                        align=["l"] * 5, style=s))
+        if len(bad) > len(shown):
+            out(f"  ... and {len(bad) - len(shown)} more not VALID (use --json for all)")
+    out()
+    decayed = summary.total - summary.valid
+    if fixed is not None:
+        review = len(fixed.needs_review)
+        if written:
+            bak = getattr(args, "backup_path", f"{args.judgments}.bak")
+            wrote = f"rewrote {args.judgments}" + (f" (old file kept as {bak})" if args.backup else "")
+        else:
+            wrote = f"{args.judgments} left as it was"
+        out(f"{s('fix', 'bold')}  re-anchored {plural(fixed.reanchored, 'label')}; {wrote}")
+        if review:
+            need = f"{plural(review, 'label')} {'needs' if review == 1 else 'need'} review"
+            out(f"  {s(need, 'yellow')} (SPLIT or ORPHANED): "
+                "left as they are, since guessing would invent ground truth")
+        else:
+            out(f"  {s('nothing left to review', 'green')}")
+    elif args.fix:
+        out(f"{s('fix', 'bold')}  nothing to fix; {args.judgments} left as it is")
+    elif decayed:
+        recoverable = summary.re_anchorable + summary.merged
+        hint = f"; {recoverable} can be re-anchored with --fix" if recoverable else ""
+        out(f"{s.status('FAIL')}  {plural(decayed, 'label')} decayed{hint}")
+    else:
+        out(f"{s.status('PASS')}  every label is VALID")
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def render_validation(out: Out, path: str, result: Any) -> None:
+    """The terminal report of ``validate``: counts, issues (repeats folded) and the outcome.
+
+    Parameters
+    ----------
+    out : Out
+    path : str
+        The labels file.
+    result : ValidationResult
+    """
+    s = out.s
+    d = jsonable(result.to_dict())
+    out(f"{s('validate', 'bold')}  {path}")
+    out(f"  {plural(d.get('queries', 0), 'query', 'queries')}, {plural(d.get('labels', 0), 'label')} "
+        f"({d.get('humanLabels', 0)} human, {d.get('syntheticLabels', 0)} synthetic), "
+        f"fingerprint {d.get('fingerprint') or '(none)'}")
+    strata = d.get("strata") or {}
+    if strata:
+        out("  strata: " + ", ".join(f"{name} {count}" for name, count in strata.items()))
+    issues = d.get("issues") or []
+    if issues:
+        out()
+        rows = [[s.status(sev), code, message] for sev, code, message in group_issues(issues)]
+        out(term.table(["severity", "code", "message"], rows, align=["l", "l", "l"], style=s))
+    out()
+    errors = sum(1 for i in issues if i.get("severity") == "error")
+    warnings = len(issues) - errors
+    if result.ok:
+        tail = f" ({plural(warnings, 'warning')})" if warnings else ""
+        out(f"{s.status('PASS')}  no errors{tail}")
+    else:
+        out(f"{s.status('FAIL')}  {plural(errors, 'error')}, {plural(warnings, 'warning')}: "
+            "metrics computed from this set cannot be trusted")
+
+
+
+def markdown_to_text(markdown: str, style: term.Style) -> str:
+    """Render the pipe tables of a Markdown text as aligned terminal tables; other lines as is.
+
+    The comparison formats its own numbers (one place decides their precision); this only
+    lines them up, honouring each column's ``---:`` alignment.
+    """
+    lines = markdown.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and set(lines[i + 1].replace("|", "").strip()) <= set("-: "):
+            def cells(line: str) -> list[str]:  # split on unescaped pipes, then undo the Markdown escaping
+                return [_md_text(c.strip()) for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+
+            headers = cells(lines[i])
+            spec = cells(lines[i + 1])
+            align = ["r" if c.endswith(":") and not c.startswith(":") else "l" for c in spec]
+            rows = []
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                row = cells(lines[i])
+                rows.append((row + [""] * len(headers))[: len(headers)])
+                i += 1
+            out.append(term.table(headers, rows, align=align, style=style))
+        else:
+            out.append(_md_text(lines[i]))
+            i += 1
+    return "\n".join(out)
+
+
+def _md_text(markdown: str) -> str:
+    """Text of a Markdown cell or line: backslash escapes and HTML entities undone (the terminal
+    shows text; its control characters are escaped for it by :mod:`.term`)."""
+    import html
+
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing tables
+# ---------------------------------------------------------------------------------------------
+
+
+def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None, latex: str | None = None) -> None:
+    """``frame`` in ``fmt``: the result's own Markdown/LaTeX when given, else the frame's."""
+    from ..viz import tables
+
+    if fmt == "markdown":
+        out.stream.write(markdown if markdown is not None else tables.frame_markdown(frame))
+    elif fmt == "latex":
+        out.stream.write(latex if latex is not None else tables.frame_latex(frame))
+    elif fmt == "csv":
+        named = frame.index.name is not None or any(frame.index.names)
+        buf = io.StringIO()
+        frame.to_csv(buf, index=named, lineterminator="\n")
+        out.stream.write(buf.getvalue())
+    else:
+        out.stream.write(json.dumps(frame_records(frame), indent=2, ensure_ascii=False) + "\n")
+
+
+def drift_frame(result) -> pd.DataFrame:
+    """A drift result's labels per status, as a two-column frame (csv/json output)."""
+    from ..analysis.drift import DRIFT_STATUSES
+
+    return pd.DataFrame({"status": list(DRIFT_STATUSES),
+                         "labels": [int(result.summary[s.lower()]) for s in DRIFT_STATUSES]})
+
+
+def query_lists(per_query: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
+    """Per system: ``missing`` (judged, with positives, no ranking: scored zero), ``excluded``
+    (no label at the threshold, or expect_none: out of the averages), ``repeating`` (a key
+    repeated in the ranking: only its first occurrence counted)."""
+    negative = per_query["negative"] if "negative" in per_query.columns else False
+    excluded = per_query["no_positives"] | negative
+    out: dict[str, dict[str, list[str]]] = {}
+    for name, mask in (("missing", per_query["missing"] & ~excluded), ("excluded", excluded),
+                       ("repeating", per_query["duplicates"])):
+        rows = per_query[mask]
+        for system in pd.unique(per_query["system"]):
+            ids = rows.loc[rows["system"] == system, "query_id"].astype(str).tolist()
+            out.setdefault(str(system), {})[name] = ids
+    return out
+
+
+_LIST_TEXT = {
+    "missing": "missing (judged, no ranking: scored zero)",
+    "excluded": "excluded (no label at the threshold, or expect_none)",
+    "repeating": "repeating (a key repeated in the ranking: first occurrence counted)",
+}
+
+
+def write_per_query(out, ev, fmt: str | None) -> None:
+    """The per-query values of every system, then the lists of :func:`query_lists`."""
+    from ..engine.metrics import metric_columns
+
+    pq = ev.per_query
+    metrics = metric_columns(pq)
+    columns = ["system", "query_id", "stratum", *metrics, "missing", "no_positives", "negative", "duplicates"]
+    frame = pq[[c for c in columns if c in pq.columns]].reset_index(drop=True)
+    lists = query_lists(pq)
+    if fmt == "json":
+        payload = {"per_query": frame_records(frame), "queries": lists}
+        out.stream.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        return
+    if fmt in ("csv", "markdown", "latex"):
+        write_table(out, frame, fmt)
+        return
+    shown = ["system", "query_id", *metrics] if len(ev.systems) > 1 else ["query_id", *metrics]
+    rows = [[term.fmt_number(v) if isinstance(v, float) else str(v) for v in r]
+            for r in frame[shown].itertuples(index=False, name=None)]
+    out(term.table(shown, rows, align=["l"] * (len(shown) - len(metrics)) + ["r"] * len(metrics), style=out.s))
+    for system, groups in lists.items():
+        prefix = f"{system}: " if len(lists) > 1 else ""
+        for name, ids in groups.items():
+            out(f"  {prefix}{_LIST_TEXT[name]}: {len(ids)}" + (f": {', '.join(ids)}" if ids else ""))
+
+
+# ---------------------------------------------------------------------------------------------
+# validate
+# ---------------------------------------------------------------------------------------------
+
+
+GROUP_AT = 4
+SHOW_IDS = 5
+
+
+def group_issues(issues: list[dict[str, Any]]) -> list[list[str]]:
+    """Rows ``[severity, code, message]`` with an issue that repeats (``GROUP_AT`` times or
+    more, e.g. one per query) folded into one row: the count, the first message, and the
+    first few query ids. ``--json`` keeps every issue."""
+    by_code: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for issue in issues:
+        by_code.setdefault((issue["severity"], issue["code"]), []).append(issue)
+    rows = []
+    for (severity, code), group in by_code.items():
+        if len(group) < GROUP_AT:
+            rows.extend([severity, code, i["message"]] for i in group)
+            continue
+        ids = []
+        for i in group:
+            m = re.search(r"\bquery (\S+)", i["message"])
+            if m and m.group(1) not in ids:
+                ids.append(m.group(1))
+        shown = ", ".join(ids[:SHOW_IDS]) + (", ..." if len(ids) > SHOW_IDS else "")
+        message = f"{len(group)} times, e.g. {group[0]['message']}"
+        if ids:
+            message += f"; queries {shown}"
+        rows.append([severity, code, message + " (--json lists every one)"])
+    return rows
+
+
