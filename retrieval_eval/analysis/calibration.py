@@ -789,7 +789,9 @@ def calibrate(judgments, run, queries=None, negatives=None, quantile: float = 0.
     ``per_stratum`` and :func:`apply_cutoff`; ``summary`` stays the pooled cutoff's.
     """
     from .guarantee import as_guarantee
+    from .heads import run_of
 
+    run = run_of(run)  # an Evaluation stands in for its run (streamed or Dask: its heads)
     g = as_guarantee(guarantee)
     if by not in (None, "stratum"):
         raise ValueError(f"by must be None or 'stratum', got {by!r}")

@@ -374,6 +374,7 @@ def strata_order(report: Mapping[str, Any]) -> list[str]:
 
 
 def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
+    # long: one branch per gate kind, each a few lines of the spec
     raw, metric, threshold = gate.raw, gate.metric, gate.threshold
     judgments = report.get("judgments") or {}
     nothing_scored = isinstance(judgments, Mapping) and judgments.get("queries_scored") == 0

@@ -89,6 +89,7 @@ def _previous_text_differs(qid: pd.Series, text: pd.Series) -> np.ndarray:
 
 
 def validate(judgments, other=None) -> ValidationResult:
+    # long: the checks in the order the spec lists their issues
     """Check a judgment set. Errors: duplicate-label, inconsistent-query-text, bad-chunk-id,
     bad-text-sha (per row, in row order), empty, no-positives. Warnings: missing-query-text (per
     query, code-point order), no-human-labels, mixed-fingerprints, thin-stratum (code-point

@@ -32,17 +32,12 @@ KNOWN_UPWARD: set[str] = {
     "retrieval_eval.io.interop -> retrieval_eval.engine.metrics",
 }
 KNOWN_CIRCLES: set[frozenset[str]] = {
-    frozenset({'retrieval_eval.analysis.evaluation', 'retrieval_eval.analysis.report', 'retrieval_eval.analysis.streaming'}),
     frozenset({'retrieval_eval.cli.app', 'retrieval_eval.cli.inputs', 'retrieval_eval.cli.trec_eval', 'retrieval_eval.cli.trust'}),
     frozenset({'retrieval_eval.io.detect', 'retrieval_eval.io.formats', 'retrieval_eval.io.interop', 'retrieval_eval.io.tabular'}),
     frozenset({'retrieval_eval.viz.plotting', 'retrieval_eval.viz.shift'}),
 }
 KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.analysis.calibration', 'retrieval_eval.engine.metrics._query_strata'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._evaluation'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._negative_ids'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._stratum_keys'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._stratum_run'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._arrow'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._codes'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._lookup'),
@@ -79,10 +74,7 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
 }
 KNOWN_LONG_MODULES: set[str] = {
     'retrieval_eval.analysis.calibration',
-    'retrieval_eval.analysis.compare',
-    'retrieval_eval.analysis.drift',
     'retrieval_eval.analysis.stats',
-    'retrieval_eval.analysis.streaming',
     'retrieval_eval.cli.app',
     'retrieval_eval.engine.metrics',
     'retrieval_eval.io.formats',
@@ -92,15 +84,9 @@ KNOWN_LONG_FUNCTIONS: set[str] = {
     'retrieval_eval.analysis.agreement.label_agreement',
     'retrieval_eval.analysis.calibration.calibrate',
     'retrieval_eval.analysis.calibration.cutoff_sweep',
-    'retrieval_eval.analysis.compare.compare',
-    'retrieval_eval.analysis.compare.compare_calibration',
-    'retrieval_eval.analysis.drift.drift',
-    'retrieval_eval.analysis.gates._evaluate_one',
     'retrieval_eval.analysis.guarantee.guarantee_table',
-    'retrieval_eval.analysis.report.report_from_evaluation',
     'retrieval_eval.analysis.shift.score_shift',
     'retrieval_eval.analysis.stats.paired_randomization',
-    'retrieval_eval.analysis.validation.validate',
     'retrieval_eval.cli.app.build_parser',
     'retrieval_eval.cli.demo._index_html',
     'retrieval_eval.engine.measures.scan.scan',
