@@ -115,6 +115,35 @@ def compare_calibration(  # long: the paired bootstrap of both figures, one loop
     (positives and negatives resampled separately, their counts fixed by the design). The
     cutoff is re-estimated in every resample (the ``quantile`` of the resampled positives)
     unless a fixed ``cutoff`` is given, so its uncertainty is in the interval.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The labels.
+    run : DataFrame, path, mapping or Evaluation
+        The run (several systems), or an :class:`~retrieval_eval.analysis.result.Evaluation`
+        of it, streamed and Dask ones included (the same numbers: :mod:`.heads`).
+    queries, negatives
+        Declare the ``expect_none`` queries (the negatives).
+    baseline : str, optional
+        Default: the first system.
+    quantile, cutoff, threshold
+        As for :func:`~retrieval_eval.analysis.calibration.calibrate`.
+    n_resamples, seed, confidence, correction, alpha
+        The bootstrap and the correction across the table.
+
+    Returns
+    -------
+    CalibrationComparison
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> c = rev.compare_calibration(demo.judgments, demo.runs, queries=demo.queries,
+    ...                             n_resamples=200)
+    >>> sorted(set(c.table["metric"]))
+    ['auroc', 'negative_satisfaction']
     """
     from .calibration import calibrate
 

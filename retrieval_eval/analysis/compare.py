@@ -409,6 +409,32 @@ def compare(  # long: one vectorized pass over the (system, metric, query) cube,
     (:func:`compare_calibration`, at most 2,000 resamples) when negatives are declared and
     the run has scores, and turns a failure into a warning; ``True`` requires it (with
     ``n_resamples`` resamples, errors raised), ``False`` skips it.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The labels.
+    run : DataFrame, path, mapping or Evaluation
+        The systems' rankings, or an :class:`~retrieval_eval.analysis.result.Evaluation` of
+        them (in memory, streamed or Dask: its per-query frame is used, so it must have been
+        made at cutoff ``k`` with the same ``threshold`` and negatives).
+    baseline, k, metrics, test, correction, alpha, n_resamples, seed
+        As described above.
+    queries, negatives, threshold, gain, confidence, calibration
+        As described above.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> c = rev.compare(demo.judgments, demo.runs, baseline="bm25", metrics=["ndcg"],
+    ...                 n_resamples=200)
+    >>> list(c.table["metric"].unique())
+    ['ndcg@10']
     """
     from .calibration import check_negatives, negative_ids
 

@@ -368,6 +368,28 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
       because a passage now spread over several chunks cannot be re-anchored to one.
     - MERGED re-anchors to the shortest containing chunk (by normalized length; tie: the first
       in corpus order): the tightest chunk that still holds the judged text.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The labels, as the readers give them.
+    corpus : DataFrame, list of dict or path
+        The live corpus (chunks with ``chunk_id``, ``doc_uri``, ``text``).
+    corpus_fingerprint : str, optional
+        The live corpus's fingerprint (default: the one the corpus carries, if any).
+
+    Returns
+    -------
+    DriftResult
+        One finding per judgment, in judgment order, and the summary counts.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> result = rev.drift(demo.judgments, demo.corpus_v2)
+    >>> result.summary.total == len(demo.judgments)
+    True
     """
     j = as_judgments(judgments)
     c = corpus_meaning(as_corpus(corpus))
@@ -471,6 +493,25 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     Every other column (``extra`` included), the row order and the caller's index are kept
     (the frame is otherwise the one ``formats.as_judgments`` returns). Running
     :func:`drift` again on the fixed labels finds no RE_ANCHORABLE or MERGED label.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The labels ``result`` was computed from.
+    result : DriftResult
+        :func:`drift` of those labels.
+
+    Returns
+    -------
+    FixResult
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> fixed = rev.fix(demo.judgments, rev.drift(demo.judgments, demo.corpus_v2))
+    >>> len(fixed.judgments) == len(demo.judgments)
+    True
     """
     j = as_judgments(judgments)
     findings = result.findings

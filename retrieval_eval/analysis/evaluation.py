@@ -41,21 +41,43 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
              measures=None, chunk_rows: int | None = None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
-    ``judgments`` and ``run`` are frames from the readers, lists of wire-format dicts, or
-    paths; ``run`` may also be a mapping ``{system: run}``. ``queries`` (a queries file) and
-    ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
-    positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
-    ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
-    ``measures``: names from the measure catalogue (``["map", "P.5,10", "nDCG@10",
-    "bpref"]``, any spelling ``rev.parse_measure`` reads), added to ``per_query`` and
-    ``summary`` under their canonical names with trec_eval's aggregate
-    (:func:`retrieval_eval.measures.attach`); not to ``per_stratum``.
-    ``chunk_rows``: read the run in blocks of about that many rows of whole queries and run
-    the engine block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
-    numbers, with memory bounded by a block plus the judgments rather than by the run.
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        Labels: a frame from the readers, wire-format dicts, or a file.
+    run : DataFrame, list of dict, path or mapping
+        Rankings; a mapping ``{system: run}`` names several systems.
+    k : int or sequence of int, default (1, 5, 10)
+        Cutoffs.
+    threshold : int, default 1
+        The least grade that counts as relevant.
+    gain : {"exponential", "linear"}
+        nDCG's gain: the spec's ``2**g - 1`` or trec_eval's linear one (then named
+        ``ndcg_linear@k``).
+    queries, negatives : queries file and/or list of query ids, optional
+        Declare ``expect_none`` queries, excluded from the positive averages.
+    measures : list of str, optional
+        Names from the measure catalogue (``["map", "P.5,10", "nDCG@10", "bpref"]``, any
+        spelling ``rev.parse_measure`` reads), added to ``per_query`` and ``summary`` under
+        their canonical names with trec_eval's aggregate; not to ``per_stratum``.
+    chunk_rows : int, optional
+        Read the run in blocks of about that many rows of whole queries and run the engine
+        block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
+        numbers, with memory bounded by a block plus the judgments rather than by the run.
 
-    Returns an :class:`Evaluation`. In its ``per_query``, an excluded query's metric cells
-    are NaN (a value that does not exist is not zero), so the per-query means are the summary.
+    Returns
+    -------
+    Evaluation
+        In its ``per_query``, an excluded query's metric cells are NaN (a value that does not
+        exist is not zero), so the per-query means are the summary.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(5, 10))
+    >>> sorted(ev.systems)
+    ['bm25', 'dense', 'rrf']
     """
     if chunk_rows is not None:
         if measures is not None:
@@ -197,6 +219,27 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     Judged queries with no run entry score zero rather than being dropped (skipping them
     inflates every metric); queries with no label at the threshold are excluded rather than
     scored zero (there was nothing to find). When no query is left, no metric is emitted.
+
+    Parameters
+    ----------
+    judgments, run
+        As for :func:`evaluate`; the run holds one system.
+    k : int, default 10
+        The cutoff.
+    threshold : int, default 1
+        The least grade that counts as relevant.
+
+    Returns
+    -------
+    ScoreResult
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> result = rev.score(demo.judgments, demo.runs[demo.runs["system"] == "bm25"], k=10)
+    >>> sorted(result.metrics)[:2]
+    ['hit_rate@10', 'map@10']
     """
     ev = _evaluate(judgments, run, k=(k,), threshold=threshold, excluded_as_nan=False)
     system = _single_system(ev)
@@ -224,6 +267,23 @@ def score_by_stratum(judgments, run, k: int = DEFAULT_K,
     first, then unscored ones (n = 0, no metrics), each in code-point order; ``appearance`` on
     the result lists them in the order they first appear in the judgments (the tie order of
     :func:`worst_stratum`).
+
+    Parameters
+    ----------
+    judgments, run, k, threshold
+        As for :func:`score`.
+
+    Returns
+    -------
+    StrataScores
+        ``{stratum: StratumScore}``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> strata = rev.score_by_stratum(demo.judgments, demo.runs[demo.runs["system"] == "bm25"])
+    >>> worst = rev.worst_stratum(strata, "recall@10")
     """
     ev = evaluate(judgments, run, k=(k,), threshold=threshold)
     return stratum_scores(ev, _single_system(ev), _spec_names(k))
@@ -236,6 +296,26 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
     to find must not fail a build. Ties go to the stratum that appears first in the judgments
     (SPEC A3; ``per_stratum.appearance`` as :func:`score_by_stratum` returns it, else the
     mapping's own order), the same stratum the report's gates and tables name.
+
+    Parameters
+    ----------
+    per_stratum : mapping of str to StratumScore
+        :func:`score_by_stratum`'s result.
+    metric : str
+        A seed metric name (``recall``, ``ndcg``, ``ap`` ...).
+
+    Returns
+    -------
+    dict or None
+        ``{"name", "value", "n"}``, or None when no stratum scored the metric.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> strata = rev.score_by_stratum(demo.judgments, demo.runs[demo.runs["system"] == "bm25"])
+    >>> sorted(rev.worst_stratum(strata, "recall@10"))
+    ['n', 'name', 'value']
     """
     from .gates import worst_of
 
@@ -256,6 +336,31 @@ def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
     PASS) or when ``validate`` finds an error (a number computed from ground truth that
     contradicts itself proves nothing). Its reasons name drift, judged queries missing from the
     run, excluded queries, repeated keys, an unsound set and calibration caveats.
+
+    Parameters
+    ----------
+    judgments, run, k, threshold, gain, queries, negatives
+        As for :func:`evaluate` (one cutoff ``k``).
+    corpus, drift_result : optional
+        The live corpus (drift is measured against it) or a drift result already computed.
+    calibration : Calibration, optional
+        Its figures join the report; by default computed when negatives are declared.
+    system : str, optional
+        The system to report on (required when the run has several).
+    now : datetime, optional
+        The report's ``generated_at`` (default: now, UTC).
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> report = rev.build_report(demo.judgments, demo.runs, system="bm25")
+    >>> report.status in ("PASS", "INDETERMINATE")
+    True
     """
     ev = evaluate(judgments, run, k=(k,), threshold=threshold, gain=gain, queries=queries,
                   negatives=negatives)

@@ -56,7 +56,7 @@ def run_of(run):
     --------
     >>> import retrieval_eval as rev
     >>> demo = rev.load_demo()
-    >>> ev = rev.evaluate(demo.judgments, demo.runs["bm25"])
+    >>> ev = rev.evaluate(demo.judgments, demo.runs)
     >>> run_of(ev) is ev.run
     True
     """

@@ -98,6 +98,23 @@ def validate(judgments, other=None) -> ValidationResult:
     below 0.6 (:func:`retrieval_eval.agreement.agreement_warning`).
 
     Sorted orders are locale-independent, so ``--json`` output agrees across machines.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The judgment set.
+    other : DataFrame, list of dict or path, optional
+        A second label set, for the agreement check.
+
+    Returns
+    -------
+    ValidationResult
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> rev.validate(rev.load_demo().judgments).ok
+    True
     """
     from ..io.absent import judgments_meaning
     from ..io.formats import as_judgments
