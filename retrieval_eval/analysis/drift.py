@@ -467,6 +467,27 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
 # --------------------------------------------------------------------------------------------
 
 
+def _findings_in_row_order(j: pd.DataFrame, findings: pd.DataFrame) -> pd.DataFrame:
+    """The findings in judgment row order, refused unless they are those of ``j``'s rows."""
+    n = len(j)
+    idx = findings["judgment_index"].to_numpy(dtype=np.int64)
+    if len(findings) != n or not np.array_equal(np.sort(idx), np.arange(n)):
+        raise ValueError(
+            f"fix: the drift result has {len(findings)} findings for {n} judgments; "
+            "run drift on these judgments first"
+        )
+    order = np.argsort(idx, kind="stable")
+    f = findings.iloc[order].reset_index(drop=True)
+    if not (
+        _strings(j, "query_id").equals(f["query_id"].astype(_STRING))
+        and _strings(j, "chunk_id").equals(f["chunk_id"].astype(_STRING))
+    ):
+        raise ValueError(
+            "fix: the drift result was computed for other judgments; run drift on these first"
+        )
+    return f
+
+
 def fix(judgments: Any, result: DriftResult) -> FixResult:
     """Re-anchor the recoverable labels and stamp the live corpus fingerprint (SPEC A5).
 
@@ -516,21 +537,7 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     j = as_judgments(judgments)
     findings = result.findings
     n = len(j)
-    idx = findings["judgment_index"].to_numpy(dtype=np.int64)
-    if len(findings) != n or not np.array_equal(np.sort(idx), np.arange(n)):
-        raise ValueError(
-            f"fix: the drift result has {len(findings)} findings for {n} judgments; "
-            "run drift on these judgments first"
-        )
-    order = np.argsort(idx, kind="stable")
-    f = findings.iloc[order].reset_index(drop=True)
-    if not (
-        _strings(j, "query_id").equals(f["query_id"].astype(_STRING))
-        and _strings(j, "chunk_id").equals(f["chunk_id"].astype(_STRING))
-    ):
-        raise ValueError(
-            "fix: the drift result was computed for other judgments; run drift on these first"
-        )
+    f = _findings_in_row_order(j, findings)
 
     status = f["status"].to_numpy(dtype=object)
     moved = (status == "RE_ANCHORABLE") | (status == "MERGED")

@@ -100,7 +100,30 @@ def _plural(n: int, one: str, many: str) -> str:
 def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, calibration=None,
                            queries=None, now=None) -> Report:
     # long: the spec report assembled field by field, reasons in SPEC A6 order
-    """Assemble the report of one system of an :class:`~retrieval_eval.evaluation.Evaluation`."""
+    """Assemble the report of one system of an :class:`~retrieval_eval.evaluation.Evaluation`.
+
+    Parameters
+    ----------
+    ev : Evaluation
+        Any evaluation (in memory, streamed, Dask); read, never imported here, so the
+        report does not depend on how it was made.
+    system : str
+        The system to report on.
+    corpus, drift_result, calibration, queries, now
+        As for :func:`~retrieval_eval.analysis.evaluation.build_report`.
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=10)
+    >>> report_from_evaluation(ev, "bm25").status in ("PASS", "INDETERMINATE")
+    True
+    """
     validation = ev.validation
     pq = ev.per_query[ev.per_query["system"] == system]
     positive = pq[~pq["no_positives"] & ~pq["negative"]]
