@@ -36,6 +36,7 @@ from .io.tabular import write_parquet
 from .analysis.measurement import Measurement, summarize
 from .engine.metrics import compute, dedupe_run, metric_name
 from .analysis.evaluation import (
+    build_report,
     Evaluation,
     ScoreResult,
     StratumScore,
@@ -49,7 +50,7 @@ from .analysis.evaluation import (
     worst_stratum,
 )
 from .analysis.validation import ValidationIssue, ValidationResult, validate
-from .analysis.report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report, build_report
+from .analysis.report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report
 from .analysis.drift import DriftResult, FixResult, drift, fix
 from .analysis.gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
 from .analysis.calibration import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows

@@ -43,8 +43,27 @@ def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
     """A run as a Dask DataFrame: parquet (a file, a directory, a glob), CSV with the run
     frame's columns, or TREC text (``query_id Q0 doc_id rank score run_name``).
 
-    ``fmt`` is ``"parquet"``, ``"csv"`` or ``"trec"``; by default the suffix says
-    (``.parquet``/``.pq`` or a directory: parquet, ``.csv``: CSV, anything else: TREC).
+    Parameters
+    ----------
+    path : str or path
+        A file, a directory or a glob (local or any filesystem Dask reads).
+    fmt : {"parquet", "csv", "trec"}, optional
+        By default the suffix says (``.parquet``/``.pq`` or a directory: parquet, ``.csv``:
+        CSV, anything else: TREC).
+    blocksize : str or int, default "128MB"
+        The size of a text partition.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        The run frame's columns (``system``, ``query_id``, ``rank``, ``doc_id``, ``score``
+        for TREC text; a parquet or CSV file's own).
+
+    Examples
+    --------
+    >>> from retrieval_eval import dask as red
+    >>> ddf = red.read_run("runs/*.trec")  # doctest: +SKIP
+    >>> ev = red.evaluate(judgments, ddf)  # doctest: +SKIP
     """
     import os
 
@@ -179,6 +198,18 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = 1, gain: str = "expo
     Rows of one ranking are ordered by ``rank``; equal ranks keep the run's row order, which
     a shuffle keeps by carrying each row's place. A run without a ``rank`` column is numbered
     1..n within each ranking of each partition, so it needs whole rankings per partition.
+    The head of every ranking (ranks 1-10) comes back with the per-query rows, so
+    ``calibrate(judgments, ev)`` and ``compare(judgments, ev)`` give the whole run's numbers.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import retrieval_eval as rev
+    >>> from retrieval_eval import dask as red
+    >>> demo = rev.load_demo()
+    >>> ev = red.evaluate(demo.judgments, dd.from_pandas(demo.runs, npartitions=3))
+    >>> ev.summary.equals(rev.evaluate(demo.judgments, demo.runs).summary)
+    True
     """
     if shuffle not in ("auto", True, False):
         raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")

@@ -53,6 +53,7 @@ from .calibration_input import (KINDS, check_negatives, judgments_frame, negativ
                                 score_rows, scored_rows)
 from .calibration_result import MIN_SAMPLES, SUMMARY_COLUMNS, Calibration
 from .cutoffs import apply_cutoff, cutoff_for, cutoff_sweep, fixed_systems
+from .heads import run_of
 from .guarantee import Guarantee, as_guarantee, conformal_cutoff, guarantee_table, query_cutoffs
 from .jsonable import jsonable
 from .rank_based import rank_reasons
@@ -157,6 +158,7 @@ def calibrate(judgments, run, queries=None,  # long: the numpydoc docstring (cod
     >>> list(cal.summary.columns[:4])
     ['cutoff', 'quantile', 'n_positive', 'n_negative']
     """
+    run = run_of(run)  # an Evaluation stands in for its run (streamed or Dask: its heads)
     g = as_guarantee(guarantee)
     if by not in (None, "stratum"):
         raise ValueError(f"by must be None or 'stratum', got {by!r}")

@@ -16,7 +16,7 @@ bootstrap over queries.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,11 @@ import pandas as pd
 
 from . import stats
 from ..engine.metrics import ID, METRIC_NAMES, metric_name
+from .calibration_compare import (CORRECTION_LABEL, CalibrationComparison, check_choice,
+                                  compare_calibration, pick_baseline, systems_in_order)
+from .handoff import viz
+from .result import Evaluation, coerce
+from ..engine.metrics import check_ks
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -46,8 +51,6 @@ _TEST_LABEL = {
     "wilcoxon": "Wilcoxon signed-rank test",
     "bootstrap": "paired bootstrap test",
 }
-_CORRECTION_LABEL = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg",
-                     "none": "no"}
 TABLE_COLUMNS = ("system", "metric", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
                  "p_value", "p_adjusted", "significant", "n", "missing")
 #: Up to this many paired queries, a resampling test's p-value (randomization or bootstrap) is
@@ -58,33 +61,6 @@ EXACT_MAX_QUERIES = 16
 #: With fewer paired queries than this, a row carries a warning and is never significant on its
 #: own: no test has the power to tell a difference from noise on four queries.
 MIN_PAIRED_QUERIES = 5
-
-
-def _coerce(judgments, run):
-    from ..io.formats import as_judgments, as_run
-
-    return as_judgments(judgments), as_run(run)
-
-
-def _check_choice(name: str, value: str, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-
-
-def _systems_in_order(run: pd.DataFrame) -> list[str]:
-    return [str(s) for s in pd.unique(run["system"].astype(ID))]
-
-
-def _pick_baseline(systems: list[str], baseline: str | None) -> str:
-    if len(systems) < 2:
-        raise ValueError(f"comparing needs at least two systems; the run has {len(systems)}"
-                         + (f" ({systems[0]})" if systems else ""))
-    if baseline is None:
-        return systems[0]
-    if baseline not in systems:
-        raise ValueError(f"baseline {baseline!r} is not a system of the run; "
-                         f"it has {', '.join(systems)}")
-    return baseline
 
 
 def _empty_comparison(baseline, systems, cols, excluded, warnings, **settings) -> "Comparison":
@@ -127,6 +103,39 @@ def _metric_columns(metrics, k: int, gain: str) -> list[str]:
     if not cols:
         raise ValueError("name at least one metric")
     return list(dict.fromkeys(cols))
+
+
+def _per_query(given, j, r, cols, k: int, threshold: int, gain: str, queries, negs):
+    """The engine's per-query frame with the compared columns, and the systems in run order.
+
+    ``given`` an :class:`Evaluation` (in memory, streamed or from Dask): its own per-query
+    frame, which must have been made at this cutoff, threshold and negatives (a streamed run
+    cannot be scored again). Otherwise one pass of the engine on the frames ``j`` and ``r``;
+    ``ndcg`` and ``ndcg_linear`` side by side take a second pass for the other gain (the gain
+    follows from each metric's name; same rows, same order).
+    """
+    from .evaluation import evaluate_frames
+
+    if isinstance(given, Evaluation):
+        if k not in given.ks or int(threshold) != given.threshold or set(negs) != set(given.negatives):
+            raise ValueError(
+                f"the evaluation was made at k={list(given.ks)}, threshold={given.threshold} with "
+                f"{len(given.negatives)} negatives; compare it at one of those cutoffs with the "
+                "same threshold and negatives, or pass the run")
+        pq = given.per_query
+        absent = [c for c in cols if c not in pq.columns]
+        if absent:
+            raise ValueError(f"the evaluation has no {', '.join(absent)} (gain={given.gain!r}); "
+                             "compare the metrics it has, or pass the run")
+        return pq, [str(s) for s in given.systems]
+    ev = evaluate_frames(j, r, (k,), threshold, gain, queries, negs)
+    pq = ev.per_query
+    other_gain = [c for c in cols if c not in pq.columns]
+    if other_gain:
+        other = evaluate_frames(j, r, (k,), threshold,
+                                "exponential" if gain == "linear" else "linear", queries, negs)
+        pq = pq.assign(**{c: other.per_query[c].to_numpy() for c in other_gain})
+    return pq, [str(s) for s in ev.systems]
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +235,7 @@ class Comparison:
         elif self.test in ("randomization", "bootstrap"):
             test += f" ({self.n_resamples:,} resamples)"
         m = len(self.table)
-        corr = _CORRECTION_LABEL[self.correction]
+        corr = CORRECTION_LABEL[self.correction]
         return (f"{test} against {self.baseline} over {self.n_queries} queries with positives; "
                 f"{corr} correction across {m} comparison{'s' if m != 1 else ''}, "
                 f"alpha {self.alpha:g}; intervals: {self.confidence:.0%} percentile bootstrap "
@@ -350,10 +359,8 @@ def _fmt_p(p: float) -> str:
         return "<0.0001"
     return f"{p:.4f}"
 
-from .handoff import viz
 
-
-def compare(
+def compare(  # long: one vectorized pass over the (system, metric, query) cube, read top to bottom
     judgments,
     run,
     baseline: str | None = None,
@@ -403,42 +410,56 @@ def compare(
     (:func:`compare_calibration`, at most 2,000 resamples) when negatives are declared and
     the run has scores, and turns a failure into a warning; ``True`` requires it (with
     ``n_resamples`` resamples, errors raised), ``False`` skips it.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The labels.
+    run : DataFrame, path, mapping or Evaluation
+        The systems' rankings, or an :class:`~retrieval_eval.analysis.result.Evaluation` of
+        them (in memory, streamed or Dask: its per-query frame is used, so it must have been
+        made at cutoff ``k`` with the same ``threshold`` and negatives).
+    baseline, k, metrics, test, correction, alpha, n_resamples, seed
+        As described above.
+    queries, negatives, threshold, gain, confidence, calibration
+        As described above.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> c = rev.compare(demo.judgments, demo.runs, baseline="bm25", metrics=["ndcg"],
+    ...                 n_resamples=200)
+    >>> list(c.table["metric"].unique())
+    ['ndcg@10']
     """
     from .calibration import check_negatives, negative_ids
-    from .evaluation import evaluate
 
-    _check_choice("test", test, TESTS)
-    _check_choice("correction", correction, tuple(_CORRECTION_LABEL))
+    check_choice("test", test, TESTS)
+    check_choice("correction", correction, tuple(CORRECTION_LABEL))
     if not 0 < float(alpha) < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if not 0 < float(confidence) < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+    (k,) = check_ks((k,))
     if int(n_resamples) < 1:
         raise ValueError("n_resamples must be >= 1")
-    j, r = _coerce(judgments, run)
-    systems = _systems_in_order(r)
+    j, r = coerce(judgments, run)
+    systems = systems_in_order(r)
     cols = _metric_columns(metrics, int(k), gain)
     settings = dict(k=int(k), test=test, correction=correction, alpha=float(alpha),
                     confidence=float(confidence), n_resamples=int(n_resamples), seed=seed)
     if not systems:  # an empty run: an empty comparison, not an error
         return _empty_comparison(baseline, [], cols, [], ["the run is empty: nothing to compare"],
                                  **settings)
-    base = _pick_baseline(systems, baseline)
+    base = pick_baseline(systems, baseline)
     negs = negative_ids(queries, negatives)
     check_negatives(j, negs, threshold)  # as score and calibrate: an expect_none query with a positive is a contradiction
-    ev = evaluate(j, r, k=(int(k),), threshold=threshold, gain=gain, queries=queries,
-                  negatives=negatives)
-    systems = [str(s) for s in ev.systems]
-    pq = ev.per_query
-    other_gain = [c for c in cols if c not in pq.columns]
-    if other_gain:
-        # ndcg and ndcg_linear side by side: the gain follows from each metric's name, so the
-        # other gain's nDCG comes from a second pass of the engine (same rows, same order).
-        other = evaluate(j, r, k=(int(k),), threshold=threshold, queries=queries,
-                         negatives=negatives, gain="exponential" if gain == "linear" else "linear")
-        pq = pq.assign(**{c: other.per_query[c].to_numpy() for c in other_gain})
+    pq, systems = _per_query(run, j, r, cols, k, threshold, gain, queries, negs)
     excluded_mask = (pq["no_positives"] | pq["negative"]).to_numpy(bool)
     excluded = [str(q) for q in pd.unique(pq.loc[excluded_mask, "query_id"])]
     scored = pq.loc[~excluded_mask]
@@ -554,163 +575,3 @@ def compare(
         metrics=cols, missing=missing, excluded=excluded, warnings=warnings, calibration=cal,
         exact=exact, **settings,
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Calibration (out-of-distribution) comparison.
-
-
-@dataclass
-class CalibrationComparison:
-    """The result of :func:`compare_calibration`.
-
-    ``table``: one row per (system, metric) with ``value`` (the system's figure on the
-    queries both it and the baseline scored), ``baseline_value``, ``delta``, ``ci_low`` /
-    ``ci_high`` (percentile bootstrap of the delta), ``p_value`` (bootstrap, two-sided, +1
-    rule), ``p_adjusted`` (corrected across the table), ``significant``, ``n_positive``,
-    ``n_negative``, ``rank_based`` (either system's scores look rank-based: the figures do
-    not mean what they claim).
-    """
-
-    table: pd.DataFrame
-    baseline: str
-    systems: list[str]
-    n_resamples: int
-    confidence: float
-    correction: str
-    alpha: float
-    warnings: list[str] = field(default_factory=list)
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.table.copy()
-
-    def _body_html(self) -> str:
-        esc, table, warnings_html = viz("esc", "table", "warnings_html")
-
-        shown = self.table.set_index(["system", "metric"])[
-            ["value", "baseline_value", "delta", "ci_low", "ci_high", "p_adjusted",
-             "n_positive", "n_negative"]]
-        return (f"<p><b>Out-of-distribution calibration</b> against {esc(self.baseline)} "
-                f"({self.confidence:.0%} paired bootstrap, {self.n_resamples:,} resamples)</p>"
-                + table(shown) + warnings_html(self.warnings))
-
-    def _repr_html_(self) -> str:
-        box = viz("box")
-
-        return box("Calibration comparison", self._body_html())
-
-    def __repr__(self) -> str:
-        return (f"CalibrationComparison(baseline={self.baseline!r}, systems={self.systems}, "
-                f"rows={len(self.table)})")
-
-
-def _quantile_rows(x: np.ndarray, q: float) -> np.ndarray:
-    return np.quantile(x, q, axis=-1, method="linear")
-
-
-def compare_calibration(
-    judgments,
-    run,
-    queries=None,
-    negatives=None,
-    baseline: str | None = None,
-    quantile: float = 0.10,
-    cutoff=None,
-    threshold: int = 1,
-    n_resamples: int = 2000,
-    seed=0,
-    confidence: float = 0.95,
-    correction: str = "holm",
-    alpha: float = 0.05,
-) -> CalibrationComparison:
-    """Compare AUROC and negative satisfaction of each scored system with the baseline.
-
-    Uses :func:`retrieval_eval.calibration.calibrate` for the top-1 scores and cutoffs. The
-    comparison is paired: only positives and negatives that both systems scored enter, and
-    each bootstrap resample draws the same positive and negative queries for both systems
-    (positives and negatives resampled separately, their counts fixed by the design). The
-    cutoff is re-estimated in every resample (the ``quantile`` of the resampled positives)
-    unless a fixed ``cutoff`` is given, so its uncertainty is in the interval.
-    """
-    from .calibration import calibrate
-
-    _check_choice("correction", correction, tuple(_CORRECTION_LABEL))
-    j, r = _coerce(judgments, run)
-    systems = _systems_in_order(r)
-    base = _pick_baseline(systems, baseline)
-    cal = calibrate(j, r, queries=queries, negatives=negatives, quantile=quantile,
-                    cutoff=cutoff, threshold=threshold, n_resamples=1, seed=seed)
-    warnings = list(cal.warnings)
-    if base not in cal.systems:
-        raise ValueError(f"the baseline {base!r} has no scores: calibration cannot be compared")
-    top = cal.top1
-    top = top[~top["missing"].to_numpy(bool)]
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-    def scores(system: str, kind: str) -> pd.Series:
-        t = top[(top["system"] == system) & (top["kind"] == kind)]
-        return pd.Series(t["top1_score"].to_numpy(np.float64), index=t["query_id"].to_numpy())
-
-    def cutoff_of(system: str):
-        fixed = cutoff.get(system) if isinstance(cutoff, Mapping) else cutoff
-        return None if fixed is None else float(fixed)
-
-    rows = []
-    alpha_ci = 1.0 - confidence
-    rank_based = cal.summary["rank_based"].astype(bool)
-    for s in systems:
-        if s == base:
-            continue
-        if s not in cal.systems:
-            warnings.append(f"{s} has no scores: left out of the calibration comparison")
-            continue
-        pb, pc = scores(base, "positive"), scores(s, "positive")
-        nb, nc = scores(base, "negative"), scores(s, "negative")
-        pos_ids = pb.index.intersection(pc.index, sort=False)
-        neg_ids = nb.index.intersection(nc.index, sort=False)
-        npos, nneg = len(pos_ids), len(neg_ids)
-        P = np.stack([pb.reindex(pos_ids).to_numpy(), pc.reindex(pos_ids).to_numpy()])
-        N = np.stack([nb.reindex(neg_ids).to_numpy(), nc.reindex(neg_ids).to_numpy()])
-        if npos == 0 or nneg == 0:
-            warnings.append(f"{s}: no positive or negative scored by both systems; "
-                            "calibration not compared")
-            continue
-        ip = rng.integers(0, npos, size=(n_resamples, npos))
-        ineg = rng.integers(0, nneg, size=(n_resamples, nneg))
-        figures = {}
-        for which, system in ((0, base), (1, s)):
-            pos, neg = P[which], N[which]
-            pos_b, neg_b = pos[ip], neg[ineg]
-            fixed = cutoff_of(system)
-            c_obs = fixed if fixed is not None else float(_quantile_rows(pos, quantile))
-            c_b = np.full(n_resamples, fixed) if fixed is not None else _quantile_rows(pos_b, quantile)
-            figures[which] = {
-                "auroc": (float(stats.auroc(pos, neg)), stats.auroc(pos_b, neg_b)),
-                "negative_satisfaction": (float(np.mean(neg < c_obs)),
-                                          np.mean(neg_b < c_b[:, None], axis=1)),
-            }
-        for metric in ("auroc", "negative_satisfaction"):
-            vb, db = figures[0][metric]
-            vc, dc = figures[1][metric]
-            dist = dc - db
-            lo, hi = np.quantile(dist, [alpha_ci / 2, 1 - alpha_ci / 2])
-            p = stats.bootstrap_pvalue(dist)  # ties within 1e-12 of 0 count on both sides
-            rows.append({"system": s, "metric": metric, "value": vc, "baseline_value": vb,
-                         "delta": vc - vb, "ci_low": float(lo), "ci_high": float(hi),
-                         "p_value": p, "n_positive": npos, "n_negative": nneg,
-                         "rank_based": bool(rank_based.get(s, False) or rank_based.get(base, False))})
-    table = pd.DataFrame(rows, columns=["system", "metric", "value", "baseline_value", "delta",
-                                        "ci_low", "ci_high", "p_value", "n_positive",
-                                        "n_negative", "rank_based"])
-    padj = stats.adjust_pvalues(table["p_value"].to_numpy(np.float64), correction)
-    table.insert(table.columns.get_loc("p_value") + 1, "p_adjusted", padj)
-    table.insert(table.columns.get_loc("p_adjusted") + 1, "significant",
-                 np.asarray(padj <= alpha, dtype=bool))
-    table = table.astype({"system": ID, "metric": ID, "value": np.float64,
-                          "baseline_value": np.float64, "delta": np.float64,
-                          "ci_low": np.float64, "ci_high": np.float64, "p_value": np.float64,
-                          "p_adjusted": np.float64, "significant": bool,
-                          "n_positive": np.int64, "n_negative": np.int64, "rank_based": bool})
-    return CalibrationComparison(table=table, baseline=base, systems=systems,
-                                 n_resamples=int(n_resamples), confidence=float(confidence),
-                                 correction=correction, alpha=float(alpha), warnings=warnings)

@@ -31,12 +31,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..io.absent import corpus_meaning, judgments_meaning
 from ..io.formats import as_corpus, as_judgments
-from ..identity import normalize, text_sha
+from ..identity import text_sha
+from .drift_match import MERGED as _MERGED, ORPHANED as _ORPHANED, RE_ANCHORABLE as _RE_ANCHORABLE
+from .drift_match import SPLIT as _SPLIT, UNDECIDED as _UNDECIDED, VALID as _VALID
+from .drift_match import isin as _isin, match_substrings, match_text_sha
 from .handoff import viz
 
 __all__ = [
@@ -50,8 +51,6 @@ __all__ = [
 
 #: The five statuses, in the order the summary lists them.
 DRIFT_STATUSES = ("VALID", "RE_ANCHORABLE", "MERGED", "SPLIT", "ORPHANED")
-_VALID, _RE_ANCHORABLE, _MERGED, _SPLIT, _ORPHANED = range(5)
-_UNDECIDED = -1
 
 from ..model import ID as _STRING
 _FINDING_COLUMNS = (
@@ -327,24 +326,6 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
     return live
 
 
-def _arrow_strings(values: Any) -> pa.Array:
-    arr = pa.array(values)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    return arr.cast(pa.large_string())
-
-
-def _isin(values: pd.Series, pool: Any) -> np.ndarray:
-    """Boolean mask: which of ``values`` occur in ``pool``; a missing value never does.
-
-    Uses pyarrow's hash set: pandas' ``isin`` on pyarrow-backed strings loops in Python, which
-    is seconds for a million ids.
-    """
-    hit = pc.is_in(_arrow_strings(values), value_set=_arrow_strings(pool))
-    mask = hit.to_numpy(zero_copy_only=False)
-    return mask & values.notna().to_numpy(dtype=bool)
-
-
 def _single_fingerprint(values: pd.Series) -> str | None:
     present = values.dropna()
     present = present[present != ""].unique()
@@ -357,6 +338,7 @@ def _single_fingerprint(values: pd.Series) -> str | None:
 
 
 def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) -> DriftResult:
+    # long: the status rules of SPEC A5 in their decision order, one after the other
     """Classify every judgment against a live corpus (SPEC A5); returns a :class:`DriftResult`.
 
     ``judgments`` and ``corpus`` are frames as ``docs/data-model.md`` describes (or anything
@@ -386,6 +368,28 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
       because a passage now spread over several chunks cannot be re-anchored to one.
     - MERGED re-anchors to the shortest containing chunk (by normalized length; tie: the first
       in corpus order): the tightest chunk that still holds the judged text.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The labels, as the readers give them.
+    corpus : DataFrame, list of dict or path
+        The live corpus (chunks with ``chunk_id``, ``doc_uri``, ``text``).
+    corpus_fingerprint : str, optional
+        The live corpus's fingerprint (default: the one the corpus carries, if any).
+
+    Returns
+    -------
+    DriftResult
+        One finding per judgment, in judgment order, and the summary counts.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> result = rev.drift(demo.judgments, demo.corpus_v2)
+    >>> result.summary.total == len(demo.judgments)
+    True
     """
     j = as_judgments(judgments)
     c = corpus_meaning(as_corpus(corpus))
@@ -415,14 +419,14 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     # Exact text still present under another id.
     rest = np.flatnonzero(codes == _UNDECIDED)
     if len(rest):
-        _match_text_sha(rest, doc, label_sha, chunk_text, live, codes, reanchor)
+        match_text_sha(rest, doc, label_sha, chunk_text, live, codes, reanchor)
 
     # The two re-chunk shapes, by substring within the label's own document.
     rest = np.flatnonzero(
         (codes == _UNDECIDED) & chunk_text.notna().to_numpy(dtype=bool) & has_doc
     )
     if len(rest):
-        _match_substrings(rest, doc, chunk_text, live, codes, reanchor, split_into)
+        match_substrings(rest, doc, chunk_text, live, codes, reanchor, split_into)
 
     codes[codes == _UNDECIDED] = _ORPHANED
 
@@ -458,97 +462,30 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     )
 
 
-def _match_text_sha(
-    rest: np.ndarray,
-    doc: pd.Series,
-    label_sha: pd.Series,
-    chunk_text: pd.Series,
-    live: pd.DataFrame,
-    codes: np.ndarray,
-    reanchor: np.ndarray,
-) -> None:
-    """RE_ANCHORABLE: the label's text hash is a live chunk's; same document first."""
-    sha = label_sha.iloc[rest].reset_index(drop=True)
-    texts = chunk_text.iloc[rest].reset_index(drop=True)
-    fill = sha.isna() & texts.notna()
-    if fill.any():
-        values = sha.to_numpy(dtype=object)
-        values[fill.to_numpy(dtype=bool)] = [text_sha(t) for t in texts[fill]]
-        sha = pd.Series(pd.array(values, dtype=sha.dtype))
-    want = pd.DataFrame({"i": rest, "doc_uri": doc.iloc[rest].array, "text_sha": sha.array})
-    want = want[want["text_sha"].notna()]
-    if want.empty:
-        return
-    cand = live[_isin(live["text_sha"], want["text_sha"])]
-    if cand.empty:
-        return
-    # Same document: the first in corpus order.
-    same = cand.sort_values("pos", kind="stable").drop_duplicates(
-        ["doc_uri", "text_sha"]
-    )[["doc_uri", "text_sha", "chunk_id"]]
-    hit = want.merge(same, on=["doc_uri", "text_sha"], how="left")
-    found = hit["chunk_id"].notna().to_numpy(dtype=bool)
-    idx = hit["i"].to_numpy()[found]
-    codes[idx] = _RE_ANCHORABLE
-    reanchor[idx] = hit["chunk_id"].to_numpy(dtype=object)[found]
-    # Any document: first in corpus order.
-    other = hit.loc[~found, ["i", "text_sha"]]
-    if other.empty:
-        return
-    first = cand.sort_values("pos", kind="stable").drop_duplicates("text_sha")[
-        ["text_sha", "chunk_id"]
-    ]
-    hit = other.merge(first, on="text_sha", how="left")
-    found = hit["chunk_id"].notna().to_numpy(dtype=bool)
-    idx = hit["i"].to_numpy()[found]
-    codes[idx] = _RE_ANCHORABLE
-    reanchor[idx] = hit["chunk_id"].to_numpy(dtype=object)[found]
-
-
-def _match_substrings(
-    rest: np.ndarray,
-    doc: pd.Series,
-    chunk_text: pd.Series,
-    live: pd.DataFrame,
-    codes: np.ndarray,
-    reanchor: np.ndarray,
-    split_into: np.ndarray,
-) -> None:
-    """SPLIT, else MERGED, searching only the live chunks of each label's own document."""
-    docs = doc.iloc[rest].to_numpy(dtype=object)
-    texts = chunk_text.iloc[rest].to_numpy(dtype=object)
-    pool = live[_isin(live["doc_uri"], docs) & live["text"].notna().to_numpy(dtype=bool)]
-    pool = pool.sort_values(["doc_uri", "ord", "pos"], kind="stable")
-    pool_docs = pool["doc_uri"].to_numpy(dtype=object)
-    pool_ids = pool["chunk_id"].to_numpy(dtype=object)
-    pool_texts = [normalize(t) for t in pool["text"].to_numpy(dtype=object)]
-    pool_pos = pool["pos"].to_numpy(dtype=np.int64)
-    # Each document's chunks, in (ordinal, corpus) order, without empty texts.
-    by_doc: dict[str, list[tuple[str, str, int]]] = {}
-    for d, chunk, text, pos in zip(pool_docs, pool_ids, pool_texts, pool_pos, strict=True):
-        if text:
-            by_doc.setdefault(d, []).append((chunk, text, int(pos)))
-
-    for i, d, raw in zip(rest, docs, texts, strict=True):
-        chunks = by_doc.get(d)
-        labeled = normalize(raw)
-        if not chunks or not labeled:
-            continue
-        inside = [chunk for chunk, text, _ in chunks if text in labeled]
-        if len(inside) >= 2:
-            codes[i] = _SPLIT
-            split_into[i] = inside
-            continue
-        # The shortest containing chunk; equal lengths: the first in corpus order.
-        holding = [(len(text), pos, chunk) for chunk, text, pos in chunks if labeled in text]
-        if holding:
-            codes[i] = _MERGED
-            reanchor[i] = min(holding)[2]
-
-
 # --------------------------------------------------------------------------------------------
 # fix
 # --------------------------------------------------------------------------------------------
+
+
+def _findings_in_row_order(j: pd.DataFrame, findings: pd.DataFrame) -> pd.DataFrame:
+    """The findings in judgment row order, refused unless they are those of ``j``'s rows."""
+    n = len(j)
+    idx = findings["judgment_index"].to_numpy(dtype=np.int64)
+    if len(findings) != n or not np.array_equal(np.sort(idx), np.arange(n)):
+        raise ValueError(
+            f"fix: the drift result has {len(findings)} findings for {n} judgments; "
+            "run drift on these judgments first"
+        )
+    order = np.argsort(idx, kind="stable")
+    f = findings.iloc[order].reset_index(drop=True)
+    if not (
+        _strings(j, "query_id").equals(f["query_id"].astype(_STRING))
+        and _strings(j, "chunk_id").equals(f["chunk_id"].astype(_STRING))
+    ):
+        raise ValueError(
+            "fix: the drift result was computed for other judgments; run drift on these first"
+        )
+    return f
 
 
 def fix(judgments: Any, result: DriftResult) -> FixResult:
@@ -577,25 +514,30 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     Every other column (``extra`` included), the row order and the caller's index are kept
     (the frame is otherwise the one ``formats.as_judgments`` returns). Running
     :func:`drift` again on the fixed labels finds no RE_ANCHORABLE or MERGED label.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The labels ``result`` was computed from.
+    result : DriftResult
+        :func:`drift` of those labels.
+
+    Returns
+    -------
+    FixResult
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> fixed = rev.fix(demo.judgments, rev.drift(demo.judgments, demo.corpus_v2))
+    >>> len(fixed.judgments) == len(demo.judgments)
+    True
     """
     j = as_judgments(judgments)
     findings = result.findings
     n = len(j)
-    idx = findings["judgment_index"].to_numpy(dtype=np.int64)
-    if len(findings) != n or not np.array_equal(np.sort(idx), np.arange(n)):
-        raise ValueError(
-            f"fix: the drift result has {len(findings)} findings for {n} judgments; "
-            "run drift on these judgments first"
-        )
-    order = np.argsort(idx, kind="stable")
-    f = findings.iloc[order].reset_index(drop=True)
-    if not (
-        _strings(j, "query_id").equals(f["query_id"].astype(_STRING))
-        and _strings(j, "chunk_id").equals(f["chunk_id"].astype(_STRING))
-    ):
-        raise ValueError(
-            "fix: the drift result was computed for other judgments; run drift on these first"
-        )
+    f = _findings_in_row_order(j, findings)
 
     status = f["status"].to_numpy(dtype=object)
     moved = (status == "RE_ANCHORABLE") | (status == "MERGED")

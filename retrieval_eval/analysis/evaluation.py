@@ -1,23 +1,32 @@
-"""Faces on the metric engine: the DataFrame API (``evaluate``) and the seed API (``score``).
+"""Faces on the metric engine: the DataFrame API (``evaluate``, ``build_report``) and the seed
+API (``score``).
 
 Nothing here computes a metric: every number comes from :func:`retrieval_eval.metrics.compute`
 and :func:`retrieval_eval.metrics.aggregate`. This module decides only which rows go in, and
-how the answer is shaped.
+how the answer is shaped; the result (:class:`~retrieval_eval.analysis.result.Evaluation`) and
+what follows the engine live in :mod:`.result`, the strata in :mod:`.strata`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..engine import metrics as engine
+from ..engine.metrics import ID
 from .measurement import Measurement
-from ..engine.metrics import ID, UNSTRATIFIED
-from .handoff import viz
+from .report import Report
+from .result import Evaluation, coerce, finish_evaluation, negative_id_list
+from .strata import StrataScores, StratumScore, measurements, stratum_scores
+
+__all__ = ["DEFAULT_K", "DEFAULT_THRESHOLD", "Evaluation", "ScoreResult", "StratumScore",
+           "StrataScores", "build_report", "dedupe", "evaluate", "judgment_key",
+           "query_metrics", "relevance_by_query", "score", "score_by_stratum", "stratum_scores",
+           "worst_stratum"]
 
 DEFAULT_K = 10
 DEFAULT_THRESHOLD = 1
@@ -27,238 +36,48 @@ _SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mr
                "map": "ap", "hit_rate": "hit_rate"}
 
 
-def _coerce(judgments, run):
-    from ..io.absent import judgments_meaning
-    from ..io.formats import as_judgments, as_run
-
-    return judgments_meaning(as_judgments(judgments)), as_run(run)
-
-
-def _negative_ids(queries, negatives) -> list[str]:
-    if queries is None and negatives is None:
-        return []
-    from .calibration import negative_ids
-
-    return list(negative_ids(queries, negatives))
-
-
-def _query_strata_from(queries) -> pd.Series:
-    """``query_id -> stratum`` from a queries file (queries without one are left out)."""
-    from ..io.absent import queries_meaning
-    from ..io.formats import as_queries
-
-    q = queries_meaning(as_queries(queries))
-    q = q[q["stratum"].notna()].drop_duplicates("query_id")
-    return pd.Series(q["stratum"].to_numpy(dtype=object), index=q["query_id"].to_numpy(dtype=object))
-
-
-def _stratum_order(names, counts: Mapping[str, int]) -> list[str]:
-    """Scored strata first, then unscored ones, each in Unicode code-point order.
-
-    Code-point order is what Python's ``sorted`` gives and does not change with the machine's
-    locale, so two implementations (and two machines) list strata the same way.
-    """
-    names = list(names)
-    return sorted(n for n in names if counts.get(n, 0) > 0) + sorted(
-        n for n in names if counts.get(n, 0) == 0
-    )
-
-
-def _stratum_keys(judgments: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The judgments keyed by (stratum, query), and the map ``query_id -> composite``."""
-    strata = judgments["stratum"].astype(ID).fillna(UNSTRATIFIED)
-    sep = "\x1f"
-    composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
-    j2 = judgments.assign(query_id=composite)
-    mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID),
-                            "composite": composite}).drop_duplicates()
-    return j2, mapping
-
-
-def _stratum_run(run: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
-    """The run keyed by (stratum, query): a run query's ranking is matched once per stratum
-    its labels fall in."""
-    r2 = run.merge(mapping, on="query_id", how="inner")
-    return r2.assign(query_id=r2["composite"]).drop(columns="composite")
-
-
-def _per_stratum(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gain,
-                 per_query: pd.DataFrame, by_stratum: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Each stratum scored on its own rows, one row per (system, stratum) with ``n``.
-
-    When every query carries one stratum (the usual case) this is the per-query frame grouped
-    by stratum. A query labelled in several strata is scored once per stratum, on that
-    stratum's labels only, by running the engine on (stratum, query) pairs (``by_stratum``:
-    that engine's frame, when the caller already ran it, as streamed evaluation does).
-    """
-    if by_stratum is not None:
-        pq = by_stratum
-    elif engine.strata_span_queries(judgments):
-        j2, mapping = _stratum_keys(judgments)
-        pq = engine.compute(j2, _stratum_run(run, mapping), k=ks, threshold=threshold, gain=gain)
-    else:
-        pq = per_query
-    out = engine.aggregate(pq, by=("system", "stratum"))
-    order = []
-    for system in pd.unique(out.index.get_level_values("system")):
-        sub = out.xs(system, level="system")
-        counts = dict(zip(sub.index, sub["n"]))
-        order.extend((system, s) for s in _stratum_order(sub.index, counts))
-    return out.loc[order]
-
-
-class Evaluation:
-    """The result of :func:`evaluate`.
-
-    * ``per_query``: one row per (system, query_id) of every judged query (see
-      :func:`retrieval_eval.metrics.compute` for the columns), plus ``negative`` (the query is
-      declared ``expect_none``; it never enters the positive averages). The metric cells of
-      a query excluded from the averages (``no_positives`` or ``negative``; the flags stay)
-      are NaN: there was nothing to find, so there is no value, and
-      ``per_query.groupby("system")[metrics].mean()`` is ``summary``.
-    * ``summary``: system x metric macro means over the scored queries, with ``n``.
-    * ``per_stratum``: (system, stratum) x metric, with ``n``; strata scored on their own rows.
-    """
-
-    def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
-                 queries=None, negatives=(), strata=None):
-        self.judgments = judgments
-        self.run = run
-        self.per_query = per_query
-        self.summary = summary
-        self.per_stratum = per_stratum
-        self.ks = ks
-        self.threshold = threshold
-        self.gain = gain
-        self.queries = queries
-        self.negatives = list(negatives)
-        #: The strata in first-appearance order in the judgments (then the queries file's):
-        #: the tie order of the worst stratum.
-        self.strata = list(strata) if strata is not None else [
-            str(s) for s in pd.unique(per_query["stratum"].astype(object))]
-
-    @property
-    def systems(self) -> list[str]:
-        return list(self.summary.index)
-
-    @property
-    def has_strata(self) -> bool:
-        return bool((self.per_query["stratum"] != UNSTRATIFIED).any())
-
-    def metric(self, name: str, k: int | None = None) -> str:
-        """The column name of a metric at a cutoff (the largest one by default)."""
-        return engine.metric_name(name, k or self.ks[-1], self.gain)
-
-    def worst_stratum(self, metric: str, system: str | None = None) -> dict[str, Any] | None:
-        """The lowest-scoring stratum for ``metric`` (a column name such as ``recall@10``).
-
-        Strata with no scored query are skipped rather than treated as zero: reporting an
-        empty class as the worst would fail a build over an empty set. Ties go to the stratum
-        that appears first in the judgments (SPEC A3), as in the report's gates and tables.
-        """
-        from .gates import worst_of
-
-        system = self._system(system)
-        if system not in set(self.per_stratum.index.get_level_values("system")):
-            return None  # nothing judged: no stratum
-        table = self.per_stratum.xs(system, level="system")
-        table = table[table["n"] > 0]
-        if metric not in table.columns or table.empty:
-            return None
-        values = table[metric].dropna()
-        name = worst_of(dict(zip(values.index, values.to_numpy(dtype=float))), self.strata)
-        if name is None:
-            return None
-        return {"name": name, "value": float(values[name]), "n": int(table.loc[name, "n"])}
-
-    def _system(self, system: str | None) -> str:
-        if system is None:
-            if len(self.systems) != 1:
-                raise ValueError(
-                    f"the run has {len(self.systems)} systems ({', '.join(self.systems)}); "
-                    "name one with system="
-                )
-            return self.systems[0]
-        if system not in self.systems:
-            raise ValueError(f"no system {system!r} in the run; it has {', '.join(self.systems)}")
-        return system
-
-    def report(self, system: str | None = None, corpus=None, drift_result=None,
-               calibration=None, queries=None, now=None):
-        """The spec report (SPEC A6) for one system, as a :class:`retrieval_eval.report.Report`."""
-        from .report import report_from_evaluation
-
-        return report_from_evaluation(
-            self, system=self._system(system), corpus=corpus, drift_result=drift_result,
-            calibration=calibration, queries=queries if queries is not None else self.queries,
-            now=now,
-        )
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.per_query.copy()
-
-    def _table(self, table: str) -> pd.DataFrame:
-        tables = {"summary": self.summary, "per_stratum": self.per_stratum, "per_query": self.per_query}
-        if table not in tables:
-            raise ValueError(f"table must be one of {', '.join(tables)}, got {table!r}")
-        return tables[table]
-
-    def to_markdown(self, table: str = "summary") -> str:
-        """``summary`` (default), ``per_stratum`` or ``per_query`` as a Markdown pipe table.
-
-        Written by :mod:`retrieval_eval.tables` (the base install: no tabulate); a metric that
-        does not exist is ``n/a``, not 0.
-        """
-        frame_markdown = viz("frame_markdown")
-
-        return frame_markdown(self._table(table), index=table != "per_query")
-
-    def to_latex(self, table: str = "summary", caption: str | None = None, label: str | None = None) -> str:
-        """The same table as a booktabs LaTeX ``table`` (no jinja2; needs ``booktabs``)."""
-        frame_latex = viz("frame_latex")
-
-        return frame_latex(self._table(table), index=table != "per_query", caption=caption, label=label)
-
-    def plot(self, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
-        """Draw this evaluation: ``"strata"``, ``"metric_at_k"`` or ``"delta"`` (two systems).
-
-        Returns the display (:mod:`retrieval_eval.plotting`); never calls ``plt.show()``.
-        """
-        plot_evaluation = viz("plot_evaluation")
-
-        return plot_evaluation(self, kind=kind, ax=ax, metric=metric, **kwargs)
-
-    def _repr_html_(self) -> str:
-        evaluation_html = viz("evaluation_html")
-
-        return evaluation_html(self)
-
-    def __repr__(self) -> str:
-        return (f"Evaluation(systems={self.systems}, k={list(self.ks)}, "
-                f"threshold={self.threshold}, gain={self.gain!r}, "
-                f"queries={self.per_query['query_id'].nunique()})")
-
-
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
              gain: str = "exponential", queries=None, negatives=None,
              measures=None, chunk_rows: int | None = None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
-    ``judgments`` and ``run`` are frames from the readers, lists of wire-format dicts, or
-    paths; ``run`` may also be a mapping ``{system: run}``. ``queries`` (a queries file) and
-    ``negatives`` (query ids) declare ``expect_none`` queries, which are excluded from the
-    positive averages. ``gain`` is ``"exponential"`` (the spec's ``2**g - 1``) or
-    ``"linear"`` (trec_eval's); a linear-gain nDCG is named ``ndcg_linear@k``.
-    ``measures``: names from the measure catalogue (``["map", "P.5,10", "nDCG@10",
-    "bpref"]``, any spelling ``rev.parse_measure`` reads), added to ``per_query`` and
-    ``summary`` under their canonical names with trec_eval's aggregate
-    (:func:`retrieval_eval.measures.attach`); not to ``per_stratum``.
-    ``chunk_rows``: read the run in blocks of about that many rows of whole queries and run
-    the engine block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
-    numbers, with memory bounded by a block plus the judgments rather than by the run.
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        Labels: a frame from the readers, wire-format dicts, or a file.
+    run : DataFrame, list of dict, path or mapping
+        Rankings; a mapping ``{system: run}`` names several systems.
+    k : int or sequence of int, default (1, 5, 10)
+        Cutoffs.
+    threshold : int, default 1
+        The least grade that counts as relevant.
+    gain : {"exponential", "linear"}
+        nDCG's gain: the spec's ``2**g - 1`` or trec_eval's linear one (then named
+        ``ndcg_linear@k``).
+    queries, negatives : queries file and/or list of query ids, optional
+        Declare ``expect_none`` queries, excluded from the positive averages.
+    measures : list of str, optional
+        Names from the measure catalogue (``["map", "P.5,10", "nDCG@10", "bpref"]``, any
+        spelling ``rev.parse_measure`` reads), added to ``per_query`` and ``summary`` under
+        their canonical names with trec_eval's aggregate; not to ``per_stratum``.
+    chunk_rows : int, optional
+        Read the run in blocks of about that many rows of whole queries and run the engine
+        block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
+        numbers, with memory bounded by a block plus the judgments rather than by the run.
 
-    Returns an :class:`Evaluation`. In its ``per_query``, an excluded query's metric cells
-    are NaN (a value that does not exist is not zero), so the per-query means are the summary.
+    Returns
+    -------
+    Evaluation
+        In its ``per_query``, an excluded query's metric cells are NaN (a value that does not
+        exist is not zero), so the per-query means are the summary.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(5, 10))
+    >>> sorted(ev.systems)
+    ['bm25', 'dense', 'rrf']
     """
     if chunk_rows is not None:
         if measures is not None:
@@ -275,63 +94,20 @@ def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, ne
               measures=None, excluded_as_nan: bool = True) -> Evaluation:
     """:func:`evaluate` in memory; with ``excluded_as_nan=False`` an excluded query keeps the
     engine's values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
-    j, r = _coerce(judgments, run)
-    ks = engine.check_ks(k)
-    negs = _negative_ids(queries, negatives)
+    j, r = coerce(judgments, run)
+    return evaluate_frames(j, r, engine.check_ks(k), threshold, gain, queries,
+                           negative_id_list(queries, negatives), measures=measures,
+                           excluded_as_nan=excluded_as_nan)
+
+
+def evaluate_frames(j: pd.DataFrame, r: pd.DataFrame, ks: tuple[int, ...], threshold, gain,
+                    queries, negs: list[str], measures=None,
+                    excluded_as_nan: bool = True) -> Evaluation:
+    """:func:`evaluate` of frames already checked and converted (:func:`coerce`), with checked
+    cutoffs ``ks`` and the negatives' ids: what a face that took the input itself calls."""
     per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
-    return _evaluation(j, r, per_query, ks, threshold, gain, queries, negs, measures=measures,
-                       excluded_as_nan=excluded_as_nan)
-
-
-def _evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty=None,
-                by_stratum=None, measures=None, excluded_as_nan: bool = True) -> Evaluation:
-    """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
-    empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata,
-    catalogue ``measures`` (which need the run), excluded queries' cells as NaN.
-
-    Everything after the engine runs here, so the in-memory, streamed and Dask paths build
-    one and the same object from one and the same per-query frame. ``r`` may be None when
-    the run was never held whole (``by_stratum`` then carries the (stratum, query) frame).
-    """
-    if queries is not None:
-        # Judgments' strata win; a query without one takes the queries file's.
-        extra = _query_strata_from(queries)
-        if len(extra):
-            ids = per_query["query_id"].to_numpy(dtype=object)
-            current = per_query["stratum"].to_numpy(dtype=object)
-            filled = extra.reindex(ids).to_numpy(dtype=object)
-            use = (current == UNSTRATIFIED) & pd.notna(filled)
-            per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
-    if empty is None:
-        empty = r.attrs.get("empty_rankings") or []
-    if empty:
-        # A ranking written as [] answered nothing: it scores zero, but it is not missing.
-        answered = pd.MultiIndex.from_tuples([(str(s_), str(q_)) for s_, q_ in empty])
-        cells = pd.MultiIndex.from_arrays([per_query["system"].astype(object),
-                                           per_query["query_id"].astype(object)])
-        per_query["missing"] = per_query["missing"].to_numpy() & ~cells.isin(answered)
-    negative = per_query["query_id"].isin(negs).to_numpy()
-    per_query.insert(per_query.columns.get_loc("duplicates") + 1, "negative", negative)
-    scored = per_query.assign(no_positives=per_query["no_positives"] | per_query["negative"])
-    systems = pd.Index(per_query.attrs["systems"], dtype=ID, name="system")
-    summary = engine.aggregate(scored)
-    summary.index = pd.Index(summary.index, dtype=ID, name="system")
-    # A system with no judged query still has a row: n = 0 and no metric.
-    summary = summary.reindex(systems)
-    summary["n"] = summary["n"].fillna(0).astype(np.int64)
-    if measures is not None:
-        from ..engine.measures import attach
-
-        attach(j, r, per_query, summary, measures, threshold)
-    per_stratum = _per_stratum(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)
-    if excluded_as_nan:
-        excluded = scored["no_positives"].to_numpy(dtype=bool)
-        if excluded.any():
-            per_query.loc[excluded, engine.metric_columns(per_query)] = np.nan
-    strata = engine.strata_in_order(j)
-    strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
-    return Evaluation(j, r, per_query, summary, per_stratum, ks, threshold, gain,
-                      queries=queries, negatives=negs, strata=strata)
+    return finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs,
+                             measures=measures, excluded_as_nan=excluded_as_nan)
 
 
 # --------------------------------------------------------------------------------------------
@@ -410,17 +186,6 @@ def query_metrics(relevance: Mapping[str, int], ranking: Sequence[str], k: int =
 
 
 @dataclass
-class StratumScore:
-    """One stratum's scores: ``n`` queries scored and their metrics."""
-
-    n: int
-    metrics: dict[str, Measurement] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "metrics": {k: m.to_dict() for k, m in self.metrics.items()}}
-
-
-@dataclass
 class ScoreResult:
     """The seed's ``score`` result.
 
@@ -436,11 +201,6 @@ class ScoreResult:
     missing_queries: list[str]
     queries_without_positives: list[str]
     queries_with_duplicates: list[str]
-
-
-def _measurements(row: pd.Series, names) -> dict[str, Measurement]:
-    return {name: Measurement(value=float(row[name]), n=1, deterministic=True)
-            for name in names if pd.notna(row[name])}
 
 
 def _single_system(ev: Evaluation) -> str:
@@ -459,12 +219,33 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     Judged queries with no run entry score zero rather than being dropped (skipping them
     inflates every metric); queries with no label at the threshold are excluded rather than
     scored zero (there was nothing to find). When no query is left, no metric is emitted.
+
+    Parameters
+    ----------
+    judgments, run
+        As for :func:`evaluate`; the run holds one system.
+    k : int, default 10
+        The cutoff.
+    threshold : int, default 1
+        The least grade that counts as relevant.
+
+    Returns
+    -------
+    ScoreResult
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> result = rev.score(demo.judgments, demo.runs[demo.runs["system"] == "bm25"], k=10)
+    >>> sorted(result.metrics)[:2]
+    ['hit_rate@10', 'map@10']
     """
     ev = _evaluate(judgments, run, k=(k,), threshold=threshold, excluded_as_nan=False)
     system = _single_system(ev)
     pq = ev.per_query[ev.per_query["system"] == system]
     names = _spec_names(k)
-    metrics = _measurements(ev.summary.loc[system], names) if ev.summary.loc[system, "n"] else {}
+    metrics = measurements(ev.summary.loc[system], names) if ev.summary.loc[system, "n"] else {}
     per_query = pd.DataFrame(
         {seed: pq[engine.metric_name(m, k)].to_numpy() for m, seed in _SEED_NAMES.items()},
         index=pd.Index(pq["query_id"].to_numpy(), dtype=ID, name="query_id"),
@@ -478,31 +259,6 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     )
 
 
-class StrataScores(dict):
-    """``{stratum: StratumScore}`` in the table's order (scored strata first, each group in
-    code-point order), with ``appearance``: the strata in the order they first appear in the
-    judgments, which :func:`worst_stratum` uses to break a tie."""
-
-    def __init__(self, items=(), appearance=()):
-        super().__init__(items)
-        self.appearance = list(appearance)
-
-
-def stratum_scores(ev: Evaluation, system: str, names) -> StrataScores:
-    """The per-stratum table of one system as the seed's ``{stratum: StratumScore}`` (empty
-    when nothing was judged: there is no stratum to score)."""
-    systems = ev.per_stratum.index.get_level_values("system")
-    if system not in set(systems):
-        return StrataScores((), appearance=ev.strata)
-    table = ev.per_stratum.xs(system, level="system")
-    return StrataScores(
-        ((str(name), StratumScore(n=int(row["n"]),
-                                  metrics=_measurements(row, names) if row["n"] else {}))
-         for name, row in table.iterrows()),
-        appearance=ev.strata,
-    )
-
-
 def score_by_stratum(judgments, run, k: int = DEFAULT_K,
                      threshold: int = DEFAULT_THRESHOLD) -> StrataScores:
     """Per-stratum scores: a system can improve on the mean while failing a query class.
@@ -511,6 +267,23 @@ def score_by_stratum(judgments, run, k: int = DEFAULT_K,
     first, then unscored ones (n = 0, no metrics), each in code-point order; ``appearance`` on
     the result lists them in the order they first appear in the judgments (the tie order of
     :func:`worst_stratum`).
+
+    Parameters
+    ----------
+    judgments, run, k, threshold
+        As for :func:`score`.
+
+    Returns
+    -------
+    StrataScores
+        ``{stratum: StratumScore}``.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> strata = rev.score_by_stratum(demo.judgments, demo.runs[demo.runs["system"] == "bm25"])
+    >>> worst = rev.worst_stratum(strata, "recall@10")
     """
     ev = evaluate(judgments, run, k=(k,), threshold=threshold)
     return stratum_scores(ev, _single_system(ev), _spec_names(k))
@@ -523,6 +296,26 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
     to find must not fail a build. Ties go to the stratum that appears first in the judgments
     (SPEC A3; ``per_stratum.appearance`` as :func:`score_by_stratum` returns it, else the
     mapping's own order), the same stratum the report's gates and tables name.
+
+    Parameters
+    ----------
+    per_stratum : mapping of str to StratumScore
+        :func:`score_by_stratum`'s result.
+    metric : str
+        A seed metric name (``recall``, ``ndcg``, ``ap`` ...).
+
+    Returns
+    -------
+    dict or None
+        ``{"name", "value", "n"}``, or None when no stratum scored the metric.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> strata = rev.score_by_stratum(demo.judgments, demo.runs[demo.runs["system"] == "bm25"])
+    >>> sorted(rev.worst_stratum(strata, "recall@10"))
+    ['n', 'name', 'value']
     """
     from .gates import worst_of
 
@@ -532,3 +325,44 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
     if name is None:
         return None
     return {"name": name, "value": values[name], "n": per_stratum[name].n}
+
+
+def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
+                 drift_result=None, queries=None, calibration=None, gain: str = "exponential",
+                 system: str | None = None, negatives=None, now=None) -> Report:
+    """Score a run and assemble the spec report (seed ``buildReport``).
+
+    The verdict is INDETERMINATE when nothing was scored (there is no number, so it cannot
+    PASS) or when ``validate`` finds an error (a number computed from ground truth that
+    contradicts itself proves nothing). Its reasons name drift, judged queries missing from the
+    run, excluded queries, repeated keys, an unsound set and calibration caveats.
+
+    Parameters
+    ----------
+    judgments, run, k, threshold, gain, queries, negatives
+        As for :func:`evaluate` (one cutoff ``k``).
+    corpus, drift_result : optional
+        The live corpus (drift is measured against it) or a drift result already computed.
+    calibration : Calibration, optional
+        Its figures join the report; by default computed when negatives are declared.
+    system : str, optional
+        The system to report on (required when the run has several).
+    now : datetime, optional
+        The report's ``generated_at`` (default: now, UTC).
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> report = rev.build_report(demo.judgments, demo.runs, system="bm25")
+    >>> report.status in ("PASS", "INDETERMINATE")
+    True
+    """
+    ev = evaluate(judgments, run, k=(k,), threshold=threshold, gain=gain, queries=queries,
+                  negatives=negatives)
+    return ev.report(system=system, corpus=corpus, drift_result=drift_result,
+                     calibration=calibration, queries=queries, now=now)

@@ -157,6 +157,27 @@ def parse_gate(expression: str) -> Gate:
     ``metric:ci-lower:floor`` are the other two forms. Metric names may contain ``@`` and
     ``_`` (``ndcg@10``, ``fpr@95tpr``) but no ``:``. Numbers must be finite decimals
     (``0.8``, ``.5``, ``1e-1``); anything else raises :class:`GateError`.
+
+    Parameters
+    ----------
+    expression : str
+        ``recall@10:0.8``, ``ndcg@10:-0.02``, ``worst-stratum:recall@10:0.6``,
+        ``recall@10:ci-lower:0.7``, or a trust gate (``score-shift:...``, ``label-agreement:...``).
+
+    Returns
+    -------
+    Gate
+
+    Raises
+    ------
+    GateError
+        A malformed expression, with a one-line message.
+
+    Examples
+    --------
+    >>> from retrieval_eval.analysis.gates import parse_gate
+    >>> parse_gate("recall@10:0.8").threshold
+    0.8
     """
     if not isinstance(expression, str):
         raise GateError(f"gate {expression!r}: expected a string such as 'recall@10:0.8'")
@@ -374,6 +395,7 @@ def strata_order(report: Mapping[str, Any]) -> list[str]:
 
 
 def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
+    # long: one branch per gate kind, each a few lines of the spec
     raw, metric, threshold = gate.raw, gate.metric, gate.threshold
     judgments = report.get("judgments") or {}
     nothing_scored = isinstance(judgments, Mapping) and judgments.get("queries_scored") == 0
@@ -487,6 +509,27 @@ def evaluate_gates(
     too thin to trust (``"indeterminate": "<why>"``, e.g. too few negatives for a calibration
     metric): failing would blame the system for a missing measurement, passing would certify
     one that was never made. Gates given as strings are parsed with :func:`parse_gate`.
+
+    Parameters
+    ----------
+    report : Report or dict
+        The spec report the gates read.
+    gates : iterable of Gate or str
+        The gates, in order.
+    baseline : Report or dict, optional
+        The report delta gates compare with.
+
+    Returns
+    -------
+    GateEvaluation
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> report = rev.build_report(demo.judgments, demo.runs, system="bm25")
+    >>> rev.evaluate_gates(report, ["recall@10:0.0"]).status in ("PASS", "INDETERMINATE")
+    True
     """
     rep = _as_report(report)
     base = _as_report(baseline) if baseline is not None else None
@@ -511,6 +554,24 @@ def apply_gates(report: Any, gates: Iterable[Gate | str], baseline: Any = None) 
     verdict: it cannot clear a finding such as an unsound judgment set that it never looked
     at), the gates' reasons are appended to the verdict's reasons, and ``verdict.gates`` lists
     every gate's result. With no gates the verdict is returned unchanged.
+
+    Parameters
+    ----------
+    report, gates, baseline
+        As for :func:`evaluate_gates`.
+
+    Returns
+    -------
+    dict
+        The report's data with the gates in its verdict.
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> report = rev.build_report(demo.judgments, demo.runs, system="bm25")
+    >>> sorted(apply_gates(report, ["recall@10:0.0"])["verdict"])
+    ['gates', 'reasons', 'status']
     """
     out = copy.deepcopy(dict(_as_report(report)))
     gate_list = list(gates)

@@ -14,8 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from .measurement import Measurement
 from .handoff import viz
+from .measurement import Measurement
+from .strata import stratum_scores
 
 TOOL_NAME = "retrieval-eval"
 TOOL_VERSION = "0.1.0"
@@ -98,11 +99,32 @@ def _plural(n: int, one: str, many: str) -> str:
 
 def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, calibration=None,
                            queries=None, now=None) -> Report:
-    """Assemble the report of one system of an :class:`~retrieval_eval.evaluation.Evaluation`."""
-    from .evaluation import stratum_scores
-    from .validation import validate
+    # long: the spec report assembled field by field, reasons in SPEC A6 order
+    """Assemble the report of one system of an :class:`~retrieval_eval.evaluation.Evaluation`.
 
-    validation = validate(ev.judgments)
+    Parameters
+    ----------
+    ev : Evaluation
+        Any evaluation (in memory, streamed, Dask); read, never imported here, so the
+        report does not depend on how it was made.
+    system : str
+        The system to report on.
+    corpus, drift_result, calibration, queries, now
+        As for :func:`~retrieval_eval.analysis.evaluation.build_report`.
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> demo = rev.load_demo()
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=10)
+    >>> report_from_evaluation(ev, "bm25").status in ("PASS", "INDETERMINATE")
+    True
+    """
+    validation = ev.validation
     pq = ev.per_query[ev.per_query["system"] == system]
     positive = pq[~pq["no_positives"] & ~pq["negative"]]
     queries_scored = int(len(positive))
@@ -245,21 +267,3 @@ def _calibration_strata(data: dict[str, Any], calibration, system: str) -> None:
             m["indeterminate"] = why
         entry = per_stratum.setdefault(str(row.stratum), {"n": int(row.n), "metrics": {}})
         entry.setdefault("metrics", {})[row.figure] = m
-
-
-def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
-                 drift_result=None, queries=None, calibration=None, gain: str = "exponential",
-                 system: str | None = None, negatives=None, now=None) -> Report:
-    """Score a run and assemble the spec report (seed ``buildReport``).
-
-    The verdict is INDETERMINATE when nothing was scored (there is no number, so it cannot
-    PASS) or when ``validate`` finds an error (a number computed from ground truth that
-    contradicts itself proves nothing). Its reasons name drift, judged queries missing from the
-    run, excluded queries, repeated keys, an unsound set and calibration caveats.
-    """
-    from .evaluation import evaluate
-
-    ev = evaluate(judgments, run, k=(k,), threshold=threshold, gain=gain, queries=queries,
-                  negatives=negatives)
-    return ev.report(system=system, corpus=corpus, drift_result=drift_result,
-                     calibration=calibration, queries=queries, now=now)

@@ -20,7 +20,6 @@ never with a number computed from half a ranking.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,6 +27,10 @@ import pandas as pd
 from ..engine import metrics as engine
 from ..errors import FormatError
 from ..engine.metrics import ID
+from .blocks import frame_blocks, is_parquet, parquet_blocks, relabel, trailing_query
+from .heads import block_heads, join_heads
+from .result import finish_evaluation, negative_id_list
+from .strata import stratum_keys, stratum_run
 
 #: The judgments' columns the engine reads.
 _JUDGMENT_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
@@ -143,11 +146,6 @@ def _cut_message(query, system) -> str:
 # Blocks of whole queries, from a file or a frame.
 
 
-def _is_parquet(path) -> bool:
-    p = Path(path)
-    return p.is_dir() or p.suffix.lower() in (".parquet", ".pq")
-
-
 def run_blocks(run, chunk_rows: int, system: str | None = None,
                order: str = "rank") -> Iterator[pd.DataFrame]:
     """The run as run frames of about ``chunk_rows`` rows, each of whole queries.
@@ -171,10 +169,10 @@ def _blocks(run, chunk_rows: int, system: str | None = None,
     if not isinstance(chunk_rows, (int, np.integer)) or isinstance(chunk_rows, bool) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
     if not _is_path(run):
-        yield from _frame_blocks(as_run(run, system=system), int(chunk_rows))
+        yield from frame_blocks(as_run(run, system=system), int(chunk_rows))
         return
-    if _is_parquet(run):
-        blocks = _parquet_blocks(run, int(chunk_rows), system)
+    if is_parquet(run):
+        blocks = parquet_blocks(run, int(chunk_rows), system)
     elif _first_content_line(run).startswith("{"):
         blocks = _jsonl_blocks(run, int(chunk_rows), system)
     else:
@@ -183,40 +181,6 @@ def _blocks(run, chunk_rows: int, system: str | None = None,
     for block in blocks:
         yield block, offset + np.arange(len(block), dtype=np.int64)
         offset += len(block)
-
-
-def _frame_blocks(run: pd.DataFrame, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
-    """A frame in memory cut into blocks of whole queries. Its rows are first put in order of
-    each query's first appearance (a stable sort: each ranking keeps its rows' order), so a
-    query in two places is not an error here; the keys are the rows' places before it."""
-    codes = pd.factorize(run["query_id"].array)[0]
-    where = np.arange(len(run), dtype=np.int64)
-    if len(codes) and bool(np.any(codes[1:] < codes[:-1])):
-        where = np.argsort(codes, kind="stable")
-        run, codes = run.iloc[where].reset_index(drop=True), codes[where]
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, int)
-    cuts = _cuts(starts, len(run), chunk_rows)
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
-        block = run.iloc[lo:hi].reset_index(drop=True)
-        block.attrs = {}
-        yield block, where[lo:hi]
-    empty = run.attrs.get("empty_rankings")
-    if empty:  # the empty rankings have no rows: they travel on an empty block
-        from ..io.formats import empty_run
-
-        tail = empty_run()
-        tail.attrs["empty_rankings"] = list(empty)
-        yield tail, np.zeros(0, dtype=np.int64)
-
-
-def _cuts(starts: np.ndarray, n: int, chunk_rows: int) -> np.ndarray:
-    """Block bounds: the first query start at or after each multiple of ``chunk_rows``."""
-    if n == 0:
-        return np.zeros(1, dtype=np.int64)
-    wanted = np.arange(chunk_rows, n, chunk_rows)
-    at = np.searchsorted(starts, wanted)
-    cut = np.where(at < len(starts), starts[np.minimum(at, len(starts) - 1)], n)
-    return np.unique(np.r_[0, cut, n])
 
 
 def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
@@ -247,61 +211,6 @@ def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
                 size = got
 
 
-def _relabel(err: FormatError, path, offset: int) -> FormatError:
-    """The reader's message for a block at byte ``offset``, with the line counted in the file
-    (counted only now: counting every block's lines costs more than the error ever does)."""
-    if err.line is None:
-        return FormatError(str(path), None, err.detail)
-    before = 0
-    with open(path, "rb") as fh:
-        while offset > 0:
-            piece = fh.read(min(offset, 1 << 24))
-            if not piece:
-                break
-            before += piece.count(b"\n")
-            offset -= len(piece)
-    return FormatError(str(path), err.line + before, err.detail)
-
-
-_SPACE = b" \t\r\n\v\f"
-
-
-def _trailing_query(data) -> tuple[int, bytes | None]:
-    """Where the lines of the last query of ``data`` begin, and that query's id.
-
-    Found on the bytes (numpy, no per-line Python), from the end in growing windows, so the
-    cost is that of the last query's lines: the lines from there on start with the id and a
-    space or tab. (0, None) when the last line is blank or a comment.
-    """
-    end = len(data)
-    while end and data[end - 1] in _SPACE:
-        end -= 1
-    last = bytes(data[data.rfind(b"\n", 0, end) + 1:end]).split(None, 1)
-    if not last or last[0].startswith(b"#"):
-        return 0, None
-    qid = last[0]
-    buf = np.frombuffer(data, dtype=np.uint8)
-    window = 1 << 16
-    while True:
-        lo = max(len(buf) - window, 0)
-        part = buf[lo:]
-        starts = np.flatnonzero(part == 10) + 1  # line starts inside the window
-        if lo == 0:
-            starts = np.r_[0, starts]
-        starts = starts[starts + len(qid) < len(part)]
-        same = np.ones(len(starts), dtype=bool)
-        for i, byte in enumerate(qid):
-            same &= part[starts + i] == byte
-        after = part[starts + len(qid)]
-        same &= (after == 32) | (after == 9)
-        other = np.flatnonzero(~same)
-        if len(other):
-            return lo + int(starts[other[-1] + 1]), qid
-        if lo == 0:
-            return 0, qid
-        window *= 4
-
-
 def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]:
     """A TREC run read in blocks of whole queries: each block is the lines from one cut to
     the next, parsed by :func:`~retrieval_eval.formats.from_trec_run`; the lines of the
@@ -317,7 +226,7 @@ def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]
         try:
             return from_trec_run(b"".join(pieces), label=label, order=order, system=system)
         except FormatError as err:
-            raise _relabel(err, path, offset) from None
+            raise relabel(err, path, offset) from None
 
     reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
     size = None
@@ -326,7 +235,7 @@ def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]
             data, at = reader.send(size) if size else next(reader)
         except StopIteration:
             break
-        cut, qid = _trailing_query(data)
+        cut, qid = trailing_query(data)
         view = memoryview(data)
         if cut == 0 and qid is not None and qid == held_qid:
             held.append(view)  # one query longer than a block: the block grows
@@ -364,51 +273,9 @@ def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
         try:
             frame = parse_run(data, label=label, system=system)
         except FormatError as err:
-            raise _relabel(err, path, at) from None
+            raise relabel(err, path, at) from None
         size = max(256, int(len(data) / max(len(frame), 1) * chunk_rows))
         yield frame
-
-
-def _parquet_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
-    """A parquet file or dataset directory read in record batches, cut between queries (the
-    rows of the last query of a batch wait for the next one)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-
-    from ..io.formats import as_run
-
-    label = str(path)
-    strings = {pa.string(): ID, pa.large_string(): ID}.get
-    held: list = []
-    held_rows = 0
-
-    def frame(tables) -> pd.DataFrame:
-        table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-        return as_run(table.to_pandas(types_mapper=strings), system=system, label=label)
-
-    try:
-        batches = ds.dataset(str(path), format="parquet").to_batches(batch_size=chunk_rows)
-        for batch in batches:
-            if not batch.num_rows:
-                continue
-            held.append(pa.Table.from_batches([batch]))
-            held_rows += batch.num_rows
-            if held_rows < chunk_rows:
-                continue
-            qid = held[-1].column("query_id")
-            other = pc.indices_nonzero(pc.not_equal(qid, qid[-1])).to_numpy()
-            if not len(other):
-                continue  # the whole batch is the last query: it may go on
-            cut = int(other[-1]) + 1
-            tail = held[-1].slice(cut)
-            held[-1] = held[-1].slice(0, cut)
-            yield frame(held)
-            held, held_rows = [tail], len(tail)
-    except (OSError, pa.ArrowException) as err:
-        raise FormatError(label, None, f"cannot read the parquet data ({err})") from None
-    if held_rows:
-        yield frame(held)
 
 
 # --------------------------------------------------------------------------------------------
@@ -422,12 +289,11 @@ class Plan:
     A plan is plain data (frames and arrays): :mod:`retrieval_eval.dask` sends it to each
     worker once. :meth:`score` runs the engine on one block; :meth:`finish` puts the blocks'
     rows together (:func:`assemble`) and hands the per-query frame to the code every path
-    shares (``evaluation._evaluation``).
+    shares (:func:`~retrieval_eval.analysis.result.finish_evaluation`).
     """
 
     def __init__(self, judgments, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential"):
         from ..io.absent import judgments_meaning
-        from .evaluation import _stratum_keys
         from ..io.formats import as_judgments
 
         # The labels as in-memory evaluate reads them: an empty optional field is an absent one.
@@ -440,11 +306,11 @@ class Plan:
         self.threshold, self.gain = int(threshold), gain
         self.index = JudgmentIndex(self.judgments)
         # A query labelled in several strata is also scored per (stratum, query) (see
-        # evaluation._per_stratum): each block does that too.
+        # strata.stratum_table): each block does that too.
         self.spanning = engine.strata_span_queries(self.judgments)
         self.j2 = self.mapping = self.composite = None
         if self.spanning:
-            self.j2, self.mapping = _stratum_keys(self.judgments)
+            self.j2, self.mapping = stratum_keys(self.judgments)
             self.composite = self.j2["query_id"].array
 
     def __getstate__(self) -> dict:
@@ -461,17 +327,16 @@ class Plan:
         queries span strata (``rows2``, ``first2``; that frame's systems are those ranking a
         judged query, as in memory).
         """
-        from .evaluation import _stratum_run
-
         keys = np.arange(len(block), dtype=np.int64) if keys is None else keys
-        out = {"rows": None, "first": {}, "rows2": None, "first2": {}}
+        out = {"rows": None, "first": {}, "rows2": None, "first2": {}, "heads": None}
         if not len(block):
             return out
+        out["heads"] = block_heads(block, keys)
         out["rows"] = block_metrics(None, block, self.ks, self.threshold, self.gain, index=self.index)
         out["first"] = _first_keys(block["system"], keys)
         if self.spanning:
             judged = engine._lookup(block["query_id"], self.index.queries) >= 0
-            r2 = _stratum_run(block, self.mapping)
+            r2 = stratum_run(block, self.mapping)
             if len(r2):
                 qids = _unique(block["query_id"])
                 rows = self.index.rows(qids)
@@ -483,14 +348,12 @@ class Plan:
         return out
 
     def finish(self, scored: list[dict], queries=None, negatives=None, empty=(),
-               label: str = "run"):
+               label: str = "run", heads: bool = True):
         """The :class:`~retrieval_eval.evaluation.Evaluation` of the blocks' results.
 
         Systems are ordered by their first row in the run, as the engine orders them.
         """
-        from .evaluation import _evaluation, _negative_ids
-
-        negs = _negative_ids(queries, negatives)
+        negs = negative_id_list(queries, negatives)
         empty = list(empty)
         parts = [s["rows"] for s in scored if s["rows"] is not None]
         _check_empty(empty, parts, label)
@@ -501,8 +364,11 @@ class Plan:
             by_stratum = assemble(self.j2, [s["rows2"] for s in scored if s["rows2"] is not None],
                                   _ordered(scored, "first2"), self.ks, self.threshold, self.gain,
                                   label=label)
-        return _evaluation(self.judgments, None, per_query, self.ks, self.threshold, self.gain,
-                           queries, negs, empty=empty, by_stratum=by_stratum)
+        heads, note = (join_heads([s.get("heads") for s in scored]) if heads else
+                       (None, "the rows were scored without keeping their rankings' heads"))
+        return finish_evaluation(self.judgments, None, per_query, self.ks, self.threshold,
+                                 self.gain, queries, negs, empty=empty, by_stratum=by_stratum,
+                                 heads=heads, heads_note=note)
 
 
     # -- for frameworks that score groups themselves (the Spark recipe in docs/scale.md) ------
@@ -540,7 +406,7 @@ class Plan:
         rows = rows.astype(_template(self.index.frame.iloc[:0], self.ks, self.threshold,
                                      self.gain).dtypes.to_dict())
         return self.finish([{"rows": rows, "first": dict(first), "rows2": None, "first2": {}}],
-                           queries=queries, negatives=negatives)
+                           queries=queries, negatives=negatives, heads=False)
 
 
 def _first_keys(system, keys: np.ndarray) -> dict:

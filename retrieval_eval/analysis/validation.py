@@ -89,6 +89,7 @@ def _previous_text_differs(qid: pd.Series, text: pd.Series) -> np.ndarray:
 
 
 def validate(judgments, other=None) -> ValidationResult:
+    # long: the checks in the order the spec lists their issues
     """Check a judgment set. Errors: duplicate-label, inconsistent-query-text, bad-chunk-id,
     bad-text-sha (per row, in row order), empty, no-positives. Warnings: missing-query-text (per
     query, code-point order), no-human-labels, mixed-fingerprints, thin-stratum (code-point
@@ -97,6 +98,23 @@ def validate(judgments, other=None) -> ValidationResult:
     below 0.6 (:func:`retrieval_eval.agreement.agreement_warning`).
 
     Sorted orders are locale-independent, so ``--json`` output agrees across machines.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dict or path
+        The judgment set.
+    other : DataFrame, list of dict or path, optional
+        A second label set, for the agreement check.
+
+    Returns
+    -------
+    ValidationResult
+
+    Examples
+    --------
+    >>> import retrieval_eval as rev
+    >>> rev.validate(rev.load_demo().judgments).ok
+    True
     """
     from ..io.absent import judgments_meaning
     from ..io.formats import as_judgments

@@ -1,10 +1,9 @@
 """The Dask path (``retrieval_eval.dask.evaluate``) equals the in-memory ``evaluate``.
 
-Run on a ``LocalCluster`` of two worker processes, on a generated run of a million rows split
-into many partitions, with each query's rows spread over partitions (a million, not several:
-the CI box has two cores, and the shuffle of a million rows already crosses every partition);
-the oracle is the in-memory :func:`retrieval_eval.evaluate` of the same rows in the same
-order.
+Run on a ``LocalCluster`` of two worker processes, on a generated run of 2.4 million rows
+split into 24 partitions, with each query's rows spread over partitions; the oracle is the
+in-memory :func:`retrieval_eval.evaluate` of the same rows in the same order. ``calibrate``
+and ``compare`` take the Dask ``Evaluation`` as they take the run, with the same numbers.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from retrieval_eval.errors import FormatError
 
 from streaming_cases import assert_same, make_case
 
-N_QUERIES, DEPTH = 25_000, 20  # two systems: 1,000,000 run rows
+N_QUERIES, DEPTH = 60_000, 20  # two systems: 2,400,000 run rows
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +41,7 @@ def _ids(prefix: str, values: np.ndarray) -> pd.arrays.ArrowStringArray:
 
 @pytest.fixture(scope="module")
 def big():
-    """Two systems x 25,000 queries x 20 entries, repeated keys included; labels for 90% of
+    """Two systems x 60,000 queries x 20 entries, repeated keys included; labels for 90% of
     the queries (and some the run never ranks), one stratum per query. (Queries labelled in
     two strata are scored per (stratum, query) too; the smaller cases below cover that.)"""
     rng = np.random.default_rng(17)
@@ -68,20 +67,32 @@ def big():
     return judgments, run
 
 
-def test_a_million_rows_spread_over_partitions_equal_in_memory(client, big):
+def _parquet(run: pd.DataFrame, path, parts: int) -> dd.DataFrame:
+    """``run`` as ``parts`` parquet files the workers read themselves (no data in the graph)."""
+    path.mkdir()
+    for i, piece in enumerate(np.array_split(np.arange(len(run)), parts)):
+        run.iloc[piece].to_parquet(path / f"part-{i:03d}.parquet", index=False)
+    return dd.read_parquet(str(path))
+
+
+def test_millions_of_rows_spread_over_partitions_equal_in_memory(client, big, tmp_path):
     judgments, run = big
-    # Rows in random order: every query's rows are spread over the 12 partitions.
+    # Rows in random order: every query's rows are spread over the 24 partitions.
     spread = run.iloc[np.random.default_rng(0).permutation(len(run))].reset_index(drop=True)
     expected = re_.evaluate(judgments, spread)
-    got = red.evaluate(judgments, dd.from_pandas(spread, npartitions=12, sort=False), shuffle=True)
+    ddf = _parquet(spread, tmp_path / "spread", 24)
+    assert ddf.npartitions == 24
+    got = red.evaluate(judgments, ddf, shuffle=True)
     assert_same(expected, got)
+    # What calibration reads of the run (each ranking's head) came back in the run's order.
+    pd.testing.assert_frame_equal(got.heads, re_.dedupe_run(spread, depth=10), check_exact=True)
 
 
-def test_a_run_sorted_by_query_is_scored_without_a_shuffle(client, big):
+def test_a_run_sorted_by_query_is_scored_without_a_shuffle(client, big, tmp_path):
     judgments, run = big
     # 7 partitions cut mid-ranking: the cut rankings are put together on the client.
-    ddf = dd.from_pandas(run, npartitions=7, sort=False)
-    assert (ddf.divisions[1] % DEPTH) != 0
+    ddf = _parquet(run, tmp_path / "sorted", 7)
+    assert (len(np.array_split(np.arange(len(run)), 7)[0]) % DEPTH) != 0
     assert_same(re_.evaluate(judgments, run), red.evaluate(judgments, ddf, shuffle=False))
 
 
@@ -125,6 +136,25 @@ def test_queries_negatives_and_options_pass_through(client):
               queries=[{"query_id": "q70", "stratum": "ood", "expect_none": True}])
     ddf = dd.from_pandas(r, npartitions=6, sort=False)
     assert_same(re_.evaluate(j, r, **kw), red.evaluate(j, ddf, **kw))
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_calibrate_and_compare_take_the_dask_evaluation(client, shuffle):
+    j, r = make_case(12, n_queries=120)
+    negs = ["q5", "q6", "q7", "q50", "q51", "q52", "q53", "q54", "q90", "q91", "q92"]
+    j = j[~j["query_id"].isin(negs)].reset_index(drop=True)
+    if shuffle:  # a ranking's rows in several partitions
+        r = r.iloc[np.random.default_rng(2).permutation(len(r))].reset_index(drop=True)
+    ev = red.evaluate(j, dd.from_pandas(r, npartitions=6, sort=False), negatives=negs,
+                      shuffle=shuffle)
+    a, b = re_.calibrate(j, r, negatives=negs), re_.calibrate(j, ev, negatives=negs)
+    for name in ("summary", "top1", "per_stratum", "intervals"):
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+    a, b = (re_.compare(j, r, negatives=negs, n_resamples=300),
+            re_.compare(j, ev, negatives=negs, n_resamples=300))
+    for name in ("table", "per_query", "wins_ties_losses"):
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+    pd.testing.assert_frame_equal(a.calibration.table, b.calibration.table, check_exact=True)
 
 
 def test_importing_the_package_does_not_import_dask():

@@ -32,15 +32,10 @@ KNOWN_UPWARD: set[str] = {
     "retrieval_eval.io.interop -> retrieval_eval.engine.metrics",
 }
 KNOWN_CIRCLES: set[frozenset[str]] = {
-    frozenset({'retrieval_eval.analysis.evaluation', 'retrieval_eval.analysis.report', 'retrieval_eval.analysis.streaming'}),
     frozenset({'retrieval_eval.io.detect', 'retrieval_eval.io.formats', 'retrieval_eval.io.interop', 'retrieval_eval.io.tabular'}),
 }
 KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.analysis.calibration_input', 'retrieval_eval.engine.metrics._query_strata'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._evaluation'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._negative_ids'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._stratum_keys'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.analysis.evaluation._stratum_run'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._arrow'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._codes'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._lookup'),
@@ -68,19 +63,10 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._read_bytes'),
 }
 KNOWN_LONG_MODULES: set[str] = {
-    'retrieval_eval.analysis.compare',
-    'retrieval_eval.analysis.drift',
-    'retrieval_eval.analysis.streaming',
     'retrieval_eval.engine.metrics',
     'retrieval_eval.io.formats',
 }
 KNOWN_LONG_FUNCTIONS: set[str] = {
-    'retrieval_eval.analysis.compare.compare',
-    'retrieval_eval.analysis.compare.compare_calibration',
-    'retrieval_eval.analysis.drift.drift',
-    'retrieval_eval.analysis.gates._evaluate_one',
-    'retrieval_eval.analysis.report.report_from_evaluation',
-    'retrieval_eval.analysis.validation.validate',
     'retrieval_eval.engine.measures.scan.scan',
     'retrieval_eval.engine.metrics._scan',
     'retrieval_eval.engine.metrics.compute',

@@ -1,0 +1,151 @@
+"""Blocks of whole queries: a run frame cut in memory, a parquet dataset read in record
+batches, and the byte-level helpers the line readers of :mod:`.streaming` use (where the last
+query of a block of bytes begins; a reader's error with the line counted in the file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import FormatError
+from ..model import ID
+
+
+def is_parquet(path) -> bool:
+    p = Path(path)
+    return p.is_dir() or p.suffix.lower() in (".parquet", ".pq")
+
+
+def frame_blocks(run: pd.DataFrame, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
+    """A frame in memory cut into blocks of whole queries. Its rows are first put in order of
+    each query's first appearance (a stable sort: each ranking keeps its rows' order), so a
+    query in two places is not an error here; the keys are the rows' places before it."""
+    codes = pd.factorize(run["query_id"].array)[0]
+    where = np.arange(len(run), dtype=np.int64)
+    if len(codes) and bool(np.any(codes[1:] < codes[:-1])):
+        where = np.argsort(codes, kind="stable")
+        run, codes = run.iloc[where].reset_index(drop=True), codes[where]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, int)
+    cuts = block_bounds(starts, len(run), chunk_rows)
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        block = run.iloc[lo:hi].reset_index(drop=True)
+        block.attrs = {}
+        yield block, where[lo:hi]
+    empty = run.attrs.get("empty_rankings")
+    if empty:  # the empty rankings have no rows: they travel on an empty block
+        from ..io.formats import empty_run
+
+        tail = empty_run()
+        tail.attrs["empty_rankings"] = list(empty)
+        yield tail, np.zeros(0, dtype=np.int64)
+
+
+def block_bounds(starts: np.ndarray, n: int, chunk_rows: int) -> np.ndarray:
+    """Block bounds: the first query start at or after each multiple of ``chunk_rows``."""
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    wanted = np.arange(chunk_rows, n, chunk_rows)
+    at = np.searchsorted(starts, wanted)
+    cut = np.where(at < len(starts), starts[np.minimum(at, len(starts) - 1)], n)
+    return np.unique(np.r_[0, cut, n])
+
+
+def relabel(err: FormatError, path, offset: int) -> FormatError:
+    """The reader's message for a block at byte ``offset``, with the line counted in the file
+    (counted only now: counting every block's lines costs more than the error ever does)."""
+    if err.line is None:
+        return FormatError(str(path), None, err.detail)
+    before = 0
+    with open(path, "rb") as fh:
+        while offset > 0:
+            piece = fh.read(min(offset, 1 << 24))
+            if not piece:
+                break
+            before += piece.count(b"\n")
+            offset -= len(piece)
+    return FormatError(str(path), err.line + before, err.detail)
+
+
+SPACE = b" \t\r\n\v\f"
+
+
+def trailing_query(data) -> tuple[int, bytes | None]:
+    """Where the lines of the last query of ``data`` begin, and that query's id.
+
+    Found on the bytes (numpy, no per-line Python), from the end in growing windows, so the
+    cost is that of the last query's lines: the lines from there on start with the id and a
+    space or tab. (0, None) when the last line is blank or a comment.
+    """
+    end = len(data)
+    while end and data[end - 1] in SPACE:
+        end -= 1
+    last = bytes(data[data.rfind(b"\n", 0, end) + 1:end]).split(None, 1)
+    if not last or last[0].startswith(b"#"):
+        return 0, None
+    qid = last[0]
+    buf = np.frombuffer(data, dtype=np.uint8)
+    window = 1 << 16
+    while True:
+        lo = max(len(buf) - window, 0)
+        part = buf[lo:]
+        starts = np.flatnonzero(part == 10) + 1  # line starts inside the window
+        if lo == 0:
+            starts = np.r_[0, starts]
+        starts = starts[starts + len(qid) < len(part)]
+        same = np.ones(len(starts), dtype=bool)
+        for i, byte in enumerate(qid):
+            same &= part[starts + i] == byte
+        after = part[starts + len(qid)]
+        same &= (after == 32) | (after == 9)
+        other = np.flatnonzero(~same)
+        if len(other):
+            return lo + int(starts[other[-1] + 1]), qid
+        if lo == 0:
+            return 0, qid
+        window *= 4
+
+
+def parquet_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
+    """A parquet file or dataset directory read in record batches, cut between queries (the
+    rows of the last query of a batch wait for the next one)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    from ..io.formats import as_run
+
+    label = str(path)
+    strings = {pa.string(): ID, pa.large_string(): ID}.get
+    held: list = []
+    held_rows = 0
+
+    def frame(tables) -> pd.DataFrame:
+        table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+        return as_run(table.to_pandas(types_mapper=strings), system=system, label=label)
+
+    try:
+        batches = ds.dataset(str(path), format="parquet").to_batches(batch_size=chunk_rows)
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            held.append(pa.Table.from_batches([batch]))
+            held_rows += batch.num_rows
+            if held_rows < chunk_rows:
+                continue
+            qid = held[-1].column("query_id")
+            other = pc.indices_nonzero(pc.not_equal(qid, qid[-1])).to_numpy()
+            if not len(other):
+                continue  # the whole batch is the last query: it may go on
+            cut = int(other[-1]) + 1
+            tail = held[-1].slice(cut)
+            held[-1] = held[-1].slice(0, cut)
+            yield frame(held)
+            held, held_rows = [tail], len(tail)
+    except (OSError, pa.ArrowException) as err:
+        raise FormatError(label, None, f"cannot read the parquet data ({err})") from None
+    if held_rows:
+        yield frame(held)

@@ -1,0 +1,127 @@
+"""How :func:`~retrieval_eval.analysis.drift.drift` finds a stale label's text in the live corpus.
+
+The status codes drift decides with, the vectorized id/hash lookup (:func:`isin`), the text-hash
+match (RE_ANCHORABLE) and the substring search within a label's own document (SPLIT, MERGED).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..identity import normalize, text_sha
+
+#: The statuses as codes, in :data:`~retrieval_eval.analysis.drift.DRIFT_STATUSES` order.
+VALID, RE_ANCHORABLE, MERGED, SPLIT, ORPHANED = range(5)
+#: Not decided yet (every label starts so).
+UNDECIDED = -1
+
+
+def _arrow_strings(values: Any) -> pa.Array:
+    arr = pa.array(values)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr.cast(pa.large_string())
+
+
+def isin(values: pd.Series, pool: Any) -> np.ndarray:
+    """Boolean mask: which of ``values`` occur in ``pool``; a missing value never does.
+
+    Uses pyarrow's hash set: pandas' ``isin`` on pyarrow-backed strings loops in Python, which
+    is seconds for a million ids.
+    """
+    hit = pc.is_in(_arrow_strings(values), value_set=_arrow_strings(pool))
+    mask = hit.to_numpy(zero_copy_only=False)
+    return mask & values.notna().to_numpy(dtype=bool)
+
+
+def match_text_sha(
+    rest: np.ndarray,
+    doc: pd.Series,
+    label_sha: pd.Series,
+    chunk_text: pd.Series,
+    live: pd.DataFrame,
+    codes: np.ndarray,
+    reanchor: np.ndarray,
+) -> None:
+    """RE_ANCHORABLE: the label's text hash is a live chunk's; same document first."""
+    sha = label_sha.iloc[rest].reset_index(drop=True)
+    texts = chunk_text.iloc[rest].reset_index(drop=True)
+    fill = sha.isna() & texts.notna()
+    if fill.any():
+        values = sha.to_numpy(dtype=object)
+        values[fill.to_numpy(dtype=bool)] = [text_sha(t) for t in texts[fill]]
+        sha = pd.Series(pd.array(values, dtype=sha.dtype))
+    want = pd.DataFrame({"i": rest, "doc_uri": doc.iloc[rest].array, "text_sha": sha.array})
+    want = want[want["text_sha"].notna()]
+    if want.empty:
+        return
+    cand = live[isin(live["text_sha"], want["text_sha"])]
+    if cand.empty:
+        return
+    # Same document: the first in corpus order.
+    same = cand.sort_values("pos", kind="stable").drop_duplicates(
+        ["doc_uri", "text_sha"]
+    )[["doc_uri", "text_sha", "chunk_id"]]
+    hit = want.merge(same, on=["doc_uri", "text_sha"], how="left")
+    found = hit["chunk_id"].notna().to_numpy(dtype=bool)
+    idx = hit["i"].to_numpy()[found]
+    codes[idx] = RE_ANCHORABLE
+    reanchor[idx] = hit["chunk_id"].to_numpy(dtype=object)[found]
+    # Any document: first in corpus order.
+    other = hit.loc[~found, ["i", "text_sha"]]
+    if other.empty:
+        return
+    first = cand.sort_values("pos", kind="stable").drop_duplicates("text_sha")[
+        ["text_sha", "chunk_id"]
+    ]
+    hit = other.merge(first, on="text_sha", how="left")
+    found = hit["chunk_id"].notna().to_numpy(dtype=bool)
+    idx = hit["i"].to_numpy()[found]
+    codes[idx] = RE_ANCHORABLE
+    reanchor[idx] = hit["chunk_id"].to_numpy(dtype=object)[found]
+
+
+def match_substrings(
+    rest: np.ndarray,
+    doc: pd.Series,
+    chunk_text: pd.Series,
+    live: pd.DataFrame,
+    codes: np.ndarray,
+    reanchor: np.ndarray,
+    split_into: np.ndarray,
+) -> None:
+    """SPLIT, else MERGED, searching only the live chunks of each label's own document."""
+    docs = doc.iloc[rest].to_numpy(dtype=object)
+    texts = chunk_text.iloc[rest].to_numpy(dtype=object)
+    pool = live[isin(live["doc_uri"], docs) & live["text"].notna().to_numpy(dtype=bool)]
+    pool = pool.sort_values(["doc_uri", "ord", "pos"], kind="stable")
+    pool_docs = pool["doc_uri"].to_numpy(dtype=object)
+    pool_ids = pool["chunk_id"].to_numpy(dtype=object)
+    pool_texts = [normalize(t) for t in pool["text"].to_numpy(dtype=object)]
+    pool_pos = pool["pos"].to_numpy(dtype=np.int64)
+    # Each document's chunks, in (ordinal, corpus) order, without empty texts.
+    by_doc: dict[str, list[tuple[str, str, int]]] = {}
+    for d, chunk, text, pos in zip(pool_docs, pool_ids, pool_texts, pool_pos, strict=True):
+        if text:
+            by_doc.setdefault(d, []).append((chunk, text, int(pos)))
+
+    for i, d, raw in zip(rest, docs, texts, strict=True):
+        chunks = by_doc.get(d)
+        labeled = normalize(raw)
+        if not chunks or not labeled:
+            continue
+        inside = [chunk for chunk, text, _ in chunks if text in labeled]
+        if len(inside) >= 2:
+            codes[i] = SPLIT
+            split_into[i] = inside
+            continue
+        # The shortest containing chunk; equal lengths: the first in corpus order.
+        holding = [(len(text), pos, chunk) for chunk, text, pos in chunks if labeled in text]
+        if holding:
+            codes[i] = MERGED
+            reanchor[i] = min(holding)[2]

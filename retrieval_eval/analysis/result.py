@@ -1,0 +1,254 @@
+"""The result every evaluation path builds: :class:`Evaluation`, and the one finish that makes it.
+
+:func:`finish_evaluation` turns the engine's per-query frame into an :class:`Evaluation`
+(strata, negatives, summary, per-stratum table, catalogue measures); the in-memory
+(:mod:`.evaluation`), streamed (:mod:`.streaming`) and Dask paths all end here, so they build
+one and the same object. :func:`coerce` is the one place judgments and a run are checked and
+converted for the analysis functions that take them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engine import metrics as engine
+from ..engine.metrics import ID, UNSTRATIFIED
+from .handoff import viz
+from .heads import CarriesRun, run_of
+from .strata import query_strata_from, stratum_table
+
+
+def coerce(judgments, run):
+    """The judgments and the run as the data model's frames, checked once at a public entry.
+
+    Judgments read as every path reads them (an empty optional field is an absent one); a
+    result that carries its run (:class:`Evaluation`) gives the run it holds (:func:`run_of`).
+    """
+    from ..io.absent import judgments_meaning
+    from ..io.formats import as_judgments, as_run
+
+    return judgments_meaning(as_judgments(judgments)), as_run(run_of(run))
+
+
+def negative_id_list(queries, negatives) -> list[str]:
+    """The ``expect_none`` query ids of ``queries`` and ``negatives`` (none when neither is given)."""
+    if queries is None and negatives is None:
+        return []
+    from .calibration import negative_ids
+
+    return list(negative_ids(queries, negatives))
+
+
+class Evaluation(CarriesRun):
+    """The result of :func:`evaluate`.
+
+    * ``per_query``: one row per (system, query_id) of every judged query (see
+      :func:`retrieval_eval.metrics.compute` for the columns), plus ``negative`` (the query is
+      declared ``expect_none``; it never enters the positive averages). The metric cells of
+      a query excluded from the averages (``no_positives`` or ``negative``; the flags stay)
+      are NaN: there was nothing to find, so there is no value, and
+      ``per_query.groupby("system")[metrics].mean()`` is ``summary``.
+    * ``summary``: system x metric macro means over the scored queries, with ``n``.
+    * ``per_stratum``: (system, stratum) x metric, with ``n``; strata scored on their own rows.
+    """
+
+    def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
+                 queries=None, negatives=(), strata=None, heads=None, heads_note=None):
+        self.judgments = judgments
+        self.run = run
+        #: Without the run (streamed, Dask): the head of every ranking (:mod:`.heads`), what
+        #: calibration and comparison read of a run; None with ``heads_note`` saying why.
+        self.heads = heads
+        self.heads_note = heads_note
+        self._validation = None
+        self.per_query = per_query
+        self.summary = summary
+        self.per_stratum = per_stratum
+        self.ks = ks
+        self.threshold = threshold
+        self.gain = gain
+        self.queries = queries
+        self.negatives = list(negatives)
+        #: The strata in first-appearance order in the judgments (then the queries file's):
+        #: the tie order of the worst stratum.
+        self.strata = list(strata) if strata is not None else [
+            str(s) for s in pd.unique(per_query["stratum"].astype(object))]
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.summary.index)
+
+    @property
+    def validation(self):
+        """:func:`~retrieval_eval.analysis.validation.validate` of the judgments, run once
+        (a report per system reads it each time)."""
+        if self._validation is None:
+            from .validation import validate
+
+            self._validation = validate(self.judgments)
+        return self._validation
+
+    @property
+    def has_strata(self) -> bool:
+        return bool((self.per_query["stratum"] != UNSTRATIFIED).any())
+
+    def metric(self, name: str, k: int | None = None) -> str:
+        """The column name of a metric at a cutoff (the largest one by default)."""
+        return engine.metric_name(name, k or self.ks[-1], self.gain)
+
+    def worst_stratum(self, metric: str, system: str | None = None) -> dict[str, Any] | None:
+        """The lowest-scoring stratum for ``metric`` (a column name such as ``recall@10``).
+
+        Strata with no scored query are skipped rather than treated as zero: reporting an
+        empty class as the worst would fail a build over an empty set. Ties go to the stratum
+        that appears first in the judgments (SPEC A3), as in the report's gates and tables.
+        """
+        from .gates import worst_of
+
+        system = self._system(system)
+        if system not in set(self.per_stratum.index.get_level_values("system")):
+            return None  # nothing judged: no stratum
+        table = self.per_stratum.xs(system, level="system")
+        table = table[table["n"] > 0]
+        if metric not in table.columns or table.empty:
+            return None
+        values = table[metric].dropna()
+        name = worst_of(dict(zip(values.index, values.to_numpy(dtype=float))), self.strata)
+        if name is None:
+            return None
+        return {"name": name, "value": float(values[name]), "n": int(table.loc[name, "n"])}
+
+    def _system(self, system: str | None) -> str:
+        if system is None:
+            if len(self.systems) != 1:
+                raise ValueError(
+                    f"the run has {len(self.systems)} systems ({', '.join(self.systems)}); "
+                    "name one with system="
+                )
+            return self.systems[0]
+        if system not in self.systems:
+            raise ValueError(f"no system {system!r} in the run; it has {', '.join(self.systems)}")
+        return system
+
+    def report(self, system: str | None = None, corpus=None, drift_result=None,
+               calibration=None, queries=None, now=None):
+        """The spec report (SPEC A6) for one system, as a :class:`retrieval_eval.report.Report`."""
+        from .report import report_from_evaluation
+
+        return report_from_evaluation(
+            self, system=self._system(system), corpus=corpus, drift_result=drift_result,
+            calibration=calibration, queries=queries if queries is not None else self.queries,
+            now=now,
+        )
+
+    def scored_run(self) -> pd.DataFrame:
+        """The run as :func:`calibrate` and :func:`compare` read it: the run itself when this
+        evaluation held it, else the head of every ranking carried out of the blocks
+        (:func:`retrieval_eval.analysis.heads.join_heads`: the same numbers)."""
+        if self.run is not None:
+            return self.run
+        if self.heads is None:
+            raise ValueError("this evaluation kept neither its run nor the head of its rankings"
+                             + (f" ({self.heads_note})" if self.heads_note else "")
+                             + "; pass the run itself")
+        return self.heads
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.per_query.copy()
+
+    def _table(self, table: str) -> pd.DataFrame:
+        tables = {"summary": self.summary, "per_stratum": self.per_stratum, "per_query": self.per_query}
+        if table not in tables:
+            raise ValueError(f"table must be one of {', '.join(tables)}, got {table!r}")
+        return tables[table]
+
+    def to_markdown(self, table: str = "summary") -> str:
+        """``summary`` (default), ``per_stratum`` or ``per_query`` as a Markdown pipe table.
+
+        Written by :mod:`retrieval_eval.tables` (the base install: no tabulate); a metric that
+        does not exist is ``n/a``, not 0.
+        """
+        frame_markdown = viz("frame_markdown")
+
+        return frame_markdown(self._table(table), index=table != "per_query")
+
+    def to_latex(self, table: str = "summary", caption: str | None = None, label: str | None = None) -> str:
+        """The same table as a booktabs LaTeX ``table`` (no jinja2; needs ``booktabs``)."""
+        frame_latex = viz("frame_latex")
+
+        return frame_latex(self._table(table), index=table != "per_query", caption=caption, label=label)
+
+    def plot(self, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
+        """Draw this evaluation: ``"strata"``, ``"metric_at_k"`` or ``"delta"`` (two systems).
+
+        Returns the display (:mod:`retrieval_eval.plotting`); never calls ``plt.show()``.
+        """
+        plot_evaluation = viz("plot_evaluation")
+
+        return plot_evaluation(self, kind=kind, ax=ax, metric=metric, **kwargs)
+
+    def _repr_html_(self) -> str:
+        evaluation_html = viz("evaluation_html")
+
+        return evaluation_html(self)
+
+    def __repr__(self) -> str:
+        return (f"Evaluation(systems={self.systems}, k={list(self.ks)}, "
+                f"threshold={self.threshold}, gain={self.gain!r}, "
+                f"queries={self.per_query['query_id'].nunique()})")
+
+
+def finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty=None,
+                      by_stratum=None, measures=None, excluded_as_nan: bool = True,
+                      heads=None, heads_note=None) -> Evaluation:
+    """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
+    empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata,
+    catalogue ``measures`` (which need the run), excluded queries' cells as NaN.
+
+    Everything after the engine runs here, so the in-memory, streamed and Dask paths build
+    one and the same object from one and the same per-query frame. ``r`` may be None when
+    the run was never held whole (``by_stratum`` then carries the (stratum, query) frame).
+    """
+    if queries is not None:
+        # Judgments' strata win; a query without one takes the queries file's.
+        extra = query_strata_from(queries)
+        if len(extra):
+            ids = per_query["query_id"].to_numpy(dtype=object)
+            current = per_query["stratum"].to_numpy(dtype=object)
+            filled = extra.reindex(ids).to_numpy(dtype=object)
+            use = (current == UNSTRATIFIED) & pd.notna(filled)
+            per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
+    if empty is None:
+        empty = r.attrs.get("empty_rankings") or []
+    if empty:
+        # A ranking written as [] answered nothing: it scores zero, but it is not missing.
+        answered = pd.MultiIndex.from_tuples([(str(s_), str(q_)) for s_, q_ in empty])
+        cells = pd.MultiIndex.from_arrays([per_query["system"].astype(object),
+                                           per_query["query_id"].astype(object)])
+        per_query["missing"] = per_query["missing"].to_numpy() & ~cells.isin(answered)
+    negative = per_query["query_id"].isin(negs).to_numpy()
+    per_query.insert(per_query.columns.get_loc("duplicates") + 1, "negative", negative)
+    scored = per_query.assign(no_positives=per_query["no_positives"] | per_query["negative"])
+    systems = pd.Index(per_query.attrs["systems"], dtype=ID, name="system")
+    summary = engine.aggregate(scored)
+    summary.index = pd.Index(summary.index, dtype=ID, name="system")
+    # A system with no judged query still has a row: n = 0 and no metric.
+    summary = summary.reindex(systems)
+    summary["n"] = summary["n"].fillna(0).astype(np.int64)
+    if measures is not None:
+        from ..engine.measures import attach
+
+        attach(j, r, per_query, summary, measures, threshold)
+    by_strata = stratum_table(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)
+    if excluded_as_nan:
+        excluded = scored["no_positives"].to_numpy(dtype=bool)
+        if excluded.any():
+            per_query.loc[excluded, engine.metric_columns(per_query)] = np.nan
+    strata = engine.strata_in_order(j)
+    strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
+    return Evaluation(j, r, per_query, summary, by_strata, ks, threshold, gain,
+                      queries=queries, negatives=negs, strata=strata, heads=heads,
+                      heads_note=heads_note)
