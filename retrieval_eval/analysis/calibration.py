@@ -45,7 +45,8 @@ import pandas as pd
 
 from .jsonable import jsonable
 from ..errors import FormatError
-from ..engine.metrics import (ID, UNSTRATIFIED, _query_strata, aggregate, compute, dedupe_run,
+from ..engine.labels import query_strata
+from ..engine.metrics import (ID, UNSTRATIFIED, aggregate, compute, dedupe_run,
                       relevance_table)
 from .handoff import viz
 
@@ -209,7 +210,7 @@ def _query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
                     np.where(is_judged, "no_positives", "unjudged"))
     kind = np.where(ids.isin(pd.Index(negs, dtype=ID)), "negative", kind)
     table["kind"] = pd.array(kind, dtype=ID)
-    strata = pd.Series(_query_strata(j, judged), index=judged.to_numpy(), dtype=ID)
+    strata = pd.Series(query_strata(j, judged), index=judged.to_numpy(), dtype=ID)
     stratum = strata.reindex(ids.to_numpy())
     text = j["query"].astype(ID)
     text = text[text.notna()].groupby(j["query_id"].astype(ID)[text.notna()], sort=False).first()

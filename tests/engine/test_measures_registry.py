@@ -116,7 +116,7 @@ def test_exponential_ndcg_matches_the_engine_on_generated_runs():
                    for d in docs[:15]]
         lines.append({"query_id": f"q{q}", "ranking": list(rng.permutation(docs))[:20]})
     j, r = re_.as_judgments(labels), re_.as_run(lines)
-    engine = re_.metrics.compute(j, r, k=(3, 10)).set_index("query_id")
+    engine = re_.compute(j, r, k=(3, 10)).set_index("query_id")
     ours = cat.compute(j, r, ["ndcg@3", "ndcg@10"], order="rank").set_index("query_id")
     for k in (3, 10):
         np.testing.assert_allclose(ours[f"ndcg_exp_cut_{k}"].to_numpy(),

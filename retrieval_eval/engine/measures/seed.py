@@ -1,0 +1,110 @@
+"""The seed metrics (SPEC A3): ``precision``, ``recall``, ``ndcg``, ``mrr``, ``map``, ``hit_rate``
+and ``judged`` at a cutoff k, each declared once with its definition and its formula.
+
+They are computed by the scan itself (:func:`retrieval_eval.engine.scan.scan_run`): each step
+reduces its labelled entries to per-ranking sums at every cutoff (:func:`metric_sums`, what
+these measures need from the scan), and :func:`retrieval_eval.engine.metrics.compute` applies
+each declaration's ``formula`` to the sums spread on the (system x query) grid. With R the
+relevant labels of the query (grade >= threshold): precision = hits / k; recall = hits / R;
+ndcg = DCG / ideal DCG (gain ``2**g - 1`` or ``g``, discount ``log2(rank + 1)``, ideal list =
+every judged grade of the query sorted, cut at k); mrr = 1 / rank of the first hit within k;
+map = the sum of each hit's precision at its rank within k, over R; hit_rate = [hits > 0];
+judged = labelled entries in the top k, over k. A query without positives scores 0 here and is
+excluded from averages by the caller. Verified against a plain-Python definition, pytrec_eval
+and ranx (tests/engine/test_metrics.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A seed metric: its name (the column is ``name@k``) and its formula.
+
+    ``formula(v, k)`` takes the grid values at one cutoff ``k`` (``v.hits``, ``v.dcg``,
+    ``v.idcg``, ``v.ap``, ``v.judged``, ``v.first_hit``, ``v.nrel`` and ``v.safe_nrel``, one
+    entry per (system, query) cell) and returns the metric per cell.
+    """
+
+    name: str
+    definition: str
+    formula: Callable
+
+
+def _ndcg(v, k: int) -> np.ndarray:
+    with np.errstate(invalid="ignore"):  # inf / inf (see discounted) is NaN, not a warning
+        return np.where(v.idcg > 0, v.dcg / np.where(v.idcg > 0, v.idcg, 1.0), 0.0)
+
+
+#: The seed metrics, in the order they appear in every table.
+SEED = (
+    Seed("precision", "Relevant entries in the top k, over k.", lambda v, k: v.hits / k),
+    Seed("recall", "Relevant entries in the top k, over the relevant labels.",
+         lambda v, k: np.where(v.nrel > 0, v.hits / v.safe_nrel, 0.0)),
+    Seed("ndcg", "DCG of the top k over the ideal DCG (gain exponential or linear).", _ndcg),
+    Seed("mrr", "1 / rank of the first relevant entry within k, 0 without one.",
+         lambda v, k: np.where(v.first_hit < k, 1.0 / (v.first_hit + 1.0), 0.0)),
+    Seed("map", "Sum of each hit's precision at its rank within k, over the relevant labels.",
+         lambda v, k: np.where(v.nrel > 0, v.ap / v.safe_nrel, 0.0)),
+    Seed("hit_rate", "1 when a relevant entry is in the top k, else 0.",
+         lambda v, k: (v.hits > 0).astype(float)),
+    Seed("judged", "Share of the top k that has any judgment (over k).", lambda v, k: v.judged / k),
+)
+
+
+def metric_sums(ks: tuple[int, ...], threshold: int, gain: str):
+    """What :func:`scan_run` keeps of a step: each metric's sum per ranking at every cutoff.
+
+    The returned function takes a step's labelled entries ``(block, position, grade)`` (rows in
+    ranking order, blocks numbered from 0 in the step), its number of rankings, its queries'
+    ideal rankings ``(query, position, grade)`` and its number of queries. It returns, per
+    ranking, ``hits``, ``dcg``, ``ap`` (the sum of each hit's precision at its rank) and
+    ``judged`` (one column per cutoff) and ``first_hit`` (0-based position, inf without one);
+    per query, ``idcg``. Only labelled entries add to a sum: an unjudged entry has grade 0.
+    """
+
+    def discounted(grade: np.ndarray, position: np.ndarray) -> np.ndarray:
+        term = grade.astype(float)
+        if gain == "exponential":
+            with np.errstate(over="ignore"):  # readers cap grades (MAX_RELEVANCE); a raw frame
+                np.exp2(term, out=term)       # above it gives NaN, and the verdict says so
+            term -= 1.0
+        term /= np.log2(position + 2.0)
+        return term
+
+    def sums(rows, n_blocks: int, ideal, n_queries: int) -> dict[str, np.ndarray]:
+        block, position, grade = rows
+        hit = grade >= threshold
+        h_block, h_pos = block[hit], position[hit]
+        n_hits = len(h_block)
+        h_start = np.flatnonzero(np.r_[True, h_block[1:] != h_block[:-1]]) if n_hits \
+            else np.zeros(0, dtype=np.int64)
+        # AP's term: a hit's precision at its rank, (hits up to it) / rank.
+        ap_term = np.arange(1.0, n_hits + 1.0) - np.repeat(h_start, np.diff(np.r_[h_start, n_hits]))
+        ap_term /= h_pos + 1.0
+        first_hit = np.full(n_blocks, np.inf)
+        first_hit[h_block[h_start]] = h_pos[h_start]
+        gained = grade != 0
+        g_block, g_pos = block[gained], position[gained]
+        dcg_term = discounted(grade[gained], g_pos)
+        i_query, i_pos, i_grade = ideal
+        i_term = discounted(i_grade, i_pos)
+        out = {name: np.zeros((n_blocks, len(ks))) for name in ("hits", "dcg", "ap", "judged")}
+        out["idcg"] = np.zeros((n_queries, len(ks)))
+        for c, kk in enumerate(ks):
+            # Rows are in rank order within each ranking: "within k" is a mask on position.
+            h_in, g_in, i_in = h_pos < kk, g_pos < kk, i_pos < kk
+            out["hits"][:, c] = np.bincount(h_block[h_in], minlength=n_blocks)
+            out["ap"][:, c] = np.bincount(h_block[h_in], weights=ap_term[h_in], minlength=n_blocks)
+            out["dcg"][:, c] = np.bincount(g_block[g_in], weights=dcg_term[g_in], minlength=n_blocks)
+            out["judged"][:, c] = np.bincount(block[position < kk], minlength=n_blocks)
+            out["idcg"][:, c] = np.bincount(i_query[i_in], weights=i_term[i_in], minlength=n_queries)
+        out["first_hit"] = first_hit
+        return out
+
+    return sums
