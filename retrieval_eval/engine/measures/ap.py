@@ -36,7 +36,7 @@ FAMILIES = (
     Family("11pt_avg", "ap", None,
            definition="Mean of the interpolated precision at recall 0.0, 0.1, ..., 1.0.",
            aliases=("11pt",)),
-    Family("map_cut", "ap", "cutoff", CUTOFFS,
+    Family("map_cut", "ap", "cutoff", CUTOFFS, reads="cutoff",
            definition="Average precision over the top k only (divided by R, not by min(R, k)).",
            aliases=("AP",)),
     Family("Rprec_mult", "ap", "level", RPREC_MULTS,

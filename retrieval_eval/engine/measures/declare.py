@@ -31,6 +31,9 @@ class Family:
     verified: str = "pytrec_eval (trec_eval 9.0.8)"
     gain: str | None = None  # ndcg: "linear" or "exponential"
     style: str = "trec"  # canonical name: "trec" (P_10) or "at" (ir_measures' Judged@10)
+    #: What it reads of a ranking: "whole" (R-precision, bpref, num_ret ...), or "cutoff" (only
+    #: the top k, k its parameter): the scan reads no deeper than the measures asked need.
+    reads: str = "whole"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,11 @@ class Measure:
     @property
     def spec(self) -> Family:
         return FAMILIES[self.family]  # the registry's table (filled by .registry)
+
+    @property
+    def depth(self) -> int | None:
+        """How far down a ranking this measure reads: its cutoff, or None (the whole ranking)."""
+        return int(self.param) if self.spec.reads == "cutoff" else None
 
     def __repr__(self) -> str:
         return f"Measure({self.name!r})"

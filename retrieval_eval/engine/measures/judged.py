@@ -14,7 +14,7 @@ import numpy as np
 from .declare import Family
 
 FAMILIES = (
-    Family("Judged", "judged", "cutoff", (10,), style="at",
+    Family("Judged", "judged", "cutoff", (10,), reads="cutoff", style="at",
            definition="Share of the top k retrieved (k, or fewer when the ranking is shorter) that "
                       "has a label for the query (ir_measures' Judged@k).",
            aliases=("Judged",), verified="ir_measures 0.4 (its judged provider)"),

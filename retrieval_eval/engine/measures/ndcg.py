@@ -33,10 +33,10 @@ FAMILIES = (
     Family("Rndcg", "ndcg", None, gain="linear",
            definition="trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain drops.",
            aliases=()),
-    Family("ndcg_cut", "ndcg", "cutoff", CUTOFFS, gain="linear",
+    Family("ndcg_cut", "ndcg", "cutoff", CUTOFFS, reads="cutoff", gain="linear",
            definition="nDCG at k with trec_eval's linear gain (the grade).",
            aliases=("nDCG", "ndcg_linear")),
-    Family("ndcg_exp_cut", "ndcg", "cutoff", CUTOFFS, gain="exponential",
+    Family("ndcg_exp_cut", "ndcg", "cutoff", CUTOFFS, reads="cutoff", gain="exponential",
            definition="nDCG at k with the spec's exponential gain 2**grade - 1.",
            aliases=("ndcg", "ndcg_burges"), verified="hand-computed values (tests)"),
 )

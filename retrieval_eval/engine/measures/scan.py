@@ -8,7 +8,8 @@ The catalogue follows trec_eval's semantics, and they are applied here, once:
 * **Duplicates**: trec_eval refuses a ranking that repeats a doc id (``duplicate docs``). The
   catalogue keeps the first occurrence in that order (the engine's rule, via
   :func:`retrieval_eval.engine.scan.scan_run`); the ``trec_eval`` command refuses them, as trec_eval.
-* **Depth** (``-M``): only the first ``max_ret`` entries of each ranking are read.
+* **Depth** (``-M``): only the first ``max_ret`` entries of each ranking are read, and no more
+  than the measures asked for need (their cutoff, when every one of them has one).
 * **Labels**: the last label of a repeated (query, key) pair wins (:func:`retrieval_eval.engine.labels.judged`).
   A retrieved doc without a label has relevance ``NONPOOL`` (-1); a label with a negative
   grade is "in the pool but unjudged", ``UNJUDGED`` (-2), as trec_eval's ``form_res_rels``.
@@ -167,12 +168,14 @@ def _label_join(j, ordered: pd.DataFrame, src: np.ndarray, e_query: np.ndarray) 
 
 
 def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
-         complete: bool = False, order: str = "trec") -> Arrays:
+         complete: bool = False, order: str = "trec", depth: int | None = None) -> Arrays:
     """The per-ranking arrays of ``run`` against ``judgments`` (frames of the data model).
 
     ``max_ret``: trec_eval's ``-M``; ``complete``: trec_eval's ``-c`` (every labelled query
     of every system, an unanswered one as an empty ranking); ``order``: ``"trec"`` (score,
-    then doc id, both descending) or ``"rank"`` (the run's own order).
+    then doc id, both descending) or ``"rank"`` (the run's own order); ``depth``: read no
+    deeper than this (what the measures asked for need, see :attr:`Measure.depth`; ``r_ret``
+    then counts at most ``depth`` entries).
     """
     if order not in ("trec", "rank"):
         raise ValueError(f"order must be 'trec' or 'rank', got {order!r}")
@@ -185,7 +188,8 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
 
     ordered = _trec_order(run) if order == "trec" else run
     if len(ordered):
-        sc = scan_run(ordered, None if max_ret is None else int(max_ret))
+        reach = [int(d) for d in (max_ret, depth) if d is not None]
+        sc = scan_run(ordered, min(reach) if reach else None)
         rk = sc.rankings
         systems = rk.systems
         b_sys = rk.system[sc.block]

@@ -16,6 +16,7 @@ and ranx (tests/engine/test_metrics.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -55,6 +56,47 @@ SEED = (
          lambda v, k: (v.hits > 0).astype(float)),
     Seed("judged", "Share of the top k that has any judgment (over k).", lambda v, k: v.judged / k),
 )
+
+
+#: The seed metric names, in table order.
+NAMES = tuple(s.name for s in SEED)
+
+
+def parse_metric(name: str) -> tuple[str, int | None, str | None]:
+    """The seed metric a column name stands for: ``(metric, k, gain)``.
+
+    Parameters
+    ----------
+    name : str
+        A seed metric's name, with or without its cutoff: ``recall@10``, ``ndcg_linear@5``,
+        ``mrr``.
+
+    Returns
+    -------
+    tuple
+        ``metric`` (one of :data:`NAMES`), ``k`` (None for a bare name) and ``gain``
+        (``"linear"`` for ``ndcg_linear``, else None: the caller's gain).
+
+    Raises
+    ------
+    ValueError
+        ``name`` is no seed metric (the message lists them).
+
+    Examples
+    --------
+    >>> parse_metric("ndcg_linear@10")
+    ('ndcg', 10, 'linear')
+    >>> parse_metric("recall")
+    ('recall', None, None)
+    """
+    found = re.fullmatch(r"([a-z_]+)(?:@([1-9][0-9]*))?", str(name))
+    base = found.group(1) if found else None
+    gain = None
+    if base == "ndcg_linear":
+        base, gain = "ndcg", "linear"
+    if base not in NAMES:
+        raise ValueError(f"unknown metric {name!r}; use {', '.join(NAMES)}")
+    return base, None if found.group(2) is None else int(found.group(2)), gain
 
 
 def metric_sums(ks: tuple[int, ...], threshold: int, gain: str):
