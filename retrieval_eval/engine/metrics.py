@@ -22,14 +22,14 @@ from ..arrays import arrow as _arrow, codes as _codes
 from ..model import ID, UNSTRATIFIED  # noqa: F401  (re-exported: callers read them here)
 from . import scan
 from .labels import strata_of
-from .measures.seed import SEED, metric_sums
+from .measures.seed import NAMES, SEED, metric_sums
 # Re-exported: the engine's public names as callers have always imported them.
 from .labels import relevance_table, strata_in_order, strata_span_queries  # noqa: F401
 from .scan import dedupe_run  # noqa: F401
 
 GAINS = ("exponential", "linear")
 #: Per-query metrics, in the order they appear in every table (declared in :mod:`.measures.seed`).
-METRIC_NAMES = tuple(s.name for s in SEED)
+METRIC_NAMES = NAMES
 #: The six metrics the spec defines; ``judged`` is this project's addition.
 SPEC_METRICS = METRIC_NAMES[:6]
 

@@ -42,20 +42,36 @@ def _ndcg(v, k: int) -> np.ndarray:
         return np.where(v.idcg > 0, v.dcg / np.where(v.idcg > 0, v.idcg, 1.0), 0.0)
 
 
-#: The seed metrics, in the order they appear in every table.
+#: The seed metrics, in the order they appear in every table. (``definition`` is the row of
+#: docs/metrics.md's table, :func:`markdown_table`.)
 SEED = (
-    Seed("precision", "Relevant entries in the top k, over k.", lambda v, k: v.hits / k),
-    Seed("recall", "Relevant entries in the top k, over the relevant labels.",
+    Seed("precision", "hits / k (k, not the ranking's length: a short ranking is not rewarded)",
+         lambda v, k: v.hits / k),
+    Seed("recall", "hits / \\|relevant\\|",
          lambda v, k: np.where(v.nrel > 0, v.hits / v.safe_nrel, 0.0)),
-    Seed("ndcg", "DCG of the top k over the ideal DCG (gain exponential or linear).", _ndcg),
-    Seed("mrr", "1 / rank of the first relevant entry within k, 0 without one.",
+    Seed("ndcg", "DCG@k / IDCG@k, **gain** `2**grade - 1` (exponential, the spec's), **discount** "
+         "`log2(rank + 1)`; 0 when IDCG is 0", _ndcg),
+    Seed("mrr", "1 / rank of the first hit within k, else 0",
          lambda v, k: np.where(v.first_hit < k, 1.0 / (v.first_hit + 1.0), 0.0)),
-    Seed("map", "Sum of each hit's precision at its rank within k, over the relevant labels.",
+    Seed("map", "(sum over hits within k of precision at that hit's rank) / \\|relevant\\|",
          lambda v, k: np.where(v.nrel > 0, v.ap / v.safe_nrel, 0.0)),
-    Seed("hit_rate", "1 when a relevant entry is in the top k, else 0.",
-         lambda v, k: (v.hits > 0).astype(float)),
-    Seed("judged", "Share of the top k that has any judgment (over k).", lambda v, k: v.judged / k),
+    Seed("hit_rate", "1 if any hit, else 0", lambda v, k: (v.hits > 0).astype(float)),
+    Seed("judged", "(top-k entries that have any judgment, grade 0 included) / k",
+         lambda v, k: v.judged / k),
 )
+#: nDCG with trec_eval's gain: the same declaration, named ``ndcg_linear@k`` (the name says
+#: which gain it is).
+LINEAR = "the same with linear gain `grade` (trec_eval's), when `gain=\"linear\"`"
+
+
+def markdown_table() -> str:
+    """The seed metrics as docs/metrics.md's table (a test keeps the two equal)."""
+    lines = ["| name | definition |", "|---|---|"]
+    for s in SEED:
+        lines.append(f"| `{s.name}@k` | {s.definition} |")
+        if s.name == "ndcg":
+            lines.append(f"| `ndcg_linear@k` | {LINEAR} |")
+    return "\n".join(lines)
 
 
 #: The seed metric names, in table order.
