@@ -1,4 +1,5 @@
-"""The measure registry: every catalogue measure declared once, and the one name parser.
+"""The measure registry: the families each module of :data:`MODULES` declares (its
+``FAMILIES``), collected into one table, and the one name parser.
 
 A measure is a value (:class:`Measure`): its family, its parameters and its canonical name.
 :func:`parse_measure` turns any name people type into a list of them (a trec_eval family name
@@ -31,12 +32,14 @@ from __future__ import annotations
 
 import difflib
 import re
+
 import pandas as pd
 
 from . import ap, bpref, counts, gains, judged, ndcg, ranks, sets
 from .declare import (  # noqa: F401  (re-exported: the registry's names)
     CUTOFFS, FAMILIES, RECALL_LEVELS, RPREC_MULTS, SUCCESS_CUTOFFS, Family, Measure,
 )
+
 
 def _fmt_param(family: Family, value) -> str:
     if family.param == "level":
