@@ -245,15 +245,14 @@ def available(tool: str) -> str | None:
         return f"{tool}: not installed (pip install {module.replace('_eval', '-eval-terrier') if tool == 'pytrec_eval' else module}); skipped"
     if tool == "ours":
         try:
-            from retrieval_eval.evaluation import evaluate  # noqa: F401
-            from retrieval_eval.formats import read_qrels  # noqa: F401
+            from retrieval_eval import evaluate, read_qrels  # noqa: F401
         except ImportError as exc:
-            return f"ours: retrieval_eval.evaluation/formats not importable ({exc}); skipped"
+            return f"ours: retrieval_eval.evaluate/read_qrels not importable ({exc}); skipped"
     return None
 
 
 def ours_load(paths: dict[str, Path], fmt: str):
-    from retrieval_eval.formats import read_judgments, read_qrels, read_run, read_trec_run
+    from retrieval_eval import read_judgments, read_qrels, read_run, read_trec_run
 
     if fmt == "trec":
         return read_qrels(paths["qrels"]), read_trec_run(paths["trec_run"], order="rank")
@@ -261,7 +260,7 @@ def ours_load(paths: dict[str, Path], fmt: str):
 
 
 def ours_compute(data) -> dict[str, float]:
-    from retrieval_eval.evaluation import evaluate
+    from retrieval_eval import evaluate
 
     judgments, run = data
     summary = evaluate(judgments, run, k=(10, 100), threshold=1, gain="linear").summary

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FormatError
-from ..engine.metrics import _query_strata, dedupe_run, relevance_table
+from ..engine.labels import query_strata
+from ..engine.metrics import dedupe_run, relevance_table
 from ..model import ID, UNSTRATIFIED
 
 __all__ = [
@@ -292,7 +293,7 @@ def query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
                     np.where(is_judged, "no_positives", "unjudged"))
     kind = np.where(ids.isin(pd.Index(negs, dtype=ID)), "negative", kind)
     table["kind"] = pd.array(kind, dtype=ID)
-    strata = pd.Series(_query_strata(j, judged), index=judged.to_numpy(), dtype=ID)
+    strata = pd.Series(query_strata(j, judged), index=judged.to_numpy(), dtype=ID)
     stratum = strata.reindex(ids.to_numpy())
     text = j["query"].astype(ID)
     text = text[text.notna()].groupby(j["query_id"].astype(ID)[text.notna()], sort=False).first()

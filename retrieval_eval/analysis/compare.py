@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from ..engine.metrics import ID, METRIC_NAMES, metric_name
+from ..engine.measures.seed import parse_metric
+from ..engine.metrics import ID, metric_name
 from .calibration_compare import (CORRECTION_LABEL, CalibrationComparison, check_choice,
                                   compare_calibration, pick_baseline, systems_in_order)
 from .handoff import viz
@@ -89,17 +90,11 @@ def _metric_columns(metrics, k: int, gain: str) -> list[str]:
         metrics = (metrics,)
     cols = []
     for m in metrics:
-        base, _, at = str(m).partition("@")
-        if at and at != str(k):
+        base, at, g = parse_metric(m)
+        if at is not None and at != k:
             raise ValueError(f"metric {m!r} names cutoff {at} but the comparison is at k={k}; "
                              "pass k= or the bare metric name")
-        if base == "ndcg_linear":
-            base, g = "ndcg", "linear"
-        else:
-            g = gain
-        if base not in METRIC_NAMES:
-            raise ValueError(f"unknown metric {m!r}; use {', '.join(METRIC_NAMES)}")
-        cols.append(metric_name(base, k, g))
+        cols.append(metric_name(base, k, g or gain))
     if not cols:
         raise ValueError("name at least one metric")
     return list(dict.fromkeys(cols))

@@ -24,7 +24,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from ..engine import metrics as engine
+from .. import arrays
+from ..engine import kernels, metrics as engine
 from ..errors import FormatError
 from ..engine.metrics import ID
 from .blocks import frame_blocks, is_parquet, parquet_blocks, relabel, trailing_query
@@ -48,15 +49,15 @@ class JudgmentIndex:
 
     def __init__(self, judgments: pd.DataFrame):
         self.frame = judgments[_JUDGMENT_COLUMNS]
-        codes, self.queries = engine._codes(engine._arrow(judgments["query_id"]))
+        codes, self.queries = arrays.codes(arrays.arrow(judgments["query_id"]))
         self.order = np.argsort(codes, kind="stable")
         self.bounds = np.searchsorted(codes[self.order], np.arange(len(self.queries) + 1))
 
     def rows(self, qids) -> np.ndarray:
-        at = engine._lookup(qids, self.queries)
+        at = kernels.lookup(qids, self.queries)
         at = np.sort(at[at >= 0])
         lo, hi = self.bounds[at], self.bounds[at + 1]
-        return self.order[engine._ranges(lo, hi - lo)]
+        return self.order[kernels.ranges(lo, hi - lo)]
 
     def take(self, qids) -> pd.DataFrame:
         return self.frame.iloc[self.rows(qids)]
@@ -90,7 +91,7 @@ def block_metrics(judgments, run: pd.DataFrame, k=(10,), threshold: int = 1,
 def _unique(values):
     import pyarrow.compute as pc
 
-    return pc.unique(engine._whole(engine._arrow(values)))
+    return pc.unique(arrays.whole(arrays.arrow(values)))
 
 
 def _template(judgments: pd.DataFrame, k, threshold, gain) -> pd.DataFrame:
@@ -118,9 +119,9 @@ def assemble(judgments: pd.DataFrame, parts: Iterable[pd.DataFrame], systems, k,
     parts = [p for p in parts if len(p)]
     present = (pd.concat(parts, ignore_index=True) if parts else template.iloc[:0])
     nq, ns = len(queries), len(systems)
-    cell = (engine._lookup(present["system"], systems) * nq
-            + engine._lookup(present["query_id"], queries))
-    repeated = engine._repeats(cell)
+    cell = (kernels.lookup(present["system"], systems) * nq
+            + kernels.lookup(present["query_id"], queries))
+    repeated = kernels.repeats(cell)
     if repeated.any():
         at = int(np.flatnonzero(repeated)[0])
         raise FormatError(label, None, _cut_message(present["query_id"].iloc[at],
@@ -335,7 +336,7 @@ class Plan:
         out["rows"] = block_metrics(None, block, self.ks, self.threshold, self.gain, index=self.index)
         out["first"] = _first_keys(block["system"], keys)
         if self.spanning:
-            judged = engine._lookup(block["query_id"], self.index.queries) >= 0
+            judged = kernels.lookup(block["query_id"], self.index.queries) >= 0
             r2 = stratum_run(block, self.mapping)
             if len(r2):
                 qids = _unique(block["query_id"])
@@ -413,7 +414,7 @@ def _first_keys(system, keys: np.ndarray) -> dict:
     """Each system's smallest key: the place of its first row in the run."""
     if not len(keys):
         return {}
-    codes, names = engine._codes(engine._arrow(system))
+    codes, names = arrays.codes(arrays.arrow(system))
     first = np.full(len(names), np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, codes, keys)
     return dict(zip(names.tolist(), first.tolist()))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
-import re
 from typing import Any, Sequence
 
 from . import inputs
@@ -76,16 +75,18 @@ def check_gate_metrics(gates: list[Any], ks: Sequence[int]) -> None:
     not quietly stop gating. A real name at another cutoff (``recall@5`` with ``-k 10``) is
     kept: the gate says it was not computed.
     """
-    from ..engine.metrics import METRIC_NAMES
+    from ..engine.measures.seed import NAMES, parse_metric
 
-    bases = (*METRIC_NAMES, "ndcg_linear")
+    bases = (*NAMES, "ndcg_linear")
     for gate in gates:
         name = gate.metric
         if name in CALIBRATION_METRICS:
             continue
-        base, at, cutoff = name.partition("@")
-        if at and base in bases and re.fullmatch(r"[1-9][0-9]*", cutoff):
-            continue
+        try:
+            if parse_metric(name)[1] is not None:
+                continue
+        except ValueError:
+            pass
         known = [f"{b}@{k}" for b in bases for k in ks] + list(CALIBRATION_METRICS)
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""

@@ -35,24 +35,9 @@ KNOWN_CIRCLES: set[frozenset[str]] = {
     frozenset({'retrieval_eval.io.detect', 'retrieval_eval.io.formats', 'retrieval_eval.io.interop', 'retrieval_eval.io.tabular'}),
 }
 KNOWN_PRIVATE: set[tuple[str, str]] = {
-    ('retrieval_eval.analysis.calibration_input', 'retrieval_eval.engine.metrics._query_strata'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._arrow'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._codes'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._lookup'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._ranges'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._repeats'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._whole'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._first_content_line'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._is_path'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._read_error'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._arrow'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._codes'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._find'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._judged'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._lookup'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._scan'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._take'),
-    ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._whole'),
     ('retrieval_eval.io.detect', 'retrieval_eval.io.formats._decode'),
     ('retrieval_eval.io.detect', 'retrieval_eval.io.formats._first_content_line'),
     ('retrieval_eval.io.detect', 'retrieval_eval.io.formats._read_bytes'),
@@ -63,14 +48,9 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._read_bytes'),
 }
 KNOWN_LONG_MODULES: set[str] = {
-    'retrieval_eval.engine.metrics',
     'retrieval_eval.io.formats',
 }
 KNOWN_LONG_FUNCTIONS: set[str] = {
-    'retrieval_eval.engine.measures.scan.scan',
-    'retrieval_eval.engine.metrics._scan',
-    'retrieval_eval.engine.metrics.compute',
-    'retrieval_eval.engine.metrics.step',
 }
 
 

@@ -15,3 +15,14 @@ def test_the_docs_table_of_measures_matches_the_registry():
     assert table == markdown_table(), (
         "regenerate with: python -c 'from retrieval_eval.engine.measures.registry import "
         "markdown_table; print(markdown_table())'")
+
+
+def test_the_docs_table_of_seed_metrics_matches_their_declarations():
+    from retrieval_eval.engine.measures.seed import markdown_table as seed_table
+
+    text = DOC.read_text(encoding="utf-8")
+    start, end = "<!-- seed-table:start -->\n", "\n<!-- seed-table:end -->"
+    assert start in text and end in text
+    assert text.split(start, 1)[1].split(end, 1)[0] == seed_table(), (
+        "regenerate with: python -c 'from retrieval_eval.engine.measures.seed import "
+        "markdown_table; print(markdown_table())'")

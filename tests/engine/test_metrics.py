@@ -247,17 +247,17 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
     must then fail its check on the strings and the step be redone with exact codes. (The ids
     are then longer than 8 bytes: up to 8, the real hash cannot collide and the check trusts
     it, which a fake hash would abuse.)"""
-    import retrieval_eval.engine.metrics as engine
+    import retrieval_eval.engine.scan as engine
 
     if step_rows is not None:
         monkeypatch.setattr(engine, "STEP_ROWS", step_rows)
     refused = []
     doc = "d"
     if hashes == "colliding":
-        real = engine._hashes
-        monkeypatch.setattr(engine, "_hashes", lambda arr: (np.zeros(len(arr), dtype=np.uint64), real(arr)[1]))
-        same = engine._same
-        monkeypatch.setattr(engine, "_same", lambda *a: refused.append(not same(*a)) or not refused[-1])
+        real = engine.hashes
+        monkeypatch.setattr(engine, "hashes", lambda arr: (np.zeros(len(arr), dtype=np.uint64), real(arr)[1]))
+        same = engine.same
+        monkeypatch.setattr(engine, "same", lambda *a: refused.append(not same(*a)) or not refused[-1])
         doc = "document-"
     rng = np.random.default_rng(seed)
     n_q, n_docs = int(rng.integers(1, 9)), int(rng.integers(2, 15))
@@ -316,7 +316,7 @@ def test_a_query_ranked_twice_beside_one_not_ranked_keeps_its_own_labels():
 def test_hashes_equal_strings_alike_in_every_layout():
     import pyarrow as pa
 
-    from retrieval_eval.engine.metrics import _hashes
+    from retrieval_eval.engine.kernels import hashes as _hashes
 
     rng = np.random.default_rng(11)
     values = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "é", "日本語", "x" * 40, "x" * 41,
@@ -345,7 +345,7 @@ def test_hashes_of_ids_of_one_width_read_in_place_alike(width):
     # Ids of one width are hashed off a strided view of their bytes; mixed ones word by word.
     import pyarrow as pa
 
-    from retrieval_eval.engine.metrics import _hashes
+    from retrieval_eval.engine.kernels import hashes as _hashes
 
     rng = np.random.default_rng(width)
     ids = ["".join(rng.choice(list("abcXYZ019"), size=width)) for _ in range(50)]
@@ -361,7 +361,7 @@ def test_hashes_of_short_strings_of_one_length_never_collide():
 
     import pyarrow as pa
 
-    from retrieval_eval.engine.metrics import _hashes
+    from retrieval_eval.engine.kernels import hashes as _hashes
 
     for size in (1, 2, 3):
         words = ["".join(t) for t in itertools.product("abcdefghijklmnop", repeat=size)]
@@ -374,7 +374,7 @@ def test_hashes_of_short_strings_of_one_length_never_collide():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_groups_and_find_match_plain_python(seed):
-    from retrieval_eval.engine.metrics import _find, _groups, _repeats
+    from retrieval_eval.engine.kernels import find as _find, groups as _groups, repeats as _repeats
 
     rng = np.random.default_rng(seed)
     # Enough keys, from a range small enough, that many share a slot and many repeat.
@@ -396,7 +396,7 @@ def test_groups_and_find_match_plain_python(seed):
 def test_take_reads_chunked_columns_chunk_by_chunk():
     import pyarrow as pa
 
-    from retrieval_eval.engine.metrics import _take
+    from retrieval_eval.arrays import take as _take
 
     chunked = pa.chunked_array([["a", "b"], [], ["c"], ["d", "e", "f"]], pa.large_string())
     for rows in ([0, 2, 5], [5, 0, 3, 2, 2], [], [4]):
@@ -407,7 +407,7 @@ def test_take_reads_chunked_columns_chunk_by_chunk():
 def test_one_value_reads_shared_chunks_and_never_guesses():
     import pyarrow as pa
 
-    from retrieval_eval.engine.metrics import _one_value
+    from retrieval_eval.engine.kernels import one_value as _one_value
 
     block = pa.array(["bm25"] * 4, pa.large_string())
     assert _one_value(pa.chunked_array([block, block, block.slice(1, 2)]))
@@ -425,7 +425,7 @@ def test_chunked_frames_score_as_whole_ones(monkeypatch):
     """Readers may hand over columns in many arrow chunks; steps and rankings cross them."""
     import pyarrow as pa
 
-    import retrieval_eval.engine.metrics as engine
+    import retrieval_eval.engine.scan as engine
 
     if engine.ID.storage != "pyarrow":
         pytest.skip("string columns are arrow-backed only where pandas' default storage is pyarrow")

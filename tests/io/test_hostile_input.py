@@ -402,7 +402,7 @@ def test_rule14_markdown_output_is_inert(tmp_path):
 def _hash_of(values, chunks=1):
     import pyarrow as pa
 
-    from retrieval_eval.engine.metrics import _hashes
+    from retrieval_eval.engine.kernels import hashes as _hashes
 
     arr = pa.array(values, type=pa.large_string())
     if chunks > 1:
@@ -412,7 +412,7 @@ def _hash_of(values, chunks=1):
 
 
 def test_rule15_long_ids_hash_equal_exactly_when_they_are_equal(monkeypatch):
-    from retrieval_eval.engine import metrics
+    from retrieval_eval.engine import kernels as metrics
 
     long = "doc://" + "x" * 100_000 + "tail"
     ids = [long, "a" * 70, "short", long, "a" * 70, "b" * 70, ""]
@@ -445,7 +445,7 @@ def test_rule15_property_equal_hashes_for_equal_ids_short_or_long(ids):
 
 
 def test_rule15_hashing_a_long_id_takes_a_step_per_batch_not_per_word(monkeypatch):
-    from retrieval_eval.engine import metrics
+    from retrieval_eval.engine import kernels as metrics
 
     calls = []
     real = metrics._mix64

@@ -49,7 +49,9 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
     if isinstance(level, bool) or int(level) != level or level < 1:
         raise ValueError(f"level must be an integer >= 1, got {level!r}")
     ms = parse_measures(names)
-    a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order)
+    need = [m.depth for m in ms if m.family != "num_q"]
+    depth = None if not need or None in need else max(need)  # a measure without a cutoff reads all
+    a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth)
     cols = {m.name: values(m, a, int(level)) for m in ms if m.family != "num_q"}
     frame = pd.DataFrame({
         "system": pd.array(a.systems.take(a.r_system).to_numpy(), dtype=ID),

@@ -15,9 +15,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from .declare import Family
+
 from .scan import UNJUDGED
 
-FAMILIES = ("bpref", "gm_bpref", "infAP")
+FAMILIES = (
+    Family("bpref", "bpref", None,
+           definition="Binary preference: mean over relevant documents of 1 - (judged "
+                      "non-relevant ranked above it, at most R) / min(R, N).",
+           aliases=("Bpref",)),
+    Family("gm_bpref", "bpref", None, aggregate="gmean",
+           definition="bpref; its summary is the geometric mean (each query's floored at 1e-5); "
+                      "the per-query value is log(max(bpref, 1e-5)).",
+           aliases=()),
+    Family("infAP", "bpref", None,
+           definition="Inferred AP (Yilmaz & Aslam 2006): AP estimated from a judged sample; "
+                      "negative grades mark pool documents left unjudged.",
+           aliases=("infAP",)),
+)
 MIN_GEO_MEAN = 1e-5
 INFAP_EPSILON = 0.00001
 

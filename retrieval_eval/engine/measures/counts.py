@@ -10,7 +10,23 @@ from __future__ import annotations
 
 import numpy as np
 
-FAMILIES = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+from .declare import Family
+
+FAMILIES = (
+    Family("num_q", "counts", None, aggregate="count", kind="int",
+           definition="Number of queries evaluated (trec_eval prints only its 'all' value).",
+           aliases=("NumQ",)),
+    Family("num_ret", "counts", None, aggregate="sum", kind="int",
+           definition="Number of documents retrieved (after -M).", aliases=("NumRet",)),
+    Family("num_rel", "counts", None, aggregate="sum", kind="int",
+           definition="Number of relevant documents judged (grade >= the relevance level).",
+           aliases=("NumRel",)),
+    Family("num_rel_ret", "counts", None, aggregate="sum", kind="int",
+           definition="Number of relevant documents retrieved.", aliases=("NumRelRet",)),
+    Family("num_nonrel_judged_ret", "counts", None, aggregate="sum", kind="int",
+           definition="Number of retrieved documents judged non-relevant (0 <= grade < level).",
+           aliases=()),
+)
 
 
 def compute(measure, a, level: int) -> np.ndarray:

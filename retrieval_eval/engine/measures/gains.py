@@ -12,7 +12,22 @@ from __future__ import annotations
 
 import numpy as np
 
-FAMILIES = ("G", "binG", "utility")
+from .declare import Family
+
+FAMILIES = (
+    Family("G", "gains", None,
+           definition="trec_eval's G: gain discounted by log2 of the ideal cost so far minus the "
+                      "gain so far, over the ideal total gain.",
+           aliases=()),
+    Family("binG", "gains", None,
+           definition="G with binary gain: mean over relevant documents of 1 / log2(2 + "
+                      "non-relevant retrieved before it).",
+           aliases=()),
+    Family("utility", "gains", None,
+           definition="Set utility with trec_eval's default coefficients (1, -1, 0, 0): relevant "
+                      "retrieved minus non-relevant retrieved.",
+           aliases=()),
+)
 
 
 def ideal_at_entries(a) -> np.ndarray:

@@ -19,7 +19,27 @@ from __future__ import annotations
 
 import numpy as np
 
-FAMILIES = ("ndcg", "ndcg_cut", "ndcg_exp_cut", "ndcg_rel", "Rndcg")
+from .declare import CUTOFFS, Family
+
+FAMILIES = (
+    Family("ndcg", "ndcg", None, gain="linear",
+           definition="nDCG over the whole ranking: gain = grade, discount log2(rank + 1), ideal "
+                      "= every judged grade sorted.",
+           aliases=("nDCG",)),
+    Family("ndcg_rel", "ndcg", None, gain="linear",
+           definition="trec_eval's ndcg_rel: nDCG averaged over the ranks of the relevant "
+                      "documents (the unretrieved ones taking the final nDCG).",
+           aliases=()),
+    Family("Rndcg", "ndcg", None, gain="linear",
+           definition="trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain drops.",
+           aliases=()),
+    Family("ndcg_cut", "ndcg", "cutoff", CUTOFFS, reads="cutoff", gain="linear",
+           definition="nDCG at k with trec_eval's linear gain (the grade).",
+           aliases=("nDCG", "ndcg_linear")),
+    Family("ndcg_exp_cut", "ndcg", "cutoff", CUTOFFS, reads="cutoff", gain="exponential",
+           definition="nDCG at k with the spec's exponential gain 2**grade - 1.",
+           aliases=("ndcg", "ndcg_burges"), verified="hand-computed values (tests)"),
+)
 
 
 def _gain(grade: np.ndarray, exponential: bool) -> np.ndarray:

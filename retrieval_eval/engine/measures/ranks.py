@@ -11,7 +11,25 @@ from __future__ import annotations
 
 import numpy as np
 
-FAMILIES = ("P", "recall", "relative_P", "success", "recip_rank")
+from .declare import CUTOFFS, SUCCESS_CUTOFFS, Family
+
+FAMILIES = (
+    Family("recip_rank", "ranks", None,
+           definition="Reciprocal rank of the first relevant document (0 without one).",
+           aliases=("RR", "mrr", "MRR")),
+    Family("P", "ranks", "cutoff", CUTOFFS, reads="cutoff",
+           definition="Precision at k: relevant retrieved in the top k, over k.",
+           aliases=("P", "precision")),
+    Family("relative_P", "ranks", "cutoff", CUTOFFS, reads="cutoff",
+           definition="Relative precision at k: relevant in the top k over min(R, k).",
+           aliases=()),
+    Family("recall", "ranks", "cutoff", CUTOFFS, reads="cutoff",
+           definition="Recall at k: relevant retrieved in the top k, over R.",
+           aliases=("R", "recall")),
+    Family("success", "ranks", "cutoff", SUCCESS_CUTOFFS, reads="cutoff",
+           definition="1 if a relevant document is in the top k, else 0.",
+           aliases=("Success", "hits", "hit_rate")),
+)
 
 
 def first_relevant(a, level: int) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The measure registry: every catalogue measure declared once, and the one name parser.
+"""The measure registry: the families each module of :data:`MODULES` declares (its
+``FAMILIES``), collected into one table, and the one name parser.
 
 A measure is a value (:class:`Measure`): its family, its parameters and its canonical name.
 :func:`parse_measure` turns any name people type into a list of them (a trec_eval family name
@@ -31,53 +32,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
 
 import pandas as pd
 
-#: trec_eval's default parameters of its cutoff families (measures.c of trec_eval 9.0.8).
-CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-RECALL_LEVELS = tuple(round(0.1 * i, 2) for i in range(11))
-RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
-SUCCESS_CUTOFFS = (1, 5, 10)
-
-
-@dataclass(frozen=True)
-class Family:
-    """One measure family: its trec_eval name and how its parameter is spelled."""
-
-    name: str  # canonical (trec_eval) base name
-    module: str  # the module of retrieval_eval.measures that computes it
-    param: str | None  # None, "cutoff" (int), "level" (float, 2 decimals), "beta"
-    defaults: tuple = ()
-    aggregate: str = "mean"  # "mean", "gmean" (trec_eval's gm_*) or "sum" (num_*)
-    kind: str = "float"  # "float", or "int" (trec_eval prints it as an integer)
-    definition: str = ""
-    aliases: tuple[str, ...] = ()  # other spellings (ir_measures, ranx, this project)
-    verified: str = "pytrec_eval (trec_eval 9.0.8)"
-    gain: str | None = None  # ndcg: "linear" or "exponential"
-    style: str = "trec"  # canonical name: "trec" (P_10) or "at" (ir_measures' Judged@10)
-
-
-@dataclass(frozen=True)
-class Measure:
-    """One measure with its parameters bound: what a column of results is.
-
-    ``name`` is the canonical name (the column name); ``param`` the cutoff, recall level,
-    multiplier or beta; ``rel`` the relevance level (None: the caller's, 1 by default).
-    """
-
-    family: str
-    param: float | int | None = None
-    rel: int | None = None
-    name: str = field(default="", compare=False)
-
-    @property
-    def spec(self) -> Family:
-        return FAMILIES[self.family]
-
-    def __repr__(self) -> str:
-        return f"Measure({self.name!r})"
+from . import ap, bpref, counts, gains, judged, ndcg, ranks, sets
+from .declare import (  # noqa: F401  (re-exported: the registry's names)
+    CUTOFFS, FAMILIES, RECALL_LEVELS, RPREC_MULTS, SUCCESS_CUTOFFS, Family, Measure,
+)
 
 
 def _fmt_param(family: Family, value) -> str:
@@ -127,121 +88,11 @@ def make(family: str, param=None, rel: int | None = None) -> Measure:
     return Measure(family, param, None if rel is None else int(rel), name=_name(fam, param, rel))
 
 
-_F = Family
-FAMILIES: dict[str, Family] = {f.name: f for f in [
-    _F("num_q", "counts", None, aggregate="count", kind="int",
-       definition="Number of queries evaluated (trec_eval prints only its 'all' value).",
-       aliases=("NumQ",)),
-    _F("num_ret", "counts", None, aggregate="sum", kind="int",
-       definition="Number of documents retrieved (after -M).", aliases=("NumRet",)),
-    _F("num_rel", "counts", None, aggregate="sum", kind="int",
-       definition="Number of relevant documents judged (grade >= the relevance level).",
-       aliases=("NumRel",)),
-    _F("num_rel_ret", "counts", None, aggregate="sum", kind="int",
-       definition="Number of relevant documents retrieved.", aliases=("NumRelRet",)),
-    _F("map", "ap", None,
-       definition="Average precision: the sum of the precision at each relevant document "
-                  "retrieved, over the number relevant.",
-       aliases=("AP", "map")),
-    _F("gm_map", "ap", None, aggregate="gmean",
-       definition="Average precision; its summary is the geometric mean (each query's AP "
-                  "floored at 1e-5); the per-query value printed is log(max(AP, 1e-5)).",
-       aliases=("GMAP",)),
-    _F("Rprec", "ap", None,
-       definition="Precision at rank R, R the number of relevant documents.",
-       aliases=("Rprec", "r_precision", "R-precision", "rprec")),
-    _F("bpref", "bpref", None,
-       definition="Binary preference: mean over relevant documents of 1 - (judged "
-                  "non-relevant ranked above it, at most R) / min(R, N).",
-       aliases=("Bpref",)),
-    _F("gm_bpref", "bpref", None, aggregate="gmean",
-       definition="bpref; its summary is the geometric mean (each query's floored at 1e-5); "
-                  "the per-query value is log(max(bpref, 1e-5)).",
-       aliases=()),
-    _F("infAP", "bpref", None,
-       definition="Inferred AP (Yilmaz & Aslam 2006): AP estimated from a judged sample; "
-                  "negative grades mark pool documents left unjudged.",
-       aliases=("infAP",)),
-    _F("recip_rank", "ranks", None,
-       definition="Reciprocal rank of the first relevant document (0 without one).",
-       aliases=("RR", "mrr", "MRR")),
-    _F("iprec_at_recall", "ap", "level", RECALL_LEVELS,
-       definition="Interpolated precision at a recall level: the highest precision at any "
-                  "rank whose recall reaches the level.",
-       aliases=("IPrec",)),
-    _F("11pt_avg", "ap", None,
-       definition="Mean of the interpolated precision at recall 0.0, 0.1, ..., 1.0.",
-       aliases=("11pt",)),
-    _F("P", "ranks", "cutoff", CUTOFFS,
-       definition="Precision at k: relevant retrieved in the top k, over k.",
-       aliases=("P", "precision")),
-    _F("relative_P", "ranks", "cutoff", CUTOFFS,
-       definition="Relative precision at k: relevant in the top k over min(R, k).",
-       aliases=()),
-    _F("recall", "ranks", "cutoff", CUTOFFS,
-       definition="Recall at k: relevant retrieved in the top k, over R.",
-       aliases=("R", "recall")),
-    _F("success", "ranks", "cutoff", SUCCESS_CUTOFFS,
-       definition="1 if a relevant document is in the top k, else 0.",
-       aliases=("Success", "hits", "hit_rate")),
-    _F("map_cut", "ap", "cutoff", CUTOFFS,
-       definition="Average precision over the top k only (divided by R, not by min(R, k)).",
-       aliases=("AP",)),
-    _F("Rprec_mult", "ap", "level", RPREC_MULTS,
-       definition="Precision at rank m * R (rounded), R the number relevant.",
-       aliases=()),
-    _F("ndcg", "ndcg", None, gain="linear",
-       definition="nDCG over the whole ranking: gain = grade, discount log2(rank + 1), ideal "
-                  "= every judged grade sorted.",
-       aliases=("nDCG",)),
-    _F("ndcg_rel", "ndcg", None, gain="linear",
-       definition="trec_eval's ndcg_rel: nDCG averaged over the ranks of the relevant "
-                  "documents (the unretrieved ones taking the final nDCG).",
-       aliases=()),
-    _F("Rndcg", "ndcg", None, gain="linear",
-       definition="trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain drops.",
-       aliases=()),
-    _F("ndcg_cut", "ndcg", "cutoff", CUTOFFS, gain="linear",
-       definition="nDCG at k with trec_eval's linear gain (the grade).",
-       aliases=("nDCG", "ndcg_linear")),
-    _F("ndcg_exp_cut", "ndcg", "cutoff", CUTOFFS, gain="exponential",
-       definition="nDCG at k with the spec's exponential gain 2**grade - 1.",
-       aliases=("ndcg", "ndcg_burges"), verified="hand-computed values (tests)"),
-    _F("set_P", "sets", None,
-       definition="Precision of the retrieved set: relevant retrieved over retrieved.",
-       aliases=("SetP",)),
-    _F("set_recall", "sets", None,
-       definition="Recall of the retrieved set: relevant retrieved over R.",
-       aliases=("SetR",)),
-    _F("set_relative_P", "sets", None,
-       definition="Relevant retrieved over min(R, retrieved).",
-       aliases=("SetRelP",)),
-    _F("set_map", "sets", None,
-       definition="set_P * set_recall.",
-       aliases=("SetAP",)),
-    _F("set_F", "sets", "beta", (1.0,),
-       definition="F-measure of the retrieved set: (1 + b^2) P R / (b^2 P + R), beta 1.",
-       aliases=("SetF",)),
-    _F("G", "gains", None,
-       definition="trec_eval's G: gain discounted by log2 of the ideal cost so far minus the "
-                  "gain so far, over the ideal total gain.",
-       aliases=()),
-    _F("binG", "gains", None,
-       definition="G with binary gain: mean over relevant documents of 1 / log2(2 + "
-                  "non-relevant retrieved before it).",
-       aliases=()),
-    _F("utility", "gains", None,
-       definition="Set utility with trec_eval's default coefficients (1, -1, 0, 0): relevant "
-                  "retrieved minus non-relevant retrieved.",
-       aliases=()),
-    _F("Judged", "judged", "cutoff", (10,), style="at",
-       definition="Share of the top k retrieved (k, or fewer when the ranking is shorter) that "
-                  "has a label for the query (ir_measures' Judged@k).",
-       aliases=("Judged",), verified="ir_measures 0.4 (its judged provider)"),
-    _F("num_nonrel_judged_ret", "counts", None, aggregate="sum", kind="int",
-       definition="Number of retrieved documents judged non-relevant (0 <= grade < level).",
-       aliases=()),
-]}
+#: The family modules, in the order of :func:`measures`' table. Each declares
+#: ``FAMILIES = (Family(...), ...)`` and ``compute(measure, arrays, level) -> np.ndarray``.
+MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged)
+for _module in MODULES:
+    FAMILIES.update({f.name: f for f in _module.FAMILIES})
 
 #: Measures whose names take a cutoff after ``@`` in ir_measures / ranx / project style.
 _AT_NAMES = {

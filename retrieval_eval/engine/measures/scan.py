@@ -7,9 +7,10 @@ The catalogue follows trec_eval's semantics, and they are applied here, once:
   run's own rank order (there is nothing to sort on).
 * **Duplicates**: trec_eval refuses a ranking that repeats a doc id (``duplicate docs``). The
   catalogue keeps the first occurrence in that order (the engine's rule, via
-  :func:`retrieval_eval.metrics._scan`); the ``trec_eval`` command refuses them, as trec_eval.
-* **Depth** (``-M``): only the first ``max_ret`` entries of each ranking are read.
-* **Labels**: the last label of a repeated (query, key) pair wins (:func:`metrics._judged`).
+  :func:`retrieval_eval.engine.scan.scan_run`); the ``trec_eval`` command refuses them, as trec_eval.
+* **Depth** (``-M``): only the first ``max_ret`` entries of each ranking are read, and no more
+  than the measures asked for need (their cutoff, when every one of them has one).
+* **Labels**: the last label of a repeated (query, key) pair wins (:func:`retrieval_eval.engine.labels.judged`).
   A retrieved doc without a label has relevance ``NONPOOL`` (-1); a label with a negative
   grade is "in the pool but unjudged", ``UNJUDGED`` (-2), as trec_eval's ``form_res_rels``.
 * **Queries**: a ranking is evaluated when its query has labels (trec_eval evaluates the
@@ -27,7 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import metrics as _m
+from ...arrays import arrow, codes, take, whole
+from ...model import ID
+from ..kernels import find, lookup
+from ..labels import judged
+from ..scan import scan_run
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -113,8 +118,8 @@ def _trec_order(run: pd.DataFrame) -> pd.DataFrame:
     n = len(run)
     if n == 0:
         return run
-    s_codes, _ = _m._codes(_m._arrow(run["system"]))
-    q_codes, qs = _m._codes(_m._arrow(run["query_id"]))
+    s_codes, _ = codes(arrow(run["system"]))
+    q_codes, qs = codes(arrow(run["query_id"]))
     group = s_codes.astype(np.int64) * max(len(qs), 1) + q_codes
     score = run["score"].to_numpy(dtype=np.float64, na_value=np.nan)
     rank = run["rank"].to_numpy(dtype=np.int64)
@@ -123,7 +128,7 @@ def _trec_order(run: pd.DataFrame) -> pd.DataFrame:
         gcode, ginv = np.unique(group, return_inverse=True)
         unscored = np.bincount(ginv, weights=nan, minlength=len(gcode)) > 0
         score = np.where(unscored[ginv], -rank.astype(np.float64), score)
-    doc = _m._whole(_m._arrow(run["doc_id"]))
+    doc = whole(arrow(run["doc_id"]))
     table = pa.table({"g": pa.array(group), "s": pa.array(score), "d": doc})
     perm = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("s", "descending"),
                                              ("d", "descending")]).to_numpy(zero_copy_only=False)
@@ -135,39 +140,65 @@ def _trec_order(run: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _levels(j) -> np.ndarray:
+    """Per query, ``[query, grade]`` counts of its labels with grade >= 0 (``q_levels``)."""
+    grade = j.grade
+    max_grade = int(grade.max()) if len(grade) and grade.max() > 0 else 0
+    q_levels = np.zeros((len(j.queries), max_grade + 1), dtype=np.int64)
+    ok = grade >= 0
+    np.add.at(q_levels, (j.query[ok], grade[ok]), 1)
+    return q_levels
+
+
+def _label_join(j, ordered: pd.DataFrame, src: np.ndarray, e_query: np.ndarray) -> np.ndarray:
+    """Per entry (row ``src`` of ``ordered``, of query code ``e_query``): its grade, NONPOOL
+    without a label, UNJUDGED for a negative one. The join is on (query code, key code)."""
+    e_rel = np.full(len(src), NONPOOL, dtype=np.int64)
+    if len(src) and len(j.rows):
+        docs = take(arrow(ordered["doc_id"]), src)
+        k_code = lookup(docs, j.keys)
+        nk = max(len(j.keys), 1)
+        pairs = j.query.astype(np.int64) * nk + j.key
+        e_pair = e_query * nk + k_code
+        at = find(pairs, np.where(k_code >= 0, e_pair, -1))
+        found = (at >= 0) & (k_code >= 0)
+        g = j.grade[at[found]]
+        e_rel[found] = np.where(g >= 0, g, UNJUDGED)
+    return e_rel
+
+
 def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
-         complete: bool = False, order: str = "trec") -> Arrays:
+         complete: bool = False, order: str = "trec", depth: int | None = None) -> Arrays:
     """The per-ranking arrays of ``run`` against ``judgments`` (frames of the data model).
 
     ``max_ret``: trec_eval's ``-M``; ``complete``: trec_eval's ``-c`` (every labelled query
     of every system, an unanswered one as an empty ranking); ``order``: ``"trec"`` (score,
-    then doc id, both descending) or ``"rank"`` (the run's own order).
+    then doc id, both descending) or ``"rank"`` (the run's own order); ``depth``: read no
+    deeper than this (what the measures asked for need, see :attr:`Measure.depth`; ``r_ret``
+    then counts at most ``depth`` entries).
     """
     if order not in ("trec", "rank"):
         raise ValueError(f"order must be 'trec' or 'rank', got {order!r}")
     if max_ret is not None and (isinstance(max_ret, bool) or int(max_ret) != max_ret or max_ret < 0):
         raise ValueError(f"max_ret must be a non-negative integer, got {max_ret!r}")
-    j = _m._judged(judgments)
+    j = judged(judgments)
     queries = j.queries
     nq = len(queries)
-    grade = j.grade
-    max_grade = int(grade.max()) if len(grade) and grade.max() > 0 else 0
-    q_levels = np.zeros((nq, max_grade + 1), dtype=np.int64)
-    ok = grade >= 0
-    np.add.at(q_levels, (j.query[ok], grade[ok]), 1)
+    q_levels = _levels(j)
 
     ordered = _trec_order(run) if order == "trec" else run
     if len(ordered):
-        sc = _m._scan(ordered, None if max_ret is None else int(max_ret))
+        reach = [int(d) for d in (max_ret, depth) if d is not None]
+        sc = scan_run(ordered, min(reach) if reach else None)
         rk = sc.rankings
         systems = rk.systems
         b_sys = rk.system[sc.block]
-        b_query = _m._lookup(rk.queries.take(rk.query[sc.block]), queries) if len(sc.block) \
+        b_query = lookup(rk.queries.take(rk.query[sc.block]), queries) if len(sc.block) \
             else np.zeros(0, dtype=np.int64)
         kept, dup = sc.block_kept, sc.block_dup
         row_block, row_pos, row_src = sc.row_block, sc.row_position, sc.row_source
     else:
-        systems = pd.Index(pd.unique(run["system"].astype(_m.ID)), dtype=_m.ID)
+        systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
         b_sys = b_query = kept = np.zeros(0, dtype=np.int64)
         dup = np.zeros(0, dtype=bool)
         row_block = row_pos = row_src = np.zeros(0, dtype=np.int64)
@@ -202,18 +233,7 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
     src = row_src[keep]
     entry_order = np.lexsort((e_pos, e_rk))
     e_rk, e_pos, src = e_rk[entry_order], e_pos[entry_order], src[entry_order]
-    # The label join: (query code, key code) pairs.
-    e_rel = np.full(len(e_rk), NONPOOL, dtype=np.int64)
-    if len(e_rk) and len(j.rows):
-        docs = _m._take(_m._arrow(ordered["doc_id"]), src)
-        k_code = _m._lookup(docs, j.keys)
-        nk = max(len(j.keys), 1)
-        pairs = j.query.astype(np.int64) * nk + j.key
-        e_pair = r_query[e_rk] * nk + k_code
-        at = _m._find(pairs, np.where(k_code >= 0, e_pair, -1))
-        found = (at >= 0) & (k_code >= 0)
-        g = grade[at[found]]
-        e_rel[found] = np.where(g >= 0, g, UNJUDGED)
+    e_rel = _label_join(j, ordered, src, r_query[e_rk])
     return Arrays(systems=systems, queries=queries, r_system=r_system, r_query=r_query,
                   r_start=r_start, r_ret=r_ret, e_rk=e_rk, e_pos=e_pos, e_rel=e_rel,
                   q_levels=q_levels, duplicates=r_dup)

@@ -1,0 +1,398 @@
+"""The scan: a run read against the judgments, once, for every measure. Three policies live
+here and nowhere else:
+
+* **Order** (:func:`rankings`): a run's own order is authoritative; rows are ranked by their
+  ``rank`` column within each (system, query_id). Readers decide ``rank`` (a TREC run read
+  with ``order="score"`` is re-ranked the trec_eval way before it gets here).
+* **Duplicates** (:func:`scan_run`, also behind :func:`dedupe_run`): a key repeated inside one
+  ranking counts once, at its first occurrence; a (query, key) pair labelled twice takes its
+  last label. A repeat is not new evidence; counting it again pushes recall, AP and
+  nDCG above 1.
+* **Depth**: only the entries the requested measures can reach are read.
+
+There is no per-query Python loop. :func:`scan_run` reads the run in steps of whole rankings
+(two steps run at once). In a step, ids are compared by 64-bit hashes computed in numpy, and
+every match made on a hash is checked on the strings (a collision redoes the step with exact
+codes); each step reduces its rows to per-ranking sums, each an ``np.bincount``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..arrays import arrow as _arrow, block_starts as _block_starts, take as _take, whole as _whole
+from ..model import ID
+from .kernels import fetch, find, first_appearance, groups, hashes, lookup, one_value, ranges, repeats, same
+from .labels import label_keys
+
+# --------------------------------------------------------------------------------------------
+# Order and duplicates: the one place each is defined.
+
+#: Rows handled per step of the scan. Rankings are never split across steps. Larger steps
+#: make fewer numpy calls per row; of 64k-512k, 128k-256k were fastest, and 128k keeps the
+#: two steps' temporaries (tens of MB, not the GBs of one pass over 10M rows) off the peak.
+STEP_ROWS = 1 << 17
+
+
+@dataclass
+class Rankings:
+    """A run's rankings: the (system, query) blocks of rows, in ranking order."""
+
+    starts: np.ndarray  # per block: first row (in ``order`` when given, else in the frame)
+    lengths: np.ndarray  # per block: raw entries
+    system: np.ndarray  # per block: system code
+    query: np.ndarray  # per block: query code (-1: the query is not among ``queries``)
+    order: np.ndarray | None  # row permutation putting interleaved rankings together
+    systems: pd.Index
+    queries: pd.Index
+
+
+def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
+    """The first row of each (system, query) block of a run frame, and whether ranks go up
+    strictly inside every block (see :func:`_block_starts`)."""
+    import pyarrow as pa
+
+    sys_arr = _arrow(run["system"])
+    return _block_starts(None if one_value(sys_arr) else sys_arr, _arrow(run["query_id"]),
+                         pa.array(run["rank"].to_numpy(dtype=np.int64)), strict=True)
+
+
+def rankings(run: pd.DataFrame, queries: pd.Index | None,
+              found: tuple[np.ndarray, bool] | None = None) -> Rankings:
+    """Find the rankings of a run without hashing its rows.
+
+    Rankings are contiguous runs of rows in files; only their first rows are hashed. A run
+    whose rankings are interleaved, or whose ranks go down inside a ranking, is put in order
+    by (first appearance of the ranking, rank): a run's own order is authoritative.
+    ``found``: what :func:`ranking_starts` says of ``run``, when already known.
+    """
+    n = len(run)
+    sys_arr, q_arr = _arrow(run["system"]), _arrow(run["query_id"])
+    starts, in_order = ranking_starts(run) if found is None else found
+    start_sys = _take(sys_arr, starts)
+    start_q = _take(q_arr, starts)
+    systems = pd.Index(pd.unique(pd.array(start_sys, dtype=ID)), dtype=ID)
+    all_queries = pd.Index(pd.unique(pd.array(start_q, dtype=ID)), dtype=ID)
+    if queries is None:
+        queries = all_queries
+    s_code = lookup(start_sys, systems)
+    q_code = lookup(start_q, queries)
+    # The (system, query) cell of each ranking; queries not in ``queries`` get codes past nq.
+    nq = max(len(queries), 1)
+    q_any = np.where(q_code >= 0, q_code, nq + lookup(start_q, all_queries))
+    cell_key = s_code * (nq + len(all_queries)) + q_any
+    order = None
+    if repeats(cell_key).any() or not in_order:
+        lengths = np.diff(np.r_[starts, n])
+        cell_code, cell_first = first_appearance(cell_key)
+        row_cell = np.repeat(cell_code, lengths)
+        order = np.lexsort((run["rank"].to_numpy(dtype=np.int64), row_cell))
+        row_cell = row_cell[order]
+        first_of = np.flatnonzero(np.r_[True, row_cell[1:] != row_cell[:-1]])
+        s_code, q_code = s_code[cell_first], q_code[cell_first]
+        starts = first_of
+    return Rankings(starts=starts, lengths=np.diff(np.r_[starts, n]), system=s_code,
+                     query=q_code, order=order, systems=systems, queries=queries)
+
+
+
+@dataclass
+class Scan:
+    """What the metrics read of a run, after order, duplicates and the depth cut.
+
+    Blocks are the rankings the scan read, in scan order. Without judgments, the rows are every
+    kept entry in (scan block, position) order, with its source row. With judgments, each step
+    reduced its entries to ``sums`` (per ranking, and per query) and no row is kept.
+    """
+
+    rankings: Rankings
+    block: np.ndarray  # per scanned block: its index in ``rankings``
+    block_kept: np.ndarray  # per scanned block: deduplicated entries, cut at ``depth``
+    block_dup: np.ndarray  # per scanned block: a key repeated among the entries read
+    row_block: np.ndarray  # without judgments, per kept entry: scan block number
+    row_position: np.ndarray  # ... its 0-based position in the deduplicated ranking
+    row_source: np.ndarray  # ... and its row in the run frame
+    sums: dict[str, np.ndarray]  # with judgments: what ``sums`` made of each step, joined
+
+
+def _steps(cost: np.ndarray) -> np.ndarray:
+    """Cut units (with their row costs) into consecutive steps of about STEP_ROWS rows."""
+    n = len(cost)
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    cum = np.cumsum(cost)
+    marks = np.arange(1, int(cum[-1]) // STEP_ROWS + 1) * STEP_ROWS
+    cuts = np.searchsorted(cum, marks, side="left") + 1
+    return np.unique(np.r_[0, np.minimum(cuts, n), n]).astype(np.int64)
+
+
+def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
+             # long: the step (below) closes over the scan's read-only state (rankings, labels
+             # by query, costs): two threads run steps with nothing copied or passed.
+             queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
+             threshold: int = 1, sums=None, found: tuple[np.ndarray, bool] | None = None) -> Scan:
+    """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
+
+    This is where the run's own order, the first-occurrence rule for a repeated key and the
+    last-label-wins rule for a repeated judgment are applied, for every face of the engine.
+
+    The run is read in steps of whole rankings (STEP_ROWS rows). In a step, the ranked ids and
+    the labels of the step's queries are coded by their hashes (:func:`hashes`); a repeated
+    key is then a repeated (ranking, code) pair and a label lookup is a (query, code) pair,
+    and each match is checked on the strings.
+    Only the entries the cutoffs can reach are read: a ranking is cut to its first ``depth``
+    raw entries, and taken whole only when it repeated a key there (later entries move up).
+
+    With ``judgments``, ``queries`` and ``label_codes`` (each label's query code) are given and
+    only the rankings of those queries are read; the labels are sorted by query so that each
+    step's labels are one slice. Each step counts its queries' labels (``threshold`` says
+    which are relevant), ranks their grades into the ideal rankings, and hands its labelled
+    entries and ideal rankings to ``sums`` (see :func:`metric_sums`): a step's rows are
+    reduced to per-ranking sums while they are small.
+    """
+    import pyarrow as pa
+
+    rk = rankings(run, queries, found)
+    doc_arr = _arrow(run["doc_id"])
+    graded = judgments is not None
+    if graded:
+        nq = len(rk.queries)
+        keys = label_keys(judgments)
+        keys = keys.cast(doc_arr.type)
+        if isinstance(keys, pa.Array):
+            keys = pa.chunked_array([keys], keys.type)
+        grades = judgments["relevance"].to_numpy(dtype=np.int64)
+        label_q = label_codes
+        if len(label_q) > 1 and not bool(np.all(label_q[1:] >= label_q[:-1])):
+            by_query = np.argsort(label_q, kind="stable")
+            keys = pa.chunked_array([_take(keys, by_query)], keys.type)
+            grades, label_q = grades[by_query], label_q[by_query]
+        label_at = np.r_[0, np.cumsum(np.bincount(label_q, minlength=nq))].astype(np.int64)
+        # Units are the judged queries; each brings its labels and its rankings.
+        judged = np.flatnonzero(rk.query >= 0)
+        blocks = judged[np.argsort(rk.query[judged], kind="stable")]
+        unit_of_block = rk.query[blocks]
+        n_units = nq
+    else:
+        label_at = keys = None
+        blocks = np.arange(len(rk.starts))
+        unit_of_block = blocks
+        n_units = len(blocks)
+    block_at = np.r_[0, np.cumsum(np.bincount(unit_of_block, minlength=n_units))].astype(np.int64)
+    reach = rk.lengths[blocks] if depth is None else np.minimum(rk.lengths[blocks], depth)
+    cost = np.bincount(unit_of_block, weights=reach, minlength=n_units)
+    if graded:
+        cost += np.diff(label_at)
+    steps = _steps(cost)
+
+    def step(ua: int, ub: int, exact: bool = False) -> dict[str, np.ndarray]:
+        # long: a collision anywhere in the step redoes all of it with exact codes (one return).
+        """One step: the rankings and labels of units ``ua`` to ``ub``.
+
+        Ids are compared by their 64-bit hashes; every pair of ids the step treats as the same
+        (a repeat in a ranking, a repeated label, an entry and its label) is then checked on
+        the strings. A collision makes the step start again with exact codes (``exact``).
+        """
+        bs = blocks[block_at[ua]:block_at[ub]]
+        length = rk.lengths[bs]
+        take = length if depth is None else np.minimum(length, depth)
+        group = unit_of_block[block_at[ua]:block_at[ub]] - ua  # per ranking: its unit in the step
+        # A key is (group << shift) | code: group a ranking or a unit of the step, code an id.
+        shift = np.uint64(64 - max(len(bs), ub - ua, 1).bit_length())
+        cut_code = np.uint64(64) - shift
+        got: dict[str, np.ndarray] = {}
+        m = 0  # labels in the step
+        if graded:
+            # The last label of a repeated (query, key) pair wins.
+            la, m = int(label_at[ua]), int(label_at[ub] - label_at[ua])
+            labels = _whole(keys.slice(la, m))
+            if exact:  # codes in first-appearance order: the same when docs follow the labels
+                label_code = labels.dictionary_encode().indices.to_numpy(zero_copy_only=False)
+                label_code = label_code.astype(np.uint64)
+            else:
+                label_ids = (labels, *hashes(labels))
+                label_code = label_ids[1] >> cut_code
+            label_local = label_q[la:la + m].astype(np.int64) - ua
+            pairs = label_local.astype(np.uint64) << shift | label_code
+            later = groups(pairs[::-1])[0]  # the first from the end: the last label
+            loser = np.flatnonzero(later != np.arange(m))
+            if not exact and not same(label_ids, m - 1 - loser, label_ids, m - 1 - later[loser]):
+                return step(ua, ub, exact=True)  # every label of a pair is the same key
+            win_rows = (m - 1 - np.flatnonzero(later == np.arange(m)))[::-1]
+            win_pairs = pairs[win_rows]
+            win_grades = grades[la:la + m][win_rows]
+            win_query = label_local[win_rows]
+            n_judged = np.bincount(win_query, minlength=ub - ua)
+            got.update(n_judged=n_judged,
+                       n_relevant=np.bincount(win_query[win_grades >= threshold], minlength=ub - ua))
+            # Each query's ideal ranking: its grades, best first. (Labels come sorted by
+            # query: one stable sort of a nearly sorted key.)
+            low = int(win_grades.min()) if len(win_rows) else 0
+            span = int(win_grades.max()) - low + 1 if len(win_rows) else 1
+            ideal = np.argsort(win_query * span + (span - 1 - (win_grades - low)), kind="stable")
+            i_query, i_grade = win_query[ideal], win_grades[ideal]
+            i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
+            counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
+            ideal = (i_query[counts], i_position[counts], i_grade[counts])
+        while True:
+            local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
+            first = rk.starts[bs]
+            if rk.order is None and bool(np.all(take == length)) and len(bs) and \
+                    bool(np.all(first[1:] == first[:-1] + length[:-1])):
+                # Whole rankings, one after another in the frame: one slice of it.
+                src = None  # rows first[0] on, made only if asked for
+                docs = _whole(doc_arr.slice(int(first[0]), len(local)))
+            else:
+                rows = ranges(first, take)
+                src = rows if rk.order is None else rk.order[rows]
+                docs = fetch(doc_arr, src)
+            if exact:
+                both = pa.concat_arrays(([labels] if graded else []) + [docs]).dictionary_encode()
+                doc_code = both.indices.to_numpy(zero_copy_only=False)[m:].astype(np.uint64)
+            else:
+                doc_ids = (docs, *hashes(docs))
+                doc_code = doc_ids[1] >> cut_code
+            key = local.view(np.uint64) << shift
+            key |= doc_code
+            prev = groups(key, heads=False)[1]
+            dup = np.flatnonzero(prev >= 0)  # an earlier entry of its ranking is the same id
+            if not exact and not same(doc_ids, dup, doc_ids, prev[dup]):
+                return step(ua, ub, exact=True)
+            has_dup = np.bincount(local[dup], minlength=len(bs)) > 0
+            redo = has_dup & (length > take)
+            if not redo.any():
+                break
+            take = np.where(redo, length, take)
+        if src is None and (len(dup) or not graded):
+            src = np.arange(first[0], first[0] + len(local), dtype=np.int64)
+        if len(dup):  # drop the repeats, then cut the rankings taken whole back to ``depth``
+            keep = prev < 0
+            entry = np.flatnonzero(keep)  # positions in ``docs``
+            local, src = local[keep], src[keep]
+            kept = np.bincount(local, minlength=len(bs))
+            position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+            if depth is not None and bool(np.any(take > depth)):
+                cut = position < depth
+                local, src, position, entry = local[cut], src[cut], position[cut], entry[cut]
+                kept = np.minimum(kept, depth)
+            key = None
+        else:  # the usual step: every entry kept, in place
+            entry, kept, position = None, take, None
+        got.update(kept=kept, dup=has_dup)
+        if not graded:
+            if position is None:
+                position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+            got.update(row_block=local + block_at[ua], row_position=position, row_source=src)
+            return got
+        # Each kept entry's label, if it has one. With one ranking per query (group is
+        # 0, 1, 2...) and nothing dropped, the repeats' keys are the lookup keys.
+        if key is None or not np.array_equal(group, np.arange(len(bs))):
+            key = group[local].astype(np.uint64) << shift
+            key |= doc_code if entry is None else doc_code[entry]
+        at = find(win_pairs, key)
+        has = np.flatnonzero(at >= 0)
+        at = at[has]
+        if not exact and not same(doc_ids, has if entry is None else entry[has], label_ids, win_rows[at]):
+            return step(ua, ub, exact=True)
+        if position is None:  # an entry's position: its place after its ranking's first entry
+            position_has = has - (np.cumsum(kept) - kept)[local[has]]
+        else:
+            position_has = position[has]
+        got.update(sums((local[has], position_has, win_grades[at]), len(bs), ideal, ub - ua))
+        return got
+
+    spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
+    if len(spans) > 1:
+        # Arrow and numpy release the GIL while they work: two steps run at once.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            results = list(pool.map(lambda span: step(*span), spans))
+    else:
+        results = [step(*span) for span in spans]
+    out: dict[str, list[np.ndarray]] = {}
+    for got in results:
+        for name, values in got.items():
+            out.setdefault(name, []).append(values)
+    del results
+
+    def cat(name: str, dtype=np.int64) -> np.ndarray:
+        pieces = out.pop(name, None)
+        return np.concatenate(pieces) if pieces else np.zeros(0, dtype=dtype)
+
+    block_dup = cat("dup", bool)
+    if graded and depth is not None:
+        # The metrics stop at the cutoff, the report of a repeated key does not (SPEC A3):
+        # the rankings with no repeat above the cutoff are read whole for one.
+        late = np.flatnonzero(~block_dup & (rk.lengths[blocks] > depth))
+        block_dup[late] = _repeat_anywhere(doc_arr, rk, blocks[late])
+    pa.default_memory_pool().release_unused()  # the steps' ids, freed: give them back now
+    return Scan(
+        rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=block_dup,
+        row_block=cat("row_block"), row_position=cat("row_position"), row_source=cat("row_source"),
+        sums={name: cat(name) for name in list(out)},  # what is left: the steps' sums
+    )
+
+
+def _repeat_anywhere(doc_arr, rk: Rankings, blocks: np.ndarray) -> np.ndarray:
+    """Per ranking of ``blocks``: whether it repeats a key anywhere, every row read.
+
+    Whether a ranking repeated a key is a fact about the ranking, not about the part of it the
+    cutoffs reach: a retriever that returns a chunk twice at ranks 3 and 40 has the bug at k=10
+    too. Rankings are read in steps of about STEP_ROWS rows; ids are compared by their hashes
+    as in :func:`scan_run`, and each repeat found is checked on the strings (a collision
+    settles the step on exact codes).
+    """
+    out = np.zeros(len(blocks), dtype=bool)
+    if not len(blocks):
+        return out
+    lengths = rk.lengths[blocks]
+    steps = _steps(lengths)
+
+    def part(a: int, b: int) -> None:
+        length = lengths[a:b]
+        rows = ranges(rk.starts[blocks[a:b]], length)
+        docs = fetch(doc_arr, rows if rk.order is None else rk.order[rows])
+        local = np.repeat(np.arange(b - a, dtype=np.int64), length)
+        shift = np.uint64(64 - max(b - a, 1).bit_length())
+        ids = (docs, *hashes(docs))
+        key = local.view(np.uint64) << shift
+        key |= ids[1] >> (np.uint64(64) - shift)
+        prev = groups(key, heads=False)[1]
+        dup = np.flatnonzero(prev >= 0)
+        if not same(ids, dup, ids, prev[dup]):  # a collision: exact codes for this step
+            codes = docs.dictionary_encode().indices.to_numpy(zero_copy_only=False)
+            key = local.view(np.uint64) << shift
+            key |= codes.astype(np.uint64)
+            dup = np.flatnonzero(repeats(key))
+        out[a:b] = np.bincount(local[dup], minlength=b - a) > 0
+
+    spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
+    if len(spans) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            list(pool.map(lambda span: part(*span), spans))
+    else:
+        for span in spans:
+            part(*span)
+    return out
+
+
+def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
+    """The run as metrics see it: ordered, each key counted at its first occurrence only.
+
+    Returns a new long frame (system, query_id, rank, doc_id, score, plus any other columns of
+    the input) where ``rank`` is the 1-based position in the deduplicated ranking, cut to
+    ``depth`` entries per ranking when given. ``top1`` of a query (calibration) is its row
+    with rank 1 here.
+    """
+    scan = scan_run(run, depth)
+    out = run.iloc[scan.row_source].reset_index(drop=True)
+    out["rank"] = (scan.row_position + 1).astype(np.int64)
+    return out
+
