@@ -50,8 +50,7 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
 KNOWN_LONG_MODULES: set[str] = {
     'retrieval_eval.io.formats',
 }
-KNOWN_LONG_FUNCTIONS: set[str] = {
-}
+KNOWN_LONG_FUNCTIONS: set[str] = set()
 
 
 def _modules() -> dict[str, Path]:
