@@ -30,6 +30,7 @@ are the linear-gain one, canonical name ``ndcg_cut_10``. The column name always 
 from __future__ import annotations
 
 import difflib
+import importlib
 import re
 from dataclasses import dataclass, field
 
@@ -243,6 +244,13 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
        aliases=()),
 ]}
 
+#: The catalogue's later families (issue 14): each module declares its FAMILIES and parses its
+#: own ir_measures call syntax (``RBP(p=0.8)``, ``SDCG(max_rel=3)@10``) with ``parse``.
+EXTRA_MODULES = tuple(importlib.import_module(f".{_m}", __package__)
+                      for _m in ("rbp", "err", "cwl", "compat"))
+for _mod in EXTRA_MODULES:
+    FAMILIES.update({_f.name: _f for _f in _mod.FAMILIES})
+
 #: Measures whose names take a cutoff after ``@`` in ir_measures / ranx / project style.
 _AT_NAMES = {
     "p": "P", "precision": "P", "r": "recall", "recall": "recall", "success": "success",
@@ -325,6 +333,10 @@ def parse_measure(name: str) -> list[Measure]:
 
 def _parse(text: str) -> list[Measure]:
     lower = _families_by_lower()
+    for module in EXTRA_MODULES:
+        found = module.parse(text)
+        if found is not None:
+            return found
     # trec_eval parameter syntax: P.5,10 ; iprec_at_recall.0.1,0.5
     if "." in text and "(" not in text and "@" not in text:
         base, _, params = text.partition(".")
