@@ -11,7 +11,7 @@ import re
 
 
 def split_call(text: str):
-    """``(base, {key: value}, cutoff or None)`` of ``text``, or None when it is no call."""
+    """``(base, {key: value}, cutoff or None)`` of ``text``, or None when it is no such call."""
     m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(?:\(([^()]*)\))?(?:@(\S+))?", text.strip())
     if not m:
         return None
@@ -20,7 +20,7 @@ def split_call(text: str):
     for arg in filter(None, (a.strip() for a in (args or "").split(","))):
         key, eq, value = arg.partition("=")
         if not eq:
-            raise ValueError(f"argument {arg!r} is not key=value")
+            return None  # not this syntax (e.g. gains={0:0,1:1}): another parser's
         out[key.strip()] = value.strip().strip("'\"")
     return base, out, cut
 
