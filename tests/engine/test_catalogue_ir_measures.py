@@ -124,10 +124,13 @@ def test_cwl_eval_measures_match_on_generated_data(seed):
     check(*generated(seed), CWL)
 
 
-def test_rbp_without_rel_is_binary_at_the_level_where_ir_measures_would_be_graded():
-    # ir_measures' RBP(p=0.8) with no rel is graded (its trectools provider); ours is binary
-    # at the caller's relevance level, and says so by taking rel=.
-    check(EDGE_QRELS, EDGE_RUN, ["RBP(p=0.8)"], ["RBP(rel=1,p=0.8)"])
+def test_rbp_without_rel_is_graded_and_with_rel_binary():
+    # ir_measures' RBP(p=0.8) without rel is graded too (its trectools provider, not installed
+    # here): the graded one is checked against ranx (test_catalogue_ranx.py).
+    qrels, rows = [("1", "a", 3), ("1", "b", 1)], [("1", "a", 2.0), ("1", "b", 1.0)]
+    got = ours(qrels, rows, ["RBP(p=0.5)", "RBP(rel=1,p=0.5)"]).iloc[0]
+    assert got["RBP(p=0.5)"] == pytest.approx(0.5 * (3 + 0.5 * 1), abs=1e-15)
+    assert got["RBP(rel=1,p=0.5)"] == pytest.approx(0.5 * (1 + 0.5), abs=1e-15)
 
 
 def test_rbp_residual_is_cwl_evals_best_case_bound():
@@ -136,7 +139,7 @@ def test_rbp_residual_is_cwl_evals_best_case_bound():
     from cwl.cwl_eval import RankingMaker
 
     for qrels, rows in [(EDGE_QRELS, EDGE_RUN), generated(7)]:
-        got = ours(qrels, rows, ["RBP_residual(p=0.8)", "RBP(p=0.8)"])
+        got = ours(qrels, rows, ["RBP_residual(p=0.8)", "RBP(rel=1,p=0.8)"])
         handler = IrmQrelHandler(1, None, None)
         for q, d, g in qrels:
             handler.put_value(q, d, max(g, 0))
@@ -148,7 +151,7 @@ def test_rbp_residual_is_cwl_evals_best_case_bound():
             metric = RBPCWLMetric(0.8)
             metric.residuals = True
             value = metric.measure(maker.get_ranking())
-            assert got.loc[q, "RBP(p=0.8)"] == pytest.approx(value, abs=1e-9)
+            assert got.loc[q, "RBP(rel=1,p=0.8)"] == pytest.approx(value, abs=1e-9)
             assert got.loc[q, "RBP_residual(p=0.8)"] == pytest.approx(metric.residual_expected_utility, abs=1e-9)
 
 
@@ -242,6 +245,7 @@ def test_a_repeated_doc_counts_once():
 
 def test_new_names_parse_and_bad_ones_say_why():
     assert [m.name for m in cat.parse_measure("RBP")] == ["RBP(p=0.8)"]
+    assert [m.name for m in cat.parse_measure("RBP(rel=1,p=0.8)")] == ["RBP(rel=1,p=0.8)"]
     assert [m.name for m in cat.parse_measure("INST(max_rel=3)")] == ["INST(T=1,max_rel=3)"]
     assert [m.name for m in cat.parse_measure("nDCG(dcg='exp-log2')@5")] == ["ndcg_exp_cut_5"]
     assert [m.name for m in cat.parse_measure("ERR")] == ["ERR@10"]

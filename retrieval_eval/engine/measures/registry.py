@@ -247,7 +247,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
 #: The catalogue's later families (issue 14): each module declares its FAMILIES and parses its
 #: own ir_measures call syntax (``RBP(p=0.8)``, ``SDCG(max_rel=3)@10``) with ``parse``.
 EXTRA_MODULES = tuple(importlib.import_module(f".{_m}", __package__)
-                      for _m in ("rbp", "err", "cwl", "compat", "variants"))
+                      for _m in ("rbp", "err", "cwl", "compat", "variants", "ranx_names", "trec_params"))
 for _mod in EXTRA_MODULES:
     FAMILIES.update({_f.name: _f for _f in _mod.FAMILIES})
 
