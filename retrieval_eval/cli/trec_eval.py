@@ -110,6 +110,13 @@ def _requested(names: list[str]):
     return "runid" in flags, "num_q" in flags, ordered
 
 
+def _printed(m) -> str:
+    """The name trec_eval prints: ``set_F`` whatever its beta, ``ndcg`` whatever its gains."""
+    if m.family == "gains":
+        return m.param[0].name
+    return "set_F" if m.family == "set_F" else m.name
+
+
 def _line(name: str, qid: str, value, kind: str) -> str:
     text = str(int(round(value))) if kind == "int" else f"{value:6.4f}"
     return f"{name:<22}\t{escape(qid)}\t{text}"
@@ -165,14 +172,14 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
         cols = [m for m in ms if m.family not in SUMMARY_ONLY]
         table = per_query[[m.name for m in cols]].to_numpy(dtype=np.float64)
         for qid, row in zip(per_query["query_id"].tolist(), table):
-            lines.extend(_line(m.name, qid, v, m.spec.kind) for m, v in zip(cols, row))
+            lines.extend(_line(_printed(m), qid, v, m.spec.kind) for m, v in zip(cols, row))
     if not args.no_summary:
         if want_runid:
             lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
         if want_num_q:
             lines.append(_line("num_q", "all", len(per_query), "int"))
         row = summary.iloc[0]
-        lines.extend(_line(m.name, "all", row[m.name], m.spec.kind) for m in ms)
+        lines.extend(_line(_printed(m), "all", row[m.name], m.spec.kind) for m in ms)
     if lines:
         # Written as is: the tabs are the format. Ids had their control characters escaped
         # above (_term.escape), as every line the CLI prints does.

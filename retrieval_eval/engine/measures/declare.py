@@ -64,3 +64,50 @@ class Measure:
 
 #: Every family by canonical name: filled by :mod:`.registry` from its modules' declarations.
 FAMILIES: dict[str, Family] = {}
+
+
+def fmt_param(family: Family, value) -> str:
+    if family.param == "level":
+        return f"{float(value):.2f}"
+    if family.param == "beta":
+        return "" if float(value) == 1.0 else f"_{float(value):g}"
+    return str(int(value))
+
+
+def name_of(family: Family, param, rel: int | None) -> str:
+    base = family.name
+    if rel is not None:
+        base = f"{base}(rel={rel})"
+    if family.param is None:
+        return base
+    if family.param == "beta":
+        return base + fmt_param(family, param)
+    if family.style == "at":
+        return f"{base}@{fmt_param(family, param)}"
+    sep = "" if base.endswith("_") else "_"
+    return f"{base}{sep}{fmt_param(family, param)}"
+
+
+def make(family: str, param=None, rel: int | None = None) -> Measure:
+    """The measure of ``family`` with ``param`` bound (checked), named canonically."""
+    fam = FAMILIES[family]
+    if fam.param is None:
+        param = None
+    elif param is None:
+        raise ValueError(f"{family} needs a parameter")
+    elif fam.param == "cutoff":
+        if float(param) != int(float(param)) or int(float(param)) < 1:
+            raise ValueError(f"{family}: the cutoff must be a positive integer, got {param!r}")
+        param = int(float(param))
+    else:
+        param = round(float(param), 2) if fam.param == "level" else float(param)
+        if fam.param == "level" and family == "iprec_at_recall" and not 0.0 <= param <= 1.0:
+            raise ValueError(f"{family}: the recall level must be within [0, 1], got {param!r}")
+        if param < 0:
+            raise ValueError(f"{family}: the parameter must be >= 0, got {param!r}")
+        if fam.param == "beta" and param != 1.0:
+            raise ValueError(f"{family}: only beta 1 is in the catalogue (the one checked "
+                             "against trec_eval)")
+    if rel is not None and (isinstance(rel, bool) or int(rel) != rel or rel < 1):
+        raise ValueError(f"rel must be an integer >= 1, got {rel!r}")
+    return Measure(family, param, None if rel is None else int(rel), name=name_of(fam, param, rel))

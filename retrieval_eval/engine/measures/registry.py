@@ -35,57 +35,14 @@ import re
 
 import pandas as pd
 
-from . import ap, bpref, counts, gains, judged, ndcg, ranks, sets
+from . import (ap, bpref, compat, counts, cwl, err, gains, judged, ndcg, ranks, ranx_names, rbp,
+               sets, trec_params, variants)
 from .declare import (  # noqa: F401  (re-exported: the registry's names)
+    fmt_param,
+    make,
+    name_of,
     CUTOFFS, FAMILIES, RECALL_LEVELS, RPREC_MULTS, SUCCESS_CUTOFFS, Family, Measure,
 )
-
-
-def _fmt_param(family: Family, value) -> str:
-    if family.param == "level":
-        return f"{float(value):.2f}"
-    if family.param == "beta":
-        return "" if float(value) == 1.0 else f"_{float(value):g}"
-    return str(int(value))
-
-
-def _name(family: Family, param, rel: int | None) -> str:
-    base = family.name
-    if rel is not None:
-        base = f"{base}(rel={rel})"
-    if family.param is None:
-        return base
-    if family.param == "beta":
-        return base + _fmt_param(family, param)
-    if family.style == "at":
-        return f"{base}@{_fmt_param(family, param)}"
-    sep = "" if base.endswith("_") else "_"
-    return f"{base}{sep}{_fmt_param(family, param)}"
-
-
-def make(family: str, param=None, rel: int | None = None) -> Measure:
-    """The measure of ``family`` with ``param`` bound (checked), named canonically."""
-    fam = FAMILIES[family]
-    if fam.param is None:
-        param = None
-    elif param is None:
-        raise ValueError(f"{family} needs a parameter")
-    elif fam.param == "cutoff":
-        if float(param) != int(float(param)) or int(float(param)) < 1:
-            raise ValueError(f"{family}: the cutoff must be a positive integer, got {param!r}")
-        param = int(float(param))
-    else:
-        param = round(float(param), 2) if fam.param == "level" else float(param)
-        if fam.param == "level" and family == "iprec_at_recall" and not 0.0 <= param <= 1.0:
-            raise ValueError(f"{family}: the recall level must be within [0, 1], got {param!r}")
-        if param < 0:
-            raise ValueError(f"{family}: the parameter must be >= 0, got {param!r}")
-        if fam.param == "beta" and param != 1.0:
-            raise ValueError(f"{family}: only beta 1 is in the catalogue (the one checked "
-                             "against trec_eval)")
-    if rel is not None and (isinstance(rel, bool) or int(rel) != rel or rel < 1):
-        raise ValueError(f"rel must be an integer >= 1, got {rel!r}")
-    return Measure(family, param, None if rel is None else int(rel), name=_name(fam, param, rel))
 
 
 #: The family modules, in the order of :func:`measures`' table. Each declares
@@ -93,6 +50,15 @@ def make(family: str, param=None, rel: int | None = None) -> Measure:
 MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged)
 for _module in MODULES:
     FAMILIES.update({f.name: f for f in _module.FAMILIES})
+
+#: The catalogue's later families (issue 14): each module declares its FAMILIES and parses its
+#: own ir_measures call syntax (``RBP(p=0.8)``, ``SDCG(max_rel=3)@10``) with ``parse``.
+#: Each ``parse(text, parse_measure)`` reads its syntax or returns None; the registry's own
+#: parser is handed in, so a wrapper (``nDCG(judged_only=True)@10``) parses what it wraps
+#: without importing the registry.
+EXTRA_MODULES = (rbp, err, cwl, compat, variants, ranx_names, trec_params)
+for _mod in EXTRA_MODULES:
+    FAMILIES.update({_f.name: _f for _f in _mod.FAMILIES})
 
 #: Measures whose names take a cutoff after ``@`` in ir_measures / ranx / project style.
 _AT_NAMES = {
@@ -151,8 +117,8 @@ def _all_spellings() -> list[str]:
             out.extend(fam.aliases)
         else:
             out.append(fam.name)
-            out.append(_name(fam, fam.defaults[0], None))
-            out.extend(f"{a}@{_fmt_param(fam, fam.defaults[0])}" for a in fam.aliases)
+            out.append(name_of(fam, fam.defaults[0], None))
+            out.extend(f"{a}@{fmt_param(fam, fam.defaults[0])}" for a in fam.aliases)
     return sorted(set(out))
 
 
@@ -176,6 +142,10 @@ def parse_measure(name: str) -> list[Measure]:
 
 def _parse(text: str) -> list[Measure]:
     lower = _families_by_lower()
+    for module in EXTRA_MODULES:
+        found = module.parse(text, parse_measure)
+        if found is not None:
+            return found
     # trec_eval parameter syntax: P.5,10 ; iprec_at_recall.0.1,0.5
     if "." in text and "(" not in text and "@" not in text:
         base, _, params = text.partition(".")
@@ -235,7 +205,7 @@ def measures() -> pd.DataFrame:
         if fam.param is None:
             param = ""
         else:
-            param = f"{fam.param}: " + ",".join(_fmt_param(fam, d).lstrip("_") or "1" for d in fam.defaults)
+            param = f"{fam.param}: " + ",".join(fmt_param(fam, d).lstrip("_") or "1" for d in fam.defaults)
         rows.append({
             "name": fam.name,
             "aliases": ", ".join(dict.fromkeys(a for a in fam.aliases if a != fam.name)),

@@ -3,8 +3,8 @@
 
 With ret the documents retrieved, relret the relevant ones among them and R the relevant
 labels: set_P = relret / ret, set_recall = relret / R, set_relative_P = relret / min(ret, R),
-set_map = set_P * set_recall, set_F = (1 + b^2) set_P set_recall / (b^2 set_P + set_recall)
-(0 when both are 0). Each is 0 where its denominator is 0. Verified against pytrec_eval.
+set_map = set_P * set_recall, set_F = (1 + b) set_P set_recall / (b set_P + set_recall)
+(0 when both are 0; trec_eval's b is the usual F-beta's beta**2). Each is 0 where its denominator is 0. Verified against pytrec_eval.
 """
 
 from __future__ import annotations
@@ -51,6 +51,6 @@ def compute(measure, a, level: int) -> np.ndarray:
     if f == "set_map":
         return P * rec
     if f == "set_F":
-        b2 = float(measure.param) ** 2
-        return _ratio((1.0 + b2) * P * rec, b2 * P + rec)
+        b = float(measure.param)  # trec_eval's beta weighs as F_beta's beta**2 does
+        return _ratio((1.0 + b) * P * rec, b * P + rec)
     raise KeyError(f)

@@ -1,0 +1,121 @@
+#!/usr/bin/env python
+"""The ``all_trec`` row: trec_eval's whole per-query measure set, ours against pytrec_eval
+computing the same set and against ir_measures' ``iter_calc`` on its equivalents.
+
+Usage::
+
+    python benchmarks/bench_all_trec.py --size quick       # 1,000 x 100, a smoke run
+    python benchmarks/bench_all_trec.py --size deep        # 10,000 x 1,000 (10M rows)
+    python benchmarks/bench_all_trec.py --size wide        # 100,000 x 100 (10M rows)
+
+The data is bench_metrics.py's (generated once under ``benchmarks/data/``, reused). Each tool
+runs cold, in a fresh process, from the TREC files to every per-query value (read, evaluate,
+per-query values held in memory), reporting wall time and peak RSS (VmHWM); the median of
+``--repeat`` runs. Every tool's values of the measures it shares with ours are checked to 1e-9
+(per-query means of each measure). Targets (issue 14): ours cold >= 5x pytrec_eval's, peak
+< 1.5 GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import bench_metrics as bm  # noqa: E402  (its data generation, RSS and child helpers)
+
+#: trec_eval's all_trec per-query set (pytrec_eval's request names; its default parameters).
+ALL_TREC = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+            "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
+            "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
+            "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
+            "set_F", "num_nonrel_judged_ret"]
+#: ir_measures' names of the all_trec measures it has (its pytrec_eval provider computes them).
+IR_MEASURES = ["NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR", "infAP", "nDCG",
+               "SetP", "SetR", "SetAP", "SetF", "SetP(relative=True)"] + \
+    [f"{m}@{k}" for m in ("P", "R", "nDCG", "AP") for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)] + \
+    [f"Success@{k}" for k in (1, 5, 10)] + [f"IPrec@{r / 10:.1f}" for r in range(11)]
+CHECKED = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "bpref": "Bpref",
+           "recip_rank": "RR", "set_F": "SetF"}
+
+
+def child(tool: str, directory: Path) -> None:
+    paths = bm.files(directory)
+    t0 = time.perf_counter()
+    if tool == "ours":
+        from retrieval_eval.engine.measures import compute
+        from retrieval_eval.io.formats import read_qrels, read_trec_run
+
+        per_query = compute(read_qrels(paths["qrels"]), read_trec_run(paths["trec_run"]), ALL_TREC)
+        means = {k: float(per_query[k].mean()) for k in CHECKED}
+        n_values = per_query.shape[0] * (per_query.shape[1] - 2)
+    elif tool == "pytrec_eval":
+        import pytrec_eval
+
+        with open(paths["qrels"]) as f:
+            qrels = pytrec_eval.parse_qrel(f)
+        with open(paths["trec_run"]) as f:
+            run = pytrec_eval.parse_run(f)
+        per_query = pytrec_eval.RelevanceEvaluator(qrels, set(ALL_TREC)).evaluate(run)
+        means = {k: sum(v[k] for v in per_query.values()) / len(per_query) for k in CHECKED}
+        n_values = sum(len(v) for v in per_query.values())
+    else:  # ir_measures
+        import ir_measures
+
+        qrels = ir_measures.read_trec_qrels(str(paths["qrels"]))
+        run = ir_measures.read_trec_run(str(paths["trec_run"]))
+        values = list(ir_measures.iter_calc([ir_measures.parse_measure(m) for m in IR_MEASURES],
+                                            qrels, run))
+        by = {}
+        for v in values:
+            by.setdefault(str(v.measure), []).append(v.value)
+        means = {k: sum(by[str(ir_measures.parse_measure(m))]) / len(by[str(ir_measures.parse_measure(m))])
+                 for k, m in CHECKED.items()}
+        n_values = len(values)
+    print(json.dumps({"s": time.perf_counter() - t0, "means": means, "values": n_values,
+                      "peak_rss_mb": bm.peak_rss_mb()}))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size", default="quick", choices=sorted(bm.SIZES))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--tools", default="ours,pytrec_eval,ir_measures")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--dir", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        child(args.child, Path(args.dir))
+        return 0
+    directory = bm.generate(args.size, args.seed)
+    rows = {}
+    for tool in args.tools.split(","):
+        runs = []
+        for _ in range(args.repeat):
+            res, wall = bm.timed_child([sys.executable, __file__, "--child", tool, "--dir", str(directory)],
+                                       f"{tool} cold run")
+            res["wall_s"] = wall
+            runs.append(res)
+        rows[tool] = {"wall_s": statistics.median(r["wall_s"] for r in runs),
+                      "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+                      "values": runs[0]["values"], "means": runs[0]["means"]}
+    ref = rows.get("ours", {}).get("means", {})
+    print(f"all_trec, size {args.size} {bm.SIZES[args.size]}, cold (median of {args.repeat})")
+    print(f"| tool | cold s | peak RSS MiB | values | vs ours | means agree (1e-9) |")
+    print("|---|---|---|---|---|---|")
+    for tool, r in rows.items():
+        agree = all(abs(r["means"][k] - ref[k]) <= 1e-9 for k in ref) if ref else "-"
+        speed = r["wall_s"] / rows["ours"]["wall_s"] if "ours" in rows else float("nan")
+        print(f"| {tool} | {r['wall_s']:.2f} | {r['peak_rss_mb']:.0f} | {r['values']:,} | "
+              f"{speed:.1f}x | {agree} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
