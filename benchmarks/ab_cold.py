@@ -29,7 +29,7 @@ CHILD = """
 import sys, time
 t0 = time.perf_counter()
 import retrieval_eval.evaluation as ev
-import retrieval_eval.formats as f
+import retrieval_eval.io as f
 t1 = time.perf_counter()
 d = sys.argv[1]
 j = f.read_qrels(d + "/qrels.trec")

@@ -246,14 +246,14 @@ def available(tool: str) -> str | None:
     if tool == "ours":
         try:
             from retrieval_eval.evaluation import evaluate  # noqa: F401
-            from retrieval_eval.formats import read_qrels  # noqa: F401
+            from retrieval_eval.io import read_qrels  # noqa: F401
         except ImportError as exc:
-            return f"ours: retrieval_eval.evaluation/formats not importable ({exc}); skipped"
+            return f"ours: retrieval_eval.io not importable ({exc}); skipped"
     return None
 
 
 def ours_load(paths: dict[str, Path], fmt: str):
-    from retrieval_eval.formats import read_judgments, read_qrels, read_run, read_trec_run
+    from retrieval_eval.io import read_judgments, read_qrels, read_run, read_trec_run
 
     if fmt == "trec":
         return read_qrels(paths["qrels"]), read_trec_run(paths["trec_run"], order="rank")

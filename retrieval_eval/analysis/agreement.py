@@ -186,7 +186,7 @@ def overlapping_labels(judgments, labelers=None) -> pd.DataFrame:
     unit). A labeler who labeled the same unit twice counts with its last label, as the
     metric engine counts a repeated key.
     """
-    from ..io.formats import as_judgments
+    from ..io import as_judgments
 
     j = as_judgments(judgments)
     who = _labeler_of(j)
@@ -353,7 +353,7 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     >>> round(agreement.value("kappa_binary"), 2) < 0.6  # a lexical labeler is no reader
     True
     """
-    from ..io.formats import as_judgments
+    from ..io import as_judgments
 
     j = as_judgments(judgments)
     if other is not None:
@@ -439,7 +439,7 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
 def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
                    threshold: int) -> pd.DataFrame:
     """Mean metrics on the queries both labelers labeled, once per labeler's labels."""
-    from ..io.formats import as_run
+    from ..io import as_run
     from ..engine.metrics import aggregate, compute, metric_columns
 
     r = as_run(run)
@@ -482,7 +482,7 @@ def agreement_warning(judgments, other=None) -> str | None:
     two labelers is computed; below :data:`MIN_KAPPA` one label set cannot stand in for the
     other, and gating on it would certify the labeler rather than the system.
     """
-    from ..io.formats import as_judgments
+    from ..io import as_judgments
 
     j = as_judgments(judgments)
     if other is not None:

@@ -87,7 +87,7 @@ def _as_judgments(judgments) -> pd.DataFrame:
     columns added as NA); anything else goes through :func:`retrieval_eval.formats.as_judgments`."""
     from ..io.absent import judgments_meaning
 
-    from ..io.formats import as_judgments, refuse_swapped
+    from ..io import as_judgments, refuse_swapped
 
     if not isinstance(judgments, pd.DataFrame):
         return judgments_meaning(as_judgments(judgments))
@@ -105,7 +105,7 @@ def _as_judgments(judgments) -> pd.DataFrame:
 def _as_run(run) -> pd.DataFrame:
     """A run frame (system defaults to ``"run"``, score to NaN); non-frames go through
     :func:`retrieval_eval.formats.as_run`."""
-    from ..io.formats import as_run, refuse_swapped
+    from ..io import as_run, refuse_swapped
 
     if not isinstance(run, pd.DataFrame):
         return as_run(run)
@@ -125,7 +125,7 @@ def _as_queries(queries) -> pd.DataFrame | None:
     if queries is None:
         return None
     from ..io.absent import queries_meaning
-    from ..io.formats import as_queries
+    from ..io import as_queries
 
     return queries_meaning(as_queries(queries))
 

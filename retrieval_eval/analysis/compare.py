@@ -60,7 +60,7 @@ MIN_PAIRED_QUERIES = 5
 
 
 def _coerce(judgments, run):
-    from ..io.formats import as_judgments, as_run
+    from ..io import as_judgments, as_run
 
     return as_judgments(judgments), as_run(run)
 

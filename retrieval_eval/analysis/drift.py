@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..io.absent import corpus_meaning, judgments_meaning
-from ..io.formats import as_corpus, as_judgments
+from ..io import as_corpus, as_judgments
 from ..identity import normalize, text_sha
 from .handoff import viz
 

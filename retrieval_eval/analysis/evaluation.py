@@ -29,7 +29,7 @@ _SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mr
 
 def _coerce(judgments, run):
     from ..io.absent import judgments_meaning
-    from ..io.formats import as_judgments, as_run
+    from ..io import as_judgments, as_run
 
     return judgments_meaning(as_judgments(judgments)), as_run(run)
 
@@ -45,7 +45,7 @@ def _negative_ids(queries, negatives) -> list[str]:
 def _query_strata_from(queries) -> pd.Series:
     """``query_id -> stratum`` from a queries file (queries without one are left out)."""
     from ..io.absent import queries_meaning
-    from ..io.formats import as_queries
+    from ..io import as_queries
 
     q = queries_meaning(as_queries(queries))
     q = q[q["stratum"].notna()].drop_duplicates("query_id")
@@ -376,7 +376,7 @@ def dedupe(ranking: Sequence[str]) -> list[str]:
 def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
     """Group judgments by query, as ``query_id -> (key -> relevance)``; the last label wins."""
     from ..io.absent import judgments_meaning
-    from ..io.formats import as_judgments
+    from ..io import as_judgments
 
     table = engine.relevance_table(judgments_meaning(as_judgments(judgments)))
     out: dict[str, dict[str, int]] = {}

@@ -316,7 +316,7 @@ def score_shift(run_before, run_after, *, judgments=None, queries=None, negative
     ValueError
         A run with several systems and no ``system``; bad ``bins``/``quantile``.
     """
-    from ..io.formats import as_judgments, as_run
+    from ..io import as_judgments, as_run
     from .guarantee import as_guarantee
     from .stats import bootstrap_ci, wilson_interval
 

@@ -612,9 +612,9 @@ def atomic_write_text(path: str, text: str) -> None:
 
 
 def _formats():
-    from ..io import formats
+    from .. import io
 
-    return formats
+    return io
 
 
 def _safewrite():
@@ -1334,7 +1334,7 @@ def cmd_convert(args: argparse.Namespace, out: _Out) -> int:
 def _write_parquet(data, args: argparse.Namespace) -> int:
     if not args.out:
         raise CLIError("--to parquet writes a binary file; give --out")
-    from ..io.tabular import write_parquet
+    from ..io.writers import write_parquet
 
     try:
         write_parquet(data, args.out)

@@ -37,7 +37,7 @@ from ..arrays import (
     take as _take,
     whole as _whole,
 )
-from ..model import ID, UNSTRATIFIED
+from ..model import ID, UNSTRATIFIED, judgment_keys  # the key rule is data model
 
 GAINS = ("exponential", "linear")
 #: Per-query metrics, in the order they appear in every table.
@@ -78,11 +78,6 @@ def check_ks(k) -> tuple[int, ...]:
             raise ValueError(f"k must be at most {MAX_K} (the largest int64), got {value!r}")
         out.append(int(value))
     return tuple(sorted(set(out)))
-
-
-def judgment_keys(judgments: pd.DataFrame) -> pd.Series:
-    """The key that matches a judgment to a ranking entry: ``chunk_id``, else ``doc_uri``."""
-    return judgments["chunk_id"].fillna(judgments["doc_uri"]).astype(ID)
 
 
 @dataclass

@@ -28,13 +28,10 @@ MAX_FUNCTION_LINES = 80
 
 #: Known breaches being worked off (each entry names what still breaks a rule). Empty when the
 #: layout is done; a fixed breach must leave this list, so the list never hides a new one.
-KNOWN_UPWARD: set[str] = {
-    "retrieval_eval.io.interop -> retrieval_eval.engine.metrics",
-}
+KNOWN_UPWARD: set[str] = set()
 KNOWN_CIRCLES: set[frozenset[str]] = {
     frozenset({'retrieval_eval.analysis.evaluation', 'retrieval_eval.analysis.report', 'retrieval_eval.analysis.streaming'}),
     frozenset({'retrieval_eval.cli.app', 'retrieval_eval.cli.inputs', 'retrieval_eval.cli.trec_eval', 'retrieval_eval.cli.trust'}),
-    frozenset({'retrieval_eval.io.detect', 'retrieval_eval.io.formats', 'retrieval_eval.io.interop', 'retrieval_eval.io.tabular'}),
     frozenset({'retrieval_eval.viz.plotting', 'retrieval_eval.viz.shift'}),
 }
 KNOWN_PRIVATE: set[tuple[str, str]] = {
@@ -49,9 +46,6 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._ranges'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._repeats'),
     ('retrieval_eval.analysis.streaming', 'retrieval_eval.engine.metrics._whole'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._first_content_line'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._is_path'),
-    ('retrieval_eval.analysis.streaming', 'retrieval_eval.io.formats._read_error'),
     ('retrieval_eval.cli.inputs', 'retrieval_eval.cli.app._frame_records'),
     ('retrieval_eval.cli.trust', 'retrieval_eval.cli.app._dumps'),
     ('retrieval_eval.cli.trust', 'retrieval_eval.cli.app._finite_float'),
@@ -65,14 +59,6 @@ KNOWN_PRIVATE: set[tuple[str, str]] = {
     ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._scan'),
     ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._take'),
     ('retrieval_eval.engine.measures.scan', 'retrieval_eval.engine.metrics._whole'),
-    ('retrieval_eval.io.detect', 'retrieval_eval.io.formats._decode'),
-    ('retrieval_eval.io.detect', 'retrieval_eval.io.formats._first_content_line'),
-    ('retrieval_eval.io.detect', 'retrieval_eval.io.formats._read_bytes'),
-    ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._arrow_of'),
-    ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._arrow_strings'),
-    ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._decode'),
-    ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._order_trec'),
-    ('retrieval_eval.io.interop', 'retrieval_eval.io.formats._read_bytes'),
     ('retrieval_eval.viz.widgets', 'retrieval_eval.viz.plotting._fg'),
     ('retrieval_eval.viz.widgets', 'retrieval_eval.viz.plotting._legend_below'),
     ('retrieval_eval.viz.widgets', 'retrieval_eval.viz.plotting._tradeoff_values'),
@@ -85,7 +71,6 @@ KNOWN_LONG_MODULES: set[str] = {
     'retrieval_eval.analysis.streaming',
     'retrieval_eval.cli.app',
     'retrieval_eval.engine.metrics',
-    'retrieval_eval.io.formats',
     'retrieval_eval.viz.plotting',
 }
 KNOWN_LONG_FUNCTIONS: set[str] = {

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from retrieval_eval.cli import app as cli
-from retrieval_eval.io import formats
+import retrieval_eval.io as formats
 from retrieval_eval.analysis import streaming
 
 from test_cli import run_cli
