@@ -55,6 +55,32 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     float64.
     A run given here (see :func:`refuse_swapped`; a run file by :mod:`retrieval_eval.io.detect`)
     is refused with one line naming the order ``(judgments, run)``.
+
+    Parameters
+    ----------
+    obj : DataFrame, list of dicts, path, dict or ranx Qrels
+        The judgments, in any of the shapes above.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        A new judgments frame (:data:`~retrieval_eval.model.JUDGMENT_COLUMNS`, then any columns
+        the input added).
+
+    Raises
+    ------
+    FormatError
+        A malformed input (naming the line or row), or a run given as labels.
+    TypeError
+        An object of no accepted shape.
+
+    Examples
+    --------
+    >>> j = as_judgments([{"query_id": "q1", "doc_uri": "d1", "relevance": 1}])
+    >>> j[["query_id", "doc_uri", "relevance"]].values.tolist()
+    [['q1', 'd1', 1]]
     """
     refuse_swapped(obj, "labels", label)
     if isinstance(obj, pd.DataFrame):
@@ -85,6 +111,36 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     ``system`` given here names the system of every row. Labels given here (see
     :func:`refuse_swapped`; a labels file by :mod:`retrieval_eval.io.detect`) are refused with one
     line naming the order ``(judgments, run)``.
+
+    Parameters
+    ----------
+    obj : DataFrame, list of dicts, path, dict or ranx Run
+        The run, in any of the shapes above.
+    system : str, optional
+        The system of every row.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        A new run frame (:data:`~retrieval_eval.model.RUN_COLUMNS`, then any columns the input
+        added).
+
+    Raises
+    ------
+    FormatError
+        A malformed input (naming the line or row), or labels given as a run.
+    ValueError
+        ``system`` (or a key of a dict of runs) is not a non-empty string.
+    TypeError
+        An object of no accepted shape.
+
+    Examples
+    --------
+    >>> run = as_run({"bm25": [{"query_id": "q1", "ranking": ["d1", "d2"]}]})
+    >>> run[["system", "query_id", "rank", "doc_id"]].values.tolist()
+    [['bm25', 'q1', 1, 'd1'], ['bm25', 'q1', 2, 'd2']]
     """
     if system is not None and (not isinstance(system, str) or not system):
         raise ValueError("system must be a non-empty string")
@@ -122,7 +178,32 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
 
 
 def as_queries(obj: Any, label: str = "queries") -> pd.DataFrame:
-    """Coerce queries to the queries frame (a frame, a list of wire dicts, or a JSONL path)."""
+    """Coerce queries to the queries frame (a frame, a list of wire dicts, or a JSONL path).
+
+    Parameters
+    ----------
+    obj : DataFrame, list of dicts or path
+        The queries.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        A new queries frame (:data:`~retrieval_eval.model.QUERY_COLUMNS`).
+
+    Raises
+    ------
+    FormatError
+        A malformed input, or a query given twice.
+    TypeError
+        An object of no accepted shape.
+
+    Examples
+    --------
+    >>> as_queries([{"query_id": "q1", "expect_none": True}])["expect_none"].tolist()
+    [True]
+    """
     if isinstance(obj, pd.DataFrame):
         return queries_from_frame(obj, label)
     if is_path(obj):
@@ -136,6 +217,31 @@ def as_corpus(obj: Any, label: str = "corpus") -> pd.DataFrame:
     """Coerce a corpus to the corpus frame (a frame, the wire dict, a list of chunk dicts, a path).
 
     Fingerprints travel in ``attrs``; a frame's attrs are copied, missing ones set to None.
+
+    Parameters
+    ----------
+    obj : DataFrame, dict, list of chunk dicts or path
+        The corpus.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        A new corpus frame (:data:`~retrieval_eval.model.CORPUS_COLUMNS`), fingerprints in
+        ``attrs``.
+
+    Raises
+    ------
+    FormatError
+        A chunk without ``chunk_id`` or ``doc_uri``, or a field of the wrong type.
+    TypeError
+        An object of no accepted shape.
+
+    Examples
+    --------
+    >>> as_corpus([{"chunk_id": "d1#0", "doc_uri": "d1"}])["doc_uri"].tolist()
+    ['d1']
     """
     if isinstance(obj, pd.DataFrame):
         return corpus_from_frame(obj, label)

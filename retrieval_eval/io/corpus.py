@@ -70,11 +70,50 @@ def parse_corpus(content: str, label: str = "corpus") -> pd.DataFrame:
     which drift compares against the labels' fingerprint. Chunk fields other than the six the
     spec names are not kept (the frame has no ``extra`` column); ``chunks[i]`` in messages is
     0-based, as in JSON Pointer.
+
+    Parameters
+    ----------
+    content : str
+        The corpus JSON text.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        The corpus frame (:data:`~retrieval_eval.model.CORPUS_COLUMNS`), fingerprints in ``attrs``.
+
+    Raises
+    ------
+    FormatError
+        Invalid JSON, or a document or chunk of the wrong shape (naming ``chunks[i]``).
+
+    Examples
+    --------
+    >>> c = parse_corpus('{"corpus_fingerprint": "v1", "chunks": [{"chunk_id": "d1#0", "doc_uri": "d1"}]}')
+    >>> c["chunk_id"].tolist(), c.attrs["corpus_fingerprint"]
+    (['d1#0'], 'v1')
     """
     return corpus_from_obj(parse_json(content, label), label)
 
 
 def read_corpus(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a corpus JSON file (see :func:`parse_corpus`); messages are labelled with the path."""
+    """Read a corpus JSON file (see :func:`parse_corpus`); messages are labelled with the path.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A corpus JSON file.
+
+    Returns
+    -------
+    DataFrame
+        The corpus frame.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read, or is not a valid corpus (naming the path).
+    """
     label = str(path)
     return parse_corpus(decode(read_bytes(path), label), label=label)

@@ -121,6 +121,28 @@ def parse_json(content: str, label: str = "json") -> Any:
     them), so is a key given twice in one object (which one counts differs between tools) and
     nesting deeper than :data:`MAX_JSON_DEPTH`. A leading BOM is dropped. Raises
     :class:`FormatError` naming ``label`` and, where there is one, the line.
+
+    Parameters
+    ----------
+    content : str
+        The JSON text.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    object
+        The parsed value.
+
+    Raises
+    ------
+    FormatError
+        The text is not strict JSON, naming the line where there is one.
+
+    Examples
+    --------
+    >>> parse_json('{"a": [1, 2]}')
+    {'a': [1, 2]}
     """
     content = strip_bom(content)
     if _too_deep(content):
@@ -139,7 +161,23 @@ def parse_json(content: str, label: str = "json") -> Any:
 
 
 def read_json(path: str | os.PathLike) -> Any:
-    """:func:`parse_json` of a UTF-8 file (BOM accepted); messages name the path."""
+    """:func:`parse_json` of a UTF-8 file (BOM accepted); messages name the path.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A JSON file.
+
+    Returns
+    -------
+    object
+        The parsed value.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read or is not strict JSON.
+    """
     label = str(path)
     return parse_json(decode(read_bytes(path), label), label)
 

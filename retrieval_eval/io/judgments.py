@@ -84,6 +84,29 @@ def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
     exact for every such grade, and no DCG sum of them can overflow (1024 made it inf, and
     nDCG NaN). Lines are strict JSON (:func:`parse_json`: no NaN, no duplicate key, at most
     :data:`MAX_JSON_DEPTH` deep), on the fast path and the careful pass alike.
+
+    Parameters
+    ----------
+    content : str
+        The JSONL text.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        The judgments frame (:data:`~retrieval_eval.model.JUDGMENT_COLUMNS`), one row per line.
+
+    Raises
+    ------
+    FormatError
+        A line that is not a valid judgment, naming ``label`` and the line.
+
+    Examples
+    --------
+    >>> j = parse_judgments('{"query_id": "q1", "doc_uri": "d1", "relevance": 2}\\n')
+    >>> j[["query_id", "doc_uri", "relevance", "line"]].values.tolist()
+    [['q1', 'd1', 2, 1]]
     """
     data = utf8_bytes(content, None)
     fast = _judgments_fast(data) if data is not None else None
@@ -190,7 +213,23 @@ def _judgments_from_table(table: pa.Table, fields: set[str], total: int) -> pd.D
 
 
 def read_judgments(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a judgments JSONL file; messages are labelled with the path."""
+    """Read a judgments JSONL file; messages are labelled with the path.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A judgments JSONL file (UTF-8, a BOM accepted).
+
+    Returns
+    -------
+    DataFrame
+        The judgments frame, as :func:`parse_judgments` returns it.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read, or a line is not a valid judgment (naming the path and line).
+    """
     got = _judgments_file(path)  # arrow reads a plain file from disk; it is never held as bytes
     if got is not None:
         fast = _judgments_from_table(*got)

@@ -185,6 +185,34 @@ def from_qrels(
     A grade above :data:`MAX_RELEVANCE` (53) is refused naming its line, on the fast path and
     the careful one alike: nDCG's gain ``2**grade - 1`` is exact in float64 only up to there,
     and a larger grade (1024) overflowed it into a NaN metric.
+
+    Parameters
+    ----------
+    content : str or bytes
+        The qrels text.
+    as_chunk_ids : bool
+        Also use the id as ``chunk_id``.
+    corpus_fingerprint, labeled_by : str, optional
+        Set on every row.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        The judgments frame; ``line`` is each row's line in the text.
+
+    Raises
+    ------
+    FormatError
+        A line with another number of fields, or a grade that is not an integer up to
+        :data:`MAX_RELEVANCE`, naming the line.
+
+    Examples
+    --------
+    >>> j = from_qrels("q1 0 d1 2\\nq1 0 d2 -1\\n")
+    >>> j[["query_id", "doc_uri", "relevance"]].values.tolist()
+    [['q1', 'd1', 2], ['q1', 'd2', 0]]
     """
     if isinstance(content, (bytes, bytearray)):
         data, text = checked_bytes(bytes(content), label)
@@ -198,7 +226,25 @@ def read_qrels(
     corpus_fingerprint: str | None = None,
     labeled_by: str | None = None,
 ) -> pd.DataFrame:
-    """Read a qrels file (see :func:`from_qrels`); messages are labelled with the path."""
+    """Read a qrels file (see :func:`from_qrels`); messages are labelled with the path.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A TREC or BEIR qrels file.
+    as_chunk_ids, corpus_fingerprint, labeled_by
+        See :func:`from_qrels`.
+
+    Returns
+    -------
+    DataFrame
+        The judgments frame.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read, or a line is malformed (naming the path and line).
+    """
     fast = _qrels_file(path)
     if fast is not None:
         return _qrels_frame(*fast, as_chunk_ids, corpus_fingerprint, labeled_by)

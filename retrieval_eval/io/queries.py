@@ -58,11 +58,50 @@ def parse_queries(content: str, label: str = "queries") -> pd.DataFrame:
     it); it must be a JSON boolean, because a truthy string silently turning a query into a
     negative would change what calibration measures. A query declared twice is refused.
     Fields other than the four are ignored.
+
+    Parameters
+    ----------
+    content : str
+        The JSONL text.
+    label : str
+        Names the input in messages.
+
+    Returns
+    -------
+    DataFrame
+        The queries frame (:data:`~retrieval_eval.model.QUERY_COLUMNS`), one row per line.
+
+    Raises
+    ------
+    FormatError
+        A line that is not a valid query line, or a query given twice, naming the line.
+
+    Examples
+    --------
+    >>> q = parse_queries('{"query_id": "q1", "query": "what is x"}\\n{"query_id": "q2", "expect_none": true}\\n')
+    >>> q[["query_id", "expect_none"]].values.tolist()
+    [['q1', False], ['q2', True]]
     """
     return queries_from_lines(json_lines(content, label), label)
 
 
 def read_queries(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a queries JSONL file (see :func:`parse_queries`); messages name the path."""
+    """Read a queries JSONL file (see :func:`parse_queries`); messages name the path.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A queries JSONL file.
+
+    Returns
+    -------
+    DataFrame
+        The queries frame.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read, or a line is malformed (naming the path and line).
+    """
     label = str(path)
     return parse_queries(decode(read_bytes(path), label), label=label)

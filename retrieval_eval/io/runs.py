@@ -239,6 +239,31 @@ def parse_run(content: str | bytes, label: str = "run", system: str | None = Non
     ``rank`` is the 1-based position as written; ``score`` is NaN for a line without scores.
     A line with an empty ranking has no rows; its (system, query_id) is listed in
     ``df.attrs["empty_rankings"]``, so a caller can tell "answered nothing" from "missing".
+
+    Parameters
+    ----------
+    content : str or bytes
+        The JSONL text (bytes are checked to be UTF-8).
+    label : str
+        Names the input in messages.
+    system : str, optional
+        The system of every row.
+
+    Returns
+    -------
+    DataFrame
+        The run frame (:data:`~retrieval_eval.model.RUN_COLUMNS`), one row per ranking entry.
+
+    Raises
+    ------
+    FormatError
+        A line that is not a valid run line, or a (system, query) given twice, naming the line.
+
+    Examples
+    --------
+    >>> run = parse_run('{"query_id": "q1", "ranking": ["d1", "d2"], "scores": [0.9, 0.5]}\\n')
+    >>> run[["query_id", "rank", "doc_id", "score"]].values.tolist()
+    [['q1', 1, 'd1', 0.9], ['q1', 2, 'd2', 0.5]]
     """
     if isinstance(content, (bytes, bytearray)):
         data, text = checked_bytes(bytes(content), label)
@@ -247,7 +272,25 @@ def parse_run(content: str | bytes, label: str = "run", system: str | None = Non
 
 
 def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame:
-    """Read a run JSONL file (see :func:`parse_run`); messages are labelled with the path."""
+    """Read a run JSONL file (see :func:`parse_run`); messages are labelled with the path.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A run JSONL file.
+    system : str, optional
+        The system of every row (see :func:`parse_run`).
+
+    Returns
+    -------
+    DataFrame
+        The run frame.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read, or a line is not a valid run line (naming the path and line).
+    """
     if system is None or (isinstance(system, str) and system):
         cols = _run_file_columns(path)  # arrow reads a plain file from disk; it is never held as bytes
         fast = None if cols is None else _run_from_columns(cols, system)

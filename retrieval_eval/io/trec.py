@@ -323,6 +323,34 @@ def from_trec_run(
     re-ranks by score descending then doc id descending, the order trec_eval evaluates in. The
     output ``rank`` is then 1..n in that order; ``score`` keeps the file's scores. Fields after
     the sixth are ignored, as trec_eval ignores them; fewer than six is an error.
+
+    Parameters
+    ----------
+    content : str or bytes
+        The TREC run text.
+    label : str
+        Names the input in messages.
+    order : {"rank", "score"}
+        Which column orders each query's rows.
+    system : str, optional
+        The system of every row, instead of the run_name column.
+
+    Returns
+    -------
+    DataFrame
+        The run frame, each query's rows in ``order``, ``rank`` renumbered 1..n.
+
+    Raises
+    ------
+    FormatError
+        A line with fewer than six fields, a rank that is not an integer or a score that is not
+        a finite number, naming the line.
+
+    Examples
+    --------
+    >>> run = from_trec_run("q1 Q0 d2 2 0.5 bm25\\nq1 Q0 d1 1 0.9 bm25\\n")
+    >>> run[["system", "query_id", "rank", "doc_id"]].values.tolist()
+    [['bm25', 'q1', 1, 'd1'], ['bm25', 'q1', 2, 'd2']]
     """
     if isinstance(content, (bytes, bytearray)):
         data, text = checked_bytes(bytes(content), label)
@@ -331,7 +359,27 @@ def from_trec_run(
 
 
 def read_trec_run(path: str | os.PathLike, order: str = "rank", system: str | None = None) -> pd.DataFrame:
-    """Read a TREC run file (see :func:`from_trec_run`); messages are labelled with the path."""
+    """Read a TREC run file (see :func:`from_trec_run`); messages are labelled with the path.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A TREC run file.
+    order : {"rank", "score"}
+        See :func:`from_trec_run`.
+    system : str, optional
+        The system of every row, instead of the run_name column.
+
+    Returns
+    -------
+    DataFrame
+        The run frame.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read, or a line is malformed (naming the path and line).
+    """
     label = str(path)
     fast = _trec_run_file(path, order, system)
     if fast is not None:

@@ -38,6 +38,21 @@ def serialize_judgments(judgments: Any) -> str:
     Compact JSON, non-ASCII kept as is, fields in the spec's order then unknown fields in their
     original order, unset fields omitted, a newline after every line (so empty input is "").
     Two writers of the same labels produce the same bytes, which keeps label diffs reviewable.
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        Anything :func:`~retrieval_eval.io.convert.as_judgments` reads.
+
+    Returns
+    -------
+    str
+        The JSONL text.
+
+    Examples
+    --------
+    >>> serialize_judgments([{"relevance": 1, "doc_uri": "d1", "query_id": "q1"}])
+    '{"query_id":"q1","doc_uri":"d1","relevance":1}\\n'
     """
     df = as_judgments(judgments)
     if len(df) == 0:
@@ -71,7 +86,21 @@ def serialize_judgments(judgments: Any) -> str:
 
 
 def write_judgments(judgments: Any, path: str | os.PathLike, backup: bool = False) -> None:
-    """Write canonical judgments to ``path`` atomically (see :func:`atomic_write_text`)."""
+    """Write canonical judgments to ``path`` atomically (see :func:`atomic_write_text`).
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        Anything :func:`~retrieval_eval.io.convert.as_judgments` reads.
+    path : str or PathLike
+        Where to write.
+    backup : bool
+        Keep the file it replaces as ``path.bak``.
+
+    Returns
+    -------
+    None
+    """
     atomic_write_text(path, serialize_judgments(judgments), backup=backup)
 
 
@@ -107,6 +136,7 @@ def rewrite_judgments(text: str, before: Any, after: Any) -> str:
 
     Examples
     --------
+    >>> from retrieval_eval import parse_judgments
     >>> text = '// pilot\\n{"query_id": "q1", "doc_uri": "d1", "relevance": 1}\\n'
     >>> before = parse_judgments(text)
     >>> after = before.assign(relevance=[2])
@@ -193,6 +223,28 @@ def write_run(run: Any, path: str | os.PathLike | None = None) -> str:
     carries ``scores`` when all its entries have a score (a query with no scores omits it; a
     query with only some scores is refused, since JSON has no NaN), and ``system`` when the
     system is not the default ``"run"``.
+
+    Parameters
+    ----------
+    run : DataFrame, list of dicts, dict of runs or path
+        Anything :func:`~retrieval_eval.io.convert.as_run` reads.
+    path : str or PathLike, optional
+        Where to write (atomically); None only returns the text.
+
+    Returns
+    -------
+    str
+        The JSONL text.
+
+    Raises
+    ------
+    ValueError
+        A query has scores for some entries only.
+
+    Examples
+    --------
+    >>> write_run([{"query_id": "q1", "ranking": ["d1", "d2"]}])
+    '{"query_id":"q1","ranking":["d1","d2"]}\\n'
     """
     df = as_run(run)
     out = []
@@ -233,6 +285,29 @@ def to_trec_run(run: Any, run_name: str = "retrieval-eval") -> str:
     column is the row's system when it is not the default ``"run"``, else ``run_name``: one file
     can then carry several systems. An id holding whitespace is refused (ValueError), since
     the format splits on it.
+
+    Parameters
+    ----------
+    run : DataFrame, list of dicts, dict of runs or path
+        Anything :func:`~retrieval_eval.io.convert.as_run` reads.
+    run_name : str
+        The last column of rows whose system is the default ``"run"``.
+
+    Returns
+    -------
+    str
+        The TREC run text.
+
+    Raises
+    ------
+    ValueError
+        An id or run name holds whitespace.
+
+    Examples
+    --------
+    >>> print(to_trec_run([{"query_id": "q1", "ranking": ["d1", "d2"]}]), end="")
+    q1 Q0 d1 1 2 retrieval-eval
+    q1 Q0 d2 2 1 retrieval-eval
     """
     import pyarrow.compute as pc
 
@@ -277,6 +352,28 @@ def to_qrels(judgments: Any, label: str | None = None) -> str:
     else its row), as :func:`to_trec_run` refuses one: the format splits on whitespace, so the
     line would read back as other fields (``" "`` as query id reads back as query ``0``) or not
     at all. ``label`` names the input in that message (default: the path, else ``judgments``).
+
+    Parameters
+    ----------
+    judgments : DataFrame, list of dicts or path
+        Anything :func:`~retrieval_eval.io.convert.as_judgments` reads.
+    label : str, optional
+        Names the input in messages.
+
+    Returns
+    -------
+    str
+        The qrels text.
+
+    Raises
+    ------
+    FormatError
+        An id holds whitespace.
+
+    Examples
+    --------
+    >>> print(to_qrels([{"query_id": "q1", "doc_uri": "d1", "relevance": 2}]), end="")
+    q1 0 d1 2
     """
     df = as_judgments(judgments)
     if len(df) == 0:
@@ -302,6 +399,18 @@ def write_corpus(corpus: Any, path: str | os.PathLike | None = None) -> str:
     """The corpus as JSON text (2-space indent, fingerprints first, unset fields omitted).
 
     Written atomically to ``path`` when one is given.
+
+    Parameters
+    ----------
+    corpus : DataFrame, dict, list of chunk dicts or path
+        Anything :func:`~retrieval_eval.io.convert.as_corpus` reads.
+    path : str or PathLike, optional
+        Where to write (atomically); None only returns the text.
+
+    Returns
+    -------
+    str
+        The JSON text.
     """
     df = as_corpus(corpus)
     doc: dict[str, Any] = {k: df.attrs[k] for k in FINGERPRINTS if df.attrs.get(k) is not None}
@@ -322,7 +431,25 @@ def write_corpus(corpus: Any, path: str | os.PathLike | None = None) -> str:
 
 
 def write_queries(queries: Any, path: str | os.PathLike | None = None) -> str:
-    """The queries as JSONL (query_id, query, stratum, expect_none only when true)."""
+    """The queries as JSONL (query_id, query, stratum, expect_none only when true).
+
+    Parameters
+    ----------
+    queries : DataFrame, list of dicts or path
+        Anything :func:`~retrieval_eval.io.convert.as_queries` reads.
+    path : str or PathLike, optional
+        Where to write (atomically); None only returns the text.
+
+    Returns
+    -------
+    str
+        The JSONL text.
+
+    Examples
+    --------
+    >>> write_queries([{"query_id": "q1", "query": "x"}])
+    '{"query_id":"q1","query":"x"}\\n'
+    """
     df = as_queries(queries)
     out = []
     q = df["query_id"].to_numpy(dtype=object, na_value=None)
@@ -352,6 +479,18 @@ def write_parquet(data: Any, path: str | os.PathLike) -> None:
     every field; their unknown fields (``extra``) are written as JSON text, and ``line`` is
     left out (it is a position in the file they came from). A run keeps
     ``system, query_id, rank, doc_id, score``.
+
+    Parameters
+    ----------
+    data : DataFrame, list of dicts or path
+        Judgments (a frame with ``relevance``/``label``) or anything
+        :func:`~retrieval_eval.io.convert.as_run` reads.
+    path : str or PathLike
+        Where to write.
+
+    Returns
+    -------
+    None
     """
     import pyarrow.parquet as pq
 
