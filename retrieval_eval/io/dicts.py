@@ -22,7 +22,10 @@ from ..model import DEFAULT_SYSTEM, ID, JUDGMENT_COLUMNS, empty_run
 from .frames import judgments_from_frame
 from .trec import order_trec
 
-__all__ = ["is_score_dict", "judgments_from_dict", "labels_from_object", "run_from_dict", "run_from_object"]
+__all__ = [
+    "is_score_dict", "judgments_from_dict", "labels_from_object", "run_from_dict",
+    "run_from_object",
+]
 
 
 def is_score_dict(obj: Any) -> bool:

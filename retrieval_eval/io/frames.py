@@ -30,7 +30,12 @@ from .columns import (
 from .jsontext import is_int
 from .runs import run_from_lines
 
-__all__ = ["carry_columns", "check_columns", "is_missing_scalar", "judgments_from_frame", "refuse_swapped", "run_from_frame", "string_column", "swapped_columns"]
+__all__ = [
+    "LABEL_ALIASES", "RUN_ALIASES", "carry_columns", "check_columns", "corpus_from_frame",
+    "is_missing_scalar", "is_pyterrier_run", "judgments_from_frame", "label_frame",
+    "queries_from_frame", "refuse_swapped", "run_frame", "run_from_any_frame", "run_from_frame",
+    "string_column", "swapped_columns",
+]
 
 
 def is_missing_scalar(v: Any) -> bool:

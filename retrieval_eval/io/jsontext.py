@@ -24,7 +24,10 @@ import pyarrow as pa
 from ..errors import FormatError
 from .text import decode, os_file, read_bytes, strip_bom
 
-__all__ = ["MAX_JSON_DEPTH", "dump_value", "finite", "is_int", "is_number", "json_lines", "json_table", "not_object", "parse_json", "query_id_of", "read_json"]
+__all__ = [
+    "MAX_JSON_DEPTH", "dump_value", "finite", "is_int", "is_number", "json_lines", "json_table",
+    "not_object", "parse_json", "query_id_of", "read_json",
+]
 
 
 class _RawFloat(float):

@@ -3,8 +3,8 @@
 A table holds the data-model columns (``query_id, doc_uri, relevance, ...`` for judgments;
 ``system, query_id, rank, doc_id, score`` for a run), or PyTerrier's (``qid, docno, label``;
 ``qid, docno, score, rank``), which are renamed as :mod:`retrieval_eval.io.frames` renames a
-PyTerrier frame. Written by :func:`retrieval_eval.io.writers.write_parquet`. Ids must be text: a numeric id column is refused, never converted, because
-``007`` and ``7`` are different ids.
+PyTerrier frame. Ids must be text: a numeric id column is refused, never converted, because
+``007`` and ``7`` are different ids. Written by :func:`retrieval_eval.io.writers.write_parquet`.
 
 Every refusal names the file and the row (parquet: ``row N``, 1-based) or the line (CSV: the
 file's line, the header being line 1), and what is wrong.

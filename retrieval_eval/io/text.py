@@ -20,7 +20,11 @@ import pyarrow as pa
 
 from ..errors import FormatError
 
-__all__ = ["byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "is_path", "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file", "strip_bom", "utf8_bytes"]
+__all__ = [
+    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "is_path",
+    "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file",
+    "strip_bom", "utf8_bytes",
+]
 
 
 def read_error(path: str | os.PathLike, err: OSError) -> FormatError:
