@@ -97,7 +97,7 @@ def generate(rows: int, depth: int) -> tuple[Path, Path]:
 
 def child(variant: str, run_path: str, qrels_path: str, chunk_rows: int) -> dict:
     import retrieval_eval as re_
-    from retrieval_eval.io import read_qrels
+    from retrieval_eval.formats import read_qrels
 
     started = time.perf_counter()
     judgments = read_qrels(qrels_path)
