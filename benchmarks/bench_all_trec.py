@@ -49,7 +49,7 @@ def child(tool: str, directory: Path) -> None:
     t0 = time.perf_counter()
     if tool == "ours":
         from retrieval_eval.engine.measures import compute
-        from retrieval_eval.io.formats import read_qrels, read_trec_run
+        from retrieval_eval.io import read_qrels, read_trec_run
 
         per_query = compute(read_qrels(paths["qrels"]), read_trec_run(paths["trec_run"]), ALL_TREC)
         means = {k: float(per_query[k].mean()) for k in CHECKED}

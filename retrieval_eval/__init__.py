@@ -6,7 +6,7 @@ numpy and pandas only; matplotlib, ipywidgets and pyarrow's heavier parts load w
 
 from .errors import FormatError
 from .identity import chunk_id, normalize, text_sha
-from .io.formats import (
+from .io import (
     as_corpus,
     as_judgments,
     as_queries,
@@ -32,7 +32,7 @@ from .io.formats import (
     write_run,
 )
 from .io.interop import from_ir_datasets, read_beir, rerank_by_score, to_dict
-from .io.tabular import write_parquet
+from .io.writers import write_parquet
 from .analysis.measurement import Measurement, summarize
 from .engine.metrics import compute, dedupe_run, metric_name
 from .analysis.evaluation import (

@@ -127,7 +127,7 @@ def _score(part: pd.DataFrame, plan: Plan, number: int | None, system: str | Non
 
 
 def _as_run(rows: pd.DataFrame, system: str | None) -> pd.DataFrame:
-    from .io.formats import as_run
+    from .io import as_run
 
     return as_run(rows.reset_index(drop=True), system=system)
 

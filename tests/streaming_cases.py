@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from retrieval_eval.io import formats
+import retrieval_eval.io as formats
 
 
 def assert_same(a, b):

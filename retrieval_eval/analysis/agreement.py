@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.metrics import aggregate, compute, judgment_keys, metric_columns
-from ..io.formats import as_judgments, as_run
+from ..io import as_judgments, as_run
 from ..model import ID, UNSTRATIFIED
 from .handoff import viz
 from .jsonable import jsonable, measurement

@@ -51,7 +51,7 @@ def judgments_frame(judgments) -> pd.DataFrame:
     """A judgments frame in the data model's shape, checked and converted once.
 
     A frame already in the data model's shape is used as is (optional columns added as NA);
-    anything else goes through :func:`retrieval_eval.io.formats.as_judgments`.
+    anything else goes through :func:`retrieval_eval.as_judgments`.
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ def judgments_frame(judgments) -> pd.DataFrame:
     """
     from ..io.absent import judgments_meaning
 
-    from ..io.formats import as_judgments, refuse_swapped
+    from ..io import as_judgments, refuse_swapped
 
     if not isinstance(judgments, pd.DataFrame):
         return judgments_meaning(as_judgments(judgments))
@@ -93,7 +93,7 @@ def run_frame(run) -> pd.DataFrame:
     Parameters
     ----------
     run : DataFrame, list of dicts or path
-        The run; non-frames go through :func:`retrieval_eval.io.formats.as_run`.
+        The run; non-frames go through :func:`retrieval_eval.as_run`.
 
     Returns
     -------
@@ -106,7 +106,7 @@ def run_frame(run) -> pd.DataFrame:
     >>> r["rank"].tolist()
     [1, 2]
     """
-    from ..io.formats import as_run, refuse_swapped
+    from ..io import as_run, refuse_swapped
 
     if not isinstance(run, pd.DataFrame):
         return as_run(run)
@@ -128,7 +128,7 @@ def queries_frame(queries) -> pd.DataFrame | None:
     Parameters
     ----------
     queries : DataFrame, list of dicts, path or None
-        The queries table; goes through :func:`retrieval_eval.io.formats.as_queries`.
+        The queries table; goes through :func:`retrieval_eval.as_queries`.
 
     Returns
     -------
@@ -144,7 +144,7 @@ def queries_frame(queries) -> pd.DataFrame | None:
     if queries is None:
         return None
     from ..io.absent import queries_meaning
-    from ..io.formats import as_queries
+    from ..io import as_queries
 
     return queries_meaning(as_queries(queries))
 

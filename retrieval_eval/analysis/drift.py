@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..io.absent import corpus_meaning, judgments_meaning
-from ..io.formats import as_corpus, as_judgments
+from ..io import as_corpus, as_judgments
 from ..identity import text_sha
 from .drift_match import MERGED as _MERGED, ORPHANED as _ORPHANED, RE_ANCHORABLE as _RE_ANCHORABLE
 from .drift_match import SPLIT as _SPLIT, UNDECIDED as _UNDECIDED, VALID as _VALID

@@ -152,7 +152,7 @@ def dedupe(ranking: Sequence[str]) -> list[str]:
 def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
     """Group judgments by query, as ``query_id -> (key -> relevance)``; the last label wins."""
     from ..io.absent import judgments_meaning
-    from ..io.formats import as_judgments
+    from ..io import as_judgments
 
     table = engine.relevance_table(judgments_meaning(as_judgments(judgments)))
     out: dict[str, dict[str, int]] = {}

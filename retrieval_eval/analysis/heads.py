@@ -42,7 +42,7 @@ def run_of(run):
     Parameters
     ----------
     run : object
-        A run (anything :func:`~retrieval_eval.io.formats.as_run` reads), or a result that
+        A run (anything :func:`~retrieval_eval.as_run` reads), or a result that
         carries its run (an :class:`~retrieval_eval.analysis.result.Evaluation`, in memory,
         streamed or from Dask).
 
@@ -149,6 +149,6 @@ def join_heads(parts: list[pd.DataFrame]) -> tuple[pd.DataFrame | None, str | No
 
 
 def _empty_like() -> pd.DataFrame:
-    from ..io.formats import empty_run
+    from ..io import empty_run
 
     return empty_run()[_RUN]

@@ -47,7 +47,7 @@ class Report:
         :data:`~retrieval_eval.formats.MAX_JSON_DEPTH` or a file that is not a report raises
         :class:`~retrieval_eval.errors.FormatError` naming the path.
         """
-        from ..io.formats import read_json
+        from ..io import read_json
         from .gates import check_report
 
         return cls(copy.deepcopy(check_report(read_json(path), label=str(path))))
@@ -140,7 +140,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     corpus_info: dict[str, Any] = {"fingerprint": None}
     if corpus is not None:
         from ..io.absent import corpus_meaning
-        from ..io.formats import as_corpus
+        from ..io import as_corpus
 
         c = corpus_meaning(as_corpus(corpus))
         corpus_info = {

@@ -28,7 +28,7 @@ def coerce(judgments, run):
     result that carries its run (:class:`Evaluation`) gives the run it holds (:func:`run_of`).
     """
     from ..io.absent import judgments_meaning
-    from ..io.formats import as_judgments, as_run
+    from ..io import as_judgments, as_run
 
     return judgments_meaning(as_judgments(judgments)), as_run(run_of(run))
 

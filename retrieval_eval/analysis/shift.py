@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io.formats import as_judgments, as_run
+from ..io import as_judgments, as_run
 from ..model import ID
 from .calibration_input import score_rows
 from .guarantee import as_guarantee, conformal_rank

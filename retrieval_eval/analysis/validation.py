@@ -117,7 +117,7 @@ def validate(judgments, other=None) -> ValidationResult:
     True
     """
     from ..io.absent import judgments_meaning
-    from ..io.formats import as_judgments
+    from ..io import as_judgments
 
     # An empty optional field is an absent one (SPEC A2): no stratum '', no fingerprint ''.
     j = judgments_meaning(as_judgments(judgments).reset_index(drop=True))

@@ -105,10 +105,10 @@ def _drift_fix(args: argparse.Namespace):
     of overwriting labels it never read, and it is rewritten only when a label changed (a
     re-anchor, or the live fingerprint stamped on a VALID label): otherwise it keeps its bytes
     and its mtime. Only the changed lines are rewritten; comments, blank lines and the other
-    labels stay byte for byte (:func:`retrieval_eval.io.formats.rewrite_judgments`).
+    labels stay byte for byte (:func:`retrieval_eval.io.rewrite_judgments`).
     """
     from ..analysis.drift import drift, fix
-    from ..io import formats as fm
+    from .. import io as fm
     from ..io.safewrite import LockedFile, WriteRefused
 
     path = args.judgments
@@ -183,7 +183,7 @@ def cmd_convert(args: argparse.Namespace, out: Out) -> int:
     int
         The exit code: 0 written.
     """
-    from ..io import formats as fm
+    from .. import io as fm
 
     check_out_not_input(args)
     if args.run:
@@ -223,7 +223,7 @@ def cmd_convert(args: argparse.Namespace, out: Out) -> int:
 def _write_parquet(data, args: argparse.Namespace) -> int:
     if not args.out:
         raise CLIError("--to parquet writes a binary file; give --out")
-    from ..io.tabular import write_parquet
+    from ..io.writers import write_parquet
 
     try:
         write_parquet(data, args.out)

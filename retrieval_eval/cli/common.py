@@ -267,7 +267,7 @@ def decode_text(data: bytes, path: str) -> str:
 
 
 def load_json(path: str) -> Any:
-    """The JSON document in ``path`` by the readers' rule (:func:`retrieval_eval.io.formats.parse_json`:
+    """The JSON document in ``path`` by the readers' rule (:func:`retrieval_eval.io.jsontext.parse_json`:
     no NaN, no duplicate key, nesting at most ``MAX_JSON_DEPTH`` deep).
 
     Parameters
@@ -280,7 +280,7 @@ def load_json(path: str) -> Any:
     object
         The parsed document.
     """
-    from ..io.formats import parse_json
+    from ..io import parse_json
 
     return parse_json(read_text(path), label=path)
 

@@ -171,7 +171,8 @@ def _check_path(path: str, folder_ok: bool) -> None:
 
 def load_labels(args: argparse.Namespace) -> LabelSource:
     """The labels named by ``--judgments`` or ``--qrels`` (``-`` is stdin), in any format."""
-    from ..io.detect import read_labels, sniff, sniff_bytes
+    from ..io.convert import read_labels
+    from ..io.detect import sniff, sniff_bytes
 
     path = args.qrels if getattr(args, "qrels", None) else args.judgments
     split = getattr(args, "split", None)
@@ -192,7 +193,7 @@ def load_labels(args: argparse.Namespace) -> LabelSource:
 def load_other(path: str, role: str) -> pd.DataFrame:
     """``--queries`` (queries JSONL or BEIR's queries.jsonl) or ``--corpus`` (corpus JSON or
     BEIR's corpus.jsonl); ``-`` is stdin."""
-    from ..io.detect import read_corpus_file, read_queries_file
+    from ..io.convert import read_corpus_file, read_queries_file
 
     if path != "-":
         _check_path(path, folder_ok=False)
@@ -253,7 +254,8 @@ def check_negatives(judgments, labels_path: str, queries, queries_path: str, thr
 def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple[pd.DataFrame, str | None]:
     """One run file of any format (``-`` is stdin), with ``--system`` selecting one system;
     also the file's kind (:func:`retrieval_eval.io.detect.sniff`)."""
-    from ..io.detect import read_run_file, sniff, sniff_bytes
+    from ..io.convert import read_run_file
+    from ..io.detect import sniff, sniff_bytes
 
     if path != "-":
         _check_path(path, folder_ok=False)
@@ -276,7 +278,7 @@ def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) ->
     defaults to the command line's own (``args.warn``, set by :func:`.app.main`)."""
     if warn is None:
         warn = getattr(args, "warn", None)
-    from ..io.formats import DEFAULT_SYSTEM, RUN_COLUMNS
+    from ..io import DEFAULT_SYSTEM, RUN_COLUMNS
 
     paths = list(args.run)
     order = getattr(args, "order", "rank")

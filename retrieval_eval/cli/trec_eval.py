@@ -140,7 +140,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     import numpy as np
 
     from ..engine.measures import compute, summarize
-    from ..io.formats import read_qrels, read_trec_run
+    from ..io import read_qrels, read_trec_run
 
     if args.level < 1:
         raise CLIError("-l: the relevance level must be >= 1 (an unjudged document has grade 0)")

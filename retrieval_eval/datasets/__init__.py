@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io.formats import read_corpus, read_judgments, read_queries, read_run
+from ..io import read_corpus, read_judgments, read_queries, read_run
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..arrays import arrow as _arrow, codes as _codes
-from ..model import ID, UNSTRATIFIED  # noqa: F401  (re-exported: callers read them here)
+from ..model import ID, UNSTRATIFIED, judgment_keys  # noqa: F401  (re-exported: callers read them here)
 from . import scan
 from .labels import strata_of
 from .measures.seed import NAMES, SEED, metric_sums
@@ -66,12 +66,6 @@ def check_ks(k) -> tuple[int, ...]:
             raise ValueError(f"k must be at most {MAX_K} (the largest int64), got {value!r}")
         out.append(int(value))
     return tuple(sorted(set(out)))
-
-
-def judgment_keys(judgments: pd.DataFrame) -> pd.Series:
-    """The key that matches a judgment to a ranking entry: ``chunk_id``, else ``doc_uri``."""
-    return judgments["chunk_id"].fillna(judgments["doc_uri"]).astype(ID)
-
 
 
 def compute(

@@ -1,8 +1,9 @@
 """Which format a file is in: one rule, by extension and content, for the API and the CLI.
 
 ``as_judgments(path)``, ``as_run(path)`` and every CLI option that takes a file ask
-:func:`sniff` what a path holds, then read it with the reader of that format. The rule reads
-at most the first 64 KiB:
+:func:`sniff` what a path holds, then read it with the reader of that format
+(:func:`retrieval_eval.io.convert.read_labels` and its siblings: the reading sits on top of the
+readers, this rule below them). The rule reads at most the first 64 KiB:
 
 1. a folder is a BEIR folder when it has ``qrels/`` (or ``corpus.jsonl``/``queries.jsonl``);
 2. parquet by its magic bytes ``PAR1`` (whatever the name), or a ``.parquet``/``.pq`` name;
@@ -33,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
+from .text import first_content_line
 
-__all__ = ["KINDS", "Sniff", "expect", "read_corpus_file", "read_labels", "read_queries_file", "read_run_file",
-           "sniff", "sniff_bytes"]
+__all__ = ["HEAD", "KINDS", "ORDER_HINT", "READ_WITH", "Sniff", "expect", "jsonish", "sniff", "sniff_bytes"]
 
 #: kind -> (what it is, in words; the role it plays).
 KINDS: dict[str, tuple[str, str]] = {
@@ -69,7 +70,8 @@ READ_WITH = {
 #: Said when a run comes where labels belong, or the reverse, through the Python API.
 ORDER_HINT = "the order is (judgments, run)"
 
-_HEAD = 1 << 16
+#: How much of a file the rule reads (64 KiB).
+HEAD = 1 << 16
 #: A JSON document whose first value is an object: ``{"q1": {"d1": ...`` (pytrec_eval, ranx).
 _NESTED = re.compile(rb'\A\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*[-+0-9.]')
 
@@ -177,7 +179,7 @@ def sniff(path: str | os.PathLike) -> Sniff:
         raise FormatError(str(path), None, "is a directory, and not a BEIR folder (it has no qrels/ folder)")
     try:
         with open(p, "rb") as fh:
-            head = fh.read(_HEAD)
+            head = fh.read(HEAD)
     except FileNotFoundError:
         raise FormatError(str(path), None, "cannot read: no such file or directory") from None
     except PermissionError:
@@ -203,139 +205,14 @@ def expect(found: Sniff, role: str, label: str, api: bool = False) -> None:
     )
 
 
-def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str = "test",
-                data: bytes | None = None, label: str | None = None, api: bool = False):
-    """Judgments from a file or folder of any labels format: judgments JSONL, TREC or BEIR
-    qrels, a BEIR folder (its ``qrels/<split>.tsv``, query text from ``queries.jsonl``),
-    parquet or CSV. ``data`` gives the bytes when they were already read (stdin); ``api``: see
-    :func:`expect`."""
-    from . import formats
-
-    label = str(path) if label is None else label
-    found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
-    expect(found, "labels", label, api)
-    if found.kind == "beir":
-        from .interop import read_beir
-
-        return read_beir(path, split=split).judgments
-    if found.kind == "json-dict":
-        from .interop import judgments_from_dict
-
-        return judgments_from_dict(_load_dict(path, data, label), label)
-    if found.kind in ("parquet", "csv"):
-        from .tabular import read_table_labels
-
-        return read_table_labels(path, found.kind, data=data, label=label, api=api)
-    if as_chunk_ids and found.kind == "judgments":
-        raise FormatError(label, None, "--as-chunk-ids (as_chunk_ids=True) applies to qrels, "
-                          "and this file is judgments JSONL")
-    if found.kind == "judgments" or (found.kind is None and _jsonish(path, data)):
-        if data is not None:
-            return formats.parse_judgments(formats._decode(data, label), label=label)
-        return formats.read_judgments(path)
-    if data is not None:
-        return formats.from_qrels(data, as_chunk_ids=as_chunk_ids, label=label)
-    return formats.read_qrels(path, as_chunk_ids=as_chunk_ids)
-
-
-def _load_dict(path: str | os.PathLike, data: bytes | None, label: str) -> dict:
-    """A whole JSON document (a pytrec_eval/ranx dict), refused with its line when invalid."""
-    from .formats import _decode, _read_bytes
-
-    text = _decode(data if data is not None else _read_bytes(path), label)
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FormatError(label, err.lineno, f"invalid JSON, {err.msg} (column {err.colno})") from None
-    if not isinstance(obj, dict):
-        raise FormatError(label, None, "expected a JSON object {qid: {doc: value}}")
-    return obj
-
-
-def _jsonish(path: str | os.PathLike, data: bytes | None) -> bool:
+def jsonish(path: str | os.PathLike, data: bytes | None) -> bool:
     """A file the content did not decide: JSON by name (``.jsonl``/``.json``) or a first
     character ``{``/``[``, else a whitespace table."""
     if str(path).lower().endswith((".jsonl", ".json", ".ndjson")):
         return True
     if data is None:
-        from .formats import _first_content_line
-
-        first = _first_content_line(path)
+        first = first_content_line(path)
     else:
-        first = next((ln.strip() for ln in data[:_HEAD].decode("utf-8", "replace").splitlines()
+        first = next((ln.strip() for ln in data[:HEAD].decode("utf-8", "replace").splitlines()
                       if ln.strip() and not ln.strip().startswith(("//", "#"))), "")
     return first.lstrip("\ufeff").startswith(("{", "["))
-
-
-def read_run_file(path: str | os.PathLike, system: str | None = None, order: str = "rank",
-                  data: bytes | None = None, label: str | None = None, api: bool = False):
-    """A run from a file of any run format: JSONL, TREC, parquet or CSV.
-
-    ``order="rank"`` keeps each ranking's own order (the JSONL list, the TREC rank column);
-    ``order="score"`` re-ranks every ranking by score descending, then doc id descending, the
-    order trec_eval evaluates in (:func:`retrieval_eval.interop.rerank_by_score`).
-    """
-    from . import formats
-
-    if order not in ("rank", "score"):
-        raise ValueError(f"order must be 'rank' or 'score', got {order!r}")
-    label = str(path) if label is None else label
-    found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
-    expect(found, "run", label, api)
-    if found.kind == "json-dict":
-        from .interop import run_from_dict
-
-        run = run_from_dict(_load_dict(path, data, label), system, label)
-    elif found.kind in ("parquet", "csv"):
-        from .tabular import read_table_run
-
-        run = read_table_run(path, found.kind, system=system, data=data, label=label, api=api)
-    elif found.kind == "trec-run" or (found.kind is None and not _jsonish(path, data)):
-        if data is not None:
-            return formats.from_trec_run(data, label=label, order=order, system=system)
-        return formats.read_trec_run(path, order=order, system=system)
-    elif data is not None:
-        run = formats.parse_run(data, label=label, system=system)
-    else:
-        run = formats.read_run(path, system=system)
-    if order == "score":
-        from .interop import rerank_by_score
-
-        return rerank_by_score(run, label=label)
-    return run
-
-
-def read_queries_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
-    """Queries from queries JSONL or BEIR's ``queries.jsonl`` (``_id``, ``text``)."""
-    from . import formats
-
-    label = str(path) if label is None else label
-    found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
-    expect(found, "queries", label)
-    if found.kind == "beir-queries":
-        if data is not None:
-            raise FormatError(label, None, "BEIR queries.jsonl is read from a file, not stdin")
-        from .interop import read_beir_queries
-
-        return read_beir_queries(path)
-    if data is not None:
-        return formats.parse_queries(formats._decode(data, label), label=label)
-    return formats.read_queries(path)
-
-
-def read_corpus_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
-    """A corpus from a corpus JSON document or BEIR's ``corpus.jsonl``."""
-    from . import formats
-
-    label = str(path) if label is None else label
-    found = sniff_bytes(data[:_HEAD], str(path)) if data is not None else sniff(path)
-    expect(found, "corpus", label)
-    if found.kind == "beir-corpus":
-        if data is not None:
-            raise FormatError(label, None, "BEIR corpus.jsonl is read from a file, not stdin")
-        from .interop import read_beir_corpus
-
-        return read_beir_corpus(path)
-    if data is not None:
-        return formats.parse_corpus(formats._decode(data, label), label=label)
-    return formats.read_corpus(path)

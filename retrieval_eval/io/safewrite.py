@@ -1,7 +1,7 @@
 """Writing a user's file so that nothing is ever lost or half-written.
 
 Every file this package writes for a user (``score --out``, ``convert --out``, ``drift --fix``
-and its ``.bak``, the demo's outputs, ``write_*`` of :mod:`retrieval_eval.formats`) goes
+and its ``.bak``, the demo's outputs, ``write_*`` of :mod:`retrieval_eval.io.writers`) goes
 through :class:`LockedFile`. The rules, and why:
 
 - **Temp file, fsync, rename.** The bytes go to a temporary file in the target's folder, are

@@ -1,10 +1,10 @@
-"""Parquet and CSV judgments and runs, read and written through pyarrow (no Python loop).
+"""Parquet and CSV judgments and runs, read through pyarrow (no Python loop).
 
 A table holds the data-model columns (``query_id, doc_uri, relevance, ...`` for judgments;
 ``system, query_id, rank, doc_id, score`` for a run), or PyTerrier's (``qid, docno, label``;
-``qid, docno, score, rank``), which are renamed as :mod:`retrieval_eval.interop` renames a
+``qid, docno, score, rank``), which are renamed as :mod:`retrieval_eval.io.frames` renames a
 PyTerrier frame. Ids must be text: a numeric id column is refused, never converted, because
-``007`` and ``7`` are different ids.
+``007`` and ``7`` are different ids. Written by :func:`retrieval_eval.io.writers.write_parquet`.
 
 Every refusal names the file and the row (parquet: ``row N``, 1-based) or the line (CSV: the
 file's line, the header being line 1), and what is wrong.
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,10 +21,13 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import FormatError
+from ..model import ID, JUDGMENT_FIELDS
+from .columns import check_system
+from .detect import ORDER_HINT, READ_WITH, sniff
+from .frames import judgments_from_frame, label_frame, run_frame, run_from_any_frame, swapped_columns
 
-__all__ = ["read_table_labels", "read_table_run", "write_parquet"]
+__all__ = ["read_table_labels", "read_table_run"]
 
-from ..model import ID as _STRING
 _INT = r"^\s*[+-]?[0-9]+\s*$"
 _FLOAT = r"^\s*([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(nan|NaN|inf|Inf|infinity|Infinity))\s*$"
 
@@ -152,7 +153,7 @@ def _number_column(table: pa.Table, name: str, where: _Where, integer: bool, wha
 
 
 def _frame(table: pa.Table) -> pd.DataFrame:
-    mapping = {pa.string(): _STRING, pa.large_string(): _STRING}
+    mapping = {pa.string(): ID, pa.large_string(): ID}
     return table.to_pandas(types_mapper=mapping.get)
 
 
@@ -163,11 +164,8 @@ def _load(path: Any, fmt: str, data: bytes | None, label: str) -> tuple[pa.Table
 
 
 def _refuse_swapped(columns: list[str], role: str, label: str, api: bool) -> None:
-    """A table of the other role is refused as :func:`retrieval_eval.detect.expect` refuses a
+    """A table of the other role is refused as :func:`retrieval_eval.io.detect.expect` refuses a
     file: what it looks like and what reads it (and, through the Python API, the order)."""
-    from .detect import ORDER_HINT, READ_WITH
-    from .formats import swapped_columns
-
     swapped = swapped_columns(columns, role)
     if swapped:
         other = "run" if role == "labels" else "labels"
@@ -183,9 +181,6 @@ def read_table_labels(path: str | os.PathLike, fmt: str | None = None, data: byt
     ``extra`` column written by :func:`write_parquet` holds the unknown fields as JSON text.
     ``line`` is the row's CSV line or 1-based parquet row. A negative grade is kept as the
     table says and refused by the coercion (only qrels text has TREC's "judged, harmful")."""
-    from .formats import JUDGMENT_FIELDS, as_judgments
-    from .interop import label_frame
-
     label = str(path) if label is None else label
     fmt = fmt or _kind(path)
     table, where = _load(path, fmt, data, label)
@@ -212,7 +207,7 @@ def read_table_labels(path: str | os.PathLike, fmt: str | None = None, data: byt
     frame["line"] = np.arange(first, first + len(frame), dtype=np.int64)
     if extra is not None:
         frame["extra"] = _extra_values(extra, where)
-    return as_judgments(frame, label=label)
+    return judgments_from_frame(frame, label)  # the table's swap was refused above, its names renamed
 
 
 def _extra_values(col: pa.ChunkedArray, where: _Where) -> np.ndarray:
@@ -235,9 +230,6 @@ def read_table_run(path: str | os.PathLike, fmt: str | None = None, system: str 
     """A run from a parquet or CSV table: ``query_id, doc_id`` and optionally ``system``,
     ``rank``, ``score`` (or PyTerrier's ``qid, docno, score, rank`` with 0-based ranks).
     Without ``rank`` the row order is the ranking order, as for a frame."""
-    from .formats import as_run
-    from .interop import run_frame
-
     label = str(path) if label is None else label
     fmt = fmt or _kind(path)
     table, where = _load(path, fmt, data, label)
@@ -264,53 +256,12 @@ def read_table_run(path: str | os.PathLike, fmt: str | None = None, system: str 
     frame = _frame(table)
     if pyterrier:  # back to PyTerrier's names, so its rank rule (0-based) applies in one place
         frame = run_frame(frame.rename(columns={"query_id": "qid", "doc_id": "docno"}))
-    return as_run(frame, system=system, label=label)
+    check_system(system)  # as as_run checks it
+    return run_from_any_frame(frame, system, label)  # the table's swap was refused above
 
 
 def _kind(path: Any) -> str:
-    from .detect import sniff
-
     kind = sniff(path).kind
     if kind not in ("parquet", "csv"):
         raise FormatError(str(path), None, "not a parquet or CSV table")
     return kind
-
-
-def write_parquet(data: Any, path: str | os.PathLike) -> None:
-    """Write judgments or a run as a parquet table with the data-model columns, atomically
-    (a temporary file in the same folder, then a rename: a crash never leaves half a file).
-
-    Which one ``data`` is comes from its columns (``relevance``: judgments). Judgments keep
-    every field; their unknown fields (``extra``) are written as JSON text, and ``line`` is
-    left out (it is a position in the file they came from). A run keeps
-    ``system, query_id, rank, doc_id, score``.
-    """
-    import pyarrow.parquet as pq
-
-    from .formats import JUDGMENT_FIELDS, RUN_COLUMNS, as_judgments, as_run
-
-    if isinstance(data, pd.DataFrame) and ("relevance" in data.columns or "label" in data.columns):
-        j = as_judgments(data)
-        cols = {c: j[c] for c in JUDGMENT_FIELDS}
-        extra = j["extra"].to_numpy(dtype=object)
-        if any(v is not None for v in extra):
-            cols["extra"] = pd.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in extra],
-                                     dtype=_STRING)
-        table = pa.Table.from_pandas(pd.DataFrame(cols), preserve_index=False)
-    else:
-        r = as_run(data)
-        table = pa.Table.from_pandas(r[list(RUN_COLUMNS)], preserve_index=False)
-    table = table.replace_schema_metadata(None)
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

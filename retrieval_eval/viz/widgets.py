@@ -115,13 +115,13 @@ class CutoffExplorer:
         self._runs: dict[str, pd.DataFrame] = {}
         self._uncut: dict[str, float] = {}
         if judgments is not None:
-            from ..io.formats import as_judgments
+            from ..io import as_judgments
 
             self._judgments = as_judgments(judgments)
             if run is None:
                 run = getattr(calibration, "rows", None)
             if run is not None:
-                from ..io.formats import as_run
+                from ..io import as_run
 
                 run = as_run(run)
                 systems_col = run["system"].astype(ID)

@@ -185,7 +185,7 @@ def test_frames_that_are_not_swapped_still_read():
 
 
 def test_the_cli_message_for_a_file_of_the_other_kind_names_the_option_not_the_order():
-    from retrieval_eval.io.detect import read_labels
+    from retrieval_eval.io.convert import read_labels
 
     runs = str(demo_path("runs.jsonl"))
     with pytest.raises(FormatError) as err:

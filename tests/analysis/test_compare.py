@@ -215,7 +215,7 @@ def test_baseline_default_named_and_errors():
 
 
 def test_a_run_frame_with_a_system_column_equals_the_mapping():
-    from retrieval_eval.io.formats import as_run
+    from retrieval_eval.io import as_run
 
     j, runs = _random_setup()
     frame = as_run(runs)
@@ -225,7 +225,7 @@ def test_a_run_frame_with_a_system_column_equals_the_mapping():
 
 
 def test_seeded_and_inputs_not_mutated():
-    from retrieval_eval.io.formats import as_run
+    from retrieval_eval.io import as_run
 
     j, runs = _random_setup()
     frame = as_run(runs)

@@ -20,7 +20,7 @@ from dask.distributed import Client, LocalCluster
 
 import retrieval_eval as re_
 from retrieval_eval import dask as red
-from retrieval_eval.io import formats
+import retrieval_eval.io as formats
 from retrieval_eval.errors import FormatError
 
 from streaming_cases import assert_same, make_case

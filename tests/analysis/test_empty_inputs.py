@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import retrieval_eval as re_
-from retrieval_eval.io import formats as F
+import retrieval_eval.io as F
 from retrieval_eval.analysis.calibration import SUMMARY_COLUMNS
 from retrieval_eval.analysis.compare import TABLE_COLUMNS, compare
 

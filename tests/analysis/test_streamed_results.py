@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import retrieval_eval as rev
-from retrieval_eval.io import formats
+import retrieval_eval.io as formats
 
 from streaming_cases import make_case
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval as re_
-from retrieval_eval.io import formats
+import retrieval_eval.io as formats
 from retrieval_eval.datasets import demo_path
 from retrieval_eval.errors import FormatError
 from retrieval_eval.analysis.streaming import run_blocks

@@ -14,7 +14,7 @@ import pytest
 
 import retrieval_eval as rev
 from retrieval_eval.cli import app as cli
-from retrieval_eval.io.formats import empty_run
+from retrieval_eval.io import empty_run
 
 DEMO = Path(rev.__file__).parent / "datasets" / "demo"
 J, RUN, QUERIES, CORPUS = (str(DEMO / n) for n in ("judgments.jsonl", "runs.jsonl", "queries.jsonl", "corpus.json"))

@@ -16,7 +16,7 @@ import pytest
 
 import retrieval_eval as rev
 from conftest import spec_fixtures_dir
-from retrieval_eval.io import tabular
+from retrieval_eval.io import writers
 from retrieval_eval.cli.app import main
 
 PY = sys.executable
@@ -111,7 +111,7 @@ def test_run_formats_score_alike(tmp_path):
     """The same ranking as a pytrec_eval JSON dict, a TREC run, a parquet and a CSV table."""
     run = rev.as_run(json.loads((PYTREC / "run.json").read_text()))
     (tmp_path / "run.trec").write_text(rev.to_trec_run(run), encoding="utf-8")
-    tabular.write_parquet(run, tmp_path / "run.parquet")
+    writers.write_parquet(run, tmp_path / "run.parquet")
     run.to_csv(tmp_path / "run.csv", index=False)
     values = []
     for path in (PYTREC / "run.json", tmp_path / "run.trec", tmp_path / "run.parquet", tmp_path / "run.csv"):

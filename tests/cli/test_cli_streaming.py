@@ -9,7 +9,7 @@ import pytest
 
 from retrieval_eval.cli import app as cli
 from retrieval_eval.cli import score as score_cmd
-from retrieval_eval.io import formats
+import retrieval_eval.io as formats
 from retrieval_eval.analysis import streaming
 
 from test_cli import run_cli

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.io import formats as F
+import retrieval_eval.io as F
 from retrieval_eval.errors import FormatError
 from retrieval_eval.analysis.gates import apply_gates, evaluate_gates
 from retrieval_eval.analysis.report import Report

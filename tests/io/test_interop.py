@@ -18,7 +18,7 @@ import retrieval_eval as rev
 from conftest import spec_fixtures_dir
 from retrieval_eval.io import detect
 from retrieval_eval.io import interop
-from retrieval_eval.io import tabular
+from retrieval_eval.io import writers
 from retrieval_eval.errors import FormatError
 
 DATA = Path(__file__).parent.parent / "data"
@@ -101,7 +101,7 @@ def _pyterrier_results() -> pd.DataFrame:
 
 def test_pyterrier_result_frame_maps_to_the_run_frame():
     run = rev.as_run(_pyterrier_results())
-    assert list(run.columns[:5]) == list(rev.formats.RUN_COLUMNS)
+    assert list(run.columns[:5]) == list(rev.io.RUN_COLUMNS)
     assert run["doc_id"].tolist() == ["d3", "d1", "d2", "d7", "d9"]
     assert run["rank"].tolist() == [1, 2, 3, 1, 2]  # PyTerrier's rank 0 is the data model's 1
     assert run["score"].tolist() == [14.2, 12.5, 12.5, 8.0, 3.25]
@@ -311,7 +311,7 @@ def test_from_ir_datasets_refuses_rows_that_are_not_named_tuples():
 
 
 def _same_judgments(a: pd.DataFrame, b: pd.DataFrame) -> None:
-    cols = [c for c in rev.formats.JUDGMENT_FIELDS]
+    cols = [c for c in rev.io.JUDGMENT_FIELDS]
     pd.testing.assert_frame_equal(a[cols].reset_index(drop=True), b[cols].reset_index(drop=True))
     assert a["extra"].tolist() == b["extra"].tolist()
 
@@ -322,7 +322,7 @@ def test_parquet_judgments_round_trip_every_field(tmp_path):
         ' "labeled_by": "human:x", "stratum": "s", "custom": {"k": [1, 2]}}\n'
         '{"query_id": "q2", "doc_uri": "d2", "relevance": 0}\n')
     path = tmp_path / "j.parquet"
-    tabular.write_parquet(j, path)
+    writers.write_parquet(j, path)
     back = rev.as_judgments(str(path))
     _same_judgments(back, j)
     assert back["extra"].iloc[0] == {"custom": {"k": [1, 2]}}
@@ -332,14 +332,14 @@ def test_parquet_judgments_round_trip_every_field(tmp_path):
 def test_parquet_run_round_trip_with_several_systems(tmp_path):
     run = rev.as_run({"a": _pytrec("run.json"), "b": rev.parse_run('{"query_id": "q1", "ranking": ["x"]}\n')})
     path = tmp_path / "run.parquet"
-    tabular.write_parquet(run, path)
+    writers.write_parquet(run, path)
     pd.testing.assert_frame_equal(rev.as_run(str(path)), run)
 
 
 def test_parquet_is_read_by_its_magic_bytes_whatever_its_name(tmp_path):
     run = rev.as_run(_pytrec("run.json"))
     path = tmp_path / "run.jsonl"
-    tabular.write_parquet(run, path)
+    writers.write_parquet(run, path)
     assert detect.sniff(path).kind == "parquet"
     pd.testing.assert_frame_equal(rev.as_run(str(path)), run)
 
@@ -370,7 +370,7 @@ def test_parquet_reading_has_no_python_loop_over_rows(tmp_path, monkeypatch):
     run = pd.DataFrame({"query_id": pd.array(np.repeat([f"q{i}" for i in range(2000)], 100), dtype="string"),
                         "doc_id": pd.array([f"d{i}" for i in range(n)], dtype="string"),
                         "score": np.linspace(1, 0, n)})
-    tabular.write_parquet(run, tmp_path / "big.parquet")
+    writers.write_parquet(run, tmp_path / "big.parquet")
     monkeypatch.setattr(pd.DataFrame, "iterrows", lambda self: (_ for _ in ()).throw(AssertionError("iterrows")))
     monkeypatch.setattr(pd.DataFrame, "itertuples", lambda self, *a, **k: (_ for _ in ()).throw(AssertionError("itertuples")))
     back = rev.as_run(str(tmp_path / "big.parquet"))
@@ -424,7 +424,7 @@ def test_write_parquet_is_atomic(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError):
-        tabular.write_parquet(rev.as_run(_pytrec("run.json")), path)
+        writers.write_parquet(rev.as_run(_pytrec("run.json")), path)
     assert path.read_bytes() == b"precious"
     assert os.listdir(tmp_path) == ["run.parquet"]
 

@@ -26,7 +26,7 @@ import pytest
 
 import retrieval_eval as rev
 from retrieval_eval.cli import app as cli_module
-from retrieval_eval.io import formats
+import retrieval_eval.io as formats
 from retrieval_eval.io import safewrite
 
 PY = sys.executable

@@ -10,8 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.io import formats as F
-from retrieval_eval.io.formats import from_trec_run, read_trec_run
+from retrieval_eval.errors import FormatError
+from retrieval_eval.io import qrels as io_qrels
+from retrieval_eval.io import trec as io_trec
+from retrieval_eval.io import from_trec_run, read_trec_run
 from retrieval_eval.engine.metrics import compute
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -20,7 +22,8 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 def _careful_text(text: str, **kwargs) -> pd.DataFrame:
     """``from_trec_run`` with arrow's read turned off: the careful pass alone."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(F, "_arrow_table", lambda *args, **kw: None)
+        m.setattr(io_trec, "arrow_table", lambda *args, **kw: None)
+        m.setattr(io_qrels, "arrow_table", lambda *args, **kw: None)
         return from_trec_run(text, **kwargs)
 
 
@@ -41,7 +44,7 @@ def test_trec_run_fields_after_the_sixth_are_ignored(tmp_path):
     for order in ("rank", "score"):
         pd.testing.assert_frame_equal(_all_ways(junk, tmp_path, order=order, system="s"),
                                       _all_ways(plain, tmp_path, order=order, system="s"))
-    with pytest.raises(F.FormatError, match=r"run:2: expected 6 fields, got 5"):
+    with pytest.raises(FormatError, match=r"run:2: expected 6 fields, got 5"):
         from_trec_run("q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.5\n")
 
 

@@ -1,0 +1,194 @@
+"""Bytes in: paths, file reads, UTF-8 decoding, and the one-line refusals every reader shares.
+
+A file that cannot be opened is one :class:`~retrieval_eval.errors.FormatError` line naming it
+(:func:`read_error`); text is UTF-8 with an optional BOM, and an invalid byte is refused naming
+its line and column (:func:`decode`). Checks over a large file run block by block
+(:func:`file_blocks`), never on the file held whole, and a plain file is handed to arrow to read
+straight from disk (:func:`os_file`).
+
+Bottom of the io layer: imports :mod:`retrieval_eval.errors` only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import FormatError
+
+__all__ = [
+    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "is_path",
+    "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file",
+    "strip_bom", "utf8_bytes",
+]
+
+
+def read_error(path: str | os.PathLike, err: OSError) -> FormatError:
+    """The one-line message for a file that cannot be opened or read."""
+    label = str(path)
+    if isinstance(err, FileNotFoundError):
+        return FormatError(label, None, "cannot read: no such file or directory")
+    if isinstance(err, IsADirectoryError):
+        return FormatError(label, None, "cannot read: is a directory")
+    if isinstance(err, PermissionError):
+        return FormatError(label, None, "cannot read: permission denied")
+    if os.path.isdir(path):
+        return FormatError(label, None, "cannot read: is a directory")
+    return FormatError(label, None, f"cannot read: {err.strerror or err}")
+
+
+def regular_file(path: str | os.PathLike) -> bool:
+    """True for a regular file: one that can be read twice (a pipe or /dev/stdin cannot)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as err:
+        raise read_error(path, err) from None
+
+
+_SCAN_BLOCK = 1 << 21
+
+
+def file_blocks(path: str | os.PathLike) -> Iterator[bytearray]:
+    """The file's bytes, ``_SCAN_BLOCK`` at a time: a scan never holds the file whole.
+
+    The blocks are read into one reused buffer (cache-sized: the checks then run on bytes
+    just read, and no block is allocated), so each is valid only until the next one.
+    """
+    buf = bytearray(_SCAN_BLOCK)
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            while n := fh.readinto(buf):
+                yield buf if n == len(buf) else buf[:n]
+    except OSError as err:
+        raise read_error(path, err) from None
+
+
+def plain_space_table(path: str | os.PathLike) -> bool:
+    """True when a whitespace table file has only the bytes arrow's space-delimited read handles.
+
+    That is: ASCII (so valid UTF-8 and no BOM), no tab, vertical tab or form feed, and no
+    carriage return outside a CRLF line end (arrow would end a line at a lone one; the careful
+    pass splits on it inside the line). Empty fields (repeated, leading or trailing spaces) and
+    ``#`` lines are found afterwards in arrow's columns (:func:`plain_fields`). The file is
+    scanned in blocks with single-byte searches. False for an empty file too: the caller then
+    takes the exact path.
+    """
+    cr = crlf = 0
+    tail = b""
+    for block in file_blocks(path):
+        if not block.isascii() or b"\t" in block or b"\v" in block or b"\f" in block:
+            return False
+        crlf += tail == b"\r" and block[:1] == b"\n"  # a CRLF cut between two blocks
+        if b"\r" in block:
+            cr += block.count(b"\r")
+            crlf += block.count(b"\r\n")
+        tail = block[-1:]
+    return bool(tail) and cr == crlf
+
+
+def object_lines(blocks: Iterable[bytes | bytearray | memoryview], ascii_only: bool = False) -> int | None:
+    """How many lines the text cut into ``blocks`` has when each line starts with ``{``, else None.
+
+    Then no line is blank, a comment or indented, so arrow's row i of JSON lines is line i + 1
+    (and a line holding two objects shows as more rows than lines). The newlines are found
+    with numpy, block by block (no per-line Python, no two-byte search). ``ascii_only`` also
+    refuses a byte past 0x7F, for a file read without decoding. None for no text at all.
+    """
+    lines = 0
+    at_start = True  # the next byte begins a line
+    seen = False
+    for block in blocks:
+        if not len(block):
+            continue
+        if ascii_only and not block.isascii():
+            return None
+        a = np.frombuffer(block, np.uint8)
+        newlines = np.flatnonzero(a == 0x0A)
+        ends = bool(len(newlines)) and newlines[-1] == len(a) - 1  # the block ends a line
+        if (at_start and a[0] != 0x7B) or not np.all(a[newlines[: len(newlines) - ends] + 1] == 0x7B):
+            return None
+        lines += len(newlines)
+        at_start, seen = ends, True
+    return None if not seen else lines + (0 if at_start else 1)
+
+
+def byte_blocks(data: bytes) -> Iterator[memoryview]:
+    """``data`` cut into ``_SCAN_BLOCK`` views (no copy), for :func:`object_lines`."""
+    view = memoryview(data)
+    return (view[i : i + _SCAN_BLOCK] for i in range(0, len(data), _SCAN_BLOCK))
+
+
+def decode(data: bytes, label: str) -> str:
+    """UTF-8 text without a leading BOM; invalid bytes are refused naming their line."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise FormatError(label, line, f"not valid UTF-8 (byte 0x{data[err.start]:02x} at column {col})") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def checked_bytes(data: bytes, label: str) -> tuple[bytes, str | None]:
+    """Bytes without a BOM, checked to be UTF-8; also the text when checking had to decode it.
+
+    Pure ASCII (the usual run or qrels file) is valid UTF-8 and is checked without decoding, so
+    the fast path never pays for a text it does not use.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if data.isascii():
+        return data, None
+    return data, decode(data, label)
+
+
+def strip_bom(content: str) -> str:
+    return content[1:] if content.startswith("\ufeff") else content
+
+
+def is_path(obj: Any) -> bool:
+    return isinstance(obj, (str, os.PathLike))
+
+
+def os_file(path: str | os.PathLike) -> pa.NativeFile:
+    """The file opened for arrow as a plain file (a ``.gz`` name is not decompressed: the bytes
+    are read as they are, like the careful pass reads them)."""
+    return pa.OSFile(os.fsdecode(os.fspath(path)))
+
+
+def utf8_bytes(text: str | None, data: bytes | None) -> bytes | None:
+    """The UTF-8 bytes of ``text`` (BOM dropped) when no bytes were given; None when the text
+    cannot be encoded (lone surrogates), which sends the caller to its careful pass."""
+    if data is None and text is not None:
+        try:
+            return strip_bom(text).encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return data
+
+
+def first_content_line(path: str | os.PathLike) -> str:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(65536)
+    except OSError as err:
+        raise read_error(path, err) from None
+    for raw in data.split(b"\n"):
+        line = raw.strip().lstrip(b"\xef\xbb\xbf")
+        if line and not line.startswith(b"//") and not line.startswith(b"#"):
+            return line.decode("utf-8", "replace")
+    return ""
