@@ -5,7 +5,7 @@ memory ``calibrate`` holds per query.
     python benchmarks/bench_costs.py --hash-mb 5,50 --calibrate-queries 100000,400000
     python benchmarks/bench_costs.py --skip-calibrate      # only the hashing
 
-* **hash**: ``metrics._hashes`` (the engine's 64-bit id hash) of one id of N MB next to 1,000
+* **hash**: ``engine.kernels.hashes`` (the engine's 64-bit id hash) of one id of N MB next to 1,000
   ordinary ids, timed in this process (best of 3), then ``evaluate()`` end to end on a judgment
   and a run whose doc id is that long. Before the fix, hashing walked every id 8 bytes per
   Python step: 65 s for 50 MB.
@@ -31,7 +31,7 @@ def bench_hash(mb: float) -> dict:
     import pyarrow as pa
 
     from retrieval_eval import evaluate
-    from retrieval_eval.metrics import _hashes
+    from retrieval_eval.engine.kernels import hashes as _hashes
 
     size = int(mb * 1_000_000)
     long_id = ("doc://" + "x" * size)[:size]

@@ -324,7 +324,7 @@ class Comparison:
         if kind == "per_query":
             PerQueryDeltaDisplay = viz("PerQueryDeltaDisplay")
 
-            metric = self._metric(metric)
+            metric = self.metric_column(metric)
             system = system or self.candidates[0]
             if system not in self.candidates:
                 raise ValueError(f"no candidate {system!r}; candidates: {', '.join(self.candidates)}")
@@ -336,7 +336,9 @@ class Comparison:
             return disp.plot(ax=ax, **kwargs)
         raise ValueError(f"kind must be 'forest' or 'per_query', got {kind!r}")
 
-    def _metric(self, metric: str | None) -> str:
+    def metric_column(self, metric: str | None) -> str:
+        """The compared metric ``metric`` names (``"recall"`` or ``"recall@10"``; None: the
+        first compared), as it appears in :attr:`table`; raises when it was not compared."""
         if metric is None:
             return self.metrics[0]
         if metric in self.metrics:

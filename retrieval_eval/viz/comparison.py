@@ -69,7 +69,7 @@ class ForestDisplay:
         """
         t = comparison.table
         if metric is not None:
-            t = t[t["metric"] == comparison._metric(metric)]
+            t = t[t["metric"] == comparison.metric_column(metric)]
         rows = t[["system", "metric", "delta", "ci_low", "ci_high", "significant"]].reset_index(drop=True)
         return cls(rows, comparison.baseline, comparison.describe(),
                    system_colors(comparison.systems))

@@ -15,6 +15,7 @@ import pandas as pd
 from ..model import ID
 from .draw import font_points, foreground, get_axes, legend_below, select_systems, system_color
 from .style import LOSS_COLOR, THIN_STRATUM, WIN_COLOR, clip_interval, is_bounded, system_colors
+from ..engine.measures.seed import parse_metric
 
 __all__ = ["MetricAtKDisplay", "PerQueryDeltaDisplay", "StratumDisplay", "t_interval"]
 
@@ -320,9 +321,7 @@ class MetricAtKDisplay:
         -------
         MetricAtKDisplay
         """
-        base = metric.split("@", 1)[0]
-        if base == "ndcg_linear":
-            base = "ndcg"
+        base = parse_metric(metric)[0]  # ndcg_linear@5 -> ndcg (the evaluation's gain names it)
         systems = select_systems(evaluation.systems, system)
         ks = list(evaluation.ks)
         names = [evaluation.metric(base, k) for k in ks]
@@ -336,7 +335,7 @@ class MetricAtKDisplay:
             "metric": pd.array(np.tile(np.asarray(names, dtype=object), len(systems)), dtype=ID),
             "value": table.to_numpy().ravel(),
         })
-        label = names[0].split("@", 1)[0]
+        label = names[0].partition(f"@{ks[0]}")[0]
         return cls(values, label, system_colors(evaluation.systems))
 
     def plot(self, ax=None, **line_kwargs):
