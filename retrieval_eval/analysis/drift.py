@@ -35,6 +35,7 @@ import pandas as pd
 from ..io.absent import corpus_meaning, judgments_meaning
 from ..io import as_corpus, as_judgments
 from ..identity import text_sha
+from ..model import ID as _STRING
 from .drift_match import MERGED as _MERGED, ORPHANED as _ORPHANED, RE_ANCHORABLE as _RE_ANCHORABLE
 from .drift_match import SPLIT as _SPLIT, UNDECIDED as _UNDECIDED, VALID as _VALID
 from .drift_match import isin as _isin, match_substrings, match_text_sha
@@ -52,7 +53,6 @@ __all__ = [
 #: The five statuses, in the order the summary lists them.
 DRIFT_STATUSES = ("VALID", "RE_ANCHORABLE", "MERGED", "SPLIT", "ORPHANED")
 
-from ..model import ID as _STRING
 _FINDING_COLUMNS = (
     "query_id",
     "doc_uri",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import arrays
 from ..engine import metrics as engine
 
 #: Rows kept per ranking: what the rank-based-score check reads (ranks 1-10).
@@ -71,11 +72,9 @@ def _first_keys(block: pd.DataFrame, keys: np.ndarray) -> np.ndarray:
     only those boundaries are grouped (a ranking in several pieces takes its first piece's key).
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    s, q = pa.array(block["system"].array), pa.array(block["query_id"].array)
-    change = pc.fill_null(pc.or_(pc.not_equal(s[1:], s[:-1]), pc.not_equal(q[1:], q[:-1])), True)
-    starts = np.flatnonzero(np.r_[True, np.asarray(change, dtype=bool)])
+    starts, _ = arrays.block_starts(arrays.arrow(block["system"]), arrays.arrow(block["query_id"]),
+                                    pa.array(block["rank"].to_numpy(dtype=np.int64)), strict=False)
     pieces = pd.DataFrame({"system": block["system"].array.take(starts),
                            "query_id": block["query_id"].array.take(starts),
                            "first": keys[starts]})

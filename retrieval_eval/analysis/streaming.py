@@ -166,7 +166,8 @@ def _blocks(run, chunk_rows: int, system: str | None = None,
             order: str = "rank") -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
     """:func:`run_blocks`, each block with its rows' places in the run (their keys)."""
     from ..io import as_run
-    from ..io.text import first_content_line as _first_content_line, is_path as _is_path
+    from ..io.detect import jsonish
+    from ..io.text import is_path as _is_path
 
     if not isinstance(chunk_rows, (int, np.integer)) or isinstance(chunk_rows, bool) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
@@ -175,7 +176,7 @@ def _blocks(run, chunk_rows: int, system: str | None = None,
         return
     if is_parquet(run):
         blocks = parquet_blocks(run, int(chunk_rows), system)
-    elif _first_content_line(run).startswith("{"):
+    elif jsonish(run, None):  # the io layer's one rule: JSON by name or first character
         blocks = _jsonl_blocks(run, int(chunk_rows), system)
     else:
         blocks = _trec_blocks(run, int(chunk_rows), system, order)
