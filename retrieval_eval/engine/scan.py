@@ -134,7 +134,8 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
              # long: the step (below) closes over the scan's read-only state (rankings, labels
              # by query, costs): two threads run steps with nothing copied or passed.
              queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
-             threshold: int = 1, sums=None, found: tuple[np.ndarray, bool] | None = None) -> Scan:
+             threshold: int = 1, sums=None, found: tuple[np.ndarray, bool] | None = None,
+             ranked: Rankings | None = None) -> Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
     This is where the run's own order, the first-occurrence rule for a repeated key and the
@@ -153,10 +154,13 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
     which are relevant), ranks their grades into the ideal rankings, and hands its labelled
     entries and ideal rankings to ``sums`` (see :func:`metric_sums`): a step's rows are
     reduced to per-ranking sums while they are small.
+
+    ``ranked``: the run's rankings when the caller ordered them another way (the measure
+    catalogue's trec_eval order); else :func:`rankings` finds them.
     """
     import pyarrow as pa
 
-    rk = rankings(run, queries, found)
+    rk = rankings(run, queries, found) if ranked is None else ranked
     doc_arr = _arrow(run["doc_id"])
     graded = judgments is not None
     if graded:

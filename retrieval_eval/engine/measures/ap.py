@@ -48,18 +48,18 @@ MIN_GEO_MEAN = 1e-5
 
 def _precisions(a, level: int):
     """The relevant entries, their ordinal among the relevant ones, and their precision."""
-    rel = a.e_rel >= level
-    cum = a.seg_cumsum(rel.astype(np.int64))
+    rel = a.l_rel >= level
+    cum = a.l_cumsum(rel.astype(np.int64))  # unlabelled entries are not relevant: add 0
     idx = np.flatnonzero(rel)
-    return idx, cum[idx], cum[idx] / (a.e_pos[idx] + 1.0)
+    return idx, cum[idx], cum[idx] / (a.l_pos[idx] + 1.0)
 
 
 def _iprec(a, level: int, xs) -> np.ndarray:
     """Interpolated precision at each recall level of ``xs``: (n rankings, len(xs))."""
     idx, ordinal, prec = _precisions(a, level)
     R = a.num_rel(level)
-    relret = np.bincount(a.e_rk[idx], minlength=a.n)
-    rk = a.e_rk[idx]
+    rk = a.l_rk[idx]
+    relret = np.bincount(rk, minlength=a.n)
     out = np.zeros((a.n, len(xs)))
     for c, x in enumerate(xs):
         cut = np.floor(x * R + 0.9).astype(np.int64)  # trec_eval 9.0.8: (long) (x R + 0.9)
@@ -76,15 +76,15 @@ def compute(measure, a, level: int) -> np.ndarray:
     if f in ("map", "gm_map", "map_cut"):
         idx, _, prec = _precisions(a, level)
         if f == "map_cut":
-            keep = a.e_pos[idx] < int(measure.param)
+            keep = a.l_pos[idx] < int(measure.param)
             idx, prec = idx[keep], prec[keep]
-        total = np.bincount(a.e_rk[idx], weights=prec, minlength=a.n)
+        total = np.bincount(a.l_rk[idx], weights=prec, minlength=a.n)
         ap = np.where(R > 0, total / np.maximum(R, 1), 0.0)
         return np.log(np.maximum(ap, MIN_GEO_MEAN)) if f == "gm_map" else ap
     if f in ("Rprec", "Rprec_mult"):
         cut = R if f == "Rprec" else np.floor(float(measure.param) * R + 0.9).astype(np.int64)
-        rel = a.e_rel >= level
-        hits = a.seg_sum(mask=rel & (a.e_pos < cut[a.e_rk])).astype(float)
+        rel = a.l_rel >= level
+        hits = a.l_sum(mask=rel & (a.l_pos < cut[a.l_rk])).astype(float)
         return np.where(cut > 0, hits / np.maximum(cut, 1), 0.0)
     if f == "iprec_at_recall":
         return _iprec(a, level, [float(measure.param)])[:, 0]

@@ -40,11 +40,11 @@ INFAP_EPSILON = 0.00001
 def compute(measure, a, level: int) -> np.ndarray:
     f = measure.family
     R = a.num_rel(level).astype(float)
-    rel = a.e_rel >= level
-    nonrel = (a.e_rel >= 0) & (a.e_rel < level)
+    rel = a.l_rel >= level
+    nonrel = (a.l_rel >= 0) & (a.l_rel < level)
     idx = np.flatnonzero(rel)
-    n_before = a.seg_cumsum(nonrel.astype(np.int64))[idx]  # the entry itself is relevant
-    rk = a.e_rk[idx]
+    n_before = a.l_cumsum(nonrel.astype(np.int64))[idx]  # the entry itself is relevant
+    rk = a.l_rk[idx]
     if f in ("bpref", "gm_bpref"):
         N = a.num_nonrel(level).astype(float)
         denom = np.minimum(N, R)[rk]
@@ -54,9 +54,9 @@ def compute(measure, a, level: int) -> np.ndarray:
         value = np.where(R > 0, total / np.where(R > 0, R, 1.0), total)
         return np.log(np.maximum(value, MIN_GEO_MEAN)) if f == "gm_bpref" else value
     if f == "infAP":
-        r = a.seg_cumsum(rel.astype(np.int64))[idx].astype(float)
-        u = a.seg_cumsum((a.e_rel == UNJUDGED).astype(np.int64))[idx].astype(float)
-        j = a.e_pos[idx].astype(float)
+        r = a.l_cumsum(rel.astype(np.int64))[idx].astype(float)
+        u = a.l_cumsum((a.l_rel == UNJUDGED).astype(np.int64))[idx].astype(float)
+        j = a.l_pos[idx].astype(float)
         n = n_before.astype(float)
         safe_j = np.where(j > 0, j, 1.0)
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r - 1 + n + u) / safe_j) * \

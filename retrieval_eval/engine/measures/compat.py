@@ -54,17 +54,17 @@ def compute(measure, a, level: int) -> np.ndarray:
     F = np.r_[0.0, np.cumsum(p ** i / (i + 1.0))]  # F[x] = sum_{i<x} p**i / (i + 1)
     norm = np.r_[0.0, np.cumsum(p ** i)]  # sum_{i<x} p**i
     # Each relevant retrieved document enters the overlap from max(its rank, its ideal rank).
-    rel = np.flatnonzero(a.e_rel > 0)
-    rk, grade = a.e_rk[rel], a.e_rel[rel]
+    rel = np.flatnonzero(a.l_rel > 0)
+    rk, grade = a.l_rk[rel], a.l_rel[rel]
     better = np.cumsum(a.q_levels[:, ::-1], axis=1)[:, ::-1]  # [q, g]: labels with grade >= g
     above = np.where(grade + 1 < ng, better[a.r_query[rk], np.minimum(grade + 1, ng - 1)], 0)
-    order = np.lexsort((a.e_pos[rel], grade, rk))  # entries are in rank order already
+    order = np.lexsort((a.l_pos[rel], grade, rk))  # entries are in rank order already
     key = rk[order] * ng + grade[order]
     first = np.r_[True, key[1:] != key[:-1]]
     run_start = np.flatnonzero(first)
     same = np.empty(len(rel), dtype=np.int64)
     same[order] = np.arange(len(rel)) - np.repeat(run_start, np.diff(np.r_[run_start, len(rel)]))
-    enter = np.maximum(a.e_pos[rel], above + same)
+    enter = np.maximum(a.l_pos[rel], above + same)
     score = np.bincount(rk, weights=F[D[rk]] - F[enter], minlength=a.n)
     if normalize:
         best = norm[L] + L * (F[D] - F[L])

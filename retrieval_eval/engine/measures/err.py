@@ -39,9 +39,9 @@ def parse(text: str, parse_measure=None):
 
 def compute(measure, a, level: int) -> np.ndarray:
     k = int(measure.param)
-    g = np.clip(a.e_rel, 0, MAX_GRADE).astype(float)
+    g = np.clip(a.l_rel, 0, MAX_GRADE).astype(float)  # an unlabelled entry: r = 0, stay = 0
     r = (np.exp2(g) - 1.0) / 2.0 ** MAX_GRADE
     stay = np.log1p(-r)
-    before = a.seg_cumsum(stay) - stay  # log prod_{j<i} (1 - r_j)
-    term = r / (a.e_pos + 1.0) * np.exp(before)
-    return a.seg_sum(weights=term, mask=a.e_pos < k)
+    before = a.l_cumsum(stay) - stay  # log prod_{j<i} (1 - r_j)
+    term = r / (a.l_pos + 1.0) * np.exp(before)
+    return a.l_sum(weights=term, mask=a.l_pos < k)

@@ -30,38 +30,46 @@ FAMILIES = (
 )
 
 
-def ideal_at_entries(a) -> np.ndarray:
-    """Per entry: the ideal gain (grade) at its rank for its query, 0 past the ideal list."""
+def ideal_cost(a, idx: np.ndarray) -> np.ndarray:
+    """For the labelled entries ``idx``: the sum, over ranks up to theirs, of max(ideal gain at
+    that rank, 1) (trec_eval's G cost; the ideal gain is 0 past the ideal list).
+
+    That is rank + 1 plus the prefix sum of max(ideal gain - 1, 0) over the ideal list, taken
+    at the entry's rank or at the list's end: no per-rank array is made.
+    """
     iq, ipos, igrade = a.ideal()
     n_ideal = np.bincount(iq, minlength=len(a.queries))
     start = np.cumsum(n_ideal) - n_ideal
-    q = a.r_query[a.e_rk]
-    inside = a.e_pos < n_ideal[q]
-    out = np.zeros(len(a.e_rk))
-    out[inside] = igrade[(start[q] + a.e_pos)[inside]]
-    return out
+    excess = np.cumsum(np.maximum(igrade - 1, 0).astype(float))
+    excess = excess - np.r_[0.0, excess][start][iq]  # prefix sums within each query
+    q = a.r_query[a.l_rk[idx]]
+    pos = a.l_pos[idx]
+    L = n_ideal[q]
+    upto = np.zeros(len(idx))
+    has = L > 0
+    upto[has] = excess[start[q[has]] + np.minimum(pos[has], L[has] - 1)]
+    return pos + 1.0 + upto
 
 
 def compute(measure, a, level: int) -> np.ndarray:
     f = measure.family
     if f == "utility":
-        relret = a.seg_sum(mask=a.e_rel >= level).astype(float)
+        relret = a.l_sum(mask=a.l_rel >= level).astype(float)
         return relret - (a.r_ret - relret)
     if f == "binG":
-        rel = a.e_rel >= level
-        r = a.seg_cumsum(rel.astype(np.int64))
+        rel = a.l_rel >= level
+        r = a.l_cumsum(rel.astype(np.int64))
         idx = np.flatnonzero(rel)
-        term = 1.0 / np.log2(3.0 + a.e_pos[idx] - r[idx])
-        total = np.bincount(a.e_rk[idx], weights=term, minlength=a.n)
+        term = 1.0 / np.log2(3.0 + a.l_pos[idx] - r[idx])
+        total = np.bincount(a.l_rk[idx], weights=term, minlength=a.n)
         R = a.num_rel(level)
         return np.where(R > 0, total / np.maximum(R, 1), 0.0)
     if f == "G":
-        gain = np.where(a.e_rel > 0, a.e_rel, 0).astype(float)
-        cost = a.seg_cumsum(np.maximum(ideal_at_entries(a), 1.0))
-        got = a.seg_cumsum(gain)
-        pos = gain != 0
-        term = gain[pos] / np.log2(2.0 + cost[pos] - got[pos])
-        total = np.bincount(a.e_rk[pos], weights=term, minlength=a.n)
+        gain = np.where(a.l_rel > 0, a.l_rel, 0).astype(float)
+        got = a.l_cumsum(gain)
+        pos = np.flatnonzero(gain != 0)
+        term = gain[pos] / np.log2(2.0 + ideal_cost(a, pos) - got[pos])
+        total = np.bincount(a.l_rk[pos], weights=term, minlength=a.n)
         iq, _, igrade = a.ideal()
         ideal = np.bincount(iq, weights=igrade.astype(float), minlength=len(a.queries))[a.r_query]
         return np.where(ideal > 0, total / np.where(ideal > 0, ideal, 1.0), 0.0)

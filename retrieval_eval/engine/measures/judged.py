@@ -23,6 +23,6 @@ FAMILIES = (
 
 def compute(measure, a, level: int) -> np.ndarray:
     k = int(measure.param)
-    judged = a.seg_sum(mask=(a.e_rel != -1) & (a.e_pos < k)).astype(float)
+    judged = a.l_sum(mask=a.l_pos < k).astype(float)  # a labelled entry, of any grade
     shown = np.minimum(a.r_ret, k).astype(float)
     return np.where(shown > 0, judged / np.where(shown > 0, shown, 1.0), 0.0)

@@ -48,9 +48,10 @@ def _gain(grade: np.ndarray, exponential: bool) -> np.ndarray:
 
 
 def _cumulative(a):
-    """Per entry: its ranking's DCG up to it (linear gain); per ideal entry: the same."""
-    gain = _gain(a.e_rel, False)
-    dcg = a.seg_cumsum(gain / np.log2(a.e_pos + 2.0))
+    """Per labelled entry: its ranking's DCG up to it (linear gain); per ideal entry: the same.
+    Unlabelled entries gain 0, so the sums over labelled entries are the sums over all."""
+    gain = _gain(a.l_rel, False)
+    dcg = a.l_cumsum(gain / np.log2(a.l_pos + 2.0))
     iq, ipos, igrade = a.ideal()
     keep = igrade > 0
     iq, ipos, igrade = iq[keep], ipos[keep], igrade[keep]
@@ -68,16 +69,22 @@ def _at(values, starts, offset, valid):
     return out
 
 
+def _dcg_upto(a, gain: np.ndarray, upto: np.ndarray) -> np.ndarray:
+    """Per ranking: the DCG of its first ``upto`` entries (``upto`` per ranking)."""
+    top = a.l_pos < upto[a.l_rk]
+    return np.bincount(a.l_rk[top], weights=(gain / np.log2(a.l_pos + 2.0))[top], minlength=a.n)
+
+
 def _ndcg_rel(a) -> np.ndarray:
     gain, dcg, icum, L, start, _ = _cumulative(a)
     Lr = L[a.r_query]
-    full_dcg = _at(dcg, a.r_start, a.r_ret - 1, a.r_ret > 0)
+    full_dcg = np.bincount(a.l_rk, weights=gain / np.log2(a.l_pos + 2.0), minlength=a.n)
     ideal_total = _at(icum, start[a.r_query], Lr - 1, Lr > 0)
     pos = np.flatnonzero(gain > 0)  # a positive gain: its query's ideal list is not empty
-    q = a.r_query[a.e_rk[pos]]
-    ideal_here = icum[start[q] + np.minimum(a.e_pos[pos], L[q] - 1)]
-    total = np.bincount(a.e_rk[pos], weights=dcg[pos] / ideal_here, minlength=a.n)
-    relret = np.bincount(a.e_rk[pos], minlength=a.n)
+    q = a.r_query[a.l_rk[pos]]
+    ideal_here = icum[start[q] + np.minimum(a.l_pos[pos], L[q] - 1)]
+    total = np.bincount(a.l_rk[pos], weights=dcg[pos] / ideal_here, minlength=a.n)
+    relret = np.bincount(a.l_rk[pos], minlength=a.n)
     safe = np.where(ideal_total > 0, ideal_total, 1.0)
     total = total + np.where(Lr > 0, (Lr - relret) * full_dcg / safe, 0.0)
     return np.where((total > 0) & (Lr > 0), total / np.maximum(Lr, 1), 0.0)
@@ -93,17 +100,17 @@ def _rndcg(a, level: int) -> np.ndarray:
     total = np.zeros(a.n)
     count = np.zeros(a.n)
     for t in range(int(per_q.max()) if len(per_q) else 0):  # at most one per grade level
-        has = per_q[a.r_query] > t
-        rk = np.flatnonzero(has)
+        rk = np.flatnonzero(per_q[a.r_query] > t)
         b = b_at[b_start[a.r_query[rk]] + t]
-        upto = np.minimum(b, a.r_ret[rk])
-        d = _at(dcg, a.r_start[rk], upto - 1, upto > 0)
+        upto = np.zeros(a.n, dtype=np.int64)
+        upto[rk] = np.minimum(b, a.r_ret[rk])
+        d = _dcg_upto(a, gain, upto)[rk]
         ideal = icum[start[a.r_query[rk]] + b - 1]
         total[rk] += d / ideal
         count[rk] += 1
     Lr = L[a.r_query]
     extra = (a.r_ret >= Lr + 2) & (Lr > 0)
-    full_dcg = _at(dcg, a.r_start, a.r_ret - 1, a.r_ret > 0)
+    full_dcg = np.bincount(a.l_rk, weights=gain / np.log2(a.l_pos + 2.0), minlength=a.n)
     ideal_total = _at(icum, start[a.r_query], Lr - 1, Lr > 0)
     total = total + np.where(extra, full_dcg / np.where(ideal_total > 0, ideal_total, 1.0), 0.0)
     count = count + extra
@@ -119,10 +126,10 @@ def compute(measure, a, level: int) -> np.ndarray:
         return _rndcg(a, level)
     exponential = measure.spec.gain == "exponential"
     k = None if f == "ndcg" else int(measure.param)
-    pos = a.e_pos.astype(float)
-    gain = _gain(a.e_rel, exponential)
-    keep = gain > 0 if k is None else (gain > 0) & (a.e_pos < k)
-    dcg = np.bincount(a.e_rk[keep], weights=gain[keep] / np.log2(pos[keep] + 2.0), minlength=a.n)
+    pos = a.l_pos.astype(float)
+    gain = _gain(a.l_rel, exponential)
+    keep = gain > 0 if k is None else (gain > 0) & (a.l_pos < k)
+    dcg = np.bincount(a.l_rk[keep], weights=gain[keep] / np.log2(pos[keep] + 2.0), minlength=a.n)
     iq, ipos, igrade = a.ideal()
     igain = _gain(igrade, exponential)
     ikeep = igain > 0 if k is None else (igain > 0) & (ipos < k)

@@ -34,11 +34,12 @@ FAMILIES = (
 
 def first_relevant(a, level: int) -> np.ndarray:
     """Per ranking: the 0-based rank of its first relevant entry, inf without one."""
-    idx = np.flatnonzero(a.e_rel >= level)
+    idx = np.flatnonzero(a.l_rel >= level)
     first = np.full(a.n, np.inf)
     if len(idx):
-        rk, at = np.unique(a.e_rk[idx], return_index=True)  # entries are in rank order
-        first[rk] = a.e_pos[idx[at]]
+        rk = a.l_rk[idx]
+        head = np.r_[True, rk[1:] != rk[:-1]]  # entries are in (ranking, rank) order
+        first[rk[head]] = a.l_pos[idx[head]]
     return first
 
 
@@ -48,7 +49,7 @@ def compute(measure, a, level: int) -> np.ndarray:
         first = first_relevant(a, level)
         return np.where(np.isfinite(first), 1.0 / (first + 1.0), 0.0)
     k = int(measure.param)
-    hits = a.seg_sum(mask=(a.e_rel >= level) & (a.e_pos < k)).astype(float)
+    hits = a.l_sum(mask=(a.l_rel >= level) & (a.l_pos < k)).astype(float)
     R = a.num_rel(level)
     if f == "P":
         return hits / k

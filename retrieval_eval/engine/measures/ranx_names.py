@@ -44,12 +44,12 @@ def parse(text: str, parse_measure=None):
 
 def compute(measure, a, level: int) -> np.ndarray:
     k = int(measure.param)
-    top = a.e_pos < k
+    top = a.l_pos < k  # unlabelled entries gain 0 and are not relevant
     if measure.family == "f1":
-        hits = a.seg_sum(mask=top & (a.e_rel >= level)).astype(float)
+        hits = a.l_sum(mask=top & (a.l_rel >= level)).astype(float)
         R = a.num_rel(level).astype(float)
         total = k + R  # 2 P R / (P + R) = 2 hits / (k + R)
         return np.where(hits > 0, 2.0 * hits / np.where(total > 0, total, 1.0), 0.0)
-    g = np.where(a.e_rel > 0, a.e_rel, 0).astype(float)
+    g = np.where(a.l_rel > 0, a.l_rel, 0).astype(float)
     gain = g if measure.family == "dcg" else np.exp2(g) - 1.0
-    return a.seg_sum(weights=gain / np.log2(a.e_pos + 2.0), mask=top)
+    return a.l_sum(weights=gain / np.log2(a.l_pos + 2.0), mask=top)

@@ -20,7 +20,6 @@ import numpy as np
 
 from .calls import fmt, number, split_call
 from .declare import Family, Measure
-from .scan import NONPOOL
 
 FAMILIES = (
     Family("RBP", "rbp", None, style="at", verified="ranx 0.3 (graded); ir_measures 0.4 "
@@ -53,9 +52,11 @@ def parse(text: str, parse_measure=None):
 
 def compute(measure, a, level: int) -> np.ndarray:
     p = float(measure.param)
-    weight = (1.0 - p) * p ** a.e_pos.astype(float)
+    weight = (1.0 - p) * p ** a.l_pos.astype(float)
     if measure.family == "RBP":
-        gain = np.where(a.e_rel >= level, a.e_rel, 0) if measure.rel is None else 1
-        return a.seg_sum(weights=weight * gain, mask=a.e_rel >= level)
-    unknown = a.seg_sum(weights=weight, mask=a.e_rel == NONPOOL)
-    return unknown + p ** a.r_ret.astype(float)
+        gain = np.where(a.l_rel >= level, a.l_rel, 0) if measure.rel is None else 1
+        return a.l_sum(weights=weight * gain, mask=a.l_rel >= level)
+    # The unlabelled entries' weight: all of the ranking's, 1 - p**n, less the labelled ones'.
+    ret = a.r_ret.astype(float)
+    unknown = (1.0 - p ** ret) - a.l_sum(weights=weight)
+    return unknown + p ** ret

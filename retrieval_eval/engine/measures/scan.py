@@ -17,22 +17,28 @@ The catalogue follows trec_eval's semantics, and they are applied here, once:
   queries of the qrels that the run answers); with ``complete`` (trec_eval ``-c``), every
   labelled query of every system is, an unanswered one as an empty ranking.
 
-Nothing here loops over queries: rankings are segments of flat arrays in (ranking, position)
-order, and the measures reduce them with ``np.bincount`` / cumulative sums.
+Nothing here loops over queries. The scan keeps only the **labelled** entries of each ranking
+(``l_rk``, ``l_pos``, ``l_rel``: a retrieved document with a label, of any grade), with each
+ranking's length ``r_ret``: an unlabelled entry is NONPOOL, and every measure of trec_eval reads
+the labelled entries and the lengths only (10M retrieved rows carry a few hundred thousand
+labels). The flat per-entry arrays of every entry (``e_rk``, ``e_pos``, ``e_rel``) are made
+from them on first use, for the measures that weigh every rank (ERR, RBP, the C/W/L family).
+Measures reduce the arrays with ``np.bincount`` / cumulative sums.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from ...arrays import arrow, codes, take, whole
+from ...arrays import arrow, codes, take
 from ...model import ID
-from ..kernels import find, lookup
+from ..kernels import ranges
 from ..labels import judged
-from ..scan import scan_run
+from ..scan import Rankings, rankings, scan_run
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -43,28 +49,55 @@ class Arrays:
     """A run and its labels as flat arrays (see the module docstring for the rules).
 
     Per ranking ``r`` (a (system, query) pair that is evaluated): ``r_system``, ``r_query``
-    (codes into ``systems`` / ``queries``), ``r_start`` (its first entry) and ``r_ret``
-    (entries, after duplicates and ``max_ret``). Per entry, in (ranking, rank) order:
-    ``e_rk`` (its ranking) ``e_pos`` (0-based rank) and ``e_rel`` (grade, or NONPOOL /
-    UNJUDGED). Per query: ``q_levels`` (``[query, grade]`` counts of labels with grade >= 0,
-    trec_eval's ``rel_levels``).
+    (codes into ``systems`` / ``queries``) and ``r_ret`` (entries, after duplicates and
+    ``max_ret``). Per labelled entry, in (ranking, rank) order: ``l_rk`` (its ranking),
+    ``l_pos`` (0-based rank) and ``l_rel`` (grade, or UNJUDGED for a negative one). Per query:
+    ``q_levels`` (``[query, grade]`` counts of labels with grade >= 0, trec_eval's
+    ``rel_levels``). Every entry (``e_rk``, ``e_pos``, ``e_rel``, NONPOOL without a label) is
+    made on first use.
     """
 
     systems: pd.Index
     queries: pd.Index
     r_system: np.ndarray
     r_query: np.ndarray
-    r_start: np.ndarray
     r_ret: np.ndarray
-    e_rk: np.ndarray
-    e_pos: np.ndarray
-    e_rel: np.ndarray
+    l_rk: np.ndarray
+    l_pos: np.ndarray
+    l_rel: np.ndarray
     q_levels: np.ndarray  # (n_queries, max_grade + 1) int64
     duplicates: np.ndarray  # per ranking: the run repeated a doc id in it
 
     @property
     def n(self) -> int:
         return len(self.r_query)
+
+    @cached_property
+    def r_start(self) -> np.ndarray:
+        """Per ranking: the index of its first entry among every entry."""
+        return (np.cumsum(self.r_ret) - self.r_ret).astype(np.int64)
+
+    @cached_property
+    def l_start(self) -> np.ndarray:
+        """Per ranking: the index of its first labelled entry."""
+        count = np.bincount(self.l_rk, minlength=self.n)
+        return (np.cumsum(count) - count).astype(np.int64)
+
+    # ---- every entry, made on first use ---------------------------------------------------
+
+    @cached_property
+    def e_rk(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n, dtype=np.int64), self.r_ret)
+
+    @cached_property
+    def e_pos(self) -> np.ndarray:
+        return ranges(np.zeros(self.n, dtype=np.int64), self.r_ret)
+
+    @cached_property
+    def e_rel(self) -> np.ndarray:
+        out = np.full(int(self.r_ret.sum()), NONPOOL, dtype=np.int64)
+        out[self.r_start[self.l_rk] + self.l_pos] = self.l_rel
+        return out
 
     # ---- reductions shared by the families ----------------------------------------------
 
@@ -77,6 +110,21 @@ class Arrays:
     def num_nonrel(self, level: int) -> np.ndarray:
         """Per ranking: labels of its query with 0 <= grade < level."""
         return self.q_levels[:, :level].sum(axis=1)[self.r_query]
+
+    def l_sum(self, weights=None, mask=None) -> np.ndarray:
+        """Per ranking: the number (or sum of ``weights``) of its labelled entries in ``mask``."""
+        rk = self.l_rk if mask is None else self.l_rk[mask]
+        if weights is None:
+            return np.bincount(rk, minlength=self.n)
+        w = np.broadcast_to(np.asarray(weights, dtype=float), self.l_rk.shape)
+        return np.bincount(rk, weights=w if mask is None else w[mask], minlength=self.n)
+
+    def l_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Per labelled entry: the sum of ``values`` over its ranking's labelled entries up to
+        and including it (equal to the sum over every entry when unlabelled ones add 0)."""
+        c = np.cumsum(values)
+        before = np.r_[0, c][self.l_start]
+        return c - before[self.l_rk]
 
     def seg_sum(self, weights=None, mask=None) -> np.ndarray:
         """Per ranking: the number (or sum of ``weights``) of its entries in ``mask``."""
@@ -107,37 +155,66 @@ class Arrays:
         return q, pos, g
 
 
-def _trec_order(run: pd.DataFrame) -> pd.DataFrame:
-    """The run re-ranked trec_eval's way: score descending, then doc id descending.
+def trec_rankings(run: pd.DataFrame, queries: pd.Index) -> Rankings:
+    """The rankings of ``run`` in trec_eval's order: score descending, then doc id descending.
 
-    A (system, query) ranking with any missing score keeps its own rank order.
+    A (system, query) ranking with any missing score keeps its own rank order. Runs are
+    nearly always written in score order already, so the order is checked first, neighbour
+    by neighbour: only the rankings whose scores go up somewhere are sorted whole, and in the
+    others only the runs of tied scores whose doc ids are not descending. Doc ids are
+    compared as arrow strings (byte order), and only where scores tie.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    rk = rankings(run, queries)
     n = len(run)
-    if n == 0:
-        return run
-    s_codes, _ = codes(arrow(run["system"]))
-    q_codes, qs = codes(arrow(run["query_id"]))
-    group = s_codes.astype(np.int64) * max(len(qs), 1) + q_codes
+    if n < 2:
+        return rk
+    perm = rk.order
     score = run["score"].to_numpy(dtype=np.float64, na_value=np.nan)
-    rank = run["rank"].to_numpy(dtype=np.int64)
-    nan = np.isnan(score)
+    s = score if perm is None else score[perm]
+    block = np.repeat(np.arange(len(rk.starts), dtype=np.int64), rk.lengths)
+    inside = block[1:] == block[:-1]  # neighbours in one ranking
+    nan = np.isnan(s)
+    skip = np.zeros(len(rk.starts), dtype=bool)
     if nan.any():
-        gcode, ginv = np.unique(group, return_inverse=True)
-        unscored = np.bincount(ginv, weights=nan, minlength=len(gcode)) > 0
-        score = np.where(unscored[ginv], -rank.astype(np.float64), score)
-    doc = whole(arrow(run["doc_id"]))
-    table = pa.table({"g": pa.array(group), "s": pa.array(score), "d": doc})
-    perm = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("s", "descending"),
-                                             ("d", "descending")]).to_numpy(zero_copy_only=False)
-    g = group[perm]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    counts = np.diff(np.r_[starts, n])
-    out = run.iloc[perm].reset_index(drop=True)
-    out["rank"] = (np.arange(n) - np.repeat(starts, counts) + 1).astype(np.int64)
-    return out
+        skip[block[nan]] = True  # a missing score: the ranking keeps its rank order
+    up = np.flatnonzero(inside & (s[1:] > s[:-1]))
+    whole_block = np.zeros(len(rk.starts), dtype=bool)
+    whole_block[block[up]] = True
+    whole_block &= ~skip
+    tie = np.flatnonzero(inside & (s[1:] == s[:-1]) & ~whole_block[block[1:]] & ~skip[block[1:]])
+    rows = np.zeros(n, dtype=bool)  # the rows whose order is redone
+    # The segment a redone row is sorted within (its ranking, or its run of tied scores),
+    # named by its first row: segments follow one another, so sorted they stay in place.
+    seg = rk.starts[block]
+    if len(tie):
+        doc = arrow(run["doc_id"])
+        src = tie if perm is None else perm[tie]
+        src_next = tie + 1 if perm is None else perm[tie + 1]
+        wrong = pc.less(take(doc, src), take(doc, src_next)).to_numpy(zero_copy_only=False)
+        if wrong.any():
+            # Runs of equal scores in a ranking: a new run where the score or ranking changes.
+            new_run = np.r_[True, ~(inside & (s[1:] == s[:-1]))]
+            run_id = np.cumsum(new_run) - 1
+            bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
+            bad[run_id[tie[wrong]]] = True
+            rows |= bad[run_id]
+            seg = np.where(rows, np.flatnonzero(new_run)[run_id], seg)
+    rows |= whole_block[block]
+    if not rows.any():
+        return rk
+    at = np.flatnonzero(rows)
+    src = at if perm is None else perm[at]
+    table = pa.table({"g": pa.array(seg[at]), "s": pa.array(s[at]),
+                      "d": take(arrow(run["doc_id"]), src)})
+    order = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("s", "descending"),
+                                              ("d", "descending")]).to_numpy(zero_copy_only=False)
+    new = np.arange(n, dtype=np.int64) if perm is None else perm.copy()
+    new[at] = src[order]
+    return Rankings(starts=rk.starts, lengths=rk.lengths, system=rk.system, query=rk.query,
+                    order=new, systems=rk.systems, queries=rk.queries)
 
 
 def _levels(j) -> np.ndarray:
@@ -150,25 +227,17 @@ def _levels(j) -> np.ndarray:
     return q_levels
 
 
-def _label_join(j, ordered: pd.DataFrame, src: np.ndarray, e_query: np.ndarray) -> np.ndarray:
-    """Per entry (row ``src`` of ``ordered``, of query code ``e_query``): its grade, NONPOOL
-    without a label, UNJUDGED for a negative one. The join is on (query code, key code)."""
-    e_rel = np.full(len(src), NONPOOL, dtype=np.int64)
-    if len(src) and len(j.rows):
-        docs = take(arrow(ordered["doc_id"]), src)
-        k_code = lookup(docs, j.keys)
-        nk = max(len(j.keys), 1)
-        pairs = j.query.astype(np.int64) * nk + j.key
-        e_pair = e_query * nk + k_code
-        at = find(pairs, np.where(k_code >= 0, e_pair, -1))
-        found = (at >= 0) & (k_code >= 0)
-        g = j.grade[at[found]]
-        e_rel[found] = np.where(g >= 0, g, UNJUDGED)
-    return e_rel
+def _labelled(found, n_blocks, ideal, n_units) -> dict[str, np.ndarray]:
+    """The scan's ``sums`` hook: a step's labelled entries, kept as they are (with the step's
+    number of rankings and entries, to place them among every step's)."""
+    local, position, grade = found
+    return {"l_local": local, "l_pos": position, "l_grade": grade,
+            "l_blocks": np.array([n_blocks]), "l_count": np.array([len(local)])}
 
 
 def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
          complete: bool = False, order: str = "trec", depth: int | None = None) -> Arrays:
+    # long: one pass, read top to bottom: rankings, the engine's scan, then the arrays' order.
     """The per-ranking arrays of ``run`` against ``judgments`` (frames of the data model).
 
     ``max_ret``: trec_eval's ``-M``; ``complete``: trec_eval's ``-c`` (every labelled query
@@ -185,32 +254,30 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
     queries = j.queries
     nq = len(queries)
     q_levels = _levels(j)
-
-    ordered = _trec_order(run) if order == "trec" else run
-    if len(ordered):
+    none = np.zeros(0, dtype=np.int64)
+    l_block = l_pos = l_grade = none
+    if len(run) and nq:
+        label_codes = codes(arrow(judgments["query_id"]))[0]
+        ranked = trec_rankings(run, queries) if order == "trec" else rankings(run, queries)
         reach = [int(d) for d in (max_ret, depth) if d is not None]
-        sc = scan_run(ordered, min(reach) if reach else None)
-        rk = sc.rankings
-        systems = rk.systems
-        b_sys = rk.system[sc.block]
-        b_query = lookup(rk.queries.take(rk.query[sc.block]), queries) if len(sc.block) \
-            else np.zeros(0, dtype=np.int64)
-        kept, dup = sc.block_kept, sc.block_dup
-        row_block, row_pos, row_src = sc.row_block, sc.row_position, sc.row_source
+        sc = scan_run(run, min(reach) if reach else None, judgments, queries, label_codes,
+                      sums=_labelled, ranked=ranked)
+        systems = ranked.systems
+        r_system = ranked.system[sc.block].astype(np.int64)
+        r_query = ranked.query[sc.block].astype(np.int64)
+        r_ret, r_dup = sc.block_kept.astype(np.int64), sc.block_dup.astype(bool)
+        got = sc.sums
+        if len(got.get("l_local", none)):
+            offset = np.cumsum(got["l_blocks"]) - got["l_blocks"]
+            l_block = got["l_local"] + np.repeat(offset, got["l_count"])
+            l_pos, l_grade = got["l_pos"].astype(np.int64), got["l_grade"]
     else:
-        systems = pd.Index(pd.unique(run["system"].astype(ID)), dtype=ID)
-        b_sys = b_query = kept = np.zeros(0, dtype=np.int64)
-        dup = np.zeros(0, dtype=bool)
-        row_block = row_pos = row_src = np.zeros(0, dtype=np.int64)
-    if len(row_block) and max_ret == 0:
-        row_block = row_pos = row_src = np.zeros(0, dtype=np.int64)
-    # The blocks evaluated: those of a labelled query.
-    evaluated = b_query >= 0
-    block_to_r = np.full(len(b_query), -1, dtype=np.int64)
-    r_system, r_query = b_sys[evaluated].astype(np.int64), b_query[evaluated].astype(np.int64)
-    r_ret = np.asarray(kept, dtype=np.int64)[evaluated]
-    r_dup = np.asarray(dup, dtype=bool)[evaluated]
-    block_to_r[evaluated] = np.arange(int(evaluated.sum()))
+        systems = rankings(run, queries).systems if len(run) else pd.Index([], dtype=ID)
+        r_system = r_query = r_ret = none
+        r_dup = np.zeros(0, dtype=bool)
+    if max_ret == 0:
+        r_ret = np.zeros_like(r_ret)
+        l_block = l_pos = l_grade = none
     if complete and len(systems):
         have = np.zeros((len(systems), nq), dtype=bool)
         have[r_system, r_query] = True
@@ -219,21 +286,15 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
         r_query = np.r_[r_query, miss_q].astype(np.int64)
         r_ret = np.r_[r_ret, np.zeros(len(miss_s), dtype=np.int64)]
         r_dup = np.r_[r_dup, np.zeros(len(miss_s), dtype=bool)]
-    # Rankings in (system, query label order); entries follow.
+    # Rankings in (system, query label order); labelled entries follow, in rank order.
     by = np.lexsort((r_query, r_system))
     new_of_old = np.empty(len(by), dtype=np.int64)
     new_of_old[by] = np.arange(len(by))
-    r_system, r_query, r_ret, r_dup = r_system[by], r_query[by], r_ret[by], r_dup[by]
-    r_start = np.r_[0, np.cumsum(r_ret)[:-1]].astype(np.int64) if len(r_ret) else np.zeros(0, np.int64)
-
-    e_old = block_to_r[row_block] if len(row_block) else np.zeros(0, dtype=np.int64)
-    keep = e_old >= 0
-    e_rk = new_of_old[e_old[keep]]
-    e_pos = row_pos[keep]
-    src = row_src[keep]
-    entry_order = np.lexsort((e_pos, e_rk))
-    e_rk, e_pos, src = e_rk[entry_order], e_pos[entry_order], src[entry_order]
-    e_rel = _label_join(j, ordered, src, r_query[e_rk])
-    return Arrays(systems=systems, queries=queries, r_system=r_system, r_query=r_query,
-                  r_start=r_start, r_ret=r_ret, e_rk=e_rk, e_pos=e_pos, e_rel=e_rel,
-                  q_levels=q_levels, duplicates=r_dup)
+    l_rk = new_of_old[l_block]
+    entry_order = np.lexsort((l_pos, l_rk))
+    l_rk, l_pos = l_rk[entry_order], l_pos[entry_order]
+    l_grade = np.asarray(l_grade, dtype=np.int64)[entry_order]
+    return Arrays(systems=systems, queries=queries, r_system=r_system[by], r_query=r_query[by],
+                  r_ret=r_ret[by], l_rk=l_rk, l_pos=l_pos,
+                  l_rel=np.where(l_grade >= 0, l_grade, UNJUDGED), q_levels=q_levels,
+                  duplicates=r_dup[by])

@@ -76,13 +76,12 @@ def _gain_map(text: str) -> tuple:
 
 def _judged_only(a):
     """``a`` without its unjudged entries, the ones below each moving up."""
-    keep = a.e_rel >= 0  # neither NONPOOL nor UNJUDGED (a negative grade), as trec_eval -J
-    e_rk = a.e_rk[keep]
-    r_ret = np.bincount(e_rk, minlength=a.n).astype(np.int64)
-    r_start = np.r_[0, np.cumsum(r_ret)[:-1]].astype(np.int64) if a.n else r_ret
-    e_pos = np.arange(len(e_rk), dtype=np.int64) - r_start[e_rk]
-    return dataclasses.replace(a, e_rk=e_rk, e_pos=e_pos, e_rel=a.e_rel[keep], r_ret=r_ret,
-                               r_start=r_start)
+    keep = a.l_rel >= 0  # neither NONPOOL nor UNJUDGED (a negative grade), as trec_eval -J
+    l_rk = a.l_rk[keep]
+    r_ret = np.bincount(l_rk, minlength=a.n).astype(np.int64)
+    start = np.cumsum(r_ret) - r_ret
+    l_pos = np.arange(len(l_rk), dtype=np.int64) - start[l_rk]  # every entry left is labelled
+    return dataclasses.replace(a, l_rk=l_rk, l_pos=l_pos, l_rel=a.l_rel[keep], r_ret=r_ret)
 
 
 def _mapped(a, table):
@@ -95,8 +94,8 @@ def _mapped(a, table):
     levels = np.zeros((a.q_levels.shape[0], int(lookup.max()) + 1 if ng else 1), dtype=np.int64)
     for g in range(ng):  # one column per grade, not per query
         levels[:, lookup[g]] += a.q_levels[:, g]
-    e_rel = np.where(a.e_rel >= 0, lookup[np.clip(a.e_rel, 0, ng - 1)], a.e_rel)
-    return dataclasses.replace(a, e_rel=e_rel, q_levels=levels)
+    l_rel = np.where(a.l_rel >= 0, lookup[np.clip(a.l_rel, 0, ng - 1)], a.l_rel)
+    return dataclasses.replace(a, l_rel=l_rel, q_levels=levels)
 
 
 def compute(measure, a, level: int) -> np.ndarray:
