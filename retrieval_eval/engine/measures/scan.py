@@ -47,7 +47,8 @@ class Arrays:
     (entries, after duplicates and ``max_ret``). Per entry, in (ranking, rank) order:
     ``e_rk`` (its ranking) ``e_pos`` (0-based rank) and ``e_rel`` (grade, or NONPOOL /
     UNJUDGED). Per query: ``q_levels`` (``[query, grade]`` counts of labels with grade >= 0,
-    trec_eval's ``rel_levels``).
+    trec_eval's ``rel_levels``). ``num_docs``: the collection's size, trec_eval's ``-N`` (0
+    unless given; only ``utility``'s fourth coefficient reads it).
     """
 
     systems: pd.Index
@@ -61,6 +62,7 @@ class Arrays:
     e_rel: np.ndarray
     q_levels: np.ndarray  # (n_queries, max_grade + 1) int64
     duplicates: np.ndarray  # per ranking: the run repeated a doc id in it
+    num_docs: int = 0  # documents in the collection (trec_eval's -N)
 
     @property
     def n(self) -> int:
