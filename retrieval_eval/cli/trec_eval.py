@@ -11,7 +11,8 @@ prints what trec_eval 9.0.8 prints, so that scripts parsing its output work unch
   byte order), then the ``all`` rows; ``gm_map`` / ``gm_bpref`` / ``runid`` / ``num_q`` have no
   per-query line (as in trec_eval);
 * ``-m official`` (the default), ``-m all_trec`` and ``-m set`` are trec_eval's nicknames,
-  restricted to the measures this catalogue has (not ``relstring``, ``unj``, ``rbp``);
+  restricted to the measures this catalogue has (not ``relstring``, ``rbp``); ``all_trec`` is
+  trec_eval 9.0.8's list, so trec_eval 10's ``unj`` is asked by name (``-m unj``, ``-m unj.5,10``);
 * ``-m utility.p1,p2,p3,p4`` prints as trec_eval prints it, ``utility_`` and the parameters
   as typed (``utility_2,-1,-3,.5``); ``-N n`` is the collection's size that its fourth
   coefficient weighs (trec_eval's ``-N``, 0 unless given).
@@ -35,11 +36,12 @@ TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_
               "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref",
               "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
               "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret")
+              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "unj")
 NICKNAMES = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": TREC_ORDER,
+    # trec_eval 9.0.8's list (the version our text oracle, pytrec_eval, wraps): no unj.
+    "all_trec": tuple(f for f in TREC_ORDER if f != "unj"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
 }
@@ -58,7 +60,7 @@ EPILOG = (
     "  retrieval-eval trec_eval qrels.txt run.txt\n"
     "  retrieval-eval trec_eval -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt\n"
     "  retrieval-eval trec_eval -c -l 2 -M 100 -m all_trec qrels.txt run.txt\n"
-    "  retrieval-eval trec_eval -N 500000 -m utility.2,-1,-1,0.001 qrels.txt run.txt"
+    "  retrieval-eval trec_eval -N 500000 -m utility.2,-1,-1,0.001 -m unj.10 qrels.txt run.txt"
 )
 
 
