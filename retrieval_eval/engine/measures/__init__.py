@@ -6,7 +6,7 @@ for every system and query at once from one scan of the run.
 * :func:`summarize`: their summary with the aggregate trec_eval uses (mean; geometric mean for
   ``gm_*``; sum for the ``num_*`` counts).
 
-Each family is one small module (``counts``, ``ranks``, ``sets``, ``ap``, ``bpref``,
+Each family is one small module (``counts``, ``ranks``, ``sets``, ``ap``, ``bpref``, ``unjudged``,
 ``ndcg``) computing per-ranking values from the arrays of :mod:`.scan`.
 """
 

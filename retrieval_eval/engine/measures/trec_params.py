@@ -29,7 +29,7 @@ from .gains import UTILITY_DEFAULTS
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
-FAMILIES = ()  # parameters of families declared elsewhere (set_F, ndcg)
+FAMILIES = ()  # parameters of families declared elsewhere (set_F, ndcg, utility)
 
 
 def parse(text: str, parse_measure=None):
