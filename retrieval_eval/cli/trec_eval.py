@@ -1,7 +1,7 @@
 """``retrieval-eval trec_eval``: a drop-in for trec_eval's command line and its text output.
 
-``retrieval-eval trec_eval [-q] [-c] [-n] [-M n] [-l n] [-m measure]... QRELS RUN`` prints what
-trec_eval 9.0.8 prints, so that scripts parsing its output work unchanged:
+``retrieval-eval trec_eval [-q] [-c] [-n] [-M n] [-l n] [-N n] [-m measure]... QRELS RUN``
+prints what trec_eval 9.0.8 prints, so that scripts parsing its output work unchanged:
 
 * one line per value, ``"%-22s\\t%s\\t%6.4f"`` (measure, query, value); counts (``num_*``)
   as integers; ``runid`` (the run name of the run's first line) and ``num_q`` in the summary;
@@ -11,7 +11,11 @@ trec_eval 9.0.8 prints, so that scripts parsing its output work unchanged:
   byte order), then the ``all`` rows; ``gm_map`` / ``gm_bpref`` / ``runid`` / ``num_q`` have no
   per-query line (as in trec_eval);
 * ``-m official`` (the default), ``-m all_trec`` and ``-m set`` are trec_eval's nicknames,
-  restricted to the measures this catalogue has (not ``relstring``, ``unj``, ``rbp``).
+  restricted to the measures this catalogue has (not ``relstring``, ``rbp``); ``all_trec`` is
+  trec_eval 9.0.8's list, so trec_eval 10's ``unj`` is asked by name (``-m unj``, ``-m unj.5,10``);
+* ``-m utility.p1,p2,p3,p4`` prints as trec_eval prints it, ``utility_`` and the parameters
+  as typed (``utility_2,-1,-3,.5``); ``-N n`` is the collection's size that its fourth
+  coefficient weighs (trec_eval's ``-N``, 0 unless given).
 
 Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). Where this command
 differs from trec_eval: a qrels grade below 0 is read as 0 (the readers' rule), and a qrels
@@ -32,11 +36,12 @@ TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_
               "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref",
               "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
               "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret")
+              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "unj")
 NICKNAMES = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": TREC_ORDER,
+    # trec_eval 9.0.8's list (the version our text oracle, pytrec_eval, wraps): no unj.
+    "all_trec": tuple(f for f in TREC_ORDER if f != "unj"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
 }
@@ -54,7 +59,8 @@ EPILOG = (
     "examples:\n"
     "  retrieval-eval trec_eval qrels.txt run.txt\n"
     "  retrieval-eval trec_eval -q -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt\n"
-    "  retrieval-eval trec_eval -c -l 2 -M 100 -m all_trec qrels.txt run.txt"
+    "  retrieval-eval trec_eval -c -l 2 -M 100 -m all_trec qrels.txt run.txt\n"
+    "  retrieval-eval trec_eval -N 500000 -m utility.2,-1,-1,0.001 -m unj.10 qrels.txt run.txt"
 )
 
 
@@ -70,6 +76,9 @@ def add_command(command) -> None:
                    help="read only the top N documents of each query")
     p.add_argument("-l", dest="level", metavar="N", type=int, default=1,
                    help="lowest grade that counts as relevant (default 1)")
+    p.add_argument("-N", dest="num_docs", metavar="N", type=int, default=0,
+                   help="number of documents in the collection, for utility's fourth "
+                        "coefficient (default 0, as trec_eval)")
     p.add_argument("-m", dest="measure", metavar="MEASURE", action="append", default=[],
                    help="a measure, a family with parameters (P.5,10) or a nickname (official, "
                         "all_trec, set); repeatable; default official")
@@ -79,9 +88,12 @@ def add_command(command) -> None:
 
 
 def _requested(names: list[str]):
-    """(runid?, num_q?, measures in trec_eval's order) for the ``-m`` arguments."""
+    """(runid?, num_q?, measures in trec_eval's order, {column: printed name}) for the ``-m``
+    arguments. A utility with parameters prints as trec_eval names it: ``utility_`` and the
+    parameters as typed (trec_eval's ``append_string``), whatever our canonical name."""
     wanted: dict[str, list] = {}
     flags = set()
+    shown: dict[str, str] = {}
     for name in names or ["official"]:
         base = name.split(".", 1)[0]
         if base in NICKNAMES and "." not in name:
@@ -101,17 +113,22 @@ def _requested(names: list[str]):
             hint = f"; did you mean {', '.join(close[:3])}?" if close else ""
             raise ValueError(f"trec_eval: illegal measure '{name}'{hint}")
         ms = parse_measure(name)
+        if base == "utility" and "." in name:
+            shown[ms[0].name] = f"utility_{name.split('.', 1)[1]}"
         if "." in name:  # explicit parameters replace the defaults
             wanted[base] = ms
         else:
             wanted.setdefault(base, [])
             wanted[base].extend(m for m in ms if m not in wanted[base])
     ordered = [m for fam in TREC_ORDER if fam in wanted for m in wanted[fam]]
-    return "runid" in flags, "num_q" in flags, ordered
+    return "runid" in flags, "num_q" in flags, ordered, shown
 
 
-def _printed(m) -> str:
-    """The name trec_eval prints: ``set_F`` whatever its beta, ``ndcg`` whatever its gains."""
+def _printed(m, shown=None) -> str:
+    """The name trec_eval prints: ``set_F`` whatever its beta, ``ndcg`` whatever its gains,
+    a utility with parameters as ``shown`` (see :func:`_requested`)."""
+    if shown and m.name in shown:
+        return shown[m.name]
     if m.family == "gains":
         return m.param[0].name
     return "set_F" if m.family == "set_F" else m.name
@@ -146,8 +163,10 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
         raise CLIError("-l: the relevance level must be >= 1 (an unjudged document has grade 0)")
     if args.max_ret is not None and args.max_ret < 0:
         raise CLIError("-M: the number of documents must be >= 0")
+    if args.num_docs < 0:
+        raise CLIError("-N: the number of documents in the collection must be >= 0")
     try:
-        want_runid, want_num_q, ms = _requested(args.measure)
+        want_runid, want_num_q, ms, shown = _requested(args.measure)
     except ValueError as err:
         raise CLIError(str(err)) from None
     judgments = read_qrels(args.qrels)
@@ -160,7 +179,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
         raise CLIError(f"{args.run}: query {first['query_id']} repeats doc {first['doc_id']} "
                        "(trec_eval refuses duplicate docs)")
     per_query = compute(judgments, run, ms, level=args.level, max_ret=args.max_ret,
-                                  complete=args.complete)
+                        complete=args.complete, num_docs=args.num_docs)
     if len(per_query) == 0:
         raise CLIError("no queries with both results and relevance info")
     # trec_eval walks the qrels sorted by query id (byte order).
@@ -172,14 +191,15 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
         cols = [m for m in ms if m.family not in SUMMARY_ONLY]
         table = per_query[[m.name for m in cols]].to_numpy(dtype=np.float64)
         for qid, row in zip(per_query["query_id"].tolist(), table):
-            lines.extend(_line(_printed(m), qid, v, m.spec.kind) for m, v in zip(cols, row))
+            lines.extend(_line(_printed(m, shown), qid, v, m.spec.kind)
+                         for m, v in zip(cols, row))
     if not args.no_summary:
         if want_runid:
             lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
         if want_num_q:
             lines.append(_line("num_q", "all", len(per_query), "int"))
         row = summary.iloc[0]
-        lines.extend(_line(_printed(m), "all", row[m.name], m.spec.kind) for m in ms)
+        lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms)
     if lines:
         # Written as is: the tabs are the format. Ids had their control characters escaped
         # above (_term.escape), as every line the CLI prints does.

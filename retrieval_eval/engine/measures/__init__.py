@@ -6,7 +6,7 @@ for every system and query at once from one scan of the run.
 * :func:`summarize`: their summary with the aggregate trec_eval uses (mean; geometric mean for
   ``gm_*``; sum for the ``num_*`` counts).
 
-Each family is one small module (``counts``, ``ranks``, ``sets``, ``ap``, ``bpref``,
+Each family is one small module (``counts``, ``ranks``, ``sets``, ``ap``, ``bpref``, ``unjudged``,
 ``ndcg``) computing per-ranking values from the arrays of :mod:`.scan`.
 """
 
@@ -34,24 +34,50 @@ def values(measure: Measure, arrays: Arrays, level: int = 1) -> np.ndarray:
 
 def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
             max_ret: int | None = None, complete: bool = False,
-            order: str = "trec") -> pd.DataFrame:
+            order: str = "trec", num_docs: int = 0) -> pd.DataFrame:
     """Per-query values of the measures ``names`` for every system of ``run``.
 
-    ``judgments`` and ``run`` are frames of the data model. ``names``: a name or a list of
-    names in any spelling :func:`parse_measure` reads. ``level`` is trec_eval's ``-l``
-    (grades >= level are relevant), ``max_ret`` its ``-M``, ``complete`` its ``-c``.
+    Parameters
+    ----------
+    judgments, run : pandas.DataFrame
+        Frames of the data model.
+    names : str or list
+        A name or a list of names in any spelling :func:`parse_measure` reads.
+    level : int
+        trec_eval's ``-l``: grades >= level are relevant.
+    max_ret : int, optional
+        trec_eval's ``-M``: read the top ``max_ret`` documents of each ranking.
+    complete : bool
+        trec_eval's ``-c``: every labelled query is evaluated, an unanswered one as empty.
+    order : {"trec", "rank"}
+        Score then doc id descending (trec_eval's), or the run's own rank order.
+    num_docs : int
+        trec_eval's ``-N``, the number of documents in the collection: only ``utility``'s
+        fourth coefficient reads it (the non-relevant documents not retrieved). 0 unless
+        given, as in trec_eval; the files do not hold it.
 
-    Returns one row per evaluated (system, query_id), systems in first-appearance order,
-    queries in the order the judgments list them, with one float column per measure named
-    canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` has no per-query value and is left
-    out). ``attrs["measures"]`` holds the parsed :class:`Measure` list.
+    Returns
+    -------
+    pandas.DataFrame
+        One row per evaluated (system, query_id), systems in first-appearance order, queries
+        in the order the judgments list them, with one float column per measure named
+        canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` has no per-query value and is left
+        out). ``attrs["measures"]`` holds the parsed :class:`Measure` list.
+
+    Raises
+    ------
+    ValueError
+        An unknown measure name, a level below 1, or ``num_docs`` not an integer >= 0.
     """
     if isinstance(level, bool) or int(level) != level or level < 1:
         raise ValueError(f"level must be an integer >= 1, got {level!r}")
+    if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)) or num_docs < 0:
+        raise ValueError(f"num_docs (trec_eval's -N) must be an integer >= 0, got {num_docs!r}")
     ms = parse_measures(names)
     need = [m.depth for m in ms if m.family != "num_q"]
     depth = None if not need or None in need else max(need)  # a measure without a cutoff reads all
     a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth)
+    a.num_docs = int(num_docs)
     cols = {m.name: values(m, a, int(level)) for m in ms if m.family != "num_q"}
     frame = pd.DataFrame({
         "system": pd.array(a.systems.take(a.r_system).to_numpy(), dtype=ID),

@@ -4,8 +4,13 @@ G (trec_eval's): with gain = grade, the document at 0-based rank i that gains g_
 g_i / log2(2 + C_i - S_i), C_i the sum over ranks <= i of max(ideal gain at that rank, 1) and
 S_i the gain retrieved up to rank i; the sum is divided by the ideal total gain (0 when it is
 0). binG: the relevant document at rank i adds 1 / log2(3 + i - r), r the relevant documents
-up to it, over R. utility (trec_eval's defaults 1, -1, 0, 0): relevant retrieved minus
-non-relevant retrieved. Verified against pytrec_eval.
+up to it, over R. utility (trec_eval's ``utility.p1,p2,p3,p4``, defaults 1, -1, 0, 0):
+p1 a + p2 b + p3 c + p4 d over the contingency table of the retrieved set, a the relevant
+retrieved, b the non-relevant retrieved, c the relevant not retrieved and d = N + a - ret - R
+the non-relevant not retrieved, N the collection's size (trec_eval's ``-N``, 0 unless given, so
+d is negative then, as in trec_eval). Verified against pytrec_eval (utility with other
+coefficients: trec_eval's formula on pytrec_eval's counts; pytrec_eval computes only the
+defaults).
 """
 
 from __future__ import annotations
@@ -24,10 +29,14 @@ FAMILIES = (
                       "non-relevant retrieved before it).",
            aliases=()),
     Family("utility", "gains", None,
-           definition="Set utility with trec_eval's default coefficients (1, -1, 0, 0): relevant "
-                      "retrieved minus non-relevant retrieved.",
-           aliases=()),
+           definition="Set utility p1 a + p2 b + p3 c + p4 d (a relevant retrieved, b non-relevant "
+                      "retrieved, c relevant missed, d = N + a - retrieved - R with N trec_eval's "
+                      "-N): utility.p1,p2,p3,p4, default 1,-1,0,0.",
+           aliases=(), verified="pytrec_eval (trec_eval 9.0.8; coefficients: on its counts)"),
 )
+
+#: trec_eval's default utility coefficients (p1, p2, p3, p4): ``utility`` is ``utility.1,-1,0,0``.
+UTILITY_DEFAULTS = (1.0, -1.0, 0.0, 0.0)
 
 
 def ideal_cost(a, idx: np.ndarray) -> np.ndarray:
@@ -54,8 +63,11 @@ def ideal_cost(a, idx: np.ndarray) -> np.ndarray:
 def compute(measure, a, level: int) -> np.ndarray:
     f = measure.family
     if f == "utility":
+        p1, p2, p3, p4 = measure.param if measure.param is not None else UTILITY_DEFAULTS
         relret = a.l_sum(mask=a.l_rel >= level).astype(float)
-        return relret - (a.r_ret - relret)
+        ret, rel = a.r_ret.astype(float), a.num_rel(level).astype(float)
+        return (p1 * relret + p2 * (ret - relret) + p3 * (rel - relret)
+                + p4 * (a.num_docs + relret - ret - rel))
     if f == "binG":
         rel = a.l_rel >= level
         r = a.l_cumsum(rel.astype(np.int64))

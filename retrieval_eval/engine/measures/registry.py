@@ -36,7 +36,7 @@ import re
 import pandas as pd
 
 from . import (ap, bpref, compat, counts, cwl, err, gains, judged, ndcg, ranks, ranx_names, rbp,
-               sets, trec_params, variants)
+               sets, trec_params, unjudged, variants)
 from .declare import (  # noqa: F401  (re-exported: the registry's names)
     fmt_param,
     make,
@@ -47,7 +47,7 @@ from .declare import (  # noqa: F401  (re-exported: the registry's names)
 
 #: The family modules, in the order of :func:`measures`' table. Each declares
 #: ``FAMILIES = (Family(...), ...)`` and ``compute(measure, arrays, level) -> np.ndarray``.
-MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged)
+MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged, unjudged)
 for _module in MODULES:
     FAMILIES.update({f.name: f for f in _module.FAMILIES})
 

@@ -55,6 +55,8 @@ class Arrays:
     ``q_levels`` (``[query, grade]`` counts of labels with grade >= 0, trec_eval's
     ``rel_levels``). Every entry (``e_rk``, ``e_pos``, ``e_rel``, NONPOOL without a label) is
     made on first use.
+    ``num_docs``: the collection's size, trec_eval's ``-N`` (0 unless given; only
+    ``utility``'s fourth coefficient reads it).
     """
 
     systems: pd.Index
@@ -67,6 +69,7 @@ class Arrays:
     l_rel: np.ndarray
     q_levels: np.ndarray  # (n_queries, max_grade + 1) int64
     duplicates: np.ndarray  # per ranking: the run repeated a doc id in it
+    num_docs: int = 0  # documents in the collection (trec_eval's -N)
 
     @property
     def n(self) -> int:

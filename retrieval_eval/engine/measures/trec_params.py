@@ -1,5 +1,6 @@
 """trec_eval's parameters the base parser does not read: ``set_F`` with a beta other than 1
-(``set_F.0.5``, ``set_F_0.5``) and nDCG's gain maps (``ndcg.1=3,2=9``).
+(``set_F.0.5``, ``set_F_0.5``), nDCG's gain maps (``ndcg.1=3,2=9``) and ``utility``'s
+coefficients (``utility.2,-1,-3,0.5``).
 
 ``set_F.b`` is the F-measure of the retrieved set with that beta (:mod:`.sets`), named
 ``set_F_0.5`` (trec_eval prints ``set_F`` whatever the beta; several betas in one argument make
@@ -8,20 +9,41 @@ one measure each, where trec_eval keeps the first). ``ndcg.1=3,2=9`` is nDCG wit
 the same measure as ir_measures' ``nDCG(gains={1:3,2:9})`` (:mod:`.variants`), so named
 ``ndcg(gains={1:3,2:9})``. Verified against pytrec_eval (set_F) and against pytrec_eval on the
 mapped qrels (gain maps: pytrec_eval 0.5 aborts on ``ndcg.1=3``).
+
+``utility.p1,p2,p3,p4`` is set utility with those coefficients (:mod:`.gains`), exactly four,
+as trec_eval requires. **Its name** is ``utility_`` and the four coefficients, comma
+separated, each in its shortest exact form (Python's ``repr``) without a trailing ``.0``:
+``utility.2.0,-1,-3,.5`` is ``utility_2,-1,-3,0.5``, and that name parses back to it. The
+defaults ``1,-1,0,0`` are plain ``utility``. (The ``trec_eval`` command prints what trec_eval
+prints: ``utility_`` and the parameters as typed.) ``ndcg_cut.1=3`` is refused with the reason:
+trec_eval's ``ndcg_cut`` takes cutoffs only, its gains are the qrels' grades.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from .declare import Measure, make
+from .gains import UTILITY_DEFAULTS
 
-FAMILIES = ()  # parameters of families declared elsewhere (set_F, ndcg)
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+
+FAMILIES = ()  # parameters of families declared elsewhere (set_F, ndcg, utility)
 
 
 def parse(text: str, parse_measure=None):
-    """The measures of ``set_F.0.5``, ``set_F_2``, ``ndcg.1=3,2=9``; None for other names."""
+    """The measures of ``set_F.0.5``, ``set_F_2``, ``ndcg.1=3,2=9``, ``utility.2,-1,-3,0.5``;
+    None for other names (ValueError for ``ndcg_cut`` with a gain map, saying why)."""
     text = text.strip()
+    m = re.fullmatch(r"utility[._](.*)", text)
+    if m:
+        return [utility(m.group(1))]
+    if re.fullmatch(r"ndcg_cut[._].*=.*", text):
+        pairs = ",".join(f"{k}:{v}" for k, v in re.findall(r"(-?\d+)=(\d+)", text)) or "1:3"
+        raise ValueError(f"trec_eval's ndcg_cut takes cutoffs only, its gains are the qrels' "
+                         f"grades; for a gain map at a cutoff write nDCG(gains={{{pairs}}})@10 "
+                         f"(ir_measures' syntax), or ndcg.{pairs.replace(':', '=')} without one")
     m = re.fullmatch(r"set_F[._]([0-9.,]+)", text)
     if m:
         out = []
@@ -37,3 +59,35 @@ def parse(text: str, parse_measure=None):
         pairs = ",".join(f"{k}:{v}" for k, v in re.findall(r"(-?\d+)=(\d+)", m.group(1)))
         return parse_measure(f"nDCG(gains={{{pairs}}})")
     return None
+
+
+def utility(params: str) -> Measure:
+    """The ``utility`` measure of trec_eval's ``utility.<params>``: four coefficients.
+
+    Parameters
+    ----------
+    params : str
+        ``"p1,p2,p3,p4"``, numbers (``2``, ``-1``, ``0.5``, ``.5``, ``1e-3``).
+
+    Returns
+    -------
+    Measure
+        ``utility`` with those coefficients as its parameter, named ``utility_p1,p2,p3,p4``
+        (see the module docstring); plain ``utility`` for trec_eval's defaults.
+
+    Raises
+    ------
+    ValueError
+        Not exactly four numbers (trec_eval refuses any other count).
+    """
+    items = [p.strip() for p in params.split(",")]
+    if len(items) != 4 or not all(re.fullmatch(_NUMBER, p) for p in items):
+        raise ValueError(f"utility takes exactly 4 numeric coefficients, utility.p1,p2,p3,p4 "
+                         f"(trec_eval's a, b, c, d weights), got {params!r}")
+    coef = tuple(float(p) + 0.0 for p in items)  # + 0.0: -0 is 0
+    if not all(math.isfinite(c) for c in coef):
+        raise ValueError(f"utility's coefficients must be finite numbers, got {params!r}")
+    if coef == UTILITY_DEFAULTS:
+        return make("utility")
+    shown = ",".join(repr(c)[:-2] if repr(c).endswith(".0") else repr(c) for c in coef)
+    return Measure("utility", coef, None, name=f"utility_{shown}")
