@@ -175,23 +175,25 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index) -> Rankings:
     if n < 2:
         return rk
     perm = rk.order
+    nb = len(rk.starts)
     score = run["score"].to_numpy(dtype=np.float64, na_value=np.nan)
     s = score if perm is None else score[perm]
-    block = np.repeat(np.arange(len(rk.starts), dtype=np.int64), rk.lengths)
-    inside = block[1:] == block[:-1]  # neighbours in one ranking
-    nan = np.isnan(s)
-    skip = np.zeros(len(rk.starts), dtype=bool)
-    if nan.any():
-        skip[block[nan]] = True  # a missing score: the ranking keeps its rank order
-    up = np.flatnonzero(inside & (s[1:] > s[:-1]))
-    whole_block = np.zeros(len(rk.starts), dtype=bool)
-    whole_block[block[up]] = True
+    inside = np.ones(n - 1, dtype=bool)  # neighbours in one ranking
+    inside[rk.starts[1:] - 1] = False
+
+    def block_of(rows: np.ndarray) -> np.ndarray:
+        return np.searchsorted(rk.starts, rows, side="right") - 1
+
+    skip = np.zeros(nb, dtype=bool)
+    nan = np.flatnonzero(np.isnan(s))
+    skip[block_of(nan)] = True  # a missing score: the ranking keeps its rank order
+    whole_block = np.zeros(nb, dtype=bool)
+    whole_block[block_of(np.flatnonzero(inside & (s[1:] > s[:-1])) + 1)] = True
     whole_block &= ~skip
-    tie = np.flatnonzero(inside & (s[1:] == s[:-1]) & ~whole_block[block[1:]] & ~skip[block[1:]])
+    tie = np.flatnonzero(inside & (s[1:] == s[:-1]))
+    tie = tie[~(whole_block | skip)[block_of(tie)]]
     rows = np.zeros(n, dtype=bool)  # the rows whose order is redone
-    # The segment a redone row is sorted within (its ranking, or its run of tied scores),
-    # named by its first row: segments follow one another, so sorted they stay in place.
-    seg = rk.starts[block]
+    seg = None  # per redone row: the first row of its segment (its ranking, or tie run)
     if len(tie):
         doc = arrow(run["doc_id"])
         src = tie if perm is None else perm[tie]
@@ -204,13 +206,16 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index) -> Rankings:
             bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
             bad[run_id[tie[wrong]]] = True
             rows |= bad[run_id]
-            seg = np.where(rows, np.flatnonzero(new_run)[run_id], seg)
-    rows |= whole_block[block]
+            seg = np.flatnonzero(new_run)[run_id]
+    rows |= np.repeat(whole_block, rk.lengths)
     if not rows.any():
         return rk
     at = np.flatnonzero(rows)
+    # Segments follow one another and are named by their first row: sorted, they stay in place.
+    block_start = rk.starts[block_of(at)]
+    at_seg = block_start if seg is None else np.where(whole_block[block_of(at)], block_start, seg[at])
     src = at if perm is None else perm[at]
-    table = pa.table({"g": pa.array(seg[at]), "s": pa.array(s[at]),
+    table = pa.table({"g": pa.array(at_seg), "s": pa.array(s[at]),
                       "d": take(arrow(run["doc_id"]), src)})
     order = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("s", "descending"),
                                               ("d", "descending")]).to_numpy(zero_copy_only=False)
