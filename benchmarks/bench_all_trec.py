@@ -81,12 +81,35 @@ def child(tool: str, directory: Path) -> None:
                       "peak_rss_mb": bm.peak_rss_mb()}))
 
 
+def shuffled_copy(directory: Path, seed: int) -> Path:
+    """A sibling folder with the qrels and the run's lines in a random order (made once)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    out = directory.with_name(directory.name + "-shuffled")
+    paths, target = bm.files(directory), bm.files(out)
+    if target["trec_run"].exists() and target["qrels"].exists():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    lines = csv.read_csv(paths["trec_run"], read_options=csv.ReadOptions(column_names=["line"]),
+                         parse_options=csv.ParseOptions(delimiter="\x01", quote_char=False),
+                         convert_options=csv.ConvertOptions(column_types={"line": pa.string()}))
+    order = np.random.default_rng(seed).permutation(lines.num_rows)
+    bm._lines_to_file(target["trec_run"], lines.column("line").combine_chunks().take(pa.array(order)))
+    target["qrels"].write_bytes(paths["qrels"].read_bytes())
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", default="quick", choices=sorted(bm.SIZES))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--tools", default="ours,pytrec_eval,ir_measures")
+    p.add_argument("--shuffled", action="store_true",
+                   help="read a copy of the run with its lines in random order (every ranking "
+                        "then has to be sorted)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--dir", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -94,26 +117,37 @@ def main(argv=None) -> int:
         child(args.child, Path(args.dir))
         return 0
     directory = bm.generate(args.size, args.seed)
-    rows = {}
-    for tool in args.tools.split(","):
-        runs = []
-        for _ in range(args.repeat):
+    if args.shuffled:
+        directory = shuffled_copy(directory, args.seed)
+    tools = args.tools.split(",")
+    runs: dict[str, list[dict]] = {tool: [] for tool in tools}
+    for _ in range(args.repeat):  # round robin: each round runs every tool once, in turn
+        for tool in tools:
             res, wall = bm.timed_child([sys.executable, __file__, "--child", tool, "--dir", str(directory)],
                                        f"{tool} cold run")
             res["wall_s"] = wall
-            runs.append(res)
-        rows[tool] = {"wall_s": statistics.median(r["wall_s"] for r in runs),
-                      "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
-                      "values": runs[0]["values"], "means": runs[0]["means"]}
+            runs[tool].append(res)
+    rows = {tool: {"wall_s": statistics.median(r["wall_s"] for r in rs),
+                   "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
+                   "values": rs[0]["values"], "means": rs[0]["means"],
+                   # per round: this tool's time over ours in the same round (paired)
+                   "ratio": statistics.median(r["wall_s"] / o["wall_s"]
+                                              for r, o in zip(rs, runs.get("ours", rs)))}
+            for tool, rs in runs.items()}
     ref = rows.get("ours", {}).get("means", {})
     print(f"all_trec, size {args.size} {bm.SIZES[args.size]}, cold (median of {args.repeat})")
-    print(f"| tool | cold s | peak RSS MiB | values | vs ours | means agree (1e-9) |")
+    print(f"| tool | cold s | peak RSS MiB | values | time / ours (paired median) | means agree (1e-9) |")
     print("|---|---|---|---|---|---|")
     for tool, r in rows.items():
         agree = all(abs(r["means"][k] - ref[k]) <= 1e-9 for k in ref) if ref else "-"
-        speed = r["wall_s"] / rows["ours"]["wall_s"] if "ours" in rows else float("nan")
+        speed = r["ratio"] if "ours" in rows else float("nan")
         print(f"| {tool} | {r['wall_s']:.2f} | {r['peak_rss_mb']:.0f} | {r['values']:,} | "
               f"{speed:.1f}x | {agree} |")
+    if "ours" in rows:
+        for tool in rows:
+            if tool != "ours":
+                each = [r["wall_s"] / o["wall_s"] for r, o in zip(runs[tool], runs["ours"])]
+                print(f"{tool} / ours, round by round: " + ", ".join(f"{x:.1f}x" for x in each))
     return 0
 
 

@@ -243,6 +243,18 @@ def test_a_repeated_doc_counts_once():
     pd.testing.assert_frame_equal(twice, once)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_rr_with_a_cutoff_matches_ir_measures(seed):
+    # ir_measures' RR@k: 1 / rank of the first relevant document within the top k, else 0.
+    qrels, rows = generated(seed)
+    names = ["RR@1", "RR@3", "RR@10", "RR(rel=2)@5", "RR(rel=3)@20"]
+    check(qrels, rows, names)
+
+
+def test_rr_with_a_cutoff_on_edge_cases():
+    check(EDGE_QRELS, EDGE_RUN, ["RR@1", "RR@2", "RR@5", "RR(rel=2)@3"])
+
+
 def test_new_names_parse_and_bad_ones_say_why():
     assert [m.name for m in cat.parse_measure("RBP")] == ["RBP(p=0.8)"]
     assert [m.name for m in cat.parse_measure("RBP(rel=1,p=0.8)")] == ["RBP(rel=1,p=0.8)"]

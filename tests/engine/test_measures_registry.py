@@ -48,12 +48,19 @@ def test_ir_measures_names_parse_to_the_trec_eval_measure(text, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("precision@10", "P_10"), ("recall@10", "recall_10"), ("hits@5", "success_5"),
-    ("hit_rate@5", "success_5"), ("r_precision", "Rprec"), ("mrr", "recip_rank"),
+    ("precision@10", "P_10"), ("recall@10", "recall_10"), ("hits@5", "hits@5"),
+    ("hit_rate@5", "success_5"), ("mrr@10", "RR@10"), ("RR@5", "RR@5"), ("RR(rel=2)@5", "RR(rel=2)@5"), ("r_precision", "Rprec"), ("mrr", "recip_rank"),
     ("map@10", "map_cut_10"), ("bpref", "bpref"), ("ndcg_burges@10", "ndcg_exp_cut_10"),
 ])
 def test_ranx_names_parse_as_aliases(text, expected):
     assert names(text) == [expected]
+
+
+def test_a_cutoff_family_alone_is_its_default_cutoffs_ranxs_hits_included():
+    # The registry's one rule (trec_eval's: P is P_5 ... P_1000). ranx's plain hits counts the
+    # whole ranking; here that is num_rel_ret, and plain hits is hits@10.
+    assert names("hits") == ["hits@10"]
+    assert names("RR") == ["recip_rank"] and names("mrr") == ["recip_rank"]
 
 
 def test_ndcg_at_k_means_this_projects_exponential_gain_and_the_name_says_so():

@@ -34,6 +34,9 @@ class Family:
     #: What it reads of a ranking: "whole" (R-precision, bpref, num_ret ...), or "cutoff" (only
     #: the top k, k its parameter): the scan reads no deeper than the measures asked need.
     reads: str = "whole"
+    #: The base of its canonical names when that is not ``name`` (``RR@10`` for the family
+    #: ``recip_rank_cut``, whose plain ``RR`` would be trec_eval's ``recip_rank``).
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ def fmt_param(family: Family, value) -> str:
 
 
 def name_of(family: Family, param, rel: int | None) -> str:
-    base = family.name
+    base = family.label or family.name
     if rel is not None:
         base = f"{base}(rel={rel})"
     if family.param is None:

@@ -1,9 +1,11 @@
-"""Rank cutoffs: ``P_k``, ``recall_k``, ``relative_P_k``, ``success_k``, ``recip_rank``.
+"""Rank cutoffs: ``P_k``, ``recall_k``, ``relative_P_k``, ``success_k``, ``recip_rank``,
+``RR@k`` (ir_measures'; ranx's ``mrr@k``) and ``hits@k`` (ranx's).
 
 With ``hits`` the relevant documents (grade >= level) among the top k and R the query's
 relevant labels: P = hits / k (k, not the ranking's length: a short ranking is not excused),
 recall = hits / R, relative_P = hits / min(R, k), success = [hits > 0], recip_rank = 1 / rank
-of the first relevant document. A query without relevant labels scores 0 on each (trec_eval).
+of the first relevant document, RR@k the same when that rank is <= k (else 0), and ranx's
+hits@k the count ``hits`` itself. A query without relevant labels scores 0 on each (trec_eval).
 Verified against pytrec_eval.
 """
 
@@ -28,7 +30,15 @@ FAMILIES = (
            aliases=("R", "recall")),
     Family("success", "ranks", "cutoff", SUCCESS_CUTOFFS, reads="cutoff",
            definition="1 if a relevant document is in the top k, else 0.",
-           aliases=("Success", "hits", "hit_rate")),
+           aliases=("Success", "hit_rate")),
+    Family("recip_rank_cut", "ranks", "cutoff", (10,), reads="cutoff", style="at", label="RR",
+           definition="Reciprocal rank of the first relevant document if it is in the top k, "
+                      "else 0 (ir_measures' RR@k, ranx's mrr@k).",
+           aliases=("RR", "mrr"), verified="ir_measures 0.4; ranx 0.3 (mrr@k)"),
+    Family("hits", "ranks", "cutoff", (10,), reads="cutoff", style="at",
+           definition="Number of relevant documents in the top k (ranx's hits@k; its mean is "
+                      "not a share).",
+           aliases=("hits",), verified="ranx 0.3"),
 )
 
 
@@ -49,7 +59,12 @@ def compute(measure, a, level: int) -> np.ndarray:
         first = first_relevant(a, level)
         return np.where(np.isfinite(first), 1.0 / (first + 1.0), 0.0)
     k = int(measure.param)
+    if f == "recip_rank_cut":
+        first = first_relevant(a, level)
+        return np.where(first < k, 1.0 / (first + 1.0), 0.0)
     hits = a.l_sum(mask=(a.l_rel >= level) & (a.l_pos < k)).astype(float)
+    if f == "hits":
+        return hits
     R = a.num_rel(level)
     if f == "P":
         return hits / k

@@ -10,8 +10,8 @@ with no parameter stands for its default cutoffs, as in trec_eval: ``P`` is ``P_
   ``recip_rank``, ``Rprec``, ``bpref``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``, ...;
 * ir_measures': ``P@10``, ``P(rel=2)@5``, ``nDCG@10``, ``AP``, ``AP@10``, ``RR``, ``R@10``,
   ``Rprec``, ``Bpref``, ``Judged@10``, ``SetP``, ``IPrec@0.1``, ``NumRet`` ...;
-* ranx's: ``precision@10``, ``recall@10``, ``hits@10``, ``hit_rate@10``, ``r_precision``,
-  ``mrr``, ``map``, ``map@10``, ``ndcg_burges@10``, ``bpref``;
+* ranx's: ``precision@10``, ``recall@10``, ``hits@10`` (a count), ``hit_rate@10``,
+  ``r_precision``, ``mrr``, ``mrr@10``, ``map``, ``map@10``, ``ndcg_burges@10``, ``bpref``;
 * this project's own: ``precision@10``, ``recall@10``, ``ndcg@10``, ``ndcg_linear@10``,
   ``mrr@10``, ``map@10``, ``hit_rate@10``, ``judged@10``.
 
@@ -63,7 +63,7 @@ for _mod in EXTRA_MODULES:
 #: Measures whose names take a cutoff after ``@`` in ir_measures / ranx / project style.
 _AT_NAMES = {
     "p": "P", "precision": "P", "r": "recall", "recall": "recall", "success": "success",
-    "hits": "success", "hit_rate": "success", "ap": "map_cut", "map": "map_cut",
+    "hits": "hits", "hit_rate": "success", "ap": "map_cut", "map": "map_cut",
     "ndcg": "ndcg_exp_cut", "ndcg_burges": "ndcg_exp_cut", "ndcg_linear": "ndcg_cut",
     "rr": "recip_rank_cut", "mrr": "recip_rank_cut", "iprec": "iprec_at_recall",
 }
@@ -156,13 +156,12 @@ def _parse(text: str) -> list[Measure]:
     if rest.startswith("@"):
         cut = rest[1:]
         fam = _AT_CASE.get(base) or _AT_NAMES.get(base.lower())
-        if fam == "recip_rank_cut" or fam is None:
-            _bad(text, "no such measure with a cutoff" if fam is None else
-                 "reciprocal rank with a cutoff is not in the catalogue yet")
+        if fam is None:
+            _bad(text, "no such measure with a cutoff")
         return [make(fam, cut, rel)]
     if rest:
         _bad(text)
-    family = base if base in FAMILIES else _PLAIN_CASE.get(base) or _PLAIN.get(base.lower())
+    family = _PLAIN_CASE.get(base) or (base if base in FAMILIES else _PLAIN.get(base.lower()))
     if family is not None:
         fam = FAMILIES[family]
         return [make(family, None, rel)] if fam.param is None else [

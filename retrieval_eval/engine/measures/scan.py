@@ -143,11 +143,17 @@ class Arrays:
         before = np.r_[0, c][self.r_start]  # the sum before each ranking's first entry
         return c - before[self.e_rk]
 
-    def ideal(self, gains: np.ndarray | None = None):
+    def ideal(self):
         """Per query, its labels with grade >= 0 sorted best first: ``(query, position, grade)``.
 
-        The ideal ranking of nDCG and G: every judged document, the best grades first.
+        The ideal ranking of nDCG and G: every judged document, the best grades first. Made
+        once per arrays (read only: the families share it).
         """
+        return self.ideal_list
+
+    @cached_property
+    def ideal_list(self):
+        """See :meth:`ideal`."""
         nq, ng = self.q_levels.shape
         grades = np.arange(ng - 1, -1, -1)  # best first
         counts = self.q_levels[:, ::-1]
