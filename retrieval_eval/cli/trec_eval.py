@@ -13,9 +13,17 @@ prints what trec_eval 9.0.8 prints, so that scripts parsing its output work unch
 * ``-m official`` (the default), ``-m all_trec`` and ``-m set`` are trec_eval's nicknames,
   restricted to the measures this catalogue has (not ``relstring``, ``rbp``); ``all_trec`` is
   trec_eval 9.0.8's list, so trec_eval 10's ``unj`` is asked by name (``-m unj``, ``-m unj.5,10``);
-* ``-m utility.p1,p2,p3,p4`` prints as trec_eval prints it, ``utility_`` and the parameters
-  as typed (``utility_2,-1,-3,.5``); ``-N n`` is the collection's size that its fourth
-  coefficient weighs (trec_eval's ``-N``, 0 unless given).
+* a single-value measure given with parameters prints as trec_eval names it (its
+  ``meas_init.c`` appends the parameter string to the name): its name, ``_`` and the
+  parameters as typed, ``-m set_F.0.5`` -> ``set_F_0.5``, ``-m ndcg.1=3,2=9`` ->
+  ``ndcg_1=3,2=9``, ``-m utility.2,-1,-3,.5`` -> ``utility_2,-1,-3,.5``; without parameters,
+  the bare name. ``set_F.0.5,2`` is one measure, beta 0.5, as trec_eval reads only the first;
+* a measure given twice with parameters keeps the first parameters (trec_eval's ``meas_arg``
+  loop stops at the first match), whatever the order of the ``-m`` and of nicknames:
+  ``-m set_F.0.5 -m set_F.2`` prints ``set_F_0.5``, ``-m P.5 -m P`` prints ``P_5``,
+  ``-m all_trec -m set_F.0.5`` prints ``set_F_0.5`` among all_trec's measures;
+* ``-N n`` is the collection's size that utility's fourth coefficient weighs (trec_eval's
+  ``-N``, 0 unless given).
 
 Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). Where this command
 differs from trec_eval: a qrels grade below 0 is read as 0 (the readers' rule), and a qrels
@@ -45,6 +53,11 @@ NICKNAMES = {
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
 }
+#: trec_eval's single-value measures with parameters (``meas_init.c``'s
+#: ``te_init_meas_s_float_p_float`` / ``_p_pair``) that the catalogue reads: one value, printed
+#: as ``name_<parameters as typed>`` (``append_string``). Cutoff families (``P.5,10``) print one
+#: value per cutoff, named as the catalogue names it (``P_5``).
+NAMED_BY_PARAMETERS = ("set_F", "utility", "ndcg")
 #: Measures trec_eval prints only in the summary.
 SUMMARY_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
 
@@ -88,24 +101,41 @@ def add_command(command) -> None:
 
 
 def _requested(names: list[str]):
-    """(runid?, num_q?, measures in trec_eval's order, {column: printed name}) for the ``-m``
-    arguments. A utility with parameters prints as trec_eval names it: ``utility_`` and the
-    parameters as typed (trec_eval's ``append_string``), whatever our canonical name."""
-    wanted: dict[str, list] = {}
-    flags = set()
-    shown: dict[str, str] = {}
+    """The measures the ``-m`` arguments ask for, as trec_eval reads them.
+
+    trec_eval marks a measure once, however many ``-m`` name it (directly or through a
+    nickname), and takes its parameters from the first ``-m name.params`` (the ``meas_arg`` loop
+    of ``meas_init.c`` breaks at the first match): so the order of the arguments changes nothing
+    but which parameters come first, and a plain ``-m P`` never adds the default cutoffs back
+    to ``-m P.5``. Every argument is still parsed, so a malformed later one is an error here
+    (trec_eval never reads it).
+
+    Parameters
+    ----------
+    names : list of str
+        The ``-m`` arguments in command-line order (empty: ``official``).
+
+    Returns
+    -------
+    tuple
+        ``(runid?, num_q?, measures, shown)``: whether ``runid`` and ``num_q`` print, the
+        measures in trec_eval's order (:data:`TREC_ORDER`), and ``{column: printed name}`` for
+        the measures whose printed name is not their column name (see :func:`_printed`).
+
+    Raises
+    ------
+    ValueError
+        A name that is not trec_eval's (with the closest ones), or malformed parameters.
+    """
+    marked: set[str] = set()
+    given: dict[str, tuple[str, list]] = {}  # family -> (parameters as typed, its measures)
     for name in names or ["official"]:
-        base = name.split(".", 1)[0]
-        if base in NICKNAMES and "." not in name:
-            for fam in NICKNAMES[base]:
-                if fam in ("runid", "num_q"):
-                    flags.add(fam)
-                else:
-                    wanted.setdefault(fam, []).extend(m for m in parse_measure(fam)
-                                                      if m not in wanted.get(fam, []))
+        base, dot, params = name.partition(".")
+        if base in NICKNAMES and not dot:
+            marked.update(NICKNAMES[base])
             continue
         if name in ("runid", "num_q"):
-            flags.add(name)
+            marked.add(name)
             continue
         if base not in FAMILIES or base not in TREC_ORDER:
             # trec_eval's own spelling only: this is its command line.
@@ -113,25 +143,43 @@ def _requested(names: list[str]):
             hint = f"; did you mean {', '.join(close[:3])}?" if close else ""
             raise ValueError(f"trec_eval: illegal measure '{name}'{hint}")
         ms = parse_measure(name)
-        if base == "utility" and "." in name:
-            shown[ms[0].name] = f"utility_{name.split('.', 1)[1]}"
-        if "." in name:  # explicit parameters replace the defaults
-            wanted[base] = ms
-        else:
-            wanted.setdefault(base, [])
-            wanted[base].extend(m for m in ms if m not in wanted[base])
-    ordered = [m for fam in TREC_ORDER if fam in wanted for m in wanted[fam]]
-    return "runid" in flags, "num_q" in flags, ordered, shown
+        marked.add(base)
+        if dot:
+            given.setdefault(base, (params, ms))  # the first parameters win
+    ordered, shown = [], {}
+    for fam in TREC_ORDER:
+        if fam not in marked or fam in ("runid", "num_q"):
+            continue
+        if fam not in given:
+            ordered.extend(parse_measure(fam))
+            continue
+        params, ms = given[fam]
+        if fam in NAMED_BY_PARAMETERS:
+            ms = ms[:1]  # one value: set_F.0.5,2 is beta 0.5, trec_eval's param_values[0]
+            shown[ms[0].name] = f"{fam}_{params}"
+        ordered.extend(ms)
+    return "runid" in marked, "num_q" in marked, ordered, shown
 
 
-def _printed(m, shown=None) -> str:
-    """The name trec_eval prints: ``set_F`` whatever its beta, ``ndcg`` whatever its gains,
-    a utility with parameters as ``shown`` (see :func:`_requested`)."""
-    if shown and m.name in shown:
-        return shown[m.name]
-    if m.family == "gains":
-        return m.param[0].name
-    return "set_F" if m.family == "set_F" else m.name
+def _printed(m, shown: dict[str, str]) -> str:
+    """The name trec_eval prints for measure ``m``.
+
+    Parameters
+    ----------
+    m : Measure
+        A measure of :func:`_requested`.
+    shown : dict
+        :func:`_requested`'s ``{column: printed name}``.
+
+    Returns
+    -------
+    str
+        ``shown``'s name for a single-value measure given with parameters (``set_F_0.5``,
+        ``ndcg_1=3,2=9``, ``utility_2,-1,-3,.5``: the parameters as typed, so that a script
+        finds the name it asked for, as with trec_eval); otherwise the column name, which is
+        trec_eval's (``map``, ``P_5``, ``iprec_at_recall_0.10``, plain ``set_F``).
+    """
+    return shown.get(m.name, m.name)
 
 
 def _line(name: str, qid: str, value, kind: str) -> str:

@@ -3,8 +3,9 @@
 coefficients (``utility.2,-1,-3,0.5``).
 
 ``set_F.b`` is the F-measure of the retrieved set with that beta (:mod:`.sets`), named
-``set_F_0.5`` (trec_eval prints ``set_F`` whatever the beta; several betas in one argument make
-one measure each, where trec_eval keeps the first). ``ndcg.1=3,2=9`` is nDCG with grade 1 gaining
+``set_F_0.5`` (several betas in one argument make one measure each, where trec_eval keeps the
+first; the ``trec_eval`` command prints ``set_F_`` and the parameters as typed, as trec_eval
+does, and keeps the first beta). ``ndcg.1=3,2=9`` is nDCG with grade 1 gaining
 3 and grade 2 gaining 9 (a grade not listed gains itself), trec_eval's ``-m ndcg.<gains>``:
 the same measure as ir_measures' ``nDCG(gains={1:3,2:9})`` (:mod:`.variants`), so named
 ``ndcg(gains={1:3,2:9})``. Verified against pytrec_eval (set_F) and against pytrec_eval on the
