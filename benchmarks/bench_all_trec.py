@@ -11,7 +11,11 @@ Usage::
 The data is bench_metrics.py's (generated once under ``benchmarks/data/``, reused). Each tool
 runs cold, in a fresh process, from the TREC files to every per-query value (read, evaluate,
 per-query values held in memory), reporting wall time and peak RSS (VmHWM); the median of
-``--repeat`` runs. Every tool's values of the measures it shares with ours are checked to 1e-9
+``--repeat`` rounds, each running every tool once in turn, with the input files read into the
+page cache just before each run (see :func:`warm`). ``--shuffled`` reads a copy of the run
+with its lines in random order, so that every ranking has to be sorted (a run written in score
+order, the usual case, needs no sort: the catalogue checks the order and sorts only what is out
+of it). Every tool's values of the measures it shares with ours are checked to 1e-9
 (per-query means of each measure). Targets (issue 14): ours cold >= 5x pytrec_eval's, peak
 < 1.5 GiB.
 """
@@ -78,7 +82,29 @@ def child(tool: str, directory: Path) -> None:
                  for k, m in CHECKED.items()}
         n_values = len(values)
     print(json.dumps({"s": time.perf_counter() - t0, "means": means, "values": n_values,
-                      "peak_rss_mb": bm.peak_rss_mb()}))
+                      "peak_rss_mb": bm.peak_rss_mb(), **cpu_seconds()}))
+
+
+def cpu_seconds() -> dict[str, float]:
+    """This process's CPU time so far, user and system (every thread): on this machine the
+    system time of a run varies several-fold (memory handed back by the host), the user time
+    does not."""
+    import resource
+
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return {"user_s": use.ru_utime, "sys_s": use.ru_stime}
+
+
+def warm(directory: Path) -> None:
+    """Read the qrels and the run once, untimed, so that every tool starts with them in the page
+    cache: a tool's process is cold, its input files are not. (This machine's memory reclaimer
+    evicts a file left unread for a few seconds; without this, whichever tool runs after a long
+    run reads from disk.)"""
+    paths = bm.files(directory)
+    for name in ("qrels", "trec_run"):
+        with open(paths[name], "rb") as f:
+            while f.read(1 << 24):
+                pass
 
 
 def shuffled_copy(directory: Path, seed: int) -> Path:
@@ -123,6 +149,7 @@ def main(argv=None) -> int:
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
     for _ in range(args.repeat):  # round robin: each round runs every tool once, in turn
         for tool in tools:
+            warm(directory)
             res, wall = bm.timed_child([sys.executable, __file__, "--child", tool, "--dir", str(directory)],
                                        f"{tool} cold run")
             res["wall_s"] = wall
@@ -130,18 +157,21 @@ def main(argv=None) -> int:
     rows = {tool: {"wall_s": statistics.median(r["wall_s"] for r in rs),
                    "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
                    "values": rs[0]["values"], "means": rs[0]["means"],
+                   "user_s": statistics.median(r["user_s"] for r in rs),
+                   "sys_s": statistics.median(r["sys_s"] for r in rs),
                    # per round: this tool's time over ours in the same round (paired)
                    "ratio": statistics.median(r["wall_s"] / o["wall_s"]
                                               for r, o in zip(rs, runs.get("ours", rs)))}
             for tool, rs in runs.items()}
     ref = rows.get("ours", {}).get("means", {})
     print(f"all_trec, size {args.size} {bm.SIZES[args.size]}, cold (median of {args.repeat})")
-    print(f"| tool | cold s | peak RSS MiB | values | time / ours (paired median) | means agree (1e-9) |")
-    print("|---|---|---|---|---|---|")
+    print(f"| tool | cold s | user s | sys s | peak RSS MiB | values | time / ours (paired median) | means agree (1e-9) |")
+    print("|---|---|---|---|---|---|---|---|")
     for tool, r in rows.items():
         agree = all(abs(r["means"][k] - ref[k]) <= 1e-9 for k in ref) if ref else "-"
         speed = r["ratio"] if "ours" in rows else float("nan")
-        print(f"| {tool} | {r['wall_s']:.2f} | {r['peak_rss_mb']:.0f} | {r['values']:,} | "
+        print(f"| {tool} | {r['wall_s']:.2f} | {r['user_s']:.2f} | {r['sys_s']:.2f} | "
+              f"{r['peak_rss_mb']:.0f} | {r['values']:,} | "
               f"{speed:.1f}x | {agree} |")
     if "ours" in rows:
         for tool in rows:

@@ -206,6 +206,18 @@ def block_rank(first: np.ndarray, n: int) -> np.ndarray:
     return np.cumsum(rank, out=rank)
 
 
+def read_pool() -> "pa.MemoryPool":
+    """The memory pool arrow's readers build a file's columns in: the system allocator.
+
+    arrow's default pool (mimalloc in pyarrow 26) hands freed pages back to the kernel and
+    faults them in again while a big file is parsed; on a virtual machine each fault is costly.
+    Reading the 10M-line benchmark run took 4-7 s of system time in the default pool and 0.7 s
+    in this one, its user time unchanged (``benchmarks/bench_all_trec.py`` reports both). Only
+    what the readers allocate is affected: the process's default pool is left alone.
+    """
+    return pa.system_memory_pool()
+
+
 def release() -> None:
     """Hand the memory arrow freed back to the system now, so numpy's arrays do not stack on it.
 

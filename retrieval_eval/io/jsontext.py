@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import FormatError
+from .columns import read_pool
 from .text import decode, os_file, read_bytes, strip_bom
 
 __all__ = [
@@ -274,6 +275,7 @@ def json_table(source: bytes | str | os.PathLike, schema: pa.Schema, unknown: st
                     src,
                     read_options=pj.ReadOptions(block_size=block),
                     parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior=unknown),
+                    memory_pool=read_pool(),
                 )
         except (OSError, pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError) as err:
             if "straddl" not in str(err) or block > size or size >= 2**31 - 1:

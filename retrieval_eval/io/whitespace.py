@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from .columns import read_pool
 from .text import os_file, plain_space_table, strip_bom
 
 __all__ = [
@@ -97,6 +98,7 @@ def _csv_table(
                 true_values=true,
                 false_values=false,
             ),
+            memory_pool=read_pool(),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError):
         return None

@@ -34,10 +34,10 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ...arrays import arrow, codes, take
+from ...arrays import arrow, codes, take, whole
 from ...model import ID
-from ..kernels import ranges
-from ..labels import judged
+from ..kernels import ranges, repeats
+from ..labels import label_keys
 from ..scan import Rankings, rankings, scan_run
 
 NONPOOL = -1
@@ -231,14 +231,25 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index) -> Rankings:
                     order=new, systems=rk.systems, queries=rk.queries)
 
 
-def _levels(j) -> np.ndarray:
-    """Per query, ``[query, grade]`` counts of its labels with grade >= 0 (``q_levels``)."""
-    grade = j.grade
-    max_grade = int(grade.max()) if len(grade) and grade.max() > 0 else 0
-    q_levels = np.zeros((len(j.queries), max_grade + 1), dtype=np.int64)
+def _label_levels(judgments: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    """The judged queries (first-appearance order), each label's query code, and per query
+    ``[query, grade]`` counts of its labels with grade >= 0 (``q_levels``), the last label of a
+    repeated (query, key) pair winning, as :func:`retrieval_eval.engine.labels.judged` rules.
+    Keys are compared by arrow's dictionary codes (no Python string is made)."""
+    q_codes, queries = codes(arrow(judgments["query_id"]))
+    grade = judgments["relevance"].to_numpy(dtype=np.int64)
+    if len(grade):
+        keys = whole(label_keys(judgments)).dictionary_encode().indices
+        k_codes = keys.to_numpy(zero_copy_only=False).astype(np.int64)
+        pair = q_codes.astype(np.int64) * (int(k_codes.max()) + 1) + k_codes
+        last = ~repeats(pair[::-1])[::-1]  # the last label of a pair wins
+        q, grade = q_codes[last].astype(np.int64), grade[last]
+    else:
+        q = np.zeros(0, dtype=np.int64)
+    ng = int(grade.max()) + 1 if len(grade) and grade.max() > 0 else 1
     ok = grade >= 0
-    np.add.at(q_levels, (j.query[ok], grade[ok]), 1)
-    return q_levels
+    q_levels = np.bincount(q[ok] * ng + grade[ok], minlength=len(queries) * ng)
+    return queries, q_codes, q_levels.reshape(len(queries), ng).astype(np.int64)
 
 
 def _labelled(found, n_blocks, ideal, n_units) -> dict[str, np.ndarray]:
@@ -264,14 +275,11 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
         raise ValueError(f"order must be 'trec' or 'rank', got {order!r}")
     if max_ret is not None and (isinstance(max_ret, bool) or int(max_ret) != max_ret or max_ret < 0):
         raise ValueError(f"max_ret must be a non-negative integer, got {max_ret!r}")
-    j = judged(judgments)
-    queries = j.queries
+    queries, label_codes, q_levels = _label_levels(judgments)
     nq = len(queries)
-    q_levels = _levels(j)
     none = np.zeros(0, dtype=np.int64)
     l_block = l_pos = l_grade = none
     if len(run) and nq:
-        label_codes = codes(arrow(judgments["query_id"]))[0]
         ranked = trec_rankings(run, queries) if order == "trec" else rankings(run, queries)
         reach = [int(d) for d in (max_ret, depth) if d is not None]
         sc = scan_run(run, min(reach) if reach else None, judgments, queries, label_codes,
