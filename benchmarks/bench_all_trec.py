@@ -11,7 +11,7 @@ Usage::
 The data is bench_metrics.py's (generated once under ``benchmarks/data/``, reused). Each tool
 runs cold, in a fresh process, from the TREC files to every per-query value (read, evaluate,
 per-query values held in memory), reporting wall time and peak RSS (VmHWM); the median of
-``--repeat`` rounds, each running every tool once in turn, with the input files read into the
+``--repeat`` rounds, each running every tool once (in reverse order every other round), with the input files read into the
 page cache just before each run (see :func:`warm`). ``--shuffled`` reads a copy of the run
 with its lines in random order, so that every ranking has to be sorted (a run written in score
 order, the usual case, needs no sort: the catalogue checks the order and sorts only what is out
@@ -147,8 +147,10 @@ def main(argv=None) -> int:
         directory = shuffled_copy(directory, args.seed)
     tools = args.tools.split(",")
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
-    for _ in range(args.repeat):  # round robin: each round runs every tool once, in turn
-        for tool in tools:
+    for round_ in range(args.repeat):
+        # Each round runs every tool once, the order reversed every other round: on this VM
+        # a process started right after a big one pays for the memory that one handed back.
+        for tool in (tools if round_ % 2 == 0 else tools[::-1]):
             warm(directory)
             res, wall = bm.timed_child([sys.executable, __file__, "--child", tool, "--dir", str(directory)],
                                        f"{tool} cold run")

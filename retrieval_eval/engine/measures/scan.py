@@ -38,7 +38,7 @@ from ...arrays import arrow, codes, take, whole
 from ...model import ID
 from ..kernels import ranges, repeats
 from ..labels import label_keys
-from ..scan import Rankings, rankings, scan_run
+from ..scan import STEP_ROWS, Rankings, ranking_starts, rankings, scan_run
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -164,19 +164,21 @@ class Arrays:
         return q, pos, g
 
 
-def trec_rankings(run: pd.DataFrame, queries: pd.Index) -> Rankings:
+def trec_rankings(run: pd.DataFrame, queries: pd.Index,
+                  found: tuple[np.ndarray, bool] | None = None) -> Rankings:
     """The rankings of ``run`` in trec_eval's order: score descending, then doc id descending.
 
     A (system, query) ranking with any missing score keeps its own rank order. Runs are
     nearly always written in score order already, so the order is checked first, neighbour
     by neighbour: only the rankings whose scores go up somewhere are sorted whole, and in the
     others only the runs of tied scores whose doc ids are not descending. Doc ids are
-    compared as arrow strings (byte order), and only where scores tie.
+    compared as arrow strings (byte order), and only where scores tie. ``found``: what
+    :func:`retrieval_eval.engine.scan.ranking_starts` says of ``run``, when already known.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    rk = rankings(run, queries)
+    rk = rankings(run, queries, found)
     n = len(run)
     if n < 2:
         return rk
@@ -275,12 +277,23 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
         raise ValueError(f"order must be 'trec' or 'rank', got {order!r}")
     if max_ret is not None and (isinstance(max_ret, bool) or int(max_ret) != max_ret or max_ret < 0):
         raise ValueError(f"max_ret must be a non-negative integer, got {max_ret!r}")
-    queries, label_codes, q_levels = _label_levels(judgments)
+    found = None
+    if len(run) >= STEP_ROWS:
+        # Two independent reads at once (arrow compares neighbours without the GIL): the run's
+        # ranking boundaries, and the labels' codes.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            finding = pool.submit(ranking_starts, run)
+            queries, label_codes, q_levels = _label_levels(judgments)
+            found = finding.result()
+    else:
+        queries, label_codes, q_levels = _label_levels(judgments)
     nq = len(queries)
     none = np.zeros(0, dtype=np.int64)
     l_block = l_pos = l_grade = none
     if len(run) and nq:
-        ranked = trec_rankings(run, queries) if order == "trec" else rankings(run, queries)
+        ranked = trec_rankings(run, queries, found) if order == "trec" else rankings(run, queries, found)
         reach = [int(d) for d in (max_ret, depth) if d is not None]
         sc = scan_run(run, min(reach) if reach else None, judgments, queries, label_codes,
                       sums=_labelled, ranked=ranked)
