@@ -610,6 +610,9 @@ def main(argv=None) -> int:
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--force", action="store_true", help="regenerate the data")
     parser.add_argument("--json", type=Path, help="also write all figures to this file")
+    parser.add_argument("--all-trec", action="store_true",
+                        help="add the all_trec row: trec_eval's whole measure set per query, ours "
+                             "against pytrec_eval and ir_measures (bench_all_trec.py, seed 0 data)")
     parser.add_argument("--profile", choices=["trec", "jsonl"],
                         help="instead of timing, profile our read + evaluate (needs pyinstrument)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -671,6 +674,12 @@ def main(argv=None) -> int:
             print(f"agreement: every tool's means match to {TOLERANCE:g} "
                   "(pytrec_eval mrr@10 checked on the run cut to its top 10)")
         print(flush=True)
+        if args.all_trec:
+            import bench_all_trec  # its own data (seed 0): the row the catalogue's targets name
+
+            bench_all_trec.main(["--size", size, "--repeat", str(max(args.cold_repeat, 1)),
+                                 "--tools", "ours,pytrec_eval,ir_measures"])
+            print(flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 1 if failed else 0

@@ -76,10 +76,15 @@ def codes(arr) -> tuple[np.ndarray, pd.Index]:
     """Codes (first-appearance order) and distinct values of a string column.
 
     Files keep a query's lines together, so only the first value of each run of equal values
-    is hashed: 100k query ids rather than 3M label lines.
+    is hashed: 100k query ids rather than 3M label lines. A column whose values change on most
+    rows (a shuffled file) is hashed whole, in one pass.
     """
     n = len(arr)
     starts = run_starts(arr)
+    if len(starts) > n // 4:
+        whole_ = whole(arr).dictionary_encode()  # dictionary in first-appearance order
+        return (whole_.indices.to_numpy(zero_copy_only=False).astype(np.int32),
+                pd.Index(pd.array(whole_.dictionary, dtype=ID), dtype=ID))
     heads = take(arr, starts).dictionary_encode()
     codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int32),
                       np.diff(np.r_[starts, n]))

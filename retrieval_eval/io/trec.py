@@ -49,27 +49,68 @@ def order_trec(
     if order == "rank":
         # Equal ranks in one query: doc id ascending (byte order), then file order, so a run
         # with ties reads the same whatever order its lines were written in.
-        perm = None
-        if not in_group_order(codes, rank_in, strict=True):
-            t = pa.table({"g": pa.array(codes), "r": pa.array(rank_in), "d": doc,
-                          "i": pa.array(np.arange(n, dtype=np.int64))})
-            perm = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("r", "ascending"),
-                                                 ("d", "ascending"), ("i", "ascending")])
-            perm = perm.to_numpy(zero_copy_only=False)
+        perm = None if in_group_order(codes, rank_in, strict=True) else rank_order(codes, rank_in, doc)
     else:
         t = pa.table({"g": pa.array(codes), "s": pa.array(score), "d": doc})
         perm = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("s", "descending"), ("d", "descending")])
         perm = perm.to_numpy(zero_copy_only=False)
     if perm is not None:
-        idx = pa.array(perm)
-        qid, doc = qid.take(idx), doc.take(idx)
-        system = system if isinstance(system, str) else system.take(idx)
         codes, score = codes[perm], score[perm]
+        doc = doc.take(pa.array(perm))
+        # A row's query and system are its group's: taken from the groups' first rows (a few
+        # thousand), not gathered row by row across the file.
+        first = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+        first[codes[::-1]] = perm[::-1]  # the earliest row of each group (last write wins)
+        at = pa.array(codes)
+        qid = _take(qid, first).take(at)
+        system = system if isinstance(system, str) else _take(system, first).take(at)
     starts = group_starts(codes)
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
     s_arr = constant_strings(system, n) if isinstance(system, str) else arrow_strings(system)
     return new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
+
+
+def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
+    """The row order grouping rows by ``codes`` (ascending) and ranking them within each group;
+    equal ranks of a group by doc id ascending (byte order), then file order.
+
+    Integer keys (group, rank) sort in numpy: when they are distinct and dense (a shuffled run
+    file: each group's ranks 1..n) one scatter places every row, else a stable sort. Doc ids
+    are compared only within runs of equal keys.
+    """
+    import pyarrow.compute as pc
+
+    n = len(codes)
+    lo = int(rank.min())
+    span = int(rank.max()) - lo + 1
+    groups_ = int(codes.max()) + 1
+    perm = None
+    if groups_ * span <= 2 * n + 1024:
+        key = codes.astype(np.int64) * span + (rank - lo)
+        seen = np.zeros(groups_ * span, dtype=bool)
+        seen[key] = True
+        dest = np.cumsum(seen, dtype=np.int64) - 1  # a key's place among the keys present
+        if int(dest[-1]) + 1 == n:  # distinct keys: one scatter
+            perm = np.empty(n, dtype=np.int64)
+            perm[dest[key]] = np.arange(n, dtype=np.int64)
+            return perm
+        del seen, dest
+        perm = np.argsort(key, kind="stable")
+    if perm is None:
+        perm = np.lexsort((rank, codes))  # stable: file order among equal keys
+    c, r = codes[perm], rank[perm]
+    tie = np.flatnonzero((c[1:] == c[:-1]) & (r[1:] == r[:-1]))
+    if len(tie):
+        new_run = np.ones(n, dtype=bool)
+        new_run[tie + 1] = False
+        run_id = np.cumsum(new_run) - 1
+        at = np.flatnonzero(np.isin(run_id, run_id[tie]))  # rows in runs of equal keys
+        t = pa.table({"g": pa.array(run_id[at]), "d": _take(doc, perm[at]), "i": pa.array(perm[at])})
+        within = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("d", "ascending"),
+                                               ("i", "ascending")]).to_numpy(zero_copy_only=False)
+        perm[at] = perm[at][within]
+    return perm
 
 
 def _starts_if_grouped(system: Any, qid: pa.ChunkedArray, rank_in: pa.ChunkedArray) -> np.ndarray | None:

@@ -137,3 +137,29 @@ def test_trec_run_with_trailing_junk_and_ties_matches_pytrec_eval(tmp_path):
                 checked += 1
         assert row["mrr@1000"] == pytest.approx(values["recip_rank"], abs=1e-9), qid
     assert checked == 40 * (4 * 4 + 3)
+
+
+@pytest.mark.parametrize("case", ["dense distinct", "dense with ties", "sparse ranks"])
+@pytest.mark.parametrize("seed", range(3))
+def test_rank_order_sorts_by_group_rank_doc_bytes_then_line(case, seed):
+    """:func:`rank_order`'s three ways (one scatter, a stable sort, a lexsort for ranks spread
+    too far for a table) against Python's sort by (group, rank, doc id bytes, line)."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    n_groups, depth = 7, 40
+    if case == "dense distinct":
+        codes = np.repeat(np.arange(n_groups), depth)
+        rank = np.tile(np.arange(1, depth + 1), n_groups)
+    elif case == "dense with ties":
+        codes = rng.integers(0, n_groups, size=n_groups * depth)
+        rank = rng.integers(1, 6, size=len(codes))
+    else:
+        codes = rng.integers(0, n_groups, size=300)
+        rank = rng.choice([1, 2, 5, 10**6, 10**9, 10**12], size=len(codes))
+    order = rng.permutation(len(codes))
+    codes, rank = codes[order].astype(np.int64), rank[order].astype(np.int64)
+    docs = [rng.choice(["a", "B", "b", "d1", "d10", "é", "z"]) for _ in range(len(codes))]
+    got = io_trec.rank_order(codes, rank, pa.chunked_array([pa.array(docs, pa.large_string())]))
+    want = sorted(range(len(codes)), key=lambda i: (codes[i], rank[i], docs[i].encode(), i))
+    assert got.tolist() == want
