@@ -22,7 +22,7 @@ from ..errors import FormatError
 from ..model import empty_run
 from .columns import (
     LARGE_STRING, arrow_strings, block_rank, check_system, constant_strings, group_codes,
-    group_starts, in_group_order, new_run_frame, numpy_column, plain_fields, release,
+    group_starts, in_group_order, new_run_frame, numpy_column, plain_fields, read_pool, release,
 )
 from .text import checked_bytes, decode, read_bytes, regular_file, utf8_bytes
 from .whitespace import (
@@ -56,14 +56,15 @@ def order_trec(
         perm = perm.to_numpy(zero_copy_only=False)
     if perm is not None:
         codes, score = codes[perm], score[perm]
-        doc = doc.take(pa.array(perm))
+        doc = pc.take(doc, pa.array(perm), memory_pool=read_pool())  # see read_pool
         # A row's query and system are its group's: taken from the groups' first rows (a few
         # thousand), not gathered row by row across the file.
         first = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
         first[codes[::-1]] = perm[::-1]  # the earliest row of each group (last write wins)
         at = pa.array(codes)
-        qid = _take(qid, first).take(at)
-        system = system if isinstance(system, str) else _take(system, first).take(at)
+        qid = pc.take(_take(qid, first), at, memory_pool=read_pool())
+        system = system if isinstance(system, str) else pc.take(_take(system, first), at,
+                                                                memory_pool=read_pool())
     starts = group_starts(codes)
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
