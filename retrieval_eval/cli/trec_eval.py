@@ -154,6 +154,11 @@ def _requested(names: list[str]):
             ordered.extend(parse_measure(fam))
             continue
         params, ms = given[fam]
+        if FAMILIES[fam].param in ("cutoff", "level"):
+            # get_long_cutoffs / get_double_cutoffs: sorted ascending, a repeat refused.
+            ms = sorted(ms, key=lambda m: float(m.param))
+            if any(a.param == b.param for a, b in zip(ms, ms[1:])):
+                raise ValueError(f"trec_eval: duplicate cutoffs detected in '{fam}.{params}'")
         if fam in NAMED_BY_PARAMETERS:
             ms = ms[:1]  # one value: set_F.0.5,2 is beta 0.5, trec_eval's param_values[0]
             shown[ms[0].name] = f"{fam}_{params}"

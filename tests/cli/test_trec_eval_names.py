@@ -146,3 +146,21 @@ def test_a_later_malformed_parameter_is_still_refused(paths):
     code = main(["trec_eval", "-m", "set_F.0.5", "-m", "set_F.x", *paths],
                 stdout=io.StringIO(), stderr=err)
     assert code == 2 and "set_F.x" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+def test_cutoffs_print_in_ascending_order_whatever_order_they_are_typed(paths):
+    # meas_init.c's get_long_cutoffs / get_double_cutoffs qsort the parameters ascending.
+    assert names(run_cli(paths, "P.10,5,1")) == ["P_1", "P_5", "P_10"]
+    assert names(run_cli(paths, "iprec_at_recall.0.7,0.2")) == ["iprec_at_recall_0.20",
+                                                                 "iprec_at_recall_0.70"]
+    # pytrec_eval computes the same cutoffs (its keys are a set: only the names are compared)
+    assert set(names(run_cli(paths, "P.10,5,1"))) == set(pytrec_keys("P.10,5,1")["q1"])
+
+
+@pytest.mark.parametrize("measure", ["P.5,5", "ndcg_cut.10,5,10", "iprec_at_recall.0.5,0.50"])
+def test_a_repeated_cutoff_is_refused_as_trec_eval_refuses_it(paths, measure):
+    # get_long_cutoffs: "trec_eval: duplicate cutoffs detected" (and trec_eval exits).
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["trec_eval", "-m", measure, *paths], stdout=out, stderr=err)
+    assert code == 2 and out.getvalue() == ""
+    assert "duplicate cutoffs" in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1
