@@ -62,7 +62,9 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
         One row per evaluated (system, query_id), systems in first-appearance order, queries
         in the order the judgments list them, with one float column per measure named
         canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` has no per-query value and is left
-        out). ``attrs["measures"]`` holds the parsed :class:`Measure` list.
+        out). ``attrs["measures"]`` holds the parsed :class:`Measure` list, and
+        ``attrs["repeats"]`` the ``(system, query_id)`` of each evaluated ranking that repeats
+        a doc id (kept once, at its first place; trec_eval refuses such a run).
 
     Raises
     ------
@@ -85,6 +87,9 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
         **{name: np.asarray(v, dtype=np.float64) for name, v in cols.items()},
     })
     frame.attrs["measures"] = ms
+    dup = np.flatnonzero(a.duplicates)
+    frame.attrs["repeats"] = list(zip(a.systems.take(a.r_system[dup]).tolist(),
+                                      a.queries.take(a.r_query[dup]).tolist()))
     return frame
 
 
