@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..arrays import arrow as _arrow, codes as _codes, take as _take
+from ..arrays import arrow as _arrow, codes as _codes, take as _take, whole as _whole
 from ..model import ID, UNSTRATIFIED
 from .kernels import lookup, repeats
 
@@ -41,20 +41,30 @@ class Judged:
     strata: np.ndarray  # per query: the stratum of its first label line, or _unstratified
 
 
-def judged(judgments: pd.DataFrame) -> Judged:
-    """Code the judgments once; the last label of a repeated (query, key) pair wins.
+def winning_labels(judgments: pd.DataFrame):
+    """Each label's query code, the judged queries (first-appearance order), each label's key
+    code, the distinct keys (arrow strings, first-appearance order) and the rows of the labels
+    that count: the last of a repeated (query, key) pair.
 
     ``validate`` reports such a pair as an error; scoring still needs one answer, and the last
     line is the one a person editing the file most recently wrote. (The engine applies the
     same rule step by step in :func:`scan_run`.)
     """
     q_codes, queries = _codes(_arrow(judgments["query_id"]))
-    k_codes, keys = _codes(label_keys(judgments))
-    pair = q_codes.astype(np.int64) * max(len(keys), 1) + k_codes
+    encoded = _whole(label_keys(judgments)).dictionary_encode()  # no Python string made
+    k_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    pair = q_codes.astype(np.int64) * max(len(encoded.dictionary), 1) + k_codes
     rows = np.flatnonzero(~repeats(pair[::-1])[::-1])  # the last label of a pair wins
+    return q_codes, queries, k_codes, encoded.dictionary, rows
+
+
+def judged(judgments: pd.DataFrame) -> Judged:
+    """Code the judgments once; the last label of a repeated (query, key) pair wins
+    (:func:`winning_labels`)."""
+    q_codes, queries, k_codes, keys, rows = winning_labels(judgments)
     return Judged(
         queries=queries,
-        keys=keys,
+        keys=pd.Index(pd.array(keys, dtype=ID), dtype=ID),
         rows=rows,
         query=q_codes[rows],
         key=k_codes[rows],

@@ -148,18 +148,8 @@ def compute(
 def _first_reads(judgments: pd.DataFrame, run: pd.DataFrame):
     """Each label's query code, the judged queries, and (for a large run) the run's ranking
     boundaries (:func:`.scan.ranking_starts`; None: the scan finds them)."""
-    if len(run) >= scan.STEP_ROWS:
-        # Two independent reads at once (arrow works without the GIL): the run's ranking
-        # boundaries, and the labels' query codes.
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            finding = pool.submit(scan.ranking_starts, run)
-            label_codes, queries = _codes(_arrow(judgments["query_id"]))
-            found = finding.result()
-    else:
-        label_codes, queries = _codes(_arrow(judgments["query_id"]))
-        found = None
+    (label_codes, queries), found = scan.beside_starts(
+        run, lambda: _codes(_arrow(judgments["query_id"])))
     return label_codes, queries, found
 
 

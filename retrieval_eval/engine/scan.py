@@ -61,6 +61,20 @@ def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
                          pa.array(run["rank"].to_numpy(dtype=np.int64)), strict=True)
 
 
+def beside_starts(run: pd.DataFrame, work):
+    """``work()``, and the run's ranking boundaries (:func:`ranking_starts`) found beside it on
+    a second thread when the run is large (arrow compares neighbours without the GIL); None
+    for a small run, whose scan finds them itself. Returns ``(work's result, found)``."""
+    if len(run) < STEP_ROWS:
+        return work(), None
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        finding = pool.submit(ranking_starts, run)
+        got = work()
+        return got, finding.result()
+
+
 def rankings(run: pd.DataFrame, queries: pd.Index | None,
               found: tuple[np.ndarray, bool] | None = None) -> Rankings:
     """Find the rankings of a run without hashing its rows.

@@ -86,7 +86,6 @@ def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
     lo = int(rank.min())
     span = int(rank.max()) - lo + 1
     groups_ = int(codes.max()) + 1
-    perm = None
     if groups_ * span <= 2 * n + 1024:
         key = codes.astype(np.int64) * span + (rank - lo)
         seen = np.zeros(groups_ * span, dtype=bool)
@@ -98,7 +97,7 @@ def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
             return perm
         del seen, dest
         perm = np.argsort(key, kind="stable")
-    if perm is None:
+    else:
         perm = np.lexsort((rank, codes))  # stable: file order among equal keys
     c, r = codes[perm], rank[perm]
     tie = np.flatnonzero((c[1:] == c[:-1]) & (r[1:] == r[:-1]))

@@ -36,7 +36,7 @@ def compute(measure, a, level: int) -> np.ndarray:
     if f == "num_rel":
         return a.num_rel(level).astype(float)
     if f == "num_rel_ret":
-        return a.l_sum(mask=a.l_rel >= level).astype(float)
+        return a.rel_ret(level).astype(float)
     if f == "num_nonrel_judged_ret":
         return a.l_sum(mask=(a.l_rel >= 0) & (a.l_rel < level)).astype(float)
     raise KeyError(f)

@@ -46,7 +46,7 @@ def ideal_cost(a, idx: np.ndarray) -> np.ndarray:
     That is rank + 1 plus the prefix sum of max(ideal gain - 1, 0) over the ideal list, taken
     at the entry's rank or at the list's end: no per-rank array is made.
     """
-    iq, ipos, igrade = a.ideal()
+    iq, ipos, igrade = a.ideal
     n_ideal = np.bincount(iq, minlength=len(a.queries))
     start = np.cumsum(n_ideal) - n_ideal
     excess = np.cumsum(np.maximum(igrade - 1, 0).astype(float))
@@ -64,7 +64,7 @@ def compute(measure, a, level: int) -> np.ndarray:
     f = measure.family
     if f == "utility":
         p1, p2, p3, p4 = measure.param if measure.param is not None else UTILITY_DEFAULTS
-        relret = a.l_sum(mask=a.l_rel >= level).astype(float)
+        relret = a.rel_ret(level).astype(float)
         ret, rel = a.r_ret.astype(float), a.num_rel(level).astype(float)
         return (p1 * relret + p2 * (ret - relret) + p3 * (rel - relret)
                 + p4 * (a.num_docs + relret - ret - rel))
@@ -82,7 +82,7 @@ def compute(measure, a, level: int) -> np.ndarray:
         pos = np.flatnonzero(gain != 0)
         term = gain[pos] / np.log2(2.0 + ideal_cost(a, pos) - got[pos])
         total = np.bincount(a.l_rk[pos], weights=term, minlength=a.n)
-        iq, _, igrade = a.ideal()
+        iq, _, igrade = a.ideal
         ideal = np.bincount(iq, weights=igrade.astype(float), minlength=len(a.queries))[a.r_query]
         return np.where(ideal > 0, total / np.where(ideal > 0, ideal, 1.0), 0.0)
     raise KeyError(f)

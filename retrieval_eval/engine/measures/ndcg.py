@@ -51,15 +51,16 @@ def _cumulative(a):
     """Per labelled entry: its ranking's DCG up to it (linear gain); per ideal entry: the same.
     Unlabelled entries gain 0, so the sums over labelled entries are the sums over all."""
     gain = _gain(a.l_rel, False)
-    dcg = a.l_cumsum(gain / np.log2(a.l_pos + 2.0))
-    iq, ipos, igrade = a.ideal()
+    disc = gain / np.log2(a.l_pos + 2.0)  # each entry's discounted gain
+    dcg = a.l_cumsum(disc)
+    iq, ipos, igrade = a.ideal
     keep = igrade > 0
     iq, ipos, igrade = iq[keep], ipos[keep], igrade[keep]
     L = np.bincount(iq, minlength=len(a.queries))
     start = np.cumsum(L) - L
     icum = np.cumsum(igrade / np.log2(ipos + 2.0))
     icum = icum - np.r_[0.0, icum][start][iq]
-    return gain, dcg, icum, L, start, (iq, ipos, igrade)
+    return gain, disc, dcg, icum, L, start, (iq, ipos, igrade)
 
 
 def _at(values, starts, offset, valid):
@@ -69,16 +70,19 @@ def _at(values, starts, offset, valid):
     return out
 
 
-def _dcg_upto(a, gain: np.ndarray, upto: np.ndarray) -> np.ndarray:
-    """Per ranking: the DCG of its first ``upto`` entries (``upto`` per ranking)."""
+def _dcg_upto(a, disc: np.ndarray, upto: np.ndarray | None = None) -> np.ndarray:
+    """Per ranking: the DCG of its first ``upto`` entries (``upto`` per ranking; all of them
+    without), from the labelled entries' discounted gains ``disc``."""
+    if upto is None:
+        return np.bincount(a.l_rk, weights=disc, minlength=a.n)
     top = a.l_pos < upto[a.l_rk]
-    return np.bincount(a.l_rk[top], weights=(gain / np.log2(a.l_pos + 2.0))[top], minlength=a.n)
+    return np.bincount(a.l_rk[top], weights=disc[top], minlength=a.n)
 
 
 def _ndcg_rel(a) -> np.ndarray:
-    gain, dcg, icum, L, start, _ = _cumulative(a)
+    gain, disc, dcg, icum, L, start, _ = _cumulative(a)
     Lr = L[a.r_query]
-    full_dcg = np.bincount(a.l_rk, weights=gain / np.log2(a.l_pos + 2.0), minlength=a.n)
+    full_dcg = _dcg_upto(a, disc)
     ideal_total = _at(icum, start[a.r_query], Lr - 1, Lr > 0)
     pos = np.flatnonzero(gain > 0)  # a positive gain: its query's ideal list is not empty
     q = a.r_query[a.l_rk[pos]]
@@ -91,7 +95,7 @@ def _ndcg_rel(a) -> np.ndarray:
 
 
 def _rndcg(a, level: int) -> np.ndarray:
-    gain, dcg, icum, L, start, (iq, ipos, igrade) = _cumulative(a)
+    _, disc, _, icum, L, start, (iq, ipos, igrade) = _cumulative(a)
     # The ends of each grade's block in the ideal list: where the next grade differs.
     end = np.r_[(iq[1:] != iq[:-1]) | (igrade[1:] != igrade[:-1]), True] if len(iq) else np.zeros(0, bool)
     b_query, b_at = iq[end], ipos[end] + 1  # a boundary after b_at ideal documents
@@ -104,13 +108,13 @@ def _rndcg(a, level: int) -> np.ndarray:
         b = b_at[b_start[a.r_query[rk]] + t]
         upto = np.zeros(a.n, dtype=np.int64)
         upto[rk] = np.minimum(b, a.r_ret[rk])
-        d = _dcg_upto(a, gain, upto)[rk]
+        d = _dcg_upto(a, disc, upto)[rk]
         ideal = icum[start[a.r_query[rk]] + b - 1]
         total[rk] += d / ideal
         count[rk] += 1
     Lr = L[a.r_query]
     extra = (a.r_ret >= Lr + 2) & (Lr > 0)
-    full_dcg = np.bincount(a.l_rk, weights=gain / np.log2(a.l_pos + 2.0), minlength=a.n)
+    full_dcg = _dcg_upto(a, disc)
     ideal_total = _at(icum, start[a.r_query], Lr - 1, Lr > 0)
     total = total + np.where(extra, full_dcg / np.where(ideal_total > 0, ideal_total, 1.0), 0.0)
     count = count + extra
@@ -130,7 +134,7 @@ def compute(measure, a, level: int) -> np.ndarray:
     gain = _gain(a.l_rel, exponential)
     keep = gain > 0 if k is None else (gain > 0) & (a.l_pos < k)
     dcg = np.bincount(a.l_rk[keep], weights=gain[keep] / np.log2(pos[keep] + 2.0), minlength=a.n)
-    iq, ipos, igrade = a.ideal()
+    iq, ipos, igrade = a.ideal
     igain = _gain(igrade, exponential)
     ikeep = igain > 0 if k is None else (igain > 0) & (ipos < k)
     idcg_q = np.bincount(iq[ikeep], weights=igain[ikeep] / np.log2(ipos[ikeep] + 2.0),

@@ -56,7 +56,6 @@ def compute(measure, a, level: int) -> np.ndarray:
     if measure.family == "RBP":
         gain = np.where(a.l_rel >= level, a.l_rel, 0) if measure.rel is None else 1
         return a.l_sum(weights=weight * gain, mask=a.l_rel >= level)
-    # The unlabelled entries' weight: all of the ranking's, 1 - p**n, less the labelled ones'.
-    ret = a.r_ret.astype(float)
-    unknown = (1.0 - p ** ret) - a.l_sum(weights=weight)
-    return unknown + p ** ret
+    # The unlabelled entries' weight (1 - p**n of the ranking's, less the labelled ones') plus
+    # the ranks past the ranking (p**n): all but the labelled entries' weight.
+    return 1.0 - a.l_sum(weights=weight)

@@ -34,11 +34,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ...arrays import arrow, codes, take, whole
+from ...arrays import arrow, take
 from ...model import ID
-from ..kernels import ranges, repeats
-from ..labels import label_keys
-from ..scan import STEP_ROWS, Rankings, ranking_starts, rankings, scan_run
+from ..kernels import ranges
+from ..labels import winning_labels
+from ..scan import Rankings, beside_starts, rankings, scan_run
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -110,6 +110,10 @@ class Arrays:
             else np.zeros(len(self.queries), dtype=np.int64)
         return per_q[self.r_query]
 
+    def rel_ret(self, level: int) -> np.ndarray:
+        """Per ranking: its relevant entries (grade >= level), trec_eval's num_rel_ret."""
+        return self.l_sum(mask=self.l_rel >= level)
+
     def num_nonrel(self, level: int) -> np.ndarray:
         """Per ranking: labels of its query with 0 <= grade < level."""
         return self.q_levels[:, :level].sum(axis=1)[self.r_query]
@@ -129,31 +133,13 @@ class Arrays:
         before = np.r_[0, c][self.l_start]
         return c - before[self.l_rk]
 
-    def seg_sum(self, weights=None, mask=None) -> np.ndarray:
-        """Per ranking: the number (or sum of ``weights``) of its entries in ``mask``."""
-        rk = self.e_rk if mask is None else self.e_rk[mask]
-        if weights is not None and mask is not None:
-            weights = weights[mask]
-        return np.bincount(rk, weights=weights, minlength=self.n).astype(float) \
-            if weights is not None else np.bincount(rk, minlength=self.n)
-
-    def seg_cumsum(self, values: np.ndarray) -> np.ndarray:
-        """Per entry: the sum of ``values`` over its ranking's entries up to and including it."""
-        c = np.cumsum(values)
-        before = np.r_[0, c][self.r_start]  # the sum before each ranking's first entry
-        return c - before[self.e_rk]
-
+    @cached_property
     def ideal(self):
         """Per query, its labels with grade >= 0 sorted best first: ``(query, position, grade)``.
 
         The ideal ranking of nDCG and G: every judged document, the best grades first. Made
         once per arrays (read only: the families share it).
         """
-        return self.ideal_list
-
-    @cached_property
-    def ideal_list(self):
-        """See :meth:`ideal`."""
         nq, ng = self.q_levels.shape
         grades = np.arange(ng - 1, -1, -1)  # best first
         counts = self.q_levels[:, ::-1]
@@ -236,18 +222,9 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index,
 def _label_levels(judgments: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:
     """The judged queries (first-appearance order), each label's query code, and per query
     ``[query, grade]`` counts of its labels with grade >= 0 (``q_levels``), the last label of a
-    repeated (query, key) pair winning, as :func:`retrieval_eval.engine.labels.judged` rules.
-    Keys are compared by arrow's dictionary codes (no Python string is made)."""
-    q_codes, queries = codes(arrow(judgments["query_id"]))
-    grade = judgments["relevance"].to_numpy(dtype=np.int64)
-    if len(grade):
-        keys = whole(label_keys(judgments)).dictionary_encode().indices
-        k_codes = keys.to_numpy(zero_copy_only=False).astype(np.int64)
-        pair = q_codes.astype(np.int64) * (int(k_codes.max()) + 1) + k_codes
-        last = ~repeats(pair[::-1])[::-1]  # the last label of a pair wins
-        q, grade = q_codes[last].astype(np.int64), grade[last]
-    else:
-        q = np.zeros(0, dtype=np.int64)
+    repeated (query, key) pair winning (:func:`retrieval_eval.engine.labels.winning_labels`)."""
+    q_codes, queries, _, _, rows = winning_labels(judgments)
+    q, grade = q_codes[rows].astype(np.int64), judgments["relevance"].to_numpy(dtype=np.int64)[rows]
     ng = int(grade.max()) + 1 if len(grade) and grade.max() > 0 else 1
     ok = grade >= 0
     q_levels = np.bincount(q[ok] * ng + grade[ok], minlength=len(queries) * ng)
@@ -277,18 +254,7 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
         raise ValueError(f"order must be 'trec' or 'rank', got {order!r}")
     if max_ret is not None and (isinstance(max_ret, bool) or int(max_ret) != max_ret or max_ret < 0):
         raise ValueError(f"max_ret must be a non-negative integer, got {max_ret!r}")
-    found = None
-    if len(run) >= STEP_ROWS:
-        # Two independent reads at once (arrow compares neighbours without the GIL): the run's
-        # ranking boundaries, and the labels' codes.
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            finding = pool.submit(ranking_starts, run)
-            queries, label_codes, q_levels = _label_levels(judgments)
-            found = finding.result()
-    else:
-        queries, label_codes, q_levels = _label_levels(judgments)
+    (queries, label_codes, q_levels), found = beside_starts(run, lambda: _label_levels(judgments))
     nq = len(queries)
     none = np.zeros(0, dtype=np.int64)
     l_block = l_pos = l_grade = none

@@ -38,7 +38,7 @@ def _ratio(num, den):
 
 def compute(measure, a, level: int) -> np.ndarray:
     f = measure.family
-    relret = a.l_sum(mask=a.l_rel >= level).astype(float)
+    relret = a.rel_ret(level).astype(float)
     ret = a.r_ret.astype(float)
     R = a.num_rel(level).astype(float)
     P, rec = _ratio(relret, ret), _ratio(relret, R)

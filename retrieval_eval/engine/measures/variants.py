@@ -102,6 +102,6 @@ def compute(measure, a, level: int) -> np.ndarray:
     if measure.family == "judged_only":
         inner, b = measure.param, _judged_only(a)
     else:
-        (inner, table), b = measure.param, _mapped(a, measure.param[1])
+        inner, b = measure.param[0], _mapped(a, measure.param[1])
     module = importlib.import_module(f".{inner.spec.module}", __package__)
     return module.compute(inner, b, inner.rel if inner.rel is not None else level)
