@@ -85,6 +85,40 @@ def test_an_unknown_name_suggests_the_closest_names():
         parse_measure("ndgc")
 
 
+def _suggested(text: str) -> list[str]:
+    with pytest.raises(ValueError) as info:
+        parse_measure(text)
+    message = str(info.value)
+    assert message.count("\n") == 0 and message.startswith(f"unknown measure {text!r}")
+    return message.split("did you mean ")[1].split("?")[0].split(", ") if "did you mean" in message else []
+
+
+@pytest.mark.parametrize("text,first", [
+    ("ndgc@10", "nDCG@10"),  # a typo in the stem: the user's cutoff and syntax come back
+    ("nDGC@10", "nDCG@10"),
+    ("precison@10", "precision@10"),
+    ("recal_20", "recall_20"),
+    ("Succes@5", "Success@5"),
+    ("ndcg_cutt_10", "ndcg_cut_10"),
+    ("mrr@1O", "mrr@10"),
+    ("bprf", "Bpref"),
+    ("mapp", "map"),
+])
+def test_suggestions_keep_the_cutoff_and_every_one_parses(text, first):
+    close = _suggested(text)
+    assert close[0] == first
+    assert 1 <= len(close) <= 3 and text not in close
+    for name in close:
+        assert parse_measure(name)  # a suggestion is a name the parser reads
+
+
+@pytest.mark.parametrize("text", ["P@1e400", "P.inf", "P.nan", "mrr@1O", "P_5.5", "iprec_at_recall.x"])
+def test_a_cutoff_that_is_not_a_positive_integer_is_a_one_line_error(text):
+    # float('1e400') is infinite: int() of it raised OverflowError, a traceback past the CLI.
+    with pytest.raises(ValueError, match=r"must be a (positive integer|number)"):
+        parse_measure(text)
+
+
 def test_measures_table_lists_every_family_once_with_stable_columns():
     table = cat.measures()
     assert list(table.columns) == ["name", "aliases", "parameter", "cutoff", "aggregate",

@@ -7,6 +7,8 @@ next to the code that computes them; :mod:`.registry` collects them into :data:`
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 #: trec_eval's default parameters of its cutoff families (measures.c of trec_eval 9.0.8).
@@ -91,6 +93,15 @@ def name_of(family: Family, param, rel: int | None) -> str:
     return f"{base}{sep}{fmt_param(family, param)}"
 
 
+def _finite(value) -> float | None:
+    """``value`` as a finite float, else None (not a number, NaN or infinite)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
 def make(family: str, param=None, rel: int | None = None) -> Measure:
     """The measure of ``family`` with ``param`` bound (checked), named canonically."""
     fam = FAMILIES[family]
@@ -99,11 +110,15 @@ def make(family: str, param=None, rel: int | None = None) -> Measure:
     elif param is None:
         raise ValueError(f"{family} needs a parameter")
     elif fam.param == "cutoff":
-        if float(param) != int(float(param)) or int(float(param)) < 1:
+        x = _finite(param)
+        if x is None or x != int(x) or x < 1:
             raise ValueError(f"{family}: the cutoff must be a positive integer, got {param!r}")
-        param = int(float(param))
+        param = int(x)
     else:
-        param = round(float(param), 2) if fam.param == "level" else float(param)
+        x = _finite(param)
+        if x is None:
+            raise ValueError(f"{family}: the parameter must be a number, got {param!r}")
+        param = round(x, 2) if fam.param == "level" else x
         if fam.param == "level" and family == "iprec_at_recall" and not 0.0 <= param <= 1.0:
             raise ValueError(f"{family}: the recall level must be within [0, 1], got {param!r}")
         if param < 0:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import threading
 
 import pandas as pd
 
@@ -103,10 +104,61 @@ class UnknownMeasure(ValueError):
     """A measure name the registry cannot parse; the message suggests the closest names."""
 
     def __init__(self, name: str, why: str | None = None):
-        close = difflib.get_close_matches(name, _all_spellings(), n=3, cutoff=0.5)
+        close = [] if getattr(_SUGGESTING, "on", False) else _suggest(name)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         why = f" ({why})" if why else ""
         super().__init__(f"unknown measure {name!r}{why}{hint} (rev.measures() lists them all)")
+
+
+#: Set while :func:`_suggest` tries its candidates (their errors make no suggestions).
+_SUGGESTING = threading.local()
+
+
+def _suggest(name: str, n: int = 3) -> list[str]:
+    """Up to ``n`` known names closest to ``name``, each one the parser reads.
+
+    A name with a cutoff (``ndgc@10``, ``precison_5``) is matched on its stem, case aside,
+    against every cutoff family's name and aliases, and the closest come back with the
+    user's cutoff, in the user's syntax first (``nDCG@10``, ``ndcg@10``, then
+    ``ndcg_cut_10``). Then the whole name is matched, case aside, against every spelling.
+    """
+    text = str(name).strip()
+    found: list[str] = []
+    m = re.fullmatch(r"(.+?)([@_.])(\d+)", text)
+    if m and int(m.group(3)) > 0:
+        stem, sep, cut = m.groups()
+        spelled: dict[str, list[str]] = {}
+        for fam in FAMILIES.values():
+            if fam.param != "cutoff":
+                continue
+            for s in dict.fromkeys((fam.label or fam.name, fam.name, *fam.aliases)):
+                if "(" not in s:
+                    at = s != fam.name or fam.style == "at"
+                    spelled.setdefault(s.lower(), []).append(f"{s}@{cut}" if at else f"{s}_{cut}")
+        for key in difflib.get_close_matches(stem.lower(), list(spelled), n=n, cutoff=0.6):
+            found.extend(spelled[key])
+        found.sort(key=lambda s: ("@" in s) != (sep == "@"))  # stable: the user's syntax first
+    lower: dict[str, list[str]] = {}
+    for s in _all_spellings():
+        lower.setdefault(s.lower(), []).append(s)
+    for key in difflib.get_close_matches(text.lower(), list(lower), n=n, cutoff=0.5):
+        found.extend(lower[key])
+    out = []
+    _SUGGESTING.on = True
+    try:
+        for s in dict.fromkeys(found):
+            if s == text:
+                continue
+            try:
+                _parse(s)
+            except ValueError:
+                continue
+            out.append(s)
+            if len(out) == n:
+                break
+    finally:
+        _SUGGESTING.on = False
+    return out
 
 
 def _all_spellings() -> list[str]:
