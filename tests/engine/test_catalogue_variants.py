@@ -43,3 +43,30 @@ def test_variant_names_and_refusals():
                      ("nDCG(judged_only=maybe)", "True or False")]:
         with pytest.raises(ValueError, match=why):
             cat.parse_measure(bad)
+    for bad, why in [("nDCG(judged_only=-1)@10", "True or False"), ("nDCG(judged_only=)", "True or False"),
+                     ("nDCG(gains=5)", "map of grades"), ("SDCG(max_rel=inf)@10", "finite"),
+                     ("RBP(rel=1e400)", "finite")]:
+        # These recursed until RecursionError, or raised OverflowError, before.
+        with pytest.raises(ValueError, match=why):
+            cat.parse_measure(bad)
+
+
+_STEMS = ["P", "P@", "P_", "P.", "nDCG@", "RBP(p=", "RBP(rel=", "Compat(p=", "set_F.", "utility.",
+          "ndcg.1=", "iprec_at_recall_", "Rprec_mult_", "SDCG(max_rel=", "nDCG(gains={1:", "ERR@",
+          "unj.", "P(rel=", "hits@", "rbp.", "map_cut.", "ndcg_cut.1=", "Judged@", "NERR8(max_rel=",
+          "nDCG(judged_only=", "nDCG(gains=", "P(judged_only=True,rel=", "INST(T=",
+          "nDCG(gains={1:2},judged_only=", "Compat(p=0.5,normalize=", "AP(rel=", "SetF(beta="]
+_VALUES = ["nan", "inf", "-inf", "1e400", "-1", "0", "1O", "", "1e-400", "2**3", "9" * 30, " 5",
+           "1,", "1,,2", "0.5)", "True", "x)", "(", ")", "{}", "=", "\\", "é"]
+
+
+@pytest.mark.parametrize("stem", _STEMS)
+def test_any_malformed_parameter_is_a_value_error(stem):
+    """Whatever follows a measure's name, the parser answers or raises ValueError (the
+    one-line error of evaluate and the CLI), never another exception."""
+    for value in _VALUES:
+        for text in (stem + value, stem + value + ")", stem + value + "})", stem + value + ")@5"):
+            try:
+                cat.parse_measure(text)
+            except ValueError:
+                pass

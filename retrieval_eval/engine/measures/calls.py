@@ -7,6 +7,7 @@ strings (quotes removed); each family checks and converts its own. Shared by the
 
 from __future__ import annotations
 
+import math
 import re
 
 
@@ -31,6 +32,8 @@ def number(value: str, what: str, low: float, high: float, integer: bool = False
         x = float(value)
     except ValueError:
         raise ValueError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
     if integer and x != int(x):
         raise ValueError(f"{what} must be an integer, got {value!r}")
     if not low <= x <= high:

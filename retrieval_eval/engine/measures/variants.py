@@ -40,16 +40,18 @@ def parse(text: str, parse_measure=None):
         return None
     base, args, cut = m.group(1), m.group(2), m.group(3) or ""
     gains = re.search(r"gains\s*=\s*\{([^}]*)\}", args)
-    judged = re.search(r"judged_only\s*=\s*(\w+)", args)
+    judged = re.search(r"judged_only\s*=\s*([^,]*)", args)
+    if gains is None and re.search(r"\bgains\s*=", args):
+        raise ValueError("gains= takes a map of grades to gains, e.g. gains={0:0,1:1,2:3}")
     rest = args
     for found in (gains, judged):
         if found:
             rest = rest.replace(found.group(0), "")
     rest = ",".join(a for a in (x.strip() for x in rest.split(",")) if a)
-    if judged and judged.group(1) not in ("True", "False"):
-        raise ValueError(f"judged_only must be True or False, got {judged.group(1)!r}")
+    if judged and judged.group(1).strip() not in ("True", "False"):
+        raise ValueError(f"judged_only must be True or False, got {judged.group(1).strip()!r}")
     inner = parse_measure(f"{base}({rest}){cut}" if rest else f"{base}{cut}")
-    if judged and judged.group(1) == "True":
+    if judged and judged.group(1).strip() == "True":
         if base not in _JUDGED_BASES or gains:
             raise ValueError(f"judged_only applies to {', '.join(sorted(_JUDGED_BASES))} "
                              "(without gains)")
