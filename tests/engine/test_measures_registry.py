@@ -112,11 +112,23 @@ def test_suggestions_keep_the_cutoff_and_every_one_parses(text, first):
         assert parse_measure(name)  # a suggestion is a name the parser reads
 
 
-@pytest.mark.parametrize("text", ["P@1e400", "P.inf", "P.nan", "mrr@1O", "P_5.5", "iprec_at_recall.x"])
+@pytest.mark.parametrize("text", ["P@1e400", "P.inf", "P.nan", "mrr@1O", "P_5.5", "iprec_at_recall.x",
+                                  "P.99999999999999999999", "success@2147483648",
+                                  "nDCG(gains={1:99999999999999999999})"])
 def test_a_cutoff_that_is_not_a_positive_integer_is_a_one_line_error(text):
     # float('1e400') is infinite: int() of it raised OverflowError, a traceback past the CLI.
-    with pytest.raises(ValueError, match=r"must be a (positive integer|number)"):
+    with pytest.raises(ValueError, match=r"must be a (positive integer|number)|up to 2,147,483,647"):
         parse_measure(text)
+
+
+def test_the_largest_cutoff_computes():
+    # P_k divides the relevant retrieved by k; past 2**31 - 1 the name is refused (above), at it
+    # the value is computed without overflow (numpy's int64 took a 20-digit one as an error).
+    j = re_.as_judgments([{"query_id": "q", "doc_uri": "a", "relevance": 1}])
+    r = re_.as_run([{"system": "s", "query_id": "q", "rank": 1, "doc_id": "a", "score": 1.0}])
+    got = cat.compute(j, r, ["P.2147483647", "ndcg_cut.2147483647"])
+    assert got["P_2147483647"].iloc[0] == pytest.approx(1 / (2**31 - 1), rel=1e-12)
+    assert got["ndcg_cut_2147483647"].iloc[0] == 1.0
 
 
 def test_measures_table_lists_every_family_once_with_stable_columns():

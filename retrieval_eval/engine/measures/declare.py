@@ -93,6 +93,11 @@ def name_of(family: Family, param, rel: int | None) -> str:
     return f"{base}{sep}{fmt_param(family, param)}"
 
 
+#: The largest cutoff, and the largest gain of a gain map: what a 32-bit signed int holds
+#: (past any ranking's length; the arrays are int64, so nothing computed with one overflows).
+MAX_PARAM = 2**31 - 1
+
+
 def _finite(value) -> float | None:
     """``value`` as a finite float, else None (not a number, NaN or infinite)."""
     try:
@@ -111,8 +116,9 @@ def make(family: str, param=None, rel: int | None = None) -> Measure:
         raise ValueError(f"{family} needs a parameter")
     elif fam.param == "cutoff":
         x = _finite(param)
-        if x is None or x != int(x) or x < 1:
-            raise ValueError(f"{family}: the cutoff must be a positive integer, got {param!r}")
+        if x is None or x != int(x) or not 1 <= x <= MAX_PARAM:
+            raise ValueError(f"{family}: the cutoff must be a positive integer up to {MAX_PARAM:,}, "
+                             f"got {param!r}")
         param = int(x)
     else:
         x = _finite(param)

@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 
-from .declare import Family, Measure
+from .declare import MAX_PARAM, Family, Measure
 
 _JUDGED_BASES = {"P", "RR", "Rprec", "AP", "nDCG", "R", "SetAP", "SetF", "SetP", "Success", "IPrec"}
 _V = "ir_measures 0.4 (pytrec_eval provider)"
@@ -72,6 +72,8 @@ def _gain_map(text: str) -> tuple:
         k, colon, v = item.partition(":")
         if not colon or not re.fullmatch(r"\d+", k.strip()) or not re.fullmatch(r"\d+", v.strip()):
             raise ValueError(f"gains maps grades to gains, integers >= 0: got {item!r}")
+        if max(int(k), int(v)) > MAX_PARAM:
+            raise ValueError(f"gains maps grades to gains, integers >= 0 up to {MAX_PARAM:,}: got {item!r}")
         pairs.append((int(k), int(v)))
     return tuple(sorted(dict(pairs).items()))
 
