@@ -16,7 +16,8 @@ prints what trec_eval 9.0.8 prints, so that scripts parsing its output work unch
 * a single-value measure given with parameters prints as trec_eval names it (its
   ``meas_init.c`` appends the parameter string to the name): its name, ``_`` and the
   parameters as typed, ``-m set_F.0.5`` -> ``set_F_0.5``, ``-m ndcg.1=3,2=9`` ->
-  ``ndcg_1=3,2=9``, ``-m utility.2,-1,-3,.5`` -> ``utility_2,-1,-3,.5``; without parameters,
+  ``ndcg_1=3,2=9``, ``-m utility.2,-1,-3,.5`` -> ``utility_2,-1,-3,.5``, and the gain maps of
+  ``G``, ``ndcg_rel``, ``Rndcg`` likewise (``-m G.1=3`` -> ``G_1=3``); without parameters,
   the bare name. ``set_F.0.5,2`` is one measure, beta 0.5, as trec_eval reads only the first;
 * a measure given twice with parameters keeps the first parameters (trec_eval's ``meas_arg``
   loop stops at the first match), whatever the order of the ``-m`` and of nicknames:
@@ -28,7 +29,9 @@ prints what trec_eval 9.0.8 prints, so that scripts parsing its output work unch
 Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). Where this command
 differs from trec_eval: a qrels grade below 0 is read as 0 (the readers' rule), and a qrels
 line repeating a (query, doc) pair keeps its last grade (trec_eval refuses both files).
-A run that repeats a doc id in a query is refused, as trec_eval refuses it.
+A run that repeats a doc id in a query is refused, as trec_eval refuses it. A value that is
+trec_eval's 0 / 0 (Rndcg under a gain map that leaves a query's relevant grades no positive
+gain) prints ``nan``, where trec_eval's printf shows the NaN's sign (``-nan`` on x86-64).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ NICKNAMES = {
 #: ``te_init_meas_s_float_p_float`` / ``_p_pair``) that the catalogue reads: one value, printed
 #: as ``name_<parameters as typed>`` (``append_string``). Cutoff families (``P.5,10``) print one
 #: value per cutoff, named as the catalogue names it (``P_5``).
-NAMED_BY_PARAMETERS = ("set_F", "utility", "ndcg")
+NAMED_BY_PARAMETERS = ("set_F", "utility", "ndcg", "G", "ndcg_rel", "Rndcg")
 #: Measures trec_eval prints only in the summary.
 SUMMARY_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
 
@@ -180,7 +183,7 @@ def _printed(m, shown: dict[str, str]) -> str:
     -------
     str
         ``shown``'s name for a single-value measure given with parameters (``set_F_0.5``,
-        ``ndcg_1=3,2=9``, ``utility_2,-1,-3,.5``: the parameters as typed, so that a script
+        ``ndcg_1=3,2=9``, ``G_1=3``, ``utility_2,-1,-3,.5``: the parameters as typed, so that a script
         finds the name it asked for, as with trec_eval); otherwise the column name, which is
         trec_eval's (``map``, ``P_5``, ``iprec_at_recall_0.10``, plain ``set_F``).
     """

@@ -3,7 +3,7 @@
 trec_eval 9.0.8 names a value in ``meas_init.c``: a cutoff family (``P.5,10``) gets one value
 per cutoff, ``append_long`` / ``append_double`` (``P_5``, ``P_10``); a single-value measure
 with parameters (``te_init_meas_s_float_p_float`` for ``set_F`` and ``utility``, ``_p_pair``
-for ``ndcg``) gets one value named ``append_string(tm->name, printable_params)``: the name,
+for ``ndcg``, ``G``, ``ndcg_rel``, ``Rndcg``) gets one value named ``append_string(tm->name, printable_params)``: the name,
 ``_`` and the parameter string as typed. Without parameters ``printable_params`` is NULL and
 the bare name prints. A measure's parameters come from the first ``-m name.params`` (the
 ``meas_arg`` loop breaks at the first match); a measure is marked once however many ``-m``
@@ -77,7 +77,8 @@ def test_plain_names_and_cutoff_names_are_pytrec_evals_keys(paths, measure):
 @pytest.mark.parametrize("measure, printed", [
     ("set_F.0.5", "set_F_0.5"), ("set_F.1", "set_F_1"), ("set_F.1.0", "set_F_1.0"),
     ("set_F.2", "set_F_2"), ("set_F..25", "set_F_.25"), ("ndcg.1=3,2=9", "ndcg_1=3,2=9"),
-    ("ndcg.1=3", "ndcg_1=3"),
+    ("ndcg.1=3", "ndcg_1=3"), ("G.1=3", "G_1=3"), ("ndcg_rel.1=3,2=9", "ndcg_rel_1=3,2=9"),
+    ("Rndcg.0=1,1=3", "Rndcg_0=1,1=3"), ("G.2=9,1=3", "G_2=9,1=3"), ("G.1=-1", "G_1=-1"),
     ("utility.2,-1,-3,.5", "utility_2,-1,-3,.5"), ("utility.1,-1,0,0", "utility_1,-1,0,0")])
 def test_a_single_value_measure_with_parameters_prints_its_name_and_the_parameters_as_typed(
         paths, measure, printed):
@@ -113,7 +114,7 @@ def test_set_F_with_several_betas_is_one_measure_with_the_first_as_trec_eval_rea
 @pytest.mark.parametrize("measures, printed", [
     (["set_F.0.5", "set_F.2"], ["set_F_0.5"]), (["set_F.2", "set_F.0.5"], ["set_F_2"]),
     (["set_F", "set_F.0.5"], ["set_F_0.5"]), (["set_F.0.5", "set_F"], ["set_F_0.5"]),
-    (["ndcg.1=3", "ndcg", "ndcg.2=9"], ["ndcg_1=3"]),
+    (["ndcg.1=3", "ndcg", "ndcg.2=9"], ["ndcg_1=3"]), (["Rndcg", "Rndcg.1=3"], ["Rndcg_1=3"]),
     (["utility.2,-1,-3,.5", "utility.1,0,0,0"], ["utility_2,-1,-3,.5"]),
     (["P.5", "P.10"], ["P_5"]), (["P.5", "P"], ["P_5"]), (["P", "P.5,10"], ["P_5", "P_10"])])
 def test_a_measure_given_twice_keeps_its_first_parameters_as_trec_eval(paths, measures, printed):

@@ -99,21 +99,24 @@ def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
     Mean over the evaluated queries; ``gm_*`` (per-query logs) exp of the mean, i.e. the
     geometric mean; ``num_ret`` / ``num_rel`` / ``num_rel_ret`` / ``num_nonrel_judged_ret``
     the sum; ``num_q`` the number of queries. Every query evaluated counts, those without
-    relevant labels included (they score 0), as in trec_eval.
+    relevant labels included (they score 0), as in trec_eval. A query whose value is NaN
+    (``Rndcg`` with a gain map that gives its relevant grades no positive gain: trec_eval's
+    0 / 0) makes the mean NaN, as trec_eval's sum over the queries does.
     """
     ms = measures_ if measures_ is not None else per_query.attrs.get("measures", [])
     groups = per_query.groupby("system", sort=False, observed=True)
+    size = groups.size()
     out = {}
     for m in ms:
         agg = m.spec.aggregate
         if agg == "count":
-            out[m.name] = groups.size().astype(float)
+            out[m.name] = size.astype(float)
         elif agg == "sum":
             out[m.name] = groups[m.name].sum()
         elif agg == "gmean":
             out[m.name] = np.exp(groups[m.name].mean())
         else:
-            out[m.name] = groups[m.name].mean()
+            out[m.name] = groups[m.name].mean().mask(groups[m.name].count() < size)
     table = pd.DataFrame(out)
     table.index = pd.Index(table.index, dtype=ID, name="system")
     return table

@@ -39,6 +39,9 @@ class Family:
     #: The base of its canonical names when that is not ``name`` (``RR@10`` for the family
     #: ``recip_rank_cut``, whose plain ``RR`` would be trec_eval's ``recip_rank``).
     label: str | None = None
+    #: A parameter the plain name goes without (``param`` None), for the table of
+    #: :func:`.registry.measures`: ``"gains: grade=gain,... (default: the grade)"``.
+    optional: str = ""
 
 
 @dataclass(frozen=True)

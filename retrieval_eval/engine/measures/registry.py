@@ -247,14 +247,15 @@ def measures() -> pd.DataFrame:
     """Every measure family of the catalogue, one row each.
 
     Columns: ``name`` (canonical, trec_eval's), ``aliases`` (other spellings, comma
-    separated), ``parameter`` (what its parameter is, with trec_eval's defaults), ``cutoff``
+    separated), ``parameter`` (what its parameter is, with trec_eval's defaults; an optional
+    one, such as a gain map, with what the plain name means), ``cutoff``
     (whether the parameter is a rank cutoff), ``aggregate`` (how trec_eval summarizes it),
     ``definition`` (one line) and ``verified_against`` (the oracle of its tests).
     """
     rows = []
     for fam in FAMILIES.values():
         if fam.param is None:
-            param = ""
+            param = fam.optional
         else:
             param = f"{fam.param}: " + ",".join(fmt_param(fam, d).lstrip("_") or "1" for d in fam.defaults)
         rows.append({

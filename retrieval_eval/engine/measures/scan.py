@@ -140,11 +140,20 @@ class Arrays:
         The ideal ranking of nDCG and G: every judged document, the best grades first. Made
         once per arrays (read only: the families share it).
         """
+        return self.ideal_by(np.arange(self.q_levels.shape[1]))
+
+    def ideal_by(self, gain: np.ndarray):
+        """Per query, its labels with grade >= 0 sorted by ``gain[grade]``, best first:
+        ``(query, position, gain)``.
+
+        One order of the grades serves every query (a gain belongs to a grade, not to a
+        query), so the list is the ``q_levels`` counts repeated in that order.
+        """
         nq, ng = self.q_levels.shape
-        grades = np.arange(ng - 1, -1, -1)  # best first
-        counts = self.q_levels[:, ::-1]
+        order = np.argsort(-np.asarray(gain), kind="stable")  # best first
+        counts = self.q_levels[:, order]
         q = np.repeat(np.repeat(np.arange(nq), ng), counts.ravel())
-        g = np.repeat(np.tile(grades, nq), counts.ravel())
+        g = np.repeat(np.tile(np.asarray(gain)[order], nq), counts.ravel())
         per_q = counts.sum(axis=1)
         pos = np.arange(len(q)) - np.repeat(np.cumsum(per_q) - per_q, per_q)
         return q, pos, g

@@ -1,6 +1,6 @@
 """trec_eval's parameters the base parser does not read: ``set_F`` with a beta other than 1
-(``set_F.0.5``, ``set_F_0.5``), nDCG's gain maps (``ndcg.1=3,2=9``) and ``utility``'s
-coefficients (``utility.2,-1,-3,0.5``).
+(``set_F.0.5``, ``set_F_0.5``), the gain maps of ``ndcg``, ``G``, ``ndcg_rel`` and ``Rndcg``
+(``ndcg.1=3,2=9``, ``G.1=3``) and ``utility``'s coefficients (``utility.2,-1,-3,0.5``).
 
 ``set_F.b`` is the F-measure of the retrieved set with that beta (:mod:`.sets`), named
 ``set_F_0.5`` (several betas in one argument make one measure each, where trec_eval keeps the
@@ -8,8 +8,14 @@ first; the ``trec_eval`` command prints ``set_F_`` and the parameters as typed, 
 does, and keeps the first beta). ``ndcg.1=3,2=9`` is nDCG with grade 1 gaining
 3 and grade 2 gaining 9 (a grade not listed gains itself), trec_eval's ``-m ndcg.<gains>``:
 the same measure as ir_measures' ``nDCG(gains={1:3,2:9})`` (:mod:`.variants`), so named
-``ndcg(gains={1:3,2:9})``. Verified against pytrec_eval (set_F) and against pytrec_eval on the
-mapped qrels (gain maps: pytrec_eval 0.5 aborts on ``ndcg.1=3``).
+``ndcg(gains={1:3,2:9})``. ``G.1=3``, ``ndcg_rel.1=3,2=9`` and ``Rndcg.0=1,1=3`` are those
+measures with that gain map, named the same way, ``G(gains={1:3})``,
+``ndcg_rel(gains={1:3,2:9})``, ``Rndcg(gains={0:1,1:3})``; their gains may be negative, as
+trec_eval allows (:mod:`.gainmap` says what a map does and what is refused). The ``trec_eval``
+command prints trec_eval's names, the family, ``_`` and the parameters as typed
+(``G_1=3``). Verified against pytrec_eval (set_F) and against pytrec_eval on the
+mapped qrels (gain maps: pytrec_eval 0.5 aborts on ``ndcg.1=3``), and by hand where mapping
+the qrels is not the same thing.
 
 ``utility.p1,p2,p3,p4`` is set utility with those coefficients (:mod:`.gains`), exactly four,
 as trec_eval requires. **Its name** is ``utility_`` and the four coefficients, comma
@@ -25,22 +31,25 @@ from __future__ import annotations
 import math
 import re
 
+from . import gainmap
 from .declare import Measure, make
 from .gains import UTILITY_DEFAULTS
+from .variants import with_gains
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
-FAMILIES = ()  # parameters of families declared elsewhere (set_F, ndcg, utility)
+FAMILIES = ()  # parameters of families declared elsewhere (set_F, ndcg, G, utility, ...)
 
 
 def parse(text: str, parse_measure=None):
-    """The measures of ``set_F.0.5``, ``set_F_2``, ``ndcg.1=3,2=9``, ``utility.2,-1,-3,0.5``;
-    None for other names (ValueError for ``ndcg_cut`` with a gain map, saying why)."""
+    """The measures of ``set_F.0.5``, ``set_F_2``, ``ndcg.1=3,2=9``, ``G.1=3``,
+    ``utility.2,-1,-3,0.5``; None for other names (ValueError for ``ndcg_cut`` with a gain map,
+    saying why)."""
     text = text.strip()
     m = re.fullmatch(r"utility[._](.*)", text)
     if m:
         return [utility(m.group(1))]
-    if re.fullmatch(r"ndcg_cut[._].*=.*", text):
+    if re.fullmatch(r"ndcg_cut[._][^(]*=.*", text):  # not ndcg_cut_10(gains={...}): .variants
         pairs = ",".join(f"{k}:{v}" for k, v in re.findall(r"(-?\d+)=(\d+)", text)) or "1:3"
         raise ValueError(f"trec_eval's ndcg_cut takes cutoffs only, its gains are the qrels' "
                          f"grades; for a gain map at a cutoff write nDCG(gains={{{pairs}}})@10 "
@@ -55,10 +64,9 @@ def parse(text: str, parse_measure=None):
             out.append(Measure("set_F", b, None, name=f"set_F_{b:g}")
                        if b != 1.0 else make("set_F", 1.0))
         return out
-    m = re.fullmatch(r"ndcg\.((?:-?\d+=\d+,?)+)", text)
+    m = re.fullmatch(r"(ndcg|ndcg_rel|Rndcg|G)\.(.*=.*)", text)
     if m:
-        pairs = ",".join(f"{k}:{v}" for k, v in re.findall(r"(-?\d+)=(\d+)", m.group(1)))
-        return parse_measure(f"nDCG(gains={{{pairs}}})")
+        return with_gains(parse_measure(m.group(1)), gainmap.parse(m.group(2), "="))
     return None
 
 

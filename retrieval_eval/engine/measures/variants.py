@@ -4,9 +4,14 @@
   grade: pool documents left unjudged) are taken out of each ranking before the measure is computed, the ones below moving up. ir_measures allows
   it on ``P``, ``RR``, ``Rprec``, ``AP``, ``nDCG``, ``R``, ``SetAP``, ``SetF``, ``SetP``,
   ``Success`` and ``IPrec``; so does this. Named ``<measure>(judged_only=True)``.
-* ``gains={grade: gain, ...}`` (nDCG only, as in ir_measures): each judged grade counts as the
+* ``gains={grade: gain, ...}`` (nDCG, as in ir_measures): each judged grade counts as the
   gain it maps to (integers >= 0; a grade left out keeps its own), in the ranking and in the
-  ideal. Named ``<measure>(gains={0:0,1:1,2:5})``.
+  ideal. Named ``<measure>(gains={0:0,1:1,2:5})``: ``ndcg(gains={1:3,2:9})`` (trec_eval's
+  ``ndcg.1=3,2=9`` too), ``ndcg_cut_10(gains={1:3})``, and those names parse back.
+  The same syntax sets the gain map of trec_eval's ``G``, ``ndcg_rel`` and ``Rndcg``
+  (``G(gains={1:3})``, trec_eval's ``G.1=3``), which their own code reads (:mod:`.gainmap`:
+  there a gain may be negative, as in trec_eval); :func:`with_gains` is where a map meets a
+  measure, whichever spelling it came in.
 
 Verified against ir_measures' pytrec_eval provider (which maps the qrels and passes ``-J``).
 """
@@ -19,7 +24,8 @@ import re
 
 import numpy as np
 
-from .declare import MAX_PARAM, Family, Measure
+from . import gainmap
+from .declare import Family, Measure
 
 _JUDGED_BASES = {"P", "RR", "Rprec", "AP", "nDCG", "R", "SetAP", "SetF", "SetP", "Success", "IPrec"}
 _V = "ir_measures 0.4 (pytrec_eval provider)"
@@ -35,7 +41,7 @@ FAMILIES = (
 
 def parse(text: str, parse_measure=None):
     """``nDCG(judged_only=True)@10``, ``nDCG(gains={0:0,1:1,2:5})``, ..., or None."""
-    m = re.fullmatch(r"([A-Za-z]+)\((.*)\)(@\S+)?", text.strip())
+    m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\((.*)\)(@\S+)?", text.strip())
     if m is None or not re.search(r"\b(judged_only|gains)\s*=", m.group(2)):
         return None
     base, args, cut = m.group(1), m.group(2), m.group(3) or ""
@@ -59,23 +65,50 @@ def parse(text: str, parse_measure=None):
                 for m_ in inner]
     if not gains:
         return inner  # judged_only=False: the measure itself
-    if base != "nDCG":
-        raise ValueError("gains= applies to nDCG only, as in ir_measures")
-    table = _gain_map(gains.group(1))
-    shown = ",".join(f"{k}:{v}" for k, v in table)
-    return [Measure("gains", (m_, table), None, name=f"{m_.name}(gains={{{shown}}})") for m_ in inner]
+    return with_gains(inner, gainmap.parse(gains.group(1), ":"))
 
 
-def _gain_map(text: str) -> tuple:
-    pairs = []
-    for item in filter(None, (t.strip() for t in text.split(","))):
-        k, colon, v = item.partition(":")
-        if not colon or not re.fullmatch(r"\d+", k.strip()) or not re.fullmatch(r"\d+", v.strip()):
-            raise ValueError(f"gains maps grades to gains, integers >= 0: got {item!r}")
-        if max(int(k), int(v)) > MAX_PARAM:
-            raise ValueError(f"gains maps grades to gains, integers >= 0 up to {MAX_PARAM:,}: got {item!r}")
-        pairs.append((int(k), int(v)))
-    return tuple(sorted(dict(pairs).items()))
+def with_gains(measures, table) -> list[Measure]:
+    """``measures`` with the gain map ``table`` (:func:`.gainmap.parse`).
+
+    Parameters
+    ----------
+    measures : list of Measure
+        trec_eval's ``G``, ``ndcg_rel``, ``Rndcg`` (their ``param`` becomes the map: their
+        own code reads it), or nDCG (``ndcg``, ``ndcg_cut_k``: the ``gains`` variant, which
+        maps the grades, as ir_measures does).
+    table : tuple
+        ``((grade, gain), ...)``.
+
+    Returns
+    -------
+    list of Measure
+        Named ``<name>(gains={1:3,2:9})`` (``Rndcg(rel=2,gains={1:3})`` with a level), a name
+        that parses back to the same measure.
+
+    Raises
+    ------
+    ValueError
+        Another measure (ir_measures has gains on nDCG only), or a negative gain on nDCG
+        (ir_measures' provider would read such a mapped grade as unjudged).
+    """
+    if not table:
+        return list(measures)  # gains={}: the measures themselves
+    out = []
+    for m in measures:
+        if m.family in gainmap.READ_BY:
+            args = ([f"rel={m.rel}"] if m.rel is not None else []) + [f"gains={gainmap.shown(table)}"]
+            out.append(Measure(m.family, table, m.rel, name=f"{m.family}({','.join(args)})"))
+        elif m.family in ("ndcg", "ndcg_cut"):
+            if any(gain < 0 for _, gain in table):
+                raise ValueError(f"nDCG's gains are integers >= 0 (ir_measures maps the grades to "
+                                 f"them), got {gainmap.shown(table)}")
+            out.append(Measure("gains", (m, table), None,
+                               name=f"{m.name}(gains={gainmap.shown(table)})"))
+        else:
+            raise ValueError(f"gains= applies to nDCG only among ir_measures' measures (linear "
+                             f"gain), and to trec_eval's {', '.join(gainmap.READ_BY)}; not {m.name}")
+    return out
 
 
 def _judged_only(a):
@@ -89,12 +122,9 @@ def _judged_only(a):
 
 
 def _mapped(a, table):
-    """``a`` with each judged grade replaced by its gain."""
+    """``a`` with each judged grade replaced by its gain (gains >= 0: :func:`with_gains`)."""
     ng = a.q_levels.shape[1]
-    lookup = np.arange(ng, dtype=np.int64)
-    for k, v in table:
-        if k < ng:
-            lookup[k] = v
+    lookup = gainmap.grade_gains(table, ng)
     levels = np.zeros((a.q_levels.shape[0], int(lookup.max()) + 1 if ng else 1), dtype=np.int64)
     for g in range(ng):  # one column per grade, not per query
         levels[:, lookup[g]] += a.q_levels[:, g]
