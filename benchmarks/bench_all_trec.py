@@ -107,6 +107,24 @@ def warm(directory: Path) -> None:
                 pass
 
 
+def hugepage_env(setting: str) -> dict[str, str]:
+    """The children's environment: this one, with numpy's huge-page advice set as asked.
+
+    numpy advises the kernel to back each array of 4 MB or more with 2 MB pages
+    (``madvise(MADV_HUGEPAGE)``). On this virtual machine such a page fault costs anywhere
+    from nothing to milliseconds (touching 640 MB of new arrays took 0.05-3.3 s of system
+    time with the advice, 0.36 s steadily without it). The setting applies to every tool's
+    process alike; pytrec_eval keeps its data in Python objects, not numpy arrays.
+    """
+    import os
+
+    env = dict(os.environ)
+    env.pop("NUMPY_MADVISE_HUGEPAGE", None)
+    if setting != "default":
+        env["NUMPY_MADVISE_HUGEPAGE"] = "1" if setting == "on" else "0"
+    return env
+
+
 def shuffled_copy(directory: Path, seed: int) -> Path:
     """A sibling folder with the qrels and the run's lines in a random order (made once)."""
     import numpy as np
@@ -136,6 +154,10 @@ def main(argv=None) -> int:
     p.add_argument("--shuffled", action="store_true",
                    help="read a copy of the run with its lines in random order (every ranking "
                         "then has to be sorted)")
+    p.add_argument("--numpy-hugepage", choices=("default", "on", "off"), default="default",
+                   help="numpy's transparent-huge-page advice in every tool's process alike "
+                        "(NUMPY_MADVISE_HUGEPAGE; default: numpy decides, on for Linux >= 4.6); "
+                        "see benchmarks/README.md for what it does on a virtual machine")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--dir", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -146,6 +168,7 @@ def main(argv=None) -> int:
     if args.shuffled:
         directory = shuffled_copy(directory, args.seed)
     tools = args.tools.split(",")
+    env = hugepage_env(args.numpy_hugepage)
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
     for round_ in range(args.repeat):
         # Each round runs every tool once, the order reversed every other round: on this VM
@@ -153,7 +176,7 @@ def main(argv=None) -> int:
         for tool in (tools if round_ % 2 == 0 else tools[::-1]):
             warm(directory)
             res, wall = bm.timed_child([sys.executable, __file__, "--child", tool, "--dir", str(directory)],
-                                       f"{tool} cold run")
+                                       f"{tool} cold run", env=env)
             res["wall_s"] = wall
             runs[tool].append(res)
     rows = {tool: {"wall_s": statistics.median(r["wall_s"] for r in rs),
@@ -166,8 +189,9 @@ def main(argv=None) -> int:
                                               for r, o in zip(rs, runs.get("ours", rs)))}
             for tool, rs in runs.items()}
     ref = rows.get("ours", {}).get("means", {})
-    print(f"all_trec, size {args.size} {bm.SIZES[args.size]}, cold (median of {args.repeat})")
-    print(f"| tool | cold s | user s | sys s | peak RSS MiB | values | time / ours (paired median) | means agree (1e-9) |")
+    print(f"all_trec, size {args.size} {bm.SIZES[args.size]}, cold (median of {args.repeat}), "
+          f"numpy hugepage advice: {args.numpy_hugepage}")
+    print("| tool | cold s | user s | sys s | peak RSS MiB | values | time / ours (paired median) | means agree (1e-9) |")
     print("|---|---|---|---|---|---|---|---|")
     for tool, r in rows.items():
         agree = all(abs(r["means"][k] - ref[k]) <= 1e-9 for k in ref) if ref else "-"
