@@ -149,7 +149,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
              # by query, costs): two threads run steps with nothing copied or passed.
              queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
              threshold: int = 1, sums=None, found: tuple[np.ndarray, bool] | None = None,
-             ranked: Rankings | None = None) -> Scan:
+             ranked: Rankings | None = None, grade_counts: bool = False) -> Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
     This is where the run's own order, the first-occurrence rule for a repeated key and the
@@ -170,7 +170,10 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
     reduced to per-ranking sums while they are small.
 
     ``ranked``: the run's rankings when the caller ordered them another way (the measure
-    catalogue's trec_eval order); else :func:`rankings` finds them.
+    catalogue's trec_eval order); else :func:`rankings` finds them. ``grade_counts`` (with
+    judgments): the sums also hold ``grade_counts``, per query (in ``queries`` order) the
+    number of its winning labels of each grade from 0 to the highest grade of any label, flat
+    (``reshape(len(queries), -1)``); negative grades are not counted.
     """
     import pyarrow as pa
 
@@ -190,6 +193,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
             keys = pa.chunked_array([_take(keys, by_query)], keys.type)
             grades, label_q = grades[by_query], label_q[by_query]
         label_at = np.r_[0, np.cumsum(np.bincount(label_q, minlength=nq))].astype(np.int64)
+        n_grades = int(grades.max()) + 1 if len(grades) and grades.max() > 0 else 1
         # Units are the judged queries; each brings its labels and its rankings.
         judged = np.flatnonzero(rk.query >= 0)
         blocks = judged[np.argsort(rk.query[judged], kind="stable")]
@@ -247,6 +251,10 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
             n_judged = np.bincount(win_query, minlength=ub - ua)
             got.update(n_judged=n_judged,
                        n_relevant=np.bincount(win_query[win_grades >= threshold], minlength=ub - ua))
+            if grade_counts:
+                counted = win_grades >= 0
+                got["grade_counts"] = np.bincount(win_query[counted] * n_grades + win_grades[counted],
+                                                  minlength=(ub - ua) * n_grades)
             # Each query's ideal ranking: its grades, best first. (Labels come sorted by
             # query: one stable sort of a nearly sorted key.)
             low = int(win_grades.min()) if len(win_rows) else 0

@@ -34,7 +34,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ...arrays import arrow, take
+from ...arrays import arrow, codes, take
 from ...model import ID
 from ..kernels import ranges
 from ..labels import winning_labels
@@ -263,7 +263,7 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
         raise ValueError(f"order must be 'trec' or 'rank', got {order!r}")
     if max_ret is not None and (isinstance(max_ret, bool) or int(max_ret) != max_ret or max_ret < 0):
         raise ValueError(f"max_ret must be a non-negative integer, got {max_ret!r}")
-    (queries, label_codes, q_levels), found = beside_starts(run, lambda: _label_levels(judgments))
+    (label_codes, queries), found = beside_starts(run, lambda: codes(arrow(judgments["query_id"])))
     nq = len(queries)
     none = np.zeros(0, dtype=np.int64)
     l_block = l_pos = l_grade = none
@@ -271,7 +271,13 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
         ranked = trec_rankings(run, queries, found) if order == "trec" else rankings(run, queries, found)
         reach = [int(d) for d in (max_ret, depth) if d is not None]
         sc = scan_run(run, min(reach) if reach else None, judgments, queries, label_codes,
-                      sums=_labelled, ranked=ranked)
+                      sums=_labelled, ranked=ranked, grade_counts=True)
+        # The steps count each query's labels by grade, the last label of a repeated pair
+        # winning there as everywhere (no second pass over the labels); the grades past the
+        # highest winning one are dropped, as :func:`_label_levels` counts them.
+        q_levels = sc.sums["grade_counts"].reshape(nq, -1)
+        top = np.flatnonzero(q_levels.any(axis=0))
+        q_levels = q_levels[:, :int(top[-1]) + 1 if len(top) else 1].astype(np.int64)
         systems = ranked.systems
         r_system = ranked.system[sc.block].astype(np.int64)
         r_query = ranked.query[sc.block].astype(np.int64)
@@ -283,6 +289,7 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
             l_pos, l_grade = got["l_pos"].astype(np.int64), got["l_grade"]
     else:
         systems = rankings(run, queries).systems if len(run) else pd.Index([], dtype=ID)
+        q_levels = _label_levels(judgments)[2]
         r_system = r_query = r_ret = none
         r_dup = np.zeros(0, dtype=bool)
     if max_ret == 0:
