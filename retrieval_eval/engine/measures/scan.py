@@ -181,22 +181,30 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index,
     nb = len(rk.starts)
     score = run["score"].to_numpy(dtype=np.float64, na_value=np.nan)
     s = score if perm is None else score[perm]
-    inside = np.ones(n - 1, dtype=bool)  # neighbours in one ranking
-    inside[rk.starts[1:] - 1] = False
+    last = rk.starts[1:] - 1  # the last row of each ranking but the last one (ascending)
 
     def block_of(rows: np.ndarray) -> np.ndarray:
         return np.searchsorted(rk.starts, rows, side="right") - 1
 
+    def within(pairs: np.ndarray) -> np.ndarray:
+        """The neighbour pairs (row i, row i + 1) of ``pairs`` that are in one ranking."""
+        if not len(pairs) or not len(last):
+            return pairs
+        at = np.minimum(np.searchsorted(last, pairs), len(last) - 1)
+        return pairs[last[at] != pairs]
+
+    # Only the few rows found are kept: no full-length mask is made for the usual run,
+    # written in order (each such temporary is 10 MB of new memory at 10M rows).
     skip = np.zeros(nb, dtype=bool)
-    nan = np.flatnonzero(np.isnan(s))
-    skip[block_of(nan)] = True  # a missing score: the ranking keeps its rank order
+    if np.isnan(np.min(s)):  # min is NaN when a score is missing
+        skip[block_of(np.flatnonzero(np.isnan(s)))] = True  # the ranking keeps its rank order
     whole_block = np.zeros(nb, dtype=bool)
-    whole_block[block_of(np.flatnonzero(inside & (s[1:] > s[:-1])) + 1)] = True
+    whole_block[block_of(within(np.flatnonzero(s[1:] > s[:-1])) + 1)] = True
     whole_block &= ~skip
-    tie = np.flatnonzero(inside & (s[1:] == s[:-1]))
+    tie = within(np.flatnonzero(s[1:] == s[:-1]))
     tie = tie[~(whole_block | skip)[block_of(tie)]]
-    rows = np.zeros(n, dtype=bool)  # the rows whose order is redone
     seg = None  # per redone row: the first row of its segment (its ranking, or tie run)
+    bad_rows = None  # the rows of the tie runs whose doc ids are out of order
     if len(tie):
         doc = arrow(run["doc_id"])
         src = tie if perm is None else perm[tie]
@@ -204,15 +212,18 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index,
         wrong = pc.less(take(doc, src), take(doc, src_next)).to_numpy(zero_copy_only=False)
         if wrong.any():
             # Runs of equal scores in a ranking: a new run where the score or ranking changes.
-            new_run = np.r_[True, ~(inside & (s[1:] == s[:-1]))]
+            new_run = np.ones(n, dtype=bool)
+            new_run[tie + 1] = False
             run_id = np.cumsum(new_run) - 1
             bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
             bad[run_id[tie[wrong]]] = True
-            rows |= bad[run_id]
+            bad_rows = bad[run_id]
             seg = np.flatnonzero(new_run)[run_id]
-    rows |= np.repeat(whole_block, rk.lengths)
-    if not rows.any():
-        return rk
+    if bad_rows is None and not whole_block.any():
+        return rk  # the run is in trec_eval's order already
+    rows = np.repeat(whole_block, rk.lengths)  # the rows whose order is redone
+    if bad_rows is not None:
+        rows |= bad_rows
     at = np.flatnonzero(rows)
     # Segments follow one another and are named by their first row: sorted, they stay in place.
     block_start = rk.starts[block_of(at)]
