@@ -163,3 +163,22 @@ def test_rank_order_sorts_by_group_rank_doc_bytes_then_line(case, seed):
     got = io_trec.rank_order(codes, rank, pa.chunked_array([pa.array(docs, pa.large_string())]))
     want = sorted(range(len(codes)), key=lambda i: (codes[i], rank[i], docs[i].encode(), i))
     assert got.tolist() == want
+
+
+@pytest.mark.parametrize("order", ["rank", "score"])
+def test_trec_run_ids_are_text_on_every_path_ascii_or_not(tmp_path, order):
+    # arrow reads the ids as bytes and views them as text without checking them again; the
+    # frame's columns must be real strings all the same (non-ASCII ids take the bytes path of
+    # from_trec_run and the careful pass; ASCII ones the file path too).
+    for ids in (["d1", "d2", "d3"], ["dé", "d→2", "文書3"]):
+        text = "".join(f"q{i % 2}é Q0 {d} {i + 1} {1 - i / 10} r\n" for i, d in enumerate(ids))
+        run = _all_ways(text, tmp_path, order=order)
+        assert isinstance(run["doc_id"].dtype, pd.StringDtype)
+        assert isinstance(run["query_id"].dtype, pd.StringDtype)
+        assert sorted(run["doc_id"]) == sorted(ids)
+        assert run["doc_id"].str.upper().tolist() == [d.upper() for d in run["doc_id"]]
+        assert set(run["query_id"]) == {"q0é", "q1é"}
+        got = from_trec_run(text.encode("utf-8"), order=order)
+        pd.testing.assert_frame_equal(got, run, check_exact=True)
+    with pytest.raises(FormatError, match="UTF-8"):
+        from_trec_run(b"q1 Q0 d\xff 1 0.5 r\n")
