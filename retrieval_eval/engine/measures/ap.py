@@ -47,7 +47,12 @@ MIN_GEO_MEAN = 1e-5
 
 
 def _precisions(a, level: int):
-    """The relevant entries, their ordinal among the relevant ones, and their precision."""
+    """The relevant entries, their ordinal among the relevant ones, and their precision (made
+    once per level: AP, AP at each cutoff and IPrec at each recall level read them)."""
+    return a.memo(("precisions", level), lambda: _make_precisions(a, level))
+
+
+def _make_precisions(a, level: int):
     rel = a.l_rel >= level
     cum = a.l_cumsum(rel.astype(np.int64))  # unlabelled entries are not relevant: add 0
     idx = np.flatnonzero(rel)

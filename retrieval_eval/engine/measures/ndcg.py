@@ -144,14 +144,24 @@ def compute(measure, a, level: int) -> np.ndarray:
         return _rndcg(a, level, measure.param or ())
     exponential = measure.spec.gain == "exponential"
     k = None if f == "ndcg" else int(measure.param)
-    pos = a.l_pos.astype(float)
-    gain = _gain(a.l_rel, exponential)
-    keep = gain > 0 if k is None else (gain > 0) & (a.l_pos < k)
-    dcg = np.bincount(a.l_rk[keep], weights=gain[keep] / np.log2(pos[keep] + 2.0), minlength=a.n)
-    iq, ipos, igrade = a.ideal
-    igain = _gain(igrade, exponential)
-    ikeep = igain > 0 if k is None else (igain > 0) & (ipos < k)
-    idcg_q = np.bincount(iq[ikeep], weights=igain[ikeep] / np.log2(ipos[ikeep] + 2.0),
-                         minlength=len(a.queries))
+    disc, idisc = a.memo(("ndcg", exponential), lambda: _discounted(a, exponential))
+    iq, ipos, _ = a.ideal
+    if k is None:
+        dcg = np.bincount(a.l_rk, weights=disc, minlength=a.n)
+        idcg_q = np.bincount(iq, weights=idisc, minlength=len(a.queries))
+    else:
+        keep, ikeep = a.l_pos < k, ipos < k
+        dcg = np.bincount(a.l_rk[keep], weights=disc[keep], minlength=a.n)
+        idcg_q = np.bincount(iq[ikeep], weights=idisc[ikeep], minlength=len(a.queries))
     idcg = idcg_q[a.r_query]
     return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+
+
+def _discounted(a, exponential: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each labelled entry's discounted gain, and each ideal entry's (0 for a gain <= 0: it
+    adds nothing to a sum), shared by every cutoff of nDCG."""
+    gain = _gain(a.l_rel, exponential)
+    disc = np.where(gain > 0, gain / np.log2(a.l_pos + 2.0), 0.0)
+    _, ipos, igrade = a.ideal
+    igain = _gain(igrade, exponential)
+    return disc, np.where(igain > 0, igain / np.log2(ipos + 2.0), 0.0)

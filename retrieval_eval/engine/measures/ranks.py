@@ -53,6 +53,12 @@ def first_relevant(a, level: int) -> np.ndarray:
     return first
 
 
+def _relevant(a, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ranking and the rank of each relevant entry (shared by every cutoff)."""
+    rel = a.l_rel >= level
+    return a.l_rk[rel], a.l_pos[rel]
+
+
 def compute(measure, a, level: int) -> np.ndarray:
     f = measure.family
     if f == "recip_rank":
@@ -62,7 +68,8 @@ def compute(measure, a, level: int) -> np.ndarray:
     if f == "recip_rank_cut":
         first = first_relevant(a, level)
         return np.where(first < k, 1.0 / (first + 1.0), 0.0)
-    hits = a.l_sum(mask=(a.l_rel >= level) & (a.l_pos < k)).astype(float)
+    rel_rk, rel_pos = a.memo(("relevant", level), lambda: _relevant(a, level))
+    hits = np.bincount(rel_rk[rel_pos < k], minlength=a.n).astype(float)
     if f == "hits":
         return hits
     R = a.num_rel(level)

@@ -28,7 +28,7 @@ Measures reduce the arrays with ``np.bincount`` / cumulative sums.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -70,6 +70,16 @@ class Arrays:
     q_levels: np.ndarray  # (n_queries, max_grade + 1) int64
     duplicates: np.ndarray  # per ranking: the run repeated a doc id in it
     num_docs: int = 0  # documents in the collection (trec_eval's -N)
+    # What families compute once for all their cutoffs (see :meth:`memo`); not an init field,
+    # so that ``dataclasses.replace`` (the variants' changed arrays) starts an empty one.
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def memo(self, key, make):
+        """``make()``, made once per arrays for ``key``: what a family's measures share across
+        their cutoffs (nDCG's discounted gains, AP's precisions, the relevant entries)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     @property
     def n(self) -> int:
