@@ -91,6 +91,15 @@ def codes(arr) -> tuple[np.ndarray, pd.Index]:
     return codes, pd.Index(pd.array(heads.dictionary, dtype=ID), dtype=ID)
 
 
+def tie_runs(n: int, tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runs of tied neighbours among ``n`` rows: row ``i + 1`` continues row ``i``'s run for
+    each ``i`` in ``tie``, and starts a new run otherwise. Returns each row's run number and
+    each run's first row."""
+    new_run = np.ones(n, dtype=bool)
+    new_run[tie + 1] = False
+    return np.cumsum(new_run) - 1, np.flatnonzero(new_run)
+
+
 def offsets(chunk) -> np.ndarray:
     """The offsets of a (large_)string or (large_)binary array, as a numpy view."""
     import pyarrow as pa

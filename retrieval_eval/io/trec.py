@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from ..arrays import block_starts as _block_starts
 from ..arrays import take as _take
+from ..arrays import tie_runs
 from ..errors import FormatError
 from ..model import empty_run
 from .columns import (
@@ -103,9 +104,7 @@ def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
     c, r = codes[perm], rank[perm]
     tie = np.flatnonzero((c[1:] == c[:-1]) & (r[1:] == r[:-1]))
     if len(tie):
-        new_run = np.ones(n, dtype=bool)
-        new_run[tie + 1] = False
-        run_id = np.cumsum(new_run) - 1
+        run_id = tie_runs(n, tie)[0]
         at = np.flatnonzero(np.isin(run_id, run_id[tie]))  # rows in runs of equal keys
         t = pa.table({"g": pa.array(run_id[at]), "d": _take(doc, perm[at]), "i": pa.array(perm[at])})
         within = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("d", "ascending"),

@@ -147,11 +147,11 @@ def compute(measure, a, level: int) -> np.ndarray:
     disc, idisc = a.memo(("ndcg", exponential), lambda: _discounted(a, exponential))
     iq, ipos, _ = a.ideal
     if k is None:
-        dcg = np.bincount(a.l_rk, weights=disc, minlength=a.n)
+        dcg = _dcg_upto(a, disc)
         idcg_q = np.bincount(iq, weights=idisc, minlength=len(a.queries))
     else:
-        keep, ikeep = a.l_pos < k, ipos < k
-        dcg = np.bincount(a.l_rk[keep], weights=disc[keep], minlength=a.n)
+        ikeep = ipos < k
+        dcg = _dcg_upto(a, disc, np.full(a.n, k))
         idcg_q = np.bincount(iq[ikeep], weights=idisc[ikeep], minlength=len(a.queries))
     idcg = idcg_q[a.r_query]
     return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)

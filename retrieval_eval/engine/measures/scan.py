@@ -34,7 +34,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ...arrays import arrow, codes, take
+from ...arrays import arrow, codes, take, tie_runs
 from ...model import ID
 from ..kernels import ranges
 from ..labels import winning_labels
@@ -222,13 +222,11 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index,
         wrong = pc.less(take(doc, src), take(doc, src_next)).to_numpy(zero_copy_only=False)
         if wrong.any():
             # Runs of equal scores in a ranking: a new run where the score or ranking changes.
-            new_run = np.ones(n, dtype=bool)
-            new_run[tie + 1] = False
-            run_id = np.cumsum(new_run) - 1
-            bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
+            run_id, run_first = tie_runs(n, tie)
+            bad = np.zeros(len(run_first), dtype=bool)
             bad[run_id[tie[wrong]]] = True
             bad_rows = bad[run_id]
-            seg = np.flatnonzero(new_run)[run_id]
+            seg = run_first[run_id]
     if bad_rows is None and not whole_block.any():
         return rk  # the run is in trec_eval's order already
     rows = np.repeat(whole_block, rk.lengths)  # the rows whose order is redone
@@ -249,16 +247,17 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index,
                     order=new, systems=rk.systems, queries=rk.queries)
 
 
-def _label_levels(judgments: pd.DataFrame) -> tuple[pd.Index, np.ndarray, np.ndarray]:
-    """The judged queries (first-appearance order), each label's query code, and per query
-    ``[query, grade]`` counts of its labels with grade >= 0 (``q_levels``), the last label of a
-    repeated (query, key) pair winning (:func:`retrieval_eval.engine.labels.winning_labels`)."""
+def _label_levels(judgments: pd.DataFrame) -> np.ndarray:
+    """Per judged query (first-appearance order), the ``[query, grade]`` counts of its labels
+    with grade >= 0 (``q_levels``), the last label of a repeated (query, key) pair winning
+    (:func:`retrieval_eval.engine.labels.winning_labels`). For a scan with no run to read: the
+    scan's steps count them otherwise."""
     q_codes, queries, _, _, rows = winning_labels(judgments)
     q, grade = q_codes[rows].astype(np.int64), judgments["relevance"].to_numpy(dtype=np.int64)[rows]
     ng = int(grade.max()) + 1 if len(grade) and grade.max() > 0 else 1
     ok = grade >= 0
     q_levels = np.bincount(q[ok] * ng + grade[ok], minlength=len(queries) * ng)
-    return queries, q_codes, q_levels.reshape(len(queries), ng).astype(np.int64)
+    return q_levels.reshape(len(queries), ng).astype(np.int64)
 
 
 def _labelled(found, n_blocks, ideal, n_units) -> dict[str, np.ndarray]:
@@ -310,7 +309,7 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
             l_pos, l_grade = got["l_pos"].astype(np.int64), got["l_grade"]
     else:
         systems = rankings(run, queries).systems if len(run) else pd.Index([], dtype=ID)
-        q_levels = _label_levels(judgments)[2]
+        q_levels = _label_levels(judgments)
         r_system = r_query = r_ret = none
         r_dup = np.zeros(0, dtype=bool)
     if max_ret == 0:
