@@ -37,6 +37,7 @@ from .common import (EXIT_FINDING, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, PROG, CLI
 from .parser import (COMMANDS, build_parser, check_command, check_options, help_argv,
                      join_negative_numbers, version, wants_version)
 from .render import Out
+from .trec_eval import getopt_argv
 from .term import color_enabled, escape
 from ..analysis.gates import GateError
 from ..errors import FormatError
@@ -52,6 +53,9 @@ def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_OK
     argv = help_argv(argv)
     check_command(argv)
+    if "trec_eval" in argv:  # trec_eval's getopt syntax (-M100, -qc, --measure=map), one option a token
+        at = argv.index("trec_eval") + 1
+        argv = [*argv[:at], *getopt_argv(argv[at:])]
     parser = build_parser()
     check_options(parser, argv)
     try:

@@ -42,27 +42,35 @@ from .common import CLIError
 from .term import escape
 from ..engine.measures.registry import FAMILIES, parse_measure
 
-#: trec_eval's measure order (measures.c), restricted to the catalogue.
+#: trec_eval 10.0's measure order (measures.c's ``te_trec_measures``), restricted to the catalogue.
 TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-              "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref",
+              "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
               "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
               "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "unj")
-NICKNAMES = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-                 "bpref", "recip_rank", "iprec_at_recall", "P"),
-    # trec_eval 9.0.8's list (the version our text oracle, pytrec_eval, wraps): no unj.
-    "all_trec": tuple(f for f in TREC_ORDER if f != "unj"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-            "set_recall", "set_relative_P", "set_map", "set_F"),
+              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+#: The versions' nicknames (measures.c's ``te_trec_measure_nicknames``), restricted to the
+#: catalogue. trec_eval 10.0's all_trec adds unj, rbp and rbp_resid to 9.0.8's; relstring is in
+#: both versions' lists, but pytrec_eval (9.0.8's oracle) has no relstring, so the 9.0.8 list
+#: here leaves it out (docs/trec_eval-versions.md).
+_ALL_TREC_9 = tuple(f for f in TREC_ORDER if f not in ("relstring", "rbp", "rbp_resid", "unj"))
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+             "bpref", "recip_rank", "iprec_at_recall", "P")
+_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F")
+VERSION_NICKNAMES = {
+    "10.0": {"official": _OFFICIAL, "all_trec": TREC_ORDER, "set": _SET},
+    "9.0.8": {"official": _OFFICIAL, "all_trec": _ALL_TREC_9, "set": _SET},
 }
+#: trec_eval 10.0's nicknames (the default version's).
+NICKNAMES = VERSION_NICKNAMES["10.0"]
 #: trec_eval's single-value measures with parameters (``meas_init.c``'s
 #: ``te_init_meas_s_float_p_float`` / ``_p_pair``) that the catalogue reads: one value, printed
 #: as ``name_<parameters as typed>`` (``append_string``). Cutoff families (``P.5,10``) print one
 #: value per cutoff, named as the catalogue names it (``P_5``).
-NAMED_BY_PARAMETERS = ("set_F", "utility", "ndcg", "G", "ndcg_rel", "Rndcg")
-#: Measures trec_eval prints only in the summary.
+NAMED_BY_PARAMETERS = ("set_F", "utility", "ndcg", "G", "ndcg_rel", "Rndcg", "relstring")
+#: Measures trec_eval prints only in the summary, and only per query.
 SUMMARY_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
+PER_QUERY_ONLY = {"relstring"}
 
 DESCRIPTION = (
     "Evaluate a TREC run against TREC qrels and print trec_eval's output, line for line:\n"
@@ -78,6 +86,99 @@ EPILOG = (
     "  retrieval-eval trec_eval -c -l 2 -M 100 -m all_trec qrels.txt run.txt\n"
     "  retrieval-eval trec_eval -N 500000 -m utility.2,-1,-1,0.001 -m unj.10 qrels.txt run.txt"
 )
+
+
+#: trec_eval 10.0's options (trec_eval.c's getopt_long string "hvqm:cl:nD:JN:M:R:T:oZ:" and its
+#: long forms): short letter -> (long name, takes a value).
+GETOPT = {
+    "h": ("help", False), "v": ("version", False), "q": ("query_eval_wanted", False),
+    "m": ("measure", True), "c": ("complete_rel_info_wanted", False),
+    "l": ("level_for_rel", True), "n": ("nosummary", False), "D": ("Debug_level", True),
+    "J": ("Judged_docs_only", False), "N": ("Number_docs_in_coll", True),
+    "M": ("Max_retrieved_per_topic", True), "R": ("Rel_info_format", True),
+    "T": ("Results_format", True), "o": ("Output_old_results_format", False),
+    "Z": ("Zscore", True),
+}
+#: The options this drop-in reads (the rest are refused, naming them: never a silent difference).
+SUPPORTED = set("hqmclnNM")
+#: This command's own long options (not trec_eval's), passed through as they are.
+OWN_LONG = ("--compat",)
+
+
+def getopt_argv(tokens: list[str]) -> list[str]:
+    """trec_eval's command line (what follows ``trec_eval``) read as its getopt_long reads it,
+    rewritten one option a token (``-M 100``), which the command's argparse parser reads.
+
+    getopt takes a value attached (``-M100``, ``-mP.5,10``) or in the next token (``-M 100``),
+    clustered flags (``-qc``, ``-qcM100``), long forms with ``=`` or a separate value
+    (``--measure=map``, ``--Max_retrieved_per_topic 100``) and any unambiguous prefix of a long
+    name (``--meas=map``); operands may come before options, and ``--`` ends the options.
+
+    Raises
+    ------
+    CLIError
+        An option trec_eval does not have, an option without its value, or one of trec_eval's
+        that this drop-in does not implement (named, with what it is).
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if tok == "--":
+            out.extend(tokens[i - 1:])
+            break
+        if tok.startswith("--"):
+            name, eq, value = tok[2:].partition("=")
+            if any(tok.startswith(own) for own in OWN_LONG):
+                out.append(tok)
+                if not eq and i < len(tokens):
+                    out.append(tokens[i])
+                    i += 1
+                continue
+            hits = [k for k, (long, _) in GETOPT.items() if long == name] or \
+                [k for k, (long, _) in GETOPT.items() if long.startswith(name) and name]
+            if len(hits) != 1:
+                why = "ambiguous" if hits else "unrecognized"
+                raise CLIError(f"trec_eval: {why} option '--{name}'; see 'retrieval-eval trec_eval --help'")
+            letter = hits[0]
+            if GETOPT[letter][1] and not eq:
+                if i >= len(tokens):
+                    raise CLIError(f"trec_eval: option '--{GETOPT[letter][0]}' requires an argument")
+                value, i = tokens[i], i + 1
+            out.extend(_option(letter, value if GETOPT[letter][1] else None))
+            continue
+        if not tok.startswith("-") or tok == "-":
+            out.append(tok)
+            continue
+        j = 1
+        while j < len(tok):
+            letter = tok[j]
+            j += 1
+            if letter not in GETOPT:
+                raise CLIError(f"trec_eval: invalid option -- '{letter}'; see 'retrieval-eval trec_eval --help'")
+            if not GETOPT[letter][1]:
+                out.extend(_option(letter, None))
+                continue
+            value = tok[j:]
+            if not value:
+                if i >= len(tokens):
+                    raise CLIError(f"trec_eval: option requires an argument -- '{letter}'")
+                value, i = tokens[i], i + 1
+            out.extend(_option(letter, value))
+            break
+    return out
+
+
+def _option(letter: str, value: str | None) -> list[str]:
+    """One getopt option as this command's tokens, or the refusal of an unsupported one."""
+    if letter not in SUPPORTED:
+        long = GETOPT[letter][0]
+        raise CLIError(f"trec_eval: option -{letter} (--{long}) is not supported by this drop-in "
+                       "(docs/cli.md lists what is)")
+    if letter == "h":
+        return ["--help"]
+    return [f"-{letter}"] if value is None else [f"-{letter}", value]
 
 
 def add_command(command) -> None:
@@ -98,12 +199,15 @@ def add_command(command) -> None:
     p.add_argument("-m", dest="measure", metavar="MEASURE", action="append", default=[],
                    help="a measure, a family with parameters (P.5,10) or a nickname (official, "
                         "all_trec, set); repeatable; default official")
+    p.add_argument("--compat", dest="compat", choices=list(VERSION_NICKNAMES), default="10.0",
+                   help="whose definitions and nicknames: trec_eval 10.0 (default) or 9.0.8 "
+                        "(what pytrec_eval embeds)")
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run file")
     p.set_defaults(handler=cmd_trec_eval, color="never", json=False)
 
 
-def _requested(names: list[str]):
+def _requested(names: list[str], version: str = "10.0"):
     """The measures the ``-m`` arguments ask for, as trec_eval reads them.
 
     trec_eval marks a measure once, however many ``-m`` name it (directly or through a
@@ -117,6 +221,8 @@ def _requested(names: list[str]):
     ----------
     names : list of str
         The ``-m`` arguments in command-line order (empty: ``official``).
+    version : {"10.0", "9.0.8"}
+        Whose nicknames (``all_trec`` differs).
 
     Returns
     -------
@@ -130,12 +236,13 @@ def _requested(names: list[str]):
     ValueError
         A name that is not trec_eval's (with the closest ones), or malformed parameters.
     """
+    nicknames = VERSION_NICKNAMES[version]
     marked: set[str] = set()
     given: dict[str, tuple[str, list]] = {}  # family -> (parameters as typed, its measures)
     for name in names or ["official"]:
         base, dot, params = name.partition(".")
-        if base in NICKNAMES and not dot:
-            marked.update(NICKNAMES[base])
+        if base in nicknames and not dot:
+            marked.update(nicknames[base])
             continue
         if name in ("runid", "num_q"):
             marked.add(name)
@@ -155,6 +262,8 @@ def _requested(names: list[str]):
             continue
         if fam not in given:
             ordered.extend(parse_measure(fam))
+            if fam in PER_QUERY_ONLY:
+                shown[ordered[-1].name] = fam  # relstring: the bare name, as trec_eval prints it
             continue
         params, ms = given[fam]
         if FAMILIES[fam].param in ("cutoff", "level"):
@@ -191,7 +300,10 @@ def _printed(m, shown: dict[str, str]) -> str:
 
 
 def _value(value, kind: str) -> str:
-    """A value as trec_eval prints it: ``%ld`` for a count, ``%6.4f`` otherwise."""
+    """A value as trec_eval prints it: ``%ld`` for a count, ``'%s'`` for relstring's string,
+    ``%6.4f`` otherwise."""
+    if kind == "str":
+        return f"'{value}'"
     return str(int(round(value))) if kind == "int" else "%6.4f" % value
 
 
@@ -228,7 +340,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     if args.num_docs < 0:
         raise CLIError("-N: the number of documents in the collection must be >= 0")
     try:
-        want_runid, want_num_q, ms, shown = _requested(args.measure)
+        want_runid, want_num_q, ms, shown = _requested(args.measure, args.compat)
     except ValueError as err:
         raise CLIError(str(err)) from None
     judgments = read_qrels(args.qrels)
@@ -237,7 +349,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     if len(run) and not one_value(arrow(run["system"])):
         run = run.assign(system=runid)  # one run: trec_eval reads every line of the file as one
     per_query = compute(judgments, run, ms, level=args.level, max_ret=args.max_ret,
-                        complete=args.complete, num_docs=args.num_docs)
+                        complete=args.complete, num_docs=args.num_docs, compat=args.compat)
     repeats = per_query.attrs.get("repeats", [])
     per_query.attrs.clear()  # (pandas deep-copies attrs on every operation below)
     if repeats:  # the scan found them; the message names the first repeated line
@@ -254,7 +366,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     lines = []
     if args.per_query:
         cols = [m for m in ms if m.family not in SUMMARY_ONLY]
-        table = per_query[[m.name for m in cols]].to_numpy(dtype=np.float64)
+        table = per_query[[m.name for m in cols]].to_numpy(dtype=object)
         # _line's format, with what is the same on every line made once (900k lines for
         # 10,000 queries of all_trec).
         heads = [f"{_printed(m, shown):<22}\t" for m in cols]
@@ -268,7 +380,8 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
         if want_num_q:
             lines.append(_line("num_q", "all", len(per_query), "int"))
         row = summary.iloc[0]
-        lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms)
+        lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
+                     if m.family not in PER_QUERY_ONLY)
     if lines:
         # Written as is: the tabs are the format. Ids had their control characters escaped
         # above (_term.escape), as every line the CLI prints does.

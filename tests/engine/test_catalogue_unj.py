@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from retrieval_eval.cli.app import main
-from retrieval_eval.cli.trec_eval import NICKNAMES
+from retrieval_eval.cli.trec_eval import NICKNAMES, VERSION_NICKNAMES
 
 ir_measures = pytest.importorskip("ir_measures")
 trec = importlib.import_module("tests.engine.test_measures_trec")
@@ -114,7 +114,7 @@ def test_unj_names_and_defaults_are_trec_evals():
         cat.parse_measure("unj.0")
 
 
-def test_the_trec_eval_command_prints_unj_like_P_and_all_trec_leaves_it_out(tmp_path):
+def test_the_trec_eval_command_prints_unj_like_P_and_all_trec_has_it_since_10(tmp_path):
     qp, rp = tmp_path / "qrels", tmp_path / "run"
     # The readers clamp a negative grade to 0 (their rule), so the file leaves b and d out.
     qp.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in HAND_QRELS if g >= 0))
@@ -129,4 +129,5 @@ def test_the_trec_eval_command_prints_unj_like_P_and_all_trec_leaves_it_out(tmp_
         f"{'P_5':<22}\tq1\t0.2000", f"{'unj_2':<22}\tq1\t0.5000", f"{'unj_5':<22}\tq1\t0.6000",
         f"{'P_5':<22}\tq2\t0.0000", f"{'unj_2':<22}\tq2\t0.5000", f"{'unj_5':<22}\tq2\t0.2000",
         f"{'P_5':<22}\tall\t0.1000", f"{'unj_2':<22}\tall\t0.5000", f"{'unj_5':<22}\tall\t0.4000"]
-    assert "unj" not in NICKNAMES["all_trec"]  # trec_eval 9.0.8's list
+    assert "unj" in NICKNAMES["all_trec"]  # trec_eval 10.0 added it
+    assert "unj" not in VERSION_NICKNAMES["9.0.8"]["all_trec"]  # 9.0.8 had none

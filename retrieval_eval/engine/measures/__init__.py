@@ -20,10 +20,13 @@ import pandas as pd
 from .registry import FAMILIES, Measure, UnknownMeasure, make, measures, parse_measure, parse_measures
 from .scan import Arrays, scan
 
-__all__ = ["Measure", "UnknownMeasure", "compute", "make", "measures", "parse_measure",
+__all__ = ["TREC_VERSIONS", "Measure", "UnknownMeasure", "compute", "make", "measures", "parse_measure",
            "parse_measures", "scan", "summarize", "values"]
 
 from ...model import ID
+
+#: The trec_eval versions whose definitions :func:`compute` follows (``compat=``), newest first.
+TREC_VERSIONS = ("10.0", "9.0.8")
 
 
 def values(measure: Measure, arrays: Arrays, level: int = 1) -> np.ndarray:
@@ -34,7 +37,7 @@ def values(measure: Measure, arrays: Arrays, level: int = 1) -> np.ndarray:
 
 def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
             max_ret: int | None = None, complete: bool = False,
-            order: str = "trec", num_docs: int = 0) -> pd.DataFrame:
+            order: str = "trec", num_docs: int = 0, compat: str = "10.0") -> pd.DataFrame:
     """Per-query values of the measures ``names`` for every system of ``run``.
 
     Parameters
@@ -55,6 +58,11 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
         trec_eval's ``-N``, the number of documents in the collection: only ``utility``'s
         fourth coefficient reads it (the non-relevant documents not retrieved). 0 unless
         given, as in trec_eval; the files do not hold it.
+    compat : {"10.0", "9.0.8"}
+        Which trec_eval's definitions to follow where the two differ (docs/trec_eval-versions.md):
+        10.0 (the current NIST release, the default) rounds ``iprec_at_recall``'s and
+        ``11pt_avg``'s recall cutoff to the nearest integer (``lround(x R)``); 9.0.8 (what
+        pytrec_eval embeds) takes ``floor(x R + 0.9)``.
 
     Returns
     -------
@@ -69,8 +77,11 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
     Raises
     ------
     ValueError
-        An unknown measure name, a level below 1, or ``num_docs`` not an integer >= 0.
+        An unknown measure name, a level below 1, ``num_docs`` not an integer >= 0, or an
+        unknown ``compat``.
     """
+    if compat not in TREC_VERSIONS:
+        raise ValueError(f"compat must be one of {', '.join(TREC_VERSIONS)}, got {compat!r}")
     if isinstance(level, bool) or int(level) != level or level < 1:
         raise ValueError(f"level must be an integer >= 1, got {level!r}")
     if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)) or num_docs < 0:
@@ -80,17 +91,25 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
     depth = None if not need or None in need else max(need)  # a measure without a cutoff reads all
     a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth)
     a.num_docs = int(num_docs)
+    a.trec_version = compat
     cols = {m.name: values(m, a, int(level)) for m in ms if m.family != "num_q"}
     frame = pd.DataFrame({
         "system": pd.array(a.systems.take(a.r_system).to_numpy(), dtype=ID),
         "query_id": pd.array(a.queries.take(a.r_query).to_numpy(), dtype=ID),
-        **{name: np.asarray(v, dtype=np.float64) for name, v in cols.items()},
+        **{m.name: _column(m, cols[m.name]) for m in ms if m.name in cols},
     })
     frame.attrs["measures"] = ms
     dup = np.flatnonzero(a.duplicates)
     frame.attrs["repeats"] = list(zip(a.systems.take(a.r_system[dup]).tolist(),
                                       a.queries.take(a.r_query[dup]).tolist()))
     return frame
+
+
+def _column(m: Measure, values_: np.ndarray):
+    """A measure's per-query column: float64, or a string column for ``relstring``."""
+    if m.spec.kind == "str":
+        return pd.array(values_, dtype=ID)
+    return np.asarray(values_, dtype=np.float64)
 
 
 def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
@@ -109,6 +128,8 @@ def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
     out = {}
     for m in ms:
         agg = m.spec.aggregate
+        if agg == "none":  # relstring: a per-query string, no summary (trec_eval prints none)
+            continue
         if agg == "count":
             out[m.name] = size.astype(float)
         elif agg == "sum":
@@ -123,7 +144,7 @@ def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
 
 
 def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
-           summary: pd.DataFrame, names, level: int) -> list[Measure]:
+           summary: pd.DataFrame, names, level: int, compat: str = "10.0") -> list[Measure]:
     """Add catalogue measures to an evaluation's per-query frame and summary, in place.
 
     The hook behind ``evaluate(..., measures=[...])``. Rankings keep the run's own order (as
@@ -131,10 +152,11 @@ def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
     trec_eval's order). Every judged query of every system gets a value, a query the system
     did not answer as an empty ranking (trec_eval's ``-c``). The summary column of each measure
     is trec_eval's aggregate over those queries (mean; geometric mean for ``gm_*``; sum for
-    the counts), queries without relevant labels included, as trec_eval includes them.
+    the counts), queries without relevant labels included, as trec_eval includes them;
+    ``relstring`` (a per-query string) has none.
     Returns the measures added (``num_q`` has no per-query column).
     """
-    extra = compute(judgments, run, names, level=level, complete=True, order="rank")
+    extra = compute(judgments, run, names, level=level, complete=True, order="rank", compat=compat)
     ms = extra.attrs["measures"]
     cols = [m.name for m in ms if m.family != "num_q"]
     clash = [c for c in cols if c in per_query.columns]
@@ -145,8 +167,10 @@ def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
                                     per_query["query_id"].astype(object)])
     values_ = keyed.reindex(at)
     for c in cols:
-        per_query[c] = values_[c].to_numpy(dtype=np.float64)
+        per_query[c] = values_[c] if values_[c].dtype == ID else values_[c].to_numpy(dtype=np.float64)
     table = summarize(extra, ms)
     for m in ms:
+        if m.name not in table.columns:
+            continue  # no summary (relstring)
         summary[m.name] = table[m.name].reindex(summary.index).to_numpy(dtype=np.float64)
     return ms

@@ -6,8 +6,10 @@ precision i / r_i: map = sum_i (i / r_i) / R; map_cut_k sums only ranks <= k (st
 gm_map's per-query value is log(max(map, 1e-5)), summarized by exp of the mean (a geometric
 mean). Rprec = relevant in the top R / R; Rprec_mult_x the same at rank c = floor(x R + 0.9),
 over c. iprec_at_recall_x is the interpolated precision max_{i >= c} (i / r_i) with
-c = floor(x R + 0.9) relevant documents (trec_eval 9.0.8; later versions round) (0 when fewer are retrieved); 11pt_avg is its mean over
-x = 0.0, 0.1, ..., 1.0. Verified against pytrec_eval.
+c = round(x R) relevant documents, halves away from zero (trec_eval 10.0's ``lround``; 9.0.8,
+``compat="9.0.8"``, took floor(x R + 0.9), which 10.0 keeps for Rprec_mult), 0 when fewer are
+retrieved; 11pt_avg is its mean over x = 0.0, 0.1, ..., 1.0. Verified against pytrec_eval
+(9.0.8) and trec_eval 10.0's own test outputs.
 """
 
 from __future__ import annotations
@@ -66,8 +68,10 @@ def _iprec(a, level: int, xs) -> np.ndarray:
     rk = a.l_rk[idx]
     relret = np.bincount(rk, minlength=a.n)
     out = np.zeros((a.n, len(xs)))
+    old = a.trec_version == "9.0.8"
     for c, x in enumerate(xs):
-        cut = np.floor(x * R + 0.9).astype(np.int64)  # trec_eval 9.0.8: (long) (x R + 0.9)
+        # 9.0.8: (long) (x R + 0.9); 10.0: lround(x R) (x R >= 0, so floor(x R + 0.5)).
+        cut = np.floor(x * R + (0.9 if old else 0.5)).astype(np.int64)
         best = np.zeros(a.n)
         take = ordinal >= cut[rk]
         np.maximum.at(best, rk[take], prec[take])

@@ -37,7 +37,7 @@ import threading
 import pandas as pd
 
 from . import (ap, bpref, compat, counts, cwl, err, gains, judged, ndcg, ranks, ranx_names, rbp,
-               sets, trec_params, unjudged, variants)
+               relstring, sets, trec_params, trec_rbp, unjudged, variants)
 from .declare import (  # noqa: F401  (re-exported: the registry's names)
     fmt_param,
     make,
@@ -48,7 +48,7 @@ from .declare import (  # noqa: F401  (re-exported: the registry's names)
 
 #: The family modules, in the order of :func:`measures`' table. Each declares
 #: ``FAMILIES = (Family(...), ...)`` and ``compute(measure, arrays, level) -> np.ndarray``.
-MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged, unjudged)
+MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged, unjudged, relstring)
 for _module in MODULES:
     FAMILIES.update({f.name: f for f in _module.FAMILIES})
 
@@ -57,7 +57,7 @@ for _module in MODULES:
 #: Each ``parse(text, parse_measure)`` reads its syntax or returns None; the registry's own
 #: parser is handed in, so a wrapper (``nDCG(judged_only=True)@10``) parses what it wraps
 #: without importing the registry.
-EXTRA_MODULES = (rbp, err, cwl, compat, variants, ranx_names, trec_params)
+EXTRA_MODULES = (rbp, trec_rbp, err, cwl, compat, variants, ranx_names, trec_params)
 for _mod in EXTRA_MODULES:
     FAMILIES.update({_f.name: _f for _f in _mod.FAMILIES})
 

@@ -70,6 +70,7 @@ class Arrays:
     q_levels: np.ndarray  # (n_queries, max_grade + 1) int64
     duplicates: np.ndarray  # per ranking: the run repeated a doc id in it
     num_docs: int = 0  # documents in the collection (trec_eval's -N)
+    trec_version: str = "10.0"  # whose definitions where trec_eval 10.0 and 9.0.8 differ
     # What families compute once for all their cutoffs (see :meth:`memo`); not an init field,
     # so that ``dataclasses.replace`` (the variants' changed arrays) starts an empty one.
     _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
