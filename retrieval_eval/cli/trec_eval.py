@@ -1,7 +1,8 @@
 """``retrieval-eval trec_eval``: a drop-in for trec_eval's command line and its text output.
 
-``retrieval-eval trec_eval [-q] [-c] [-n] [-M n] [-l n] [-N n] [-m measure]... QRELS RUN``
-prints what trec_eval 9.0.8 prints, so that scripts parsing its output work unchanged:
+``retrieval-eval trec_eval [-q] [-c] [-n] [-M n] [-l n] [-N n] [-m measure]... [--compat V] QRELS RUN``
+prints what trec_eval 10.0 prints (9.0.8 with ``--compat 9.0.8``), so that scripts parsing its
+output work unchanged (docs/trec_eval-versions.md says what differs):
 
 * one line per value, ``"%-22s\\t%s\\t%6.4f"`` (measure, query, value); counts (``num_*``)
   as integers; ``runid`` (the run name of the run's first line) and ``num_q`` in the summary;
@@ -10,9 +11,11 @@ prints what trec_eval 9.0.8 prints, so that scripts parsing its output work unch
 * with ``-q``, each query's values first, queries in qrels order (trec_eval sorts by query id,
   byte order), then the ``all`` rows; ``gm_map`` / ``gm_bpref`` / ``runid`` / ``num_q`` have no
   per-query line (as in trec_eval);
-* ``-m official`` (the default), ``-m all_trec`` and ``-m set`` are trec_eval's nicknames,
-  restricted to the measures this catalogue has (not ``relstring``, ``rbp``); ``all_trec`` is
-  trec_eval 9.0.8's list, so trec_eval 10's ``unj`` is asked by name (``-m unj``, ``-m unj.5,10``);
+* ``-m official`` (the default), ``-m all_trec`` and ``-m set`` are trec_eval's nicknames, the
+  version's lists (10.0's ``all_trec`` has ``unj``, ``rbp``, ``rbp_resid`` and ``relstring``);
+  ``relstring`` prints per query only, quoted;
+* trec_eval's getopt syntax (``-M100``, ``-qc``, ``-mP.5,10``, ``--measure=map``): see
+  :func:`getopt_argv`;
 * a single-value measure given with parameters prints as trec_eval names it (its
   ``meas_init.c`` appends the parameter string to the name): its name, ``_`` and the
   parameters as typed, ``-m set_F.0.5`` -> ``set_F_0.5``, ``-m ndcg.1=3,2=9`` ->
@@ -37,6 +40,7 @@ gain) prints ``nan``, where trec_eval's printf shows the NaN's sign (``-nan`` on
 from __future__ import annotations
 
 import argparse
+import re
 
 from .common import CLIError
 from .term import escape
@@ -67,7 +71,7 @@ NICKNAMES = VERSION_NICKNAMES["10.0"]
 #: ``te_init_meas_s_float_p_float`` / ``_p_pair``) that the catalogue reads: one value, printed
 #: as ``name_<parameters as typed>`` (``append_string``). Cutoff families (``P.5,10``) print one
 #: value per cutoff, named as the catalogue names it (``P_5``).
-NAMED_BY_PARAMETERS = ("set_F", "utility", "ndcg", "G", "ndcg_rel", "Rndcg", "relstring")
+NAMED_BY_PARAMETERS = ("set_F", "utility", "ndcg", "G", "ndcg_rel", "Rndcg", "relstring", "11pt_avg")
 #: Measures trec_eval prints only in the summary, and only per query.
 SUMMARY_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
 PER_QUERY_ONLY = {"relstring"}
@@ -252,6 +256,10 @@ def _requested(names: list[str], version: str = "10.0"):
             close = [m for m in TREC_ORDER if m.lower().startswith(base.lower()[:3])]
             hint = f"; did you mean {', '.join(close[:3])}?" if close else ""
             raise ValueError(f"trec_eval: illegal measure '{name}'{hint}")
+        if dot and FAMILIES[base].param == "cutoff":
+            # get_long_cutoffs reads each cutoff with atol: ndcg_cut.23.4 is cutoff 23.
+            params = ",".join(re.sub(r"^(\s*[-+]?\d+)\.\d*$", r"\1", c) for c in params.split(","))
+            name = f"{base}.{params}"
         ms = parse_measure(name)
         marked.add(base)
         if dot:

@@ -269,3 +269,47 @@ def test_trec_evals_quicktest_byte_for_byte(argv, expected):
     code, out, err = cli("trec_eval", *paths)
     assert (code, err) == (0, "")
     assert out == (folder / expected).read_text()
+
+
+@pytest.mark.parametrize("version", ["10.0", "9.0.8"])
+def test_11pt_avg_over_given_recall_levels_is_their_iprec_mean(version):
+    qrels, rows = generated(3)
+    levels = [0.25, 0.5, 0.75]
+    got = cat.compute(trec.judgments(qrels), trec.run(rows), ["11pt_avg..25,.5,.75"],
+                      compat=version).set_index("query_id")
+    assert list(got.columns) == ["system", "11pt_avg_0.25,0.5,0.75"]
+    for q in got.index:
+        rels = res_rels(qrels, rows, q)
+        num_rel = sum(1 for qq, _, g in qrels if qq == q and g >= 1)
+        want = sum(c_iprec(rels, num_rel, levels, version)) / 3
+        assert got.loc[q, "11pt_avg_0.25,0.5,0.75"] == pytest.approx(want, abs=1e-12)
+    assert cat.parse_measure("11pt_avg_0.25,0.5,0.75") == cat.parse_measure("11pt_avg..25,.5,.75")
+    assert cat.parse_measure("11pt_avg.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1") == cat.parse_measure("11pt_avg")
+    with pytest.raises(ValueError, match="within"):
+        cat.parse_measure("11pt_avg.1.5")
+
+
+def test_the_command_names_11pt_avg_as_typed_and_reads_cutoffs_as_atol(files):
+    qp, rp = files
+    code, out, err = cli("trec_eval", "-m", "11pt_avg..25,.5,.75", "-mndcg_cut.10,23.4", qp, rp)
+    assert (code, err) == (0, "")
+    names = [line.split("\t")[0].strip() for line in out.splitlines()]
+    assert names == ["11pt_avg_.25,.5,.75", "ndcg_cut_10", "ndcg_cut_23"]
+    same = cli("trec_eval", "-m", "ndcg_cut.23", qp, rp)[1]
+    assert out.splitlines()[2] == same.splitlines()[0]
+
+
+@pytest.mark.skipif(not TEST_DIR, reason="RETRIEVAL_EVAL_TREC_EVAL_TEST_DIR names no copy of "
+                    "trec_eval 10.0's test/ folder (docs/trec_eval-versions.md)")
+def test_trec_evals_measure_parameters_line_but_its_decimal_gain():
+    """quicktest's out.test.meas_params with ``ndcg.4=4.5`` typed ``4=4`` (decimal gains are not
+    read yet; grade 4 is in no line of qrels.test, so every value is the same): byte for byte
+    but that name."""
+    folder = Path(TEST_DIR)
+    code, out, err = cli("trec_eval", "-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3",
+                         "-m", "recall.20,2000", "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0",
+                         "-m", "11pt_avg..25,.5,.75", "-mndcg.1=3,2=9,4=4", "-mndcg_cut.10,20,23.4",
+                         "-msuccess.2,5,20", folder / "qrels.test", folder / "results.test")
+    assert (code, err) == (0, "")
+    want = (folder / "out.test.meas_params").read_text().replace("ndcg_1=3,2=9,4=4.5    ", "ndcg_1=3,2=9,4=4      ")
+    assert out == want

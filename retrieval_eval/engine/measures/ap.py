@@ -97,6 +97,6 @@ def compute(measure, a, level: int) -> np.ndarray:
         return np.where(cut > 0, hits / np.maximum(cut, 1), 0.0)
     if f == "iprec_at_recall":
         return _iprec(a, level, [float(measure.param)])[:, 0]
-    if f == "11pt_avg":
-        return _iprec(a, level, RECALL_LEVELS).mean(axis=1)
+    if f == "11pt_avg":  # trec_eval's eleven levels, or those given (11pt_avg..25,.5,.75)
+        return _iprec(a, level, measure.param or RECALL_LEVELS).mean(axis=1)
     raise KeyError(f)

@@ -1,4 +1,5 @@
-"""trec_eval's parameters the base parser does not read: ``set_F`` with a beta other than 1
+"""trec_eval's parameters the base parser does not read: ``11pt_avg`` over other recall levels
+(``11pt_avg..25,.5,.75``, named ``11pt_avg_0.25,0.5,0.75``), ``set_F`` with a beta other than 1
 (``set_F.0.5``, ``set_F_0.5``), the gain maps of ``ndcg``, ``G``, ``ndcg_rel`` and ``Rndcg``
 (``ndcg.1=3,2=9``, ``G.1=3``) and ``utility``'s coefficients (``utility.2,-1,-3,0.5``).
 
@@ -32,7 +33,7 @@ import math
 import re
 
 from . import gainmap
-from .declare import Measure, make
+from .declare import RECALL_LEVELS, Measure, make
 from .gains import UTILITY_DEFAULTS
 from .variants import with_gains
 
@@ -46,6 +47,9 @@ def parse(text: str, parse_measure=None):
     ``utility.2,-1,-3,0.5``; None for other names (ValueError for ``ndcg_cut`` with a gain map,
     saying why)."""
     text = text.strip()
+    m = re.fullmatch(r"11pt_avg[._](.+)", text)
+    if m:
+        return [recall_levels_average(m.group(1))]
     m = re.fullmatch(r"utility[._](.*)", text)
     if m:
         return [utility(m.group(1))]
@@ -68,6 +72,28 @@ def parse(text: str, parse_measure=None):
     if m:
         return with_gains(parse_measure(m.group(1)), gainmap.parse(m.group(2), "="))
     return None
+
+
+def recall_levels_average(params: str) -> Measure:
+    """``11pt_avg`` over the recall levels ``params`` (``".25,.5,.75"``, trec_eval's
+    ``-m 11pt_avg..25,.5,.75``; ``0.2,0.5,0.8`` is trec_eval 8's 3-point average): the mean
+    interpolated precision at those levels, named ``11pt_avg_0.25,0.5,0.75`` (which parses
+    back); trec_eval's eleven levels are plain ``11pt_avg``.
+
+    Raises
+    ------
+    ValueError
+        A level that is not a number within [0, 1], or none at all.
+    """
+    items = [p.strip() for p in params.split(",")]
+    if not items or not all(re.fullmatch(_NUMBER, p) for p in items):
+        raise ValueError(f"11pt_avg takes recall levels, comma separated numbers in [0, 1], got {params!r}")
+    levels = tuple(float(p) for p in items)
+    if not all(0.0 <= x <= 1.0 for x in levels):
+        raise ValueError(f"11pt_avg's recall levels must be within [0, 1], got {params!r}")
+    if levels == tuple(RECALL_LEVELS):
+        return make("11pt_avg")
+    return Measure("11pt_avg", levels, None, name="11pt_avg_" + ",".join(f"{x:g}" for x in levels))
 
 
 def utility(params: str) -> Measure:
