@@ -38,7 +38,7 @@ from .parser import (COMMANDS, build_parser, check_command, check_options, help_
                      join_negative_numbers, version, wants_version)
 from .render import Out
 from .term import color_enabled, escape
-from ..analysis.gates import GateError
+from ..analysis.decisions.gates import GateError
 from ..errors import FormatError
 
 __all__ = ["CLIError", "COMMANDS", "atomic_write_text", "build_parser", "main", "read_text"]
