@@ -33,9 +33,9 @@ from .io import (
 )
 from .io.interop import from_ir_datasets, read_beir, rerank_by_score, to_dict
 from .io.writers import write_parquet
-from .analysis.measurement import Measurement, summarize
+from .analysis.evaluation.measurement import Measurement, summarize
 from .engine.metrics import compute, dedupe_run, metric_name
-from .analysis.evaluation import (
+from .analysis.evaluation.core import (
     build_report,
     Evaluation,
     ScoreResult,
@@ -49,16 +49,16 @@ from .analysis.evaluation import (
     score_by_stratum,
     worst_stratum,
 )
-from .analysis.validation import ValidationIssue, ValidationResult, validate
-from .analysis.report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report
-from .analysis.drift import DriftResult, FixResult, drift, fix
-from .analysis.gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
-from .analysis.calibration import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
-from .analysis.compare import CalibrationComparison, Comparison, compare, compare_calibration
+from .analysis.trust.validation import ValidationIssue, ValidationResult, validate
+from .analysis.decisions.report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report
+from .analysis.drift.core import DriftResult, FixResult, drift, fix
+from .analysis.decisions.gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
+from .analysis.calibration.core import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
+from .analysis.decisions.compare import CalibrationComparison, Comparison, compare, compare_calibration
 from .datasets import load_demo
-from .analysis.guarantee import Guarantee
-from .analysis.shift import ScoreShift, score_shift
-from .analysis.agreement import LabelAgreement, label_agreement
+from .analysis.calibration.guarantee import Guarantee
+from .analysis.calibration.shift import ScoreShift, score_shift
+from .analysis.trust.agreement import LabelAgreement, label_agreement
 # The measure catalogue's table and parser (rev.measures() is the table; the package itself is
 # retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
 from .engine.measures import measures, parse_measure

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import FormatError
-from .analysis.streaming import Plan
+from .analysis.evaluation.streaming import Plan
 
 #: A row's key: its partition's number times this plus its place in the partition.
 _PART = np.int64(1) << np.int64(40)

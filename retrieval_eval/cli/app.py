@@ -39,7 +39,7 @@ from .parser import (COMMANDS, build_parser, check_command, check_options, help_
 from .render import Out
 from .trec_eval import getopt_argv
 from .term import color_enabled, escape
-from ..analysis.gates import GateError
+from ..analysis.decisions.gates import GateError
 from ..errors import FormatError
 
 __all__ = ["CLIError", "COMMANDS", "atomic_write_text", "build_parser", "main", "read_text"]

@@ -49,7 +49,7 @@ def cmd_drift(args: argparse.Namespace, out: Out) -> int:
         raise CLIError("--backup applies to --fix only")
     if args.fix and args.judgments == "-":
         raise CLIError("--fix rewrites the judgments file; it cannot rewrite stdin")
-    from ..analysis.drift import drift
+    from ..analysis.drift.core import drift
 
     if args.fix and getattr(args, "qrels", None):
         raise CLIError(f"--fix rewrites judgments JSONL, and {args.qrels} is qrels; "
@@ -107,7 +107,7 @@ def _drift_fix(args: argparse.Namespace):
     and its mtime. Only the changed lines are rewritten; comments, blank lines and the other
     labels stay byte for byte (:func:`retrieval_eval.io.rewrite_judgments`).
     """
-    from ..analysis.drift import drift, fix
+    from ..analysis.drift.core import drift, fix
     from .. import io as fm
     from ..io.safewrite import LockedFile, WriteRefused
 
@@ -151,7 +151,7 @@ def cmd_validate(args: argparse.Namespace, out: Out) -> int:
     int
         The exit code: 0 no error (warnings allowed), 1 an error.
     """
-    from ..analysis.validation import validate
+    from ..analysis.trust.validation import validate
 
     source = inputs.load_labels(args)
     judgments, path = source.frame, source.path
@@ -252,7 +252,7 @@ def cmd_calibrate(args: argparse.Namespace, out: Out) -> int:
     int
         The exit code: 0 computed.
     """
-    from ..analysis.calibration import calibrate
+    from ..analysis.calibration.core import calibrate
 
     run = inputs.load_runs(args, args.system)
     judgments = inputs.load_labels(args).frame
@@ -302,7 +302,7 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
     int
         The exit code: 0 computed.
     """
-    from ..analysis.compare import compare
+    from ..analysis.decisions.compare import compare
 
     ks = inputs.cutoffs(args.k)
     if len(ks) > 1:

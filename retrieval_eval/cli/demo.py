@@ -125,12 +125,12 @@ def run_demo(out_dir: str | os.PathLike, gates=DEMO_GATES) -> dict[str, Path]:
     against the re-chunked corpus), PNG plots (one score distribution per calibrated system),
     and ``index.html``.
     """
-    from ..analysis.calibration import calibrate
-    from ..analysis.compare import compare
+    from ..analysis.calibration.core import calibrate
+    from ..analysis.decisions.compare import compare
     from ..datasets import load_demo
-    from ..analysis.drift import drift
-    from ..analysis.evaluation import evaluate
-    from ..analysis.gates import apply_gates
+    from ..analysis.drift.core import drift
+    from ..analysis.evaluation.core import evaluate
+    from ..analysis.decisions.gates import apply_gates
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -245,7 +245,7 @@ def check_negatives(judgments, labels_path: str, queries, queries_path: str, thr
     threshold : int
         The lowest relevant grade.
     """
-    from ..analysis.calibration import check_negatives as check, negative_ids
+    from ..analysis.calibration.core import check_negatives as check, negative_ids
 
     check(judgments, negative_ids(queries, None), threshold, label=labels_path,
           negatives_label=queries_path)

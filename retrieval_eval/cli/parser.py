@@ -21,7 +21,7 @@ from .common import PROG, CLIError, finite_float, positive_int
 from .score import cmd_score
 from .term import COLOR_MODES
 from .trec_eval import add_command as add_trec_eval
-from ..analysis.compare import CORRECTIONS, TESTS
+from ..analysis.decisions.compare import CORRECTIONS, TESTS
 from ..engine.metrics import GAINS, METRIC_NAMES
 
 #: What ``compare --metric`` takes: the engine's metric names, and trec_eval's linear-gain nDCG.

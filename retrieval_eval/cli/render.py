@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import term
 from .common import frame_records, jsonable
-from ..analysis.gates import strata_order, worst_of
+from ..analysis.decisions.gates import strata_order, worst_of
 
 __all__ = ["Out", "drift_frame", "group_issues", "markdown_to_text", "num", "plural",
            "query_lists", "render_calibration", "render_drift", "render_score", "render_validation",
@@ -292,7 +292,7 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
     written : bool
         Whether ``--fix`` rewrote the file.
     """
-    from ..analysis.drift import DRIFT_STATUSES
+    from ..analysis.drift.core import DRIFT_STATUSES
 
     s = out.s
     summary = result.summary
@@ -461,7 +461,7 @@ def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None,
 
 def drift_frame(result) -> pd.DataFrame:
     """A drift result's labels per status, as a two-column frame (csv/json output)."""
-    from ..analysis.drift import DRIFT_STATUSES
+    from ..analysis.drift.core import DRIFT_STATUSES
 
     return pd.DataFrame({"status": list(DRIFT_STATUSES),
                          "labels": [int(result.summary[s.lower()]) for s in DRIFT_STATUSES]})

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from . import inputs
 from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input, dumps, load_json
 from .render import Out, render_score, write_per_query, write_table
-from ..analysis.gates import apply_gates, check_report, parse_gate, worse_status
+from ..analysis.decisions.gates import apply_gates, check_report, parse_gate, worse_status
 
 __all__ = ["CALIBRATION_METRICS", "STREAM_BYTES", "STREAM_CHUNK_ROWS", "baseline_for",
            "check_gate_metrics", "cmd_score", "load_baseline", "stream_rows"]
@@ -139,11 +139,11 @@ def cmd_score(args: argparse.Namespace, out: Out) -> int:
         inputs.check_negatives(judgments, labels_path, queries, args.queries, args.threshold)
     baseline = load_baseline(args.baseline) if args.baseline else None
 
-    from ..analysis.evaluation import evaluate
+    from ..analysis.evaluation.core import evaluate
 
     drift_result = None
     if corpus is not None:
-        from ..analysis.drift import drift
+        from ..analysis.drift.core import drift
 
         drift_result = drift(judgments, corpus)
     calibration = _calibration(args, judgments, run, queries)
@@ -179,7 +179,7 @@ def _calibration(args: argparse.Namespace, judgments, run, queries):
     """The calibration ``--queries`` asks for, or None (no queries, or a run without scores)."""
     if queries is None or not bool(run["score"].notna().any()):
         return None
-    from ..analysis.calibration import calibrate
+    from ..analysis.calibration.core import calibrate
 
     options: dict[str, Any] = {"threshold": args.threshold}
     if args.cutoff is not None:

@@ -35,8 +35,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     output_flags : callable
         ``output_flags(p, json_help)`` adds ``--json`` and ``--color``.
     """
-    from ..analysis.agreement import AGREEMENT_GATE_MEASURES
-    from ..analysis.shift import SHIFT_GATE_METRICS
+    from ..analysis.trust.agreement import AGREEMENT_GATE_MEASURES
+    from ..analysis.calibration.shift import SHIFT_GATE_METRICS
 
     p = command(
         "score-shift",
@@ -135,7 +135,7 @@ def render_guarantee(out, calibration) -> None:
 
 
 def _gates(expressions: list[str], kind: str):
-    from ..analysis.gates import parse_gate
+    from ..analysis.decisions.gates import parse_gate
 
     gates = [parse_gate(g) for g in expressions]
     wrong = [g.raw for g in gates if g.kind != kind]
@@ -145,7 +145,7 @@ def _gates(expressions: list[str], kind: str):
 
 
 def _finish(args: argparse.Namespace, out, payload: dict[str, Any], gates, lines: list[str]) -> int:
-    from ..analysis.gates import evaluate_gates
+    from ..analysis.decisions.gates import evaluate_gates
 
     evaluation = evaluate_gates(payload, gates)
     if gates:
@@ -198,7 +198,7 @@ def cmd_score_shift(args: argparse.Namespace, out) -> int:
     int
         The exit code: 0 computed and every gate PASS, 1 a gate FAIL or INDETERMINATE.
     """
-    from ..analysis.shift import score_shift
+    from ..analysis.calibration.shift import score_shift
 
     gates = _gates(args.gate, "score-shift")
     before = _load_run(args.run_before)
@@ -229,7 +229,7 @@ def cmd_label_agreement(args: argparse.Namespace, out) -> int:
     int
         The exit code: 0 computed and every gate PASS, 1 a gate FAIL or INDETERMINATE.
     """
-    from ..analysis.agreement import label_agreement
+    from ..analysis.trust.agreement import label_agreement
 
     gates = _gates(args.gate, "label-agreement")
     judgments = _load_judgments(args.judgments)

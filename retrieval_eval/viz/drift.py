@@ -60,7 +60,7 @@ class DriftDisplay:
         -------
         DriftDisplay
         """
-        from ..analysis.drift import DRIFT_STATUSES
+        from ..analysis.drift.core import DRIFT_STATUSES
 
         s = result.summary
         counts = pd.Series([int(s[name.lower()]) for name in DRIFT_STATUSES],

@@ -66,7 +66,7 @@ def t_interval(values: pd.Series, by) -> pd.DataFrame:
     a  0.60  2
     b  0.95  2
     """
-    from ..analysis.measurement import t_half_width
+    from ..analysis.evaluation.measurement import t_half_width
 
     g = values.groupby(by, sort=False, observed=True)
     out = pd.DataFrame({"mean": g.mean(), "n": g.count().astype(np.int64), "sd": g.std(ddof=1)})

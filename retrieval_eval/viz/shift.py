@@ -61,7 +61,7 @@ def stratum_cutoff_rows(calibration, systems) -> pd.DataFrame | None:
     >>> len(stratum_cutoff_rows(cal, ["bm25"]))
     4
     """
-    from ..analysis.guarantee import POOLED
+    from ..analysis.calibration.guarantee import POOLED
 
     table = getattr(calibration, "guarantee", None)
     if table is None or calibration.settings.get("by") != "stratum":
@@ -265,7 +265,7 @@ class StratumCutoffDisplay:
         ValueError
             When the calibration has no per-stratum cutoffs.
         """
-        from ..analysis.guarantee import POOLED
+        from ..analysis.calibration.guarantee import POOLED
 
         table = calibration.guarantee
         if table is None or calibration.settings.get("by") != "stratum":

@@ -146,7 +146,7 @@ def calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float =
     >>> float(cal.summary.loc["system", "auroc"])
     1.0
     """
-    from ..analysis.calibration import calibrate_scores
+    from ..analysis.calibration.core import calibrate_scores
 
     # One bootstrap resample: a display draws the figures, not their intervals.
     return calibrate_scores(y_true, y_score, cutoff=cutoff, quantile=quantile, name=name,

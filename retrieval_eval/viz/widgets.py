@@ -214,8 +214,8 @@ class CutoffExplorer:
         run = self._runs.get(system)
         if run is None or self._judgments is None:
             return None
-        from ..analysis.calibration import apply_cutoff
-        from ..analysis.evaluation import evaluate
+        from ..analysis.calibration.core import apply_cutoff
+        from ..analysis.evaluation.core import evaluate
 
         cut = run if cutoff is None else apply_cutoff(run, {system: float(cutoff)})
         ev = evaluate(self._judgments, cut, k=(self.k,), threshold=self._threshold(),

@@ -16,7 +16,8 @@ krippendorff = pytest.importorskip("krippendorff")
 from sklearn.metrics import cohen_kappa_score  # noqa: E402
 
 from retrieval_eval import label_agreement, load_demo  # noqa: E402
-from retrieval_eval.analysis.agreement import cohen_kappa, krippendorff_alpha, overlapping_labels  # noqa: E402
+from retrieval_eval.analysis.trust.agreement import (  # noqa: E402
+    cohen_kappa, krippendorff_alpha, overlapping_labels)
 from retrieval_eval.engine.metrics import aggregate, compute  # noqa: E402
 
 GRADES = [0, 1, 2, 3]

@@ -208,8 +208,8 @@ def test_figures_match_the_written_out_definitions_end_to_end():
 )
 def test_figures_match_the_written_out_definitions(pos_i, neg_i):
     # The figure kernel calibrate uses, on many random tied cases (end to end above).
-    from retrieval_eval.analysis.cutoffs import cutoff_for
-    from retrieval_eval.analysis.separation import separation_figures
+    from retrieval_eval.analysis.calibration.cutoffs import cutoff_for
+    from retrieval_eval.analysis.calibration.separation import separation_figures
 
     pos = [x / 4 for x in pos_i]
     neg = [x / 4 for x in neg_i]
@@ -687,7 +687,7 @@ def test_cutoff_sweep_on_scores_that_do_not_follow_the_order_matches_the_engine(
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=9),
        st.lists(st.integers(0, 5), min_size=1, max_size=9), st.integers(0, 100))
 def test_bootstrap_auroc_on_codes_equals_auroc_on_scores(pos_i, neg_i, seed):
-    from retrieval_eval.analysis.separation import coded_auroc
+    from retrieval_eval.analysis.calibration.separation import coded_auroc
     from retrieval_eval.analysis.stats import auroc
 
     pos, neg = np.array(pos_i) / 5.0, np.array(neg_i) / 5.0

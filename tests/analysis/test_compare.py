@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from retrieval_eval.analysis import stats
-from retrieval_eval.analysis.compare import Comparison, compare, compare_calibration
+from retrieval_eval.analysis.decisions.compare import Comparison, compare, compare_calibration
 
 ss = pytest.importorskip("scipy.stats")
 

@@ -646,7 +646,7 @@ def test_python_backed_strings_give_the_same_result():
     c2 = corpus.astype({c: py for c in ("chunk_id", "doc_uri", "doc_revision", "text", "text_sha")})
     c2.attrs = dict(corpus.attrs)
     assert drift(j2, c2).to_dict() == drift(judgments, corpus).to_dict()
-    from retrieval_eval.analysis.drift_match import isin as _isin
+    from retrieval_eval.analysis.drift.drift_match import isin as _isin
 
     values = pd.Series(["a", None, "b", "c"], dtype=py)
     pool = pd.Series(["c", None, "a", "a"], dtype="string")

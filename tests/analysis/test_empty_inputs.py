@@ -10,7 +10,7 @@ import pytest
 import retrieval_eval as re_
 import retrieval_eval.io as F
 from retrieval_eval.analysis.calibration import SUMMARY_COLUMNS
-from retrieval_eval.analysis.compare import TABLE_COLUMNS, compare
+from retrieval_eval.analysis.decisions.compare import TABLE_COLUMNS, compare
 
 J = [{"query_id": "q1", "doc_uri": "a", "relevance": 1}, {"query_id": "q2", "doc_uri": "b", "relevance": 1}]
 RUN = [{"query_id": "q1", "ranking": ["a", "x"], "scores": [0.9, 0.1]},

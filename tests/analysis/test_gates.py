@@ -8,7 +8,7 @@ import pytest
 
 from conftest import load_expected
 from retrieval_eval.errors import FormatError
-from retrieval_eval.analysis.gates import (
+from retrieval_eval.analysis.decisions.gates import (
     Gate,
     GateError,
     GateResult,

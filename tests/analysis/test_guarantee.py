@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from retrieval_eval import apply_cutoff, calibrate, load_demo
-from retrieval_eval.analysis.guarantee import (
+from retrieval_eval.analysis.calibration.guarantee import (
     POOLED,
     Guarantee,
     as_guarantee,

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as sps
 
 from retrieval_eval import load_demo, score_shift
-from retrieval_eval.analysis.shift import ks_2samp, psi
+from retrieval_eval.analysis.calibration.shift import ks_2samp, psi
 
 ID = pd.StringDtype()
 
@@ -173,7 +173,7 @@ def test_html_view_shows_the_summary_and_the_decisions(demo, dense_pair):
 
 
 def test_with_a_guarantee_each_cutoff_is_the_conformal_one(demo, dense_pair):
-    from retrieval_eval.analysis.guarantee import conformal_cutoff
+    from retrieval_eval.analysis.calibration.guarantee import conformal_cutoff
 
     before, after = dense_pair
     s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries, guarantee=0.1)

@@ -18,7 +18,7 @@ if shutil.which("java") is None:
                 allow_module_level=True)
 
 import retrieval_eval as re_
-from retrieval_eval.analysis.streaming import Plan
+from retrieval_eval.analysis.evaluation.streaming import Plan
 
 from test_streaming import assert_same, make_case, one_stratum_per_query
 

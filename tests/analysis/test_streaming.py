@@ -19,7 +19,7 @@ import retrieval_eval as re_
 import retrieval_eval.io as formats
 from retrieval_eval.datasets import demo_path
 from retrieval_eval.errors import FormatError
-from retrieval_eval.analysis.streaming import run_blocks
+from retrieval_eval.analysis.evaluation.streaming import run_blocks
 
 from conftest import spec_fixtures_dir
 from streaming_cases import assert_same, make_case
@@ -207,7 +207,7 @@ def test_systems_keep_their_order_of_first_appearance_in_the_run():
 
 
 def test_spark_recipe_functions_equal_in_memory():
-    from retrieval_eval.analysis.streaming import Plan
+    from retrieval_eval.analysis.evaluation.streaming import Plan
 
     j, r = make_case(12)
     j = one_stratum_per_query(j)
@@ -221,7 +221,7 @@ def test_spark_recipe_functions_equal_in_memory():
 
 
 def test_spark_schema_names_every_column_of_the_rows():
-    from retrieval_eval.analysis.streaming import Plan
+    from retrieval_eval.analysis.evaluation.streaming import Plan
 
     j, r = make_case(13)
     plan = Plan(j, k=(1, 5))
@@ -230,7 +230,7 @@ def test_spark_schema_names_every_column_of_the_rows():
 
 
 def test_finish_rows_refuses_queries_in_several_strata():
-    from retrieval_eval.analysis.streaming import Plan
+    from retrieval_eval.analysis.evaluation.streaming import Plan
 
     j, r = make_case(14)  # labels of some queries fall in two strata
     plan = Plan(j)

@@ -1,13 +1,17 @@
 """The layout's rules (docs/architecture.md), checked by reading every module's imports.
 
-Layers import downward only; no two modules import each other, directly or around a circle
-(function-level imports included); no module reaches into another's private names; modules
-stay short. The checks read the source with ``ast``: nothing is imported to run them.
+Layers import downward only; inside the analysis layer its parts (subpackages) import downward
+or sideways only, reaching up only from a function and only from the modules that say why; no
+module imports an old path of a moved module; no two modules import each other, directly or
+around a circle (function-level imports included); no module reaches into another's private
+names; modules stay short. The checks read the source with ``ast``: nothing is imported to run
+them.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -22,6 +26,34 @@ FACES = {"retrieval_eval", "retrieval_eval.__main__", "retrieval_eval.dask"}
 #: The one module allowed to name the layer above it, by string (results hand their plots and
 #: HTML to viz as pandas' DataFrame.plot finds its backend).
 HANDOFF = "retrieval_eval.analysis.handoff"
+
+#: The analysis layer's parts (its subpackages), bottom up by level. A part imports parts of its
+#: own level (sideways) and below; the layer's top-level modules (``handoff``, ``jsonable``,
+#: ``moved``) are level 0 with ``stats``. A new subpackage must be placed here (and in
+#: docs/architecture.md's map) before it passes.
+ANALYSIS_PARTS = {
+    "stats": 0,
+    "evaluation": 1, "judged": 1, "fusion": 1,
+    "calibration": 2, "drift": 2, "trust": 2, "failure": 2,
+    "decisions": 3,
+}
+#: The modules that may import a higher part, from inside a function (or for type checking
+#: only) so that loading a lower part never loads a higher one, and why.
+ANALYSIS_REACH_UP = {
+    "retrieval_eval.analysis.evaluation": "re-exports Report (decisions), loaded on first use",
+    "retrieval_eval.analysis.evaluation.core": "build_report returns a Report; the worst stratum "
+                                               "reads the gates' order",
+    "retrieval_eval.analysis.evaluation.result": "Evaluation's one-line methods (.report(), "
+                                                 ".validation, .worst_stratum, negatives) call the "
+                                                 "analyses built on an evaluation",
+}
+#: The analysis layer's old flat module names (retrieval_eval/analysis/moved.py answers them with
+#: a DeprecationWarning); the package itself imports the new paths.
+OLD_ANALYSIS_PATHS = {
+    "result", "strata", "streaming", "blocks", "heads", "measurement", "calibration_input",
+    "calibration_result", "calibration_compare", "cutoffs", "separation", "rank_based",
+    "guarantee", "shift", "drift_match", "validation", "agreement", "gates", "report", "compare",
+}
 
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
@@ -90,6 +122,40 @@ def imports(module: str) -> list[tuple[str, str | None, int]]:
     return out
 
 
+def deferred_lines(module: str) -> set[int]:
+    """The lines of ``module``'s imports that run late: inside a function, or only for type
+    checking (``if TYPE_CHECKING:``)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    out: set[int] = set()
+
+    def visit(node, late):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and late:
+            out.add(node.lineno)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            late = True
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                visit(child, True)
+            for child in node.orelse:
+                visit(child, late)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, late)
+
+    visit(tree, False)
+    return out
+
+
+def analysis_part(module: str) -> str | None:
+    """The analysis subpackage of a module ("" for the layer's top-level modules; None outside)."""
+    parts = module.split(".")
+    if parts[:2] != ["retrieval_eval", "analysis"]:
+        return None
+    if len(parts) > 3 or (len(parts) == 3 and MODULES[module].name == "__init__.py"):
+        return parts[2]
+    return ""
+
+
 def _edges() -> dict[str, set[str]]:
     edges: dict[str, set[str]] = {m: set() for m in MODULES}
     for m in MODULES:
@@ -128,6 +194,43 @@ def test_layers_import_downward_only():
                 breaches.append(f"{m}:{line} ({mine}) imports {target} ({theirs})")
     assert not breaches, "\n".join(breaches)
     assert known == KNOWN_UPWARD, f"fixed, remove from KNOWN_UPWARD: {KNOWN_UPWARD - known}"
+
+
+def test_analysis_parts_import_downward_or_sideways():
+    breaches = []
+    reached = set()
+    for m in MODULES:
+        mine = analysis_part(m)
+        if mine is None:
+            continue
+        if mine and mine not in ANALYSIS_PARTS:
+            breaches.append(f"{m}: the analysis part {mine!r} has no place in ANALYSIS_PARTS")
+            continue
+        late = deferred_lines(m)
+        for target, _, line in imports(m):
+            theirs = analysis_part(target) if target in MODULES else None
+            if theirs is None or theirs == mine or theirs not in ANALYSIS_PARTS:
+                continue
+            if ANALYSIS_PARTS[theirs] <= ANALYSIS_PARTS.get(mine, 0):
+                continue
+            if m in ANALYSIS_REACH_UP and line in late:
+                reached.add(m)
+                continue
+            how = "from a function" if line in late else "at import time"
+            breaches.append(f"{m}:{line} ({mine or 'analysis'}) imports {target} ({theirs}) {how}")
+    assert not breaches, "\n".join(breaches)
+    assert reached == set(ANALYSIS_REACH_UP), f"reach up no more, remove: {set(ANALYSIS_REACH_UP) - reached}"
+
+
+def test_no_module_imports_an_old_analysis_path():
+    found = []
+    for m in MODULES:
+        for target, name, line in imports(m):
+            for old in (target, f"{target}.{name}"):
+                package, _, last = old.rpartition(".")
+                if package == "retrieval_eval.analysis" and last in OLD_ANALYSIS_PATHS:
+                    found.append(f"{m}:{line} imports the old path {old}")
+    assert not found, "\n".join(found)
 
 
 def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -253,6 +356,20 @@ def test_long_functions_say_why():
     ({"analysis/planted.py": "from . import other\n",
       "analysis/other.py": "def f():\n    from . import planted\n"},
      "test_no_import_circles", "analysis.other <-> retrieval_eval.analysis.planted"),
+    ({"analysis/evaluation/__init__.py": "", "analysis/decisions/__init__.py": "",
+      "analysis/decisions/gates.py": "", "analysis/evaluation/planted.py": "from ..decisions import gates\n"},
+     "test_analysis_parts_import_downward_or_sideways",
+     "decisions.gates (decisions) at import time"),
+    ({"analysis/evaluation/__init__.py": "", "analysis/decisions/__init__.py": "",
+      "analysis/decisions/gates.py": "",
+      "analysis/evaluation/planted.py": "def f():\n    from ..decisions.gates import worst_of\n"},
+     "test_analysis_parts_import_downward_or_sideways", "from a function"),
+    ({"analysis/nowhere/__init__.py": ""},
+     "test_analysis_parts_import_downward_or_sideways", "'nowhere' has no place"),
+    ({"analysis/planted.py": "from .compare import compare\n"},
+     "test_no_module_imports_an_old_analysis_path", "the old path retrieval_eval.analysis.compare"),
+    ({"analysis/planted.py": "from . import gates\n"},
+     "test_no_module_imports_an_old_analysis_path", "the old path retrieval_eval.analysis.gates"),
 ])
 def test_the_checks_catch_a_planted_breach(tmp_path, monkeypatch, planted, check, message):
     """Each rule fails on a package that breaks it (so a green run means something)."""
@@ -269,5 +386,6 @@ def test_the_checks_catch_a_planted_breach(tmp_path, monkeypatch, planted, check
     monkeypatch.setitem(globals(), "MODULES", modules)
     for known in ("KNOWN_UPWARD", "KNOWN_CIRCLES", "KNOWN_PRIVATE"):
         monkeypatch.setitem(globals(), known, set())
-    with pytest.raises(AssertionError, match=message.replace(".", r"\.")):
+    monkeypatch.setitem(globals(), "ANALYSIS_REACH_UP", {})
+    with pytest.raises(AssertionError, match=re.escape(message)):
         globals()[check]()

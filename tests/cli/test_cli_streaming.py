@@ -10,7 +10,7 @@ import pytest
 from retrieval_eval.cli import app as cli
 from retrieval_eval.cli import score as score_cmd
 import retrieval_eval.io as formats
-from retrieval_eval.analysis import streaming
+from retrieval_eval.analysis.evaluation import streaming
 
 from test_cli import run_cli
 from streaming_cases import make_case

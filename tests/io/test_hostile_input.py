@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 import retrieval_eval.io as F
 from retrieval_eval.errors import FormatError
-from retrieval_eval.analysis.gates import apply_gates, evaluate_gates
-from retrieval_eval.analysis.report import Report
+from retrieval_eval.analysis.decisions.gates import apply_gates, evaluate_gates
+from retrieval_eval.analysis.decisions.report import Report
 
 PY = sys.executable
 
@@ -277,7 +277,7 @@ def _huge_score_files(tmp_path: Path, huge: list[float]) -> tuple[Path, Path, Pa
 @pytest.mark.parametrize("huge", [[1e308], [1.7976931348623157e308, -1.7976931348623157e308], [-1e308]])
 def test_rule8_a_score_of_1e308_does_not_make_a_run_rank_based(huge, tmp_path):
     from retrieval_eval.analysis.calibration import calibrate, cutoff_sweep
-    from retrieval_eval.analysis.rank_based import _distinct
+    from retrieval_eval.analysis.calibration.rank_based import _distinct
 
     j, r, q = _huge_score_files(tmp_path, huge)
     with warnings.catch_warnings():
@@ -294,7 +294,7 @@ def test_rule8_a_score_of_1e308_does_not_make_a_run_rank_based(huge, tmp_path):
 
 
 def test_rule8_medians_and_quantiles_of_huge_scores_do_not_overflow():
-    from retrieval_eval.analysis.separation import separation_figures as _figures
+    from retrieval_eval.analysis.calibration.separation import separation_figures as _figures
     from retrieval_eval.analysis.stats import median as _median, quantile as _quantile
 
     big = np.array([1.7e308, 1.6e308, 1.5e308, 1.4e308])
@@ -382,7 +382,7 @@ def test_rule14_escape_shows_controls_and_keeps_only_the_styles_own_colours():
 
 
 def test_rule14_markdown_output_is_inert(tmp_path):
-    from retrieval_eval.analysis.compare import compare
+    from retrieval_eval.analysis.decisions.compare import compare
 
     j, r, _ = _hostile_files(tmp_path)
     md = compare(j, r, n_resamples=100).to_markdown()

@@ -80,7 +80,7 @@ def test_positive_and_negative_colours_are_taken_by_no_system():
 
 
 def test_a_system_has_the_same_colour_in_every_plot(three):
-    from retrieval_eval.analysis.compare import compare
+    from retrieval_eval.analysis.decisions.compare import compare
 
     ev, cal, (judgments, run, negatives) = three
     expected = _style.system_colors(ev.systems)

@@ -316,7 +316,7 @@ def test_per_query_delta_order_and_counts(hand_ev):
 
 
 def test_per_query_delta_from_a_comparison():
-    compare = pytest.importorskip("retrieval_eval.analysis.compare")
+    compare = pytest.importorskip("retrieval_eval.analysis.decisions.compare")
     cmp = compare.compare(HAND_JUDGMENTS, HAND_RUN, baseline="s1", k=2, metrics=["recall"],
                           n_resamples=20, calibration=False)
     d = P.PerQueryDeltaDisplay.from_comparison(cmp, "recall")

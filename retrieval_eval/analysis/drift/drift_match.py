@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..identity import normalize, text_sha
+from ...identity import normalize, text_sha
 
 #: The statuses as codes, in :data:`~retrieval_eval.analysis.drift.DRIFT_STATUSES` order.
 VALID, RE_ANCHORABLE, MERGED, SPLIT, ORPHANED = range(5)

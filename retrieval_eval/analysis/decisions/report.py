@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from .handoff import viz
-from .measurement import Measurement
-from .strata import stratum_scores
+from ..handoff import viz
+from ..evaluation.measurement import Measurement
+from ..evaluation.strata import stratum_scores
 
 TOOL_NAME = "retrieval-eval"
 TOOL_VERSION = "0.1.0"
@@ -47,7 +47,7 @@ class Report:
         :data:`~retrieval_eval.formats.MAX_JSON_DEPTH` or a file that is not a report raises
         :class:`~retrieval_eval.errors.FormatError` naming the path.
         """
-        from ..io import read_json
+        from ...io import read_json
         from .gates import check_report
 
         return cls(copy.deepcopy(check_report(read_json(path), label=str(path))))
@@ -139,8 +139,8 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
 
     corpus_info: dict[str, Any] = {"fingerprint": None}
     if corpus is not None:
-        from ..io.absent import corpus_meaning
-        from ..io import as_corpus
+        from ...io.absent import corpus_meaning
+        from ...io import as_corpus
 
         c = corpus_meaning(as_corpus(corpus))
         corpus_info = {
@@ -149,7 +149,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
             "chunks": int(len(c)),
         }
         if drift_result is None:
-            from .drift import drift
+            from ..drift.core import drift
 
             drift_result = drift(ev.judgments, c)
     judgments_info: dict[str, Any] = {
@@ -216,7 +216,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     if calibration is None and (queries is not None or ev.negatives) and ev.run is not None:
         has_scores = ev.run.loc[ev.run["system"] == system, "score"].notna().any()
         if has_scores:
-            from .calibration import calibrate
+            from ..calibration.core import calibrate
 
             calibration = calibrate(ev.judgments, ev.run, queries=queries,
                                     negatives=ev.negatives or None, threshold=ev.threshold)

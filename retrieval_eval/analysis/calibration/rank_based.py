@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .stats import difference
+from ..stats import difference
 
 __all__ = ["rank_reasons"]
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..engine import metrics as engine
-from ..engine.metrics import ID, UNSTRATIFIED
-from .handoff import viz
+from ...engine import metrics as engine
+from ...engine.metrics import ID, UNSTRATIFIED
+from ..handoff import viz
 from .heads import CarriesRun, run_of
 from .strata import query_strata_from, stratum_table
 
@@ -27,8 +27,8 @@ def coerce(judgments, run):
     Judgments read as every path reads them (an empty optional field is an absent one); a
     result that carries its run (:class:`Evaluation`) gives the run it holds (:func:`run_of`).
     """
-    from ..io.absent import judgments_meaning
-    from ..io import as_judgments, as_run
+    from ...io.absent import judgments_meaning
+    from ...io import as_judgments, as_run
 
     return judgments_meaning(as_judgments(judgments)), as_run(run_of(run))
 
@@ -37,7 +37,7 @@ def negative_id_list(queries, negatives) -> list[str]:
     """The ``expect_none`` query ids of ``queries`` and ``negatives`` (none when neither is given)."""
     if queries is None and negatives is None:
         return []
-    from .calibration import negative_ids
+    from ..calibration.core import negative_ids
 
     return list(negative_ids(queries, negatives))
 
@@ -86,7 +86,7 @@ class Evaluation(CarriesRun):
         """:func:`~retrieval_eval.analysis.validation.validate` of the judgments, run once
         (a report per system reads it each time)."""
         if self._validation is None:
-            from .validation import validate
+            from ..trust.validation import validate
 
             self._validation = validate(self.judgments)
         return self._validation
@@ -106,7 +106,7 @@ class Evaluation(CarriesRun):
         empty class as the worst would fail a build over an empty set. Ties go to the stratum
         that appears first in the judgments (SPEC A3), as in the report's gates and tables.
         """
-        from .gates import worst_of
+        from ..decisions.gates import worst_of
 
         system = self._system(system)
         if system not in set(self.per_stratum.index.get_level_values("system")):
@@ -136,7 +136,7 @@ class Evaluation(CarriesRun):
     def report(self, system: str | None = None, corpus=None, drift_result=None,
                calibration=None, queries=None, now=None):
         """The spec report (SPEC A6) for one system, as a :class:`retrieval_eval.report.Report`."""
-        from .report import report_from_evaluation
+        from ..decisions.report import report_from_evaluation
 
         return report_from_evaluation(
             self, system=self._system(system), corpus=corpus, drift_result=drift_result,
@@ -239,7 +239,7 @@ def finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty
     summary = summary.reindex(systems)
     summary["n"] = summary["n"].fillna(0).astype(np.int64)
     if measures is not None:
-        from ..engine.measures import attach
+        from ...engine.measures import attach
 
         attach(j, r, per_query, summary, measures, threshold)
     by_strata = stratum_table(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .stats import t_ppf
+from ..stats import t_ppf
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import arrays
-from ..engine import metrics as engine
+from ... import arrays
+from ...engine import metrics as engine
 
 #: Rows kept per ranking: what the rank-based-score check reads (ranks 1-10).
 HEAD_DEPTH = 10
@@ -148,6 +148,6 @@ def join_heads(parts: list[pd.DataFrame]) -> tuple[pd.DataFrame | None, str | No
 
 
 def _empty_like() -> pd.DataFrame:
-    from ..io import empty_run
+    from ...io import empty_run
 
     return empty_run()[_RUN]

@@ -24,10 +24,10 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from .. import arrays
-from ..engine import kernels, metrics as engine
-from ..errors import FormatError
-from ..engine.metrics import ID
+from ... import arrays
+from ...engine import kernels, metrics as engine
+from ...errors import FormatError
+from ...engine.metrics import ID
 from .blocks import frame_blocks, is_parquet, parquet_blocks, relabel, trailing_query
 from .heads import block_heads, join_heads
 from .result import finish_evaluation, negative_id_list
@@ -75,7 +75,7 @@ def block_metrics(judgments, run: pd.DataFrame, k=(10,), threshold: int = 1,
     ranks are filled in once, by :func:`assemble`. ``attrs["systems"]`` lists the block's
     systems in order of appearance (an unjudged query's ranking still names its system).
     """
-    from ..io import as_judgments, as_run
+    from ...io import as_judgments, as_run
 
     run = as_run(run)
     if index is None:
@@ -96,7 +96,7 @@ def _unique(values):
 
 def _template(judgments: pd.DataFrame, k, threshold, gain) -> pd.DataFrame:
     """The engine's row of every judged query for a system that ranked nothing."""
-    from ..io import empty_run
+    from ...io import empty_run
 
     return engine.compute(judgments[_JUDGMENT_COLUMNS], empty_run(), k=k, threshold=threshold,
                           gain=gain)
@@ -165,9 +165,9 @@ def run_blocks(run, chunk_rows: int, system: str | None = None,
 def _blocks(run, chunk_rows: int, system: str | None = None,
             order: str = "rank") -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
     """:func:`run_blocks`, each block with its rows' places in the run (their keys)."""
-    from ..io import as_run
-    from ..io.detect import jsonish
-    from ..io.text import is_path as _is_path
+    from ...io import as_run
+    from ...io.detect import jsonish
+    from ...io.text import is_path as _is_path
 
     if not isinstance(chunk_rows, (int, np.integer)) or isinstance(chunk_rows, bool) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
@@ -191,7 +191,7 @@ def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
 
     The generator is sent the size of the next block (in bytes) after each one.
     """
-    from ..io.text import read_error as _read_error
+    from ...io.text import read_error as _read_error
 
     size = first_bytes
     offset = 0
@@ -218,7 +218,7 @@ def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]
     """A TREC run read in blocks of whole queries: each block is the lines from one cut to
     the next, parsed by :func:`~retrieval_eval.formats.from_trec_run`; the lines of the
     block's last query wait for the next block (they may go on there)."""
-    from ..io import from_trec_run
+    from ...io import from_trec_run
 
     label = str(path)
     held: list = []  # lines waiting (memoryviews, no copy): all of one query, ``held_qid``
@@ -261,7 +261,7 @@ def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]
 
 def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
     """A run JSONL read in blocks of whole lines (a line is a whole ranking)."""
-    from ..io import parse_run
+    from ...io import parse_run
 
     label = str(path)
     reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
@@ -296,8 +296,8 @@ class Plan:
     """
 
     def __init__(self, judgments, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential"):
-        from ..io.absent import judgments_meaning
-        from ..io import as_judgments
+        from ...io.absent import judgments_meaning
+        from ...io import as_judgments
 
         # The labels as in-memory evaluate reads them: an empty optional field is an absent one.
         self.judgments = judgments_meaning(as_judgments(judgments))
@@ -386,7 +386,7 @@ class Plan:
         """:meth:`score`'s ``rows`` for a frame of whole rankings that carries each row's place
         in the run as ``_key``: the function Spark's ``applyInPandas`` calls per query (a
         group's rows arrive in no particular order, so they are put back in key order)."""
-        from ..io import as_run
+        from ...io import as_run
 
         part = part.sort_values("_key", kind="stable")
         keys = part["_key"].to_numpy(dtype=np.int64)
@@ -469,7 +469,7 @@ def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
     Peak memory is the judgments plus one block (the bytes, the parsed frame and the engine's
     temporaries) plus the per-query frame, which holds one row per (system, judged query).
     """
-    from ..io.text import is_path as _is_path
+    from ...io.text import is_path as _is_path
 
     plan = Plan(judgments, k, threshold, gain)
     label = str(run) if _is_path(run) else "run"

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import FormatError
-from ..model import ID
+from ...errors import FormatError
+from ...model import ID
 
 
 def is_parquet(path) -> bool:
@@ -37,7 +37,7 @@ def frame_blocks(run: pd.DataFrame, chunk_rows: int) -> Iterator[tuple[pd.DataFr
         yield block, where[lo:hi]
     empty = run.attrs.get("empty_rankings")
     if empty:  # the empty rankings have no rows: they travel on an empty block
-        from ..io import empty_run
+        from ...io import empty_run
 
         tail = empty_run()
         tail.attrs["empty_rankings"] = list(empty)
@@ -116,7 +116,7 @@ def parquet_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    from ..io import as_run
+    from ...io import as_run
 
     label = str(path)
     strings = {pa.string(): ID, pa.large_string(): ID}.get

@@ -8,8 +8,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from .handoff import viz
-from .jsonable import jsonable
+from ..handoff import viz
+from ..jsonable import jsonable
 
 __all__ = ["Calibration", "MIN_SAMPLES", "SUMMARY_COLUMNS"]
 

@@ -23,14 +23,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
-from ..engine.measures.seed import parse_metric
-from ..engine.metrics import ID, metric_name
-from .calibration_compare import (CORRECTION_LABEL, CalibrationComparison, check_choice,
+from .. import stats
+from ...engine.measures.seed import parse_metric
+from ...engine.metrics import ID, metric_name
+from ..calibration.calibration_compare import (CORRECTION_LABEL, CalibrationComparison, check_choice,
                                   compare_calibration, pick_baseline, systems_in_order)
-from .handoff import viz
-from .result import Evaluation, coerce
-from ..engine.metrics import check_ks
+from ..handoff import viz
+from ..evaluation.result import Evaluation, coerce
+from ...engine.metrics import check_ks
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -109,7 +109,7 @@ def _per_query(given, j, r, cols, k: int, threshold: int, gain: str, queries, ne
     ``ndcg`` and ``ndcg_linear`` side by side take a second pass for the other gain (the gain
     follows from each metric's name; same rows, same order).
     """
-    from .evaluation import evaluate_frames
+    from ..evaluation.core import evaluate_frames
 
     if isinstance(given, Evaluation):
         if k not in given.ks or int(threshold) != given.threshold or set(negs) != set(given.negatives):
@@ -434,7 +434,7 @@ def compare(  # long: one vectorized pass over the (system, metric, query) cube,
     >>> list(c.table["metric"].unique())
     ['ndcg@10']
     """
-    from .calibration import check_negatives, negative_ids
+    from ..calibration.core import check_negatives, negative_ids
 
     check_choice("test", test, TESTS)
     check_choice("correction", correction, tuple(CORRECTION_LABEL))

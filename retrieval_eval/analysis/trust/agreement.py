@@ -36,12 +36,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..engine.metrics import aggregate, compute, judgment_keys, metric_columns
-from ..io import as_judgments, as_run
-from ..model import ID, UNSTRATIFIED
-from .handoff import viz
-from .jsonable import jsonable, measurement
-from .stats.agreement import (cohen_kappa, confusion_counts, kappa_from_confusion,
+from ...engine.metrics import aggregate, compute, judgment_keys, metric_columns
+from ...io import as_judgments, as_run
+from ...model import ID, UNSTRATIFIED
+from ..handoff import viz
+from ..jsonable import jsonable, measurement
+from ..stats.agreement import (cohen_kappa, confusion_counts, kappa_from_confusion,
                                krippendorff_alpha)
 
 __all__ = [

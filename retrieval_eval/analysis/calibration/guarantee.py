@@ -37,8 +37,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..model import ID
-from .stats import betainc
+from ...model import ID
+from ..stats import betainc
 
 __all__ = [
     "GUARANTEE_COLUMNS",

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..engine.metrics import ID, UNSTRATIFIED, judgment_keys
-from .handoff import viz
+from ...engine.metrics import ID, UNSTRATIFIED, judgment_keys
+from ..handoff import viz
 
 CHUNK_ID_PATTERN = r"^c1:[0-9a-f]{32}$"
 TEXT_SHA_PATTERN = r"^t1:[0-9a-f]{32}$"
@@ -116,8 +116,8 @@ def validate(judgments, other=None) -> ValidationResult:
     >>> rev.validate(rev.load_demo().judgments).ok
     True
     """
-    from ..io.absent import judgments_meaning
-    from ..io import as_judgments
+    from ...io.absent import judgments_meaning
+    from ...io import as_judgments
 
     # An empty optional field is an absent one (SPEC A2): no stratum '', no fingerprint ''.
     j = judgments_meaning(as_judgments(judgments).reset_index(drop=True))

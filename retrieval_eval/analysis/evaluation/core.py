@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..engine import metrics as engine
-from ..engine.metrics import ID
+from ...engine import metrics as engine
+from ...engine.metrics import ID
 from .measurement import Measurement
-from .report import Report
 from .result import Evaluation, coerce, finish_evaluation, negative_id_list
 from .strata import StrataScores, StratumScore, measurements, stratum_scores
+
+if TYPE_CHECKING:  # the report is built on an evaluation: decisions sit above evaluation
+    from ..decisions.report import Report
 
 __all__ = ["DEFAULT_K", "DEFAULT_THRESHOLD", "Evaluation", "ScoreResult", "StratumScore",
            "StrataScores", "build_report", "dedupe", "evaluate", "judgment_key",
@@ -151,8 +153,8 @@ def dedupe(ranking: Sequence[str]) -> list[str]:
 
 def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
     """Group judgments by query, as ``query_id -> (key -> relevance)``; the last label wins."""
-    from ..io.absent import judgments_meaning
-    from ..io import as_judgments
+    from ...io.absent import judgments_meaning
+    from ...io import as_judgments
 
     table = engine.relevance_table(judgments_meaning(as_judgments(judgments)))
     out: dict[str, dict[str, int]] = {}
@@ -317,7 +319,7 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
     >>> sorted(rev.worst_stratum(strata, "recall@10"))
     ['n', 'name', 'value']
     """
-    from .gates import worst_of
+    from ..decisions.gates import worst_of
 
     values = {name: s.metrics[metric].value for name, s in per_stratum.items()
               if s.n > 0 and metric in s.metrics}

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import stats
-from ..engine.metrics import ID
-from .handoff import viz
-from .result import coerce
+from .. import stats
+from ...engine.metrics import ID
+from ..handoff import viz
+from ..evaluation.result import coerce
 
 CORRECTION_LABEL = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg",
                      "none": "no"}
@@ -145,7 +145,7 @@ def compare_calibration(  # long: the paired bootstrap of both figures, one loop
     >>> sorted(set(c.table["metric"]))
     ['auroc', 'negative_satisfaction']
     """
-    from .calibration import calibrate
+    from .core import calibrate
 
     check_choice("correction", correction, tuple(CORRECTION_LABEL))
     j, r = coerce(judgments, run)

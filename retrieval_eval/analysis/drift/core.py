@@ -32,14 +32,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io.absent import corpus_meaning, judgments_meaning
-from ..io import as_corpus, as_judgments
-from ..identity import text_sha
-from ..model import ID as _STRING
+from ...io.absent import corpus_meaning, judgments_meaning
+from ...io import as_corpus, as_judgments
+from ...identity import text_sha
+from ...model import ID as _STRING
 from .drift_match import MERGED as _MERGED, ORPHANED as _ORPHANED, RE_ANCHORABLE as _RE_ANCHORABLE
 from .drift_match import SPLIT as _SPLIT, UNDECIDED as _UNDECIDED, VALID as _VALID
 from .drift_match import isin as _isin, match_substrings, match_text_sha
-from .handoff import viz
+from ..handoff import viz
 
 __all__ = [
     "DRIFT_STATUSES",

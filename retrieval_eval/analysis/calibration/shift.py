@@ -34,13 +34,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io import as_judgments, as_run
-from ..model import ID
+from ...io import as_judgments, as_run
+from ...model import ID
 from .calibration_input import score_rows
 from .guarantee import as_guarantee, conformal_rank
-from .handoff import viz
-from .jsonable import jsonable, measurement
-from .stats import bootstrap_ci, wilson_interval
+from ..handoff import viz
+from ..jsonable import jsonable, measurement
+from ..stats import bootstrap_ci, wilson_interval
 
 __all__ = ["SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
 

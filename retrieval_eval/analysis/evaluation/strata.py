@@ -13,15 +13,15 @@ from typing import Any
 
 import pandas as pd
 
-from ..engine import metrics as engine
-from ..engine.metrics import ID, UNSTRATIFIED
+from ...engine import metrics as engine
+from ...engine.metrics import ID, UNSTRATIFIED
 from .measurement import Measurement
 
 
 def query_strata_from(queries) -> pd.Series:
     """``query_id -> stratum`` from a queries file (queries without one are left out)."""
-    from ..io.absent import queries_meaning
-    from ..io import as_queries
+    from ...io.absent import queries_meaning
+    from ...io import as_queries
 
     q = queries_meaning(as_queries(queries))
     q = q[q["stratum"].notna()].drop_duplicates("query_id")

@@ -17,10 +17,10 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from ..errors import FormatError
-from ..engine.labels import query_strata
-from ..engine.metrics import dedupe_run, relevance_table
-from ..model import ID, UNSTRATIFIED
+from ...errors import FormatError
+from ...engine.labels import query_strata
+from ...engine.metrics import dedupe_run, relevance_table
+from ...model import ID, UNSTRATIFIED
 
 __all__ = [
     "KINDS",
@@ -70,9 +70,9 @@ def judgments_frame(judgments) -> pd.DataFrame:
     >>> int(j["relevance"].iloc[0])
     2
     """
-    from ..io.absent import judgments_meaning
+    from ...io.absent import judgments_meaning
 
-    from ..io import as_judgments, refuse_swapped
+    from ...io import as_judgments, refuse_swapped
 
     if not isinstance(judgments, pd.DataFrame):
         return judgments_meaning(as_judgments(judgments))
@@ -106,7 +106,7 @@ def run_frame(run) -> pd.DataFrame:
     >>> r["rank"].tolist()
     [1, 2]
     """
-    from ..io import as_run, refuse_swapped
+    from ...io import as_run, refuse_swapped
 
     if not isinstance(run, pd.DataFrame):
         return as_run(run)
@@ -143,8 +143,8 @@ def queries_frame(queries) -> pd.DataFrame | None:
     """
     if queries is None:
         return None
-    from ..io.absent import queries_meaning
-    from ..io import as_queries
+    from ...io.absent import queries_meaning
+    from ...io import as_queries
 
     return queries_meaning(as_queries(queries))
 

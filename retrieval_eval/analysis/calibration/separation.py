@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .stats import bootstrap_ci, median_difference
+from ..stats import bootstrap_ci, median_difference
 
 __all__ = ["average_precision", "coded_auroc", "pairwise_wins", "separation_figures",
            "separation_intervals", "threshold_95"]

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from ..errors import FormatError
+from ...errors import FormatError
 
 __all__ = [
     "Gate",
@@ -202,8 +202,8 @@ def parse_gate(expression: str) -> Gate:
 def _trust_gate(expression: str, parts: list[str]) -> Gate:
     """``score-shift:<metric>:<ceiling>`` (FAIL above it) or ``label-agreement:<measure>:<floor>``
     (FAIL below it), read from a result's ``score_shift`` / ``label_agreement`` block."""
-    from .agreement import AGREEMENT_GATE_MEASURES
-    from .shift import SHIFT_GATE_METRICS
+    from ..trust.agreement import AGREEMENT_GATE_MEASURES
+    from ..calibration.shift import SHIFT_GATE_METRICS
 
     kind, known = ((parts[0], SHIFT_GATE_METRICS) if parts[0] == "score-shift"
                    else (parts[0], AGREEMENT_GATE_MEASURES))

@@ -1,0 +1,3 @@
+"""Trust in the labels: validation of the judgments (:mod:`.validation`) and agreement between
+labellers (:mod:`.agreement`), before any number is read off them.
+"""
