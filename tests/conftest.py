@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
+
+# Some tests import helpers of other test modules by their package path (``tests.engine.x``),
+# and some installed distributions (ppi-python, the PPI oracle) ship a top-level package named
+# ``tests`` that would shadow this folder. The name ``tests`` is made to mean this folder.
+_TESTS = Path(__file__).resolve().parent
+if [str(_TESTS)] != list(getattr(sys.modules.get("tests"), "__path__", [])):
+    _package = types.ModuleType("tests")
+    _package.__path__ = [str(_TESTS)]
+    sys.modules["tests"] = _package
 
 # The spec's conformance cases (its test vectors), vendored so that a plain clone runs them.
 _DEFAULT = Path(__file__).resolve().parent / "fixtures" / "spec"
