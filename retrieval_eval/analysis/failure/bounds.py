@@ -175,6 +175,7 @@ def judgment_bounds(judgments, run, measures=("ndcg@10",), k: int = 10, gain: st
         rows.insert(2, "measure", pd.array([metric.name] * len(rows), dtype=ID))
         frames.append(rows)
     rows = pd.concat(frames, ignore_index=True)
+    rows.loc[~rows["scored"], "upper"] = np.nan  # not scored as labelled: out of every mean
     rows["low"] = np.fmin(rows["value"], rows["upper"])
     rows["high"] = np.fmax(rows["value"], rows["upper"])
     summary = _summary(rows)
