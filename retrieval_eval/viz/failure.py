@@ -228,10 +228,10 @@ def _outside(moves: pd.DataFrame | None, k: int, row: int, width: int, col: int)
     notes = []
     for side, other, x in (("rank_a", "rank_b", 0), ("rank_b", "rank_a", width - col)):
         out = moves[~(moves[side] <= k) & (moves[other] <= k)]
-        ranks = ", ".join("not retrieved" if math.isnan(v) else str(int(v)) for v in out[side].head(6))
+        ranks = ", ".join("absent" if math.isnan(v) else str(int(v)) for v in out[side].head(4))
         if len(out):
-            notes.append(f"<text x='{x + 4}' y='{y}' fill='#555'>{len(out)} relevant below k here "
-                         f"(at {esc(ranks)})</text>")
+            notes.append(f"<text x='{x + 4}' y='{y}' fill='#555'><title>ranks of the relevant passages the "
+                         f"other top {k} holds</title>{len(out)} relevant below {k}: {esc(ranks)}</text>")
     return "".join(notes)
 
 
