@@ -212,7 +212,8 @@ def diff_svg(top_a: pd.DataFrame, top_b: pd.DataFrame, names: tuple[str, str], k
             parts.append(f"<rect x='{x}' y='{y}' width='{col}' height='{row - 4}' rx='3' {style}>"
                          f"<title>{esc(r.key)}: {'unjudged' if not fill else f'grade {int(r.grade)}'}</title></rect>"
                          f"<text x='{x + 4}' y='{y + row - 9}' fill='{ink}'>{esc(label)}</text>")
-    for key in set(top_a["key"]) & set(top_b["key"]):
+    in_b = set(top_b["key"])
+    for key in (k_ for k_ in top_a["key"] if k_ in in_b):  # in a's rank order: the page repeats byte for byte
         ya, yb = y_of[("a", key)], y_of[("b", key)]
         parts.append(f"<line x1='{col}' y1='{ya}' x2='{width - col}' y2='{yb}' stroke='#555' stroke-width='1.2'/>")
     parts.append(_outside(moves, k, row, width, col))

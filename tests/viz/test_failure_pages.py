@@ -106,3 +106,16 @@ def test_query_diff_html_refuses_an_unknown_query():
     diff = rev.diff_runs(d.judgments, d.runs, systems=("dense", "bm25"))
     with pytest.raises(ValueError, match="unknown query 'nope'"):
         query_diff_html(diff, "nope")
+
+
+def test_the_diff_page_repeats_byte_for_byte_across_hash_seeds():
+    # nbval compares the stored page with a fresh one: nothing in it may follow set order.
+    import os
+    import subprocess
+    import sys
+
+    code = ("import retrieval_eval as rev; from retrieval_eval.viz import diff_html; d = rev.load_demo(); "
+            "print(diff_html(rev.diff_runs(d.judgments, d.runs, systems=('dense', 'bm25')), top=5))")
+    pages = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    assert pages[0] == pages[1] and pages[0].count("<line") > 5
