@@ -12,12 +12,19 @@ input (one line on stderr, never a traceback); every file is written atomically.
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from collections.abc import Callable
 
-from . import inputs
-from .common import EXIT_OK, CLIError, atomic_write_text, check_out_not_input, dumps, positive_int
-from .term import fmt_number
 from ..engine.metrics import GAINS
+from . import inputs
+from .common import (
+    EXIT_OK,
+    CLIError,
+    atomic_write_text,
+    check_out_not_input,
+    dumps,
+    positive_int,
+)
+from .term import fmt_number
 
 __all__ = ["COMMANDS", "add_commands", "cmd_diff", "cmd_pool"]
 

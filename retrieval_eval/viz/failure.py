@@ -193,9 +193,9 @@ def diff_svg(top_a: pd.DataFrame, top_b: pd.DataFrame, names: tuple[str, str], k
     row, width, col = 20, 560, 230
     height = row * (k + 2) + 8
     colors = system_colors(names) if names[0] != names[1] else {names[0]: system_colors(names[:1])[names[0]]}
-    parts = [f"<svg width='{width}' height='{height}' role='img' "
-             f"font-family='system-ui,sans-serif' font-size='11'><title>{esc(names[0])} against "
-             f"{esc(names[1])}</title>"]
+    parts = [(f"<svg width='{width}' height='{height}' role='img' "
+              f"font-family='system-ui,sans-serif' font-size='11'><title>{esc(names[0])} against "
+              f"{esc(names[1])}</title>")]
     for i, (name, x) in enumerate(((names[0], 0), (names[1], width - col))):
         parts.append(f"<text x='{x + 4}' y='14' font-weight='bold' fill='{colors.get(name, '#333')}'>"
                      f"{esc(name)}{' (a)' if i == 0 else ' (b)'}</text>")

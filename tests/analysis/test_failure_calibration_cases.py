@@ -45,7 +45,7 @@ def test_each_case_has_its_top1_passage_score_and_margin(demo):
 
 
 def test_closest_calls_first(demo):
-    d, cal = demo
+    _, cal = demo
     cases = rev.calibration_cases(cal)
     for _, g in cases.groupby(["system", "case"]):
         assert g["margin"].abs().is_monotonic_increasing

@@ -6,9 +6,9 @@ saved for a person to look at."""
 from __future__ import annotations
 
 import pytest
+from test_browser import browser, screenshot_dir  # noqa: F401  (the browser fixture)
 
 import retrieval_eval as rev
-from test_browser import browser, screenshot_dir  # noqa: F401  (the browser fixture)
 
 EVIL = "<script>alert(1)</script>"
 

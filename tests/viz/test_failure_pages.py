@@ -9,7 +9,14 @@ import re
 import pytest
 
 import retrieval_eval as rev
-from retrieval_eval.viz import bounds_html, diff_html, grade_badge, inspection_html, pool_html, query_diff_html
+from retrieval_eval.viz import (
+    bounds_html,
+    diff_html,
+    grade_badge,
+    inspection_html,
+    pool_html,
+    query_diff_html,
+)
 
 EVIL = "<script>alert(1)</script>"
 LONG = "word " * 400
@@ -44,7 +51,7 @@ def test_ids_and_text_render_as_text_never_as_markup(name):
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_pages_load_nothing_from_elsewhere(name):
     page = PAGES[name]
-    assert not re.search(r"(src|href|xlink:href)\s*=", page, re.I)
+    assert not re.search(r"(src|href|xlink:href)\s*=", page, re.IGNORECASE)
     assert "http://" not in page and "https://" not in page and "@import" not in page
 
 
