@@ -59,6 +59,8 @@ from .datasets import load_demo
 from .analysis.calibration.guarantee import Guarantee
 from .analysis.calibration.shift import ScoreShift, score_shift
 from .analysis.trust.agreement import LabelAgreement, label_agreement
+from .analysis.failure import (JudgmentBounds, LabelPool, QueryInspection, RunDiff, calibration_cases, diff_runs,
+                               inspect_query, judgment_bounds, label_pool)
 # The measure catalogue's table and parser (rev.measures() is the table; the package itself is
 # retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
 from .engine.measures import measures, parse_measure
@@ -81,4 +83,6 @@ __all__ = [
     "write_run", "from_ir_datasets", "read_beir", "rerank_by_score", "to_dict", "write_parquet",
     "Guarantee", "LabelAgreement", "ScoreShift", "label_agreement", "score_shift",
     "measures", "parse_measure",
+    "JudgmentBounds", "LabelPool", "QueryInspection", "RunDiff", "calibration_cases", "diff_runs",
+    "inspect_query", "judgment_bounds", "label_pool",
 ]

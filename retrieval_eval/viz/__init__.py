@@ -76,6 +76,21 @@ EXPORTS = {
     "StratumCutoffDisplay": "shift",
     "draw_stratum_cutoffs": "shift",
     "stratum_cutoff_rows": "shift",
+    # failure.py: the failure-analysis pages (query, diff, bounds, pool)
+    "GRADE_COLORS": "failure",
+    "HOLE_COLOR": "failure",
+    "bounds_html": "failure",
+    "diff_html": "failure",
+    "grade_badge": "failure",
+    "inspection_html": "failure",
+    "pool_html": "failure",
+    "query_diff_html": "failure",
+    "write_page": "failure",
+    # query_browser.py: choose a query of a diff, see both rankings
+    "BROWSER_NEEDS_IPYWIDGETS": "query_browser",
+    "QueryBrowser": "query_browser",
+    "browse_queries": "query_browser",
+    "ipywidgets_module": "query_browser",
     # widgets.py
     "CutoffExplorer": "widgets",
     "MISSING_IPYWIDGETS": "widgets",
