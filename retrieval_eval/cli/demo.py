@@ -109,7 +109,7 @@ def calibration_verdict(row: pd.Series) -> str:
     return "does not separate OOD queries"
 
 
-def run_demo(out_dir: str | os.PathLike, gates=DEMO_GATES) -> dict[str, Path]:
+def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Path]:
     """Run the demo and write its results into ``out_dir`` (created when missing).
 
     ``gates``: gate expressions applied to every system's report (default
