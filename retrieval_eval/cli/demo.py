@@ -307,6 +307,7 @@ def _headline_html(headline: pd.DataFrame, colors: dict[str, str]) -> str:
     head_cols = list(HEADLINE_METRICS) + ["calibration", "labels not VALID (run's corpus)",
                                           "labels not VALID (re-chunked)", "gates"]
     head_rows = []
+    system: Any  # the index's labels: system names
     for system, row in headline.iterrows():
         cells = [f"<td>{_f4(row[m])}</td>" for m in HEADLINE_METRICS]
         cells.append(f'<td class="text">{esc(row["calibration"])}</td>')

@@ -21,13 +21,15 @@ import numpy as np
 import pandas as pd
 
 from ..arrays import arrow as _arrow, codes as _codes
-from ..model import ID, UNSTRATIFIED, judgment_keys  # noqa: F401  (re-exported: callers read them here)
+# re-exported: callers read them here
+from ..model import ID as ID, UNSTRATIFIED as UNSTRATIFIED, judgment_keys as judgment_keys  # noqa: F401
 from . import scan
 from .labels import strata_of
 from .measures.seed import NAMES, SEED, metric_sums
 # Re-exported: the engine's public names as callers have always imported them.
-from .labels import relevance_table, strata_in_order, strata_span_queries  # noqa: F401
-from .scan import dedupe_run  # noqa: F401
+from .labels import relevance_table as relevance_table, strata_in_order as strata_in_order  # noqa: F401
+from .labels import strata_span_queries as strata_span_queries  # noqa: F401
+from .scan import dedupe_run as dedupe_run  # noqa: F401
 
 GAINS = ("exponential", "linear")
 #: Per-query metrics, in the order they appear in every table (declared in :mod:`.measures.seed`).

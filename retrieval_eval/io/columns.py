@@ -8,7 +8,7 @@ grouping of a run's rows by (system, query) that readers and writers share.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
