@@ -6,7 +6,7 @@ Base layer: imports :mod:`retrieval_eval.model` only. No per-row Python anywhere
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["arrow", "block_starts", "codes", "offsets", "run_starts", "take", "whole"]
 
 
-def arrow(values) -> "pa.Array | pa.ChunkedArray":
+def arrow(values: Any) -> "pa.Array | pa.ChunkedArray":
     """The arrow strings behind a column (no copy when the column is arrow-backed)."""
     import pyarrow as pa
 
@@ -31,13 +31,13 @@ def arrow(values) -> "pa.Array | pa.ChunkedArray":
     return pa.array(values)
 
 
-def whole(arr) -> "pa.Array":
+def whole(arr: Any) -> "pa.Array":
     import pyarrow as pa
 
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
-def take(arr, rows: np.ndarray) -> "pa.Array":
+def take(arr: Any, rows: np.ndarray) -> "pa.Array":
     """``arr.take(rows)`` as one array, chunk by chunk for a chunked array.
 
     (Arrow's own take on a chunked array first concatenates every chunk: a copy of the whole
@@ -61,7 +61,7 @@ def take(arr, rows: np.ndarray) -> "pa.Array":
     return out if ordered else out.take(pa.array(np.argsort(by_chunk)))
 
 
-def run_starts(arr) -> np.ndarray:
+def run_starts(arr: Any) -> np.ndarray:
     """Start of every run of equal adjacent values (an arrow bitmap, not a 10M-byte mask)."""
     import pyarrow.compute as pc
 
@@ -72,7 +72,7 @@ def run_starts(arr) -> np.ndarray:
     return np.r_[0, pc.indices_nonzero(change).to_numpy() + 1].astype(np.int64)
 
 
-def codes(arr) -> tuple[np.ndarray, pd.Index]:
+def codes(arr: Any) -> tuple[np.ndarray, pd.Index]:
     """Codes (first-appearance order) and distinct values of a string column.
 
     Files keep a query's lines together, so only the first value of each run of equal values
@@ -100,7 +100,7 @@ def tie_runs(n: int, tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(new_run) - 1, np.flatnonzero(new_run)
 
 
-def offsets(chunk) -> np.ndarray:
+def offsets(chunk: Any) -> np.ndarray:
     """The offsets of a (large_)string or (large_)binary array, as a numpy view."""
     import pyarrow as pa
 
@@ -109,7 +109,7 @@ def offsets(chunk) -> np.ndarray:
     return np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)[chunk.offset : chunk.offset + n + 1]
 
 
-def block_starts(system, qid, rank, strict: bool) -> tuple[np.ndarray, bool]:
+def block_starts(system: Any, qid: Any, rank: Any, strict: bool) -> tuple[np.ndarray, bool]:
     """The first row of each block of neighbouring rows with one (system, query), and whether
     ranks go up inside every block (``strict``: never equal).
 

@@ -104,7 +104,7 @@ def _keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
     return part.assign(_key=np.int64(number) * _PART + np.arange(len(part), dtype=np.int64))
 
 
-def _score(part: pd.DataFrame, plan: Plan, number: int | None, system: str | None) -> dict:
+def _score(part: pd.DataFrame, plan: Plan, number: int, system: str | None) -> dict:
     """One partition through the plan: its rows back in run order, then the engine.
 
     The rows of the partition's first and last query are set aside (``edge``, with their

@@ -109,7 +109,7 @@ def calibration_verdict(row: pd.Series) -> str:
     return "does not separate OOD queries"
 
 
-def run_demo(out_dir: str | os.PathLike, gates=DEMO_GATES) -> dict[str, Path]:
+def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Path]:
     """Run the demo and write its results into ``out_dir`` (created when missing).
 
     ``gates``: gate expressions applied to every system's report (default
@@ -307,6 +307,7 @@ def _headline_html(headline: pd.DataFrame, colors: dict[str, str]) -> str:
     head_cols = list(HEADLINE_METRICS) + ["calibration", "labels not VALID (run's corpus)",
                                           "labels not VALID (re-chunked)", "gates"]
     head_rows = []
+    system: Any  # the index's labels: system names
     for system, row in headline.iterrows():
         cells = [f"<td>{_f4(row[m])}</td>" for m in HEADLINE_METRICS]
         cells.append(f'<td class="text">{esc(row["calibration"])}</td>')

@@ -12,7 +12,7 @@ import argparse
 import difflib
 import os
 import re
-from typing import Sequence
+from typing import Any, Callable, Mapping, NoReturn, Sequence
 
 from . import inputs
 from . import failure
@@ -40,7 +40,9 @@ class _Parser(argparse.ArgumentParser):
     which also keeps ``main`` callable from tests and notebooks without ``SystemExit``.
     """
 
-    def error(self, message: str):  # type: ignore[override]
+    commands: Mapping[str, argparse.ArgumentParser]  # set by build_parser
+
+    def error(self, message: str) -> NoReturn:
         raise CLIError(f"{message}; see '{self.prog} --help'")
 
 
@@ -104,7 +106,7 @@ COMMANDS.update(trust.COMMANDS)  # score-shift, label-agreement (.trust)
 COMMANDS.update(failure.COMMANDS)  # diff, pool (.failure)
 
 
-def _commands(sub) -> "callable":
+def _commands(sub: Any) -> Callable[..., argparse.ArgumentParser]:
     """The function that adds one verb to ``sub``, with the options every verb has."""
 
     def command(name: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:

@@ -220,7 +220,7 @@ def render_strata(out: Out, strata: dict[str, Any], title: str = "per stratum",
         for name in st.get("metrics") or {}:
             if name not in metric_names:
                 metric_names.append(name)
-    worst: dict[str, str] = {}
+    worst: dict[str, str | None] = {}
     for name in metric_names:
         values = {
             stratum: st["metrics"][name]["value"]
@@ -532,7 +532,7 @@ def group_issues(issues: list[dict[str, Any]]) -> list[list[str]]:
     by_code: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for issue in issues:
         by_code.setdefault((issue["severity"], issue["code"]), []).append(issue)
-    rows = []
+    rows: list[Any] = []
     for (severity, code), group in by_code.items():
         if len(group) < GROUP_AT:
             rows.extend([severity, code, i["message"]] for i in group)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from . import inputs
 from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input, dumps, load_json
 from .render import Out, render_score, write_per_query, write_table
-from ..analysis.decisions.gates import apply_gates, check_report, parse_gate, worse_status
+from ..analysis.decisions.gates import Status, apply_gates, check_report, parse_gate, worse_status
 
 __all__ = ["CALIBRATION_METRICS", "STREAM_BYTES", "STREAM_CHUNK_ROWS", "baseline_for",
            "check_gate_metrics", "cmd_score", "load_baseline", "stream_rows"]
@@ -169,7 +169,7 @@ def cmd_score(args: argparse.Namespace, out: Out) -> int:
         atomic_write_text(args.out, text)
     _show(out, args, ev, reports, text, labels_path, calibration,
           no_scores=queries is not None and calibration is None)
-    worst = "PASS"
+    worst: Status = "PASS"
     for data in reports.values():
         worst = worse_status(worst, data["verdict"]["status"])
     return EXIT_OK if worst == "PASS" else EXIT_FINDING

@@ -371,7 +371,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     per_query = per_query.iloc[np.argsort(per_query["query_id"].to_numpy(dtype=object)
                                           .astype(str), kind="stable")]
     summary = summarize(per_query, [m for m in ms if m.family != "num_q"])
-    lines = []
+    lines: list[str] = []
     if args.per_query:
         cols = [m for m in ms if m.family not in SUMMARY_ONLY]
         table = per_query[[m.name for m in cols]].to_numpy(dtype=object)

@@ -9,12 +9,17 @@ Imports :mod:`retrieval_eval.arrays` and :mod:`retrieval_eval.model` only.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Literal, overload
+
 import numpy as np
 
 from ..arrays import arrow as _arrow, offsets as _offsets, take as _take, whole as _whole
 
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-def one_value(arr) -> bool:
+
+def one_value(arr: Any) -> bool:
     """Whether a string column is one value throughout, seen without reading every row.
 
     A run's system column usually is: the readers build it as one block of the value repeated,
@@ -27,7 +32,7 @@ def one_value(arr) -> bool:
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     if arr.null_count or not chunks:
         return False
-    distinct = {}
+    distinct: dict[tuple[int, ...], Any] = {}
     for c in chunks:
         where = tuple(b.address if b is not None else 0 for b in c.buffers())
         distinct.setdefault(where + (c.offset, len(c)), c)
@@ -36,7 +41,7 @@ def one_value(arr) -> bool:
     return len(pc.unique(pa.chunked_array(list(distinct.values()), arr.type))) == 1
 
 
-def lookup(values, categories) -> np.ndarray:
+def lookup(values: Any, categories: Any) -> np.ndarray:
     """Position of each value in ``categories`` (-1 when absent), by a C++ hash lookup."""
     import pyarrow.compute as pc
 
@@ -60,6 +65,10 @@ def _slots(keys: np.ndarray, bits: int, mix: np.uint64 = _MIX1) -> np.ndarray:
     return out.view(np.int64)
 
 
+@overload
+def groups(codes: np.ndarray, heads: Literal[True] = ...) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def groups(codes: np.ndarray, heads: bool) -> tuple[np.ndarray | None, np.ndarray]: ...
 def groups(codes: np.ndarray, heads: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
     """For each entry, the first and the previous entry equal to it (-1 for none before it).
 
@@ -87,10 +96,12 @@ def groups(codes: np.ndarray, heads: bool = True) -> tuple[np.ndarray | None, np
         shared = np.zeros(1 << bits, dtype=bool)
         shared[lost] = True
         again = np.flatnonzero(shared[slot]) if again is None else again[shared[slot]]
+    assert again is not None  # the loop returns unless a slot is shared
     members = again[np.argsort(codes[again], kind="stable")]
     grouped = codes[members]
     start = np.r_[True, grouped[1:] != grouped[:-1]]
     if heads:
+        assert head is not None
         head[members] = members[np.flatnonzero(start)][np.cumsum(start) - 1]
     before = np.r_[-1, members[:-1]]
     before[start] = -1
@@ -138,7 +149,7 @@ def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) - np.repeat(offsets - starts, lengths)
 
 
-def fetch(arr, rows: np.ndarray) -> "pa.Array":
+def fetch(arr: Any, rows: np.ndarray) -> "pa.Array":
     """``arr.take(rows)`` as one array; a slice when ``rows`` is an ascending range."""
     import pyarrow as pa
 
@@ -159,7 +170,7 @@ _SHORT_ID = 64
 _WORD_BATCH = 1 << 18
 
 
-def hashes(arr) -> tuple[np.ndarray, np.ndarray]:
+def hashes(arr: Any) -> tuple[np.ndarray, np.ndarray]:
     """A 64-bit hash of each string of an arrow string column, and its length in bytes.
 
     Vectorized over 8-byte words. Equal strings hash equal; distinct strings can collide,
@@ -302,12 +313,12 @@ def _word_terms(words: np.ndarray, at: np.ndarray, k: np.ndarray, left: np.ndarr
     return _mix64(word)
 
 
-def _low_bytes(count):
+def _low_bytes(count: Any) -> Any:
     """The mask keeping the low ``count`` bytes (0 to 7) of a little-endian word."""
     return (np.uint64(1) << (count * np.uint64(8))) - np.uint64(1)
 
 
-def same(a, i: np.ndarray, b, j: np.ndarray) -> bool:
+def same(a: tuple[Any, np.ndarray, np.ndarray], i: np.ndarray, b: tuple[Any, np.ndarray, np.ndarray], j: np.ndarray) -> bool:
     """Whether string ``a[i]`` equals ``b[j]`` for every pair of positions.
 
     ``a`` and ``b`` are (arrow strings, hashes, lengths) as :func:`hashes` gives them. Equal

@@ -8,6 +8,7 @@ A judgment matches a ranking entry by its key: the ``chunk_id``, else the ``doc_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ from ..model import ID, UNSTRATIFIED
 from .kernels import lookup, repeats
 
 
-def label_keys(judgments: pd.DataFrame):
+def label_keys(judgments: pd.DataFrame) -> Any:
     """The key of each label as arrow strings: the ``chunk_id``, else the ``doc_uri``.
 
     Qrels have no chunk_id: the doc_uri column is then the key, with no copy.
@@ -41,7 +42,7 @@ class Judged:
     strata: np.ndarray  # per query: the stratum of its first label line, or _unstratified
 
 
-def winning_labels(judgments: pd.DataFrame):
+def winning_labels(judgments: pd.DataFrame) -> tuple[np.ndarray, pd.Index, np.ndarray, Any, np.ndarray]:
     """Each label's query code, the judged queries (first-appearance order), each label's key
     code, the distinct keys (arrow strings, first-appearance order) and the rows of the labels
     that count: the last of a repeated (query, key) pair.

@@ -13,19 +13,23 @@ they differ from the spec's defaults.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..arrays import arrow as _arrow, codes as _codes
-from ..model import ID, UNSTRATIFIED, judgment_keys  # noqa: F401  (re-exported: callers read them here)
+# re-exported: callers read them here
+from ..model import ID as ID, UNSTRATIFIED as UNSTRATIFIED, judgment_keys as judgment_keys  # noqa: F401
 from . import scan
 from .labels import strata_of
 from .measures.seed import NAMES, SEED, metric_sums
 # Re-exported: the engine's public names as callers have always imported them.
-from .labels import relevance_table, strata_in_order, strata_span_queries  # noqa: F401
-from .scan import dedupe_run  # noqa: F401
+from .labels import relevance_table as relevance_table, strata_in_order as strata_in_order  # noqa: F401
+from .labels import strata_span_queries as strata_span_queries  # noqa: F401
+from .scan import dedupe_run as dedupe_run  # noqa: F401
 
 GAINS = ("exponential", "linear")
 #: Per-query metrics, in the order they appear in every table (declared in :mod:`.measures.seed`).
@@ -51,7 +55,7 @@ def metric_name(metric: str, k: int, gain: str = "exponential") -> str:
 MAX_K = 2**63 - 1
 
 
-def check_ks(k) -> tuple[int, ...]:
+def check_ks(k: int | np.integer[Any] | Iterable[int | np.integer[Any]]) -> tuple[int, ...]:
     """Normalize ``k`` (an int or an iterable of ints) to a sorted tuple of distinct cutoffs.
 
     Each cutoff is an integer from 1 to :data:`MAX_K`; anything else raises ValueError."""
@@ -71,7 +75,7 @@ def check_ks(k) -> tuple[int, ...]:
 def compute(
     judgments: pd.DataFrame,
     run: pd.DataFrame,
-    k=(10,),
+    k: int | Iterable[int] = (10,),
     threshold: int = 1,
     gain: str = "exponential",
 ) -> pd.DataFrame:
@@ -145,7 +149,7 @@ def compute(
 
 
 
-def _first_reads(judgments: pd.DataFrame, run: pd.DataFrame):
+def _first_reads(judgments: pd.DataFrame, run: pd.DataFrame) -> tuple[np.ndarray, pd.Index, tuple[np.ndarray, bool] | None]:
     """Each label's query code, the judged queries, and (for a large run) the run's ranking
     boundaries (:func:`.scan.ranking_starts`; None: the scan finds them)."""
     (label_codes, queries), found = scan.beside_starts(
@@ -153,7 +157,7 @@ def _first_reads(judgments: pd.DataFrame, run: pd.DataFrame):
     return label_codes, queries, found
 
 
-def _ranking_facts(sc, run: pd.DataFrame, cell: np.ndarray, grid: int):
+def _ranking_facts(sc: scan.Scan, run: pd.DataFrame, cell: np.ndarray, grid: int) -> tuple[np.ndarray, ...]:
     """Per ranking (block) figures of the scan, scattered onto the (system x query) grid:
     whether the system answered, repeated a key, how many entries it kept, its top-1 score."""
     rk = sc.rankings
@@ -171,7 +175,7 @@ def _ranking_facts(sc, run: pd.DataFrame, cell: np.ndarray, grid: int):
     return present, dup_grid, retrieved, top1
 
 
-def _columns(sums: dict, first_hit: np.ndarray, cell: np.ndarray, grid: int, nrel: np.ndarray,
+def _columns(sums: dict[str, np.ndarray], first_hit: np.ndarray, cell: np.ndarray, grid: int, nrel: np.ndarray,
              ns: int, ks: tuple[int, ...], gain: str) -> dict[str, np.ndarray]:
     """Each seed metric at each cutoff, one value per (system, query) cell, in table order:
     the scan's per-ranking sums spread on the grid, then each declaration's formula."""
@@ -196,7 +200,7 @@ def metric_columns(per_query: pd.DataFrame) -> list[str]:
     return [c for c in per_query.columns if "@" in c]
 
 
-def aggregate(per_query: pd.DataFrame, by=("system",)) -> pd.DataFrame:
+def aggregate(per_query: pd.DataFrame, by: Sequence[str] = ("system",)) -> pd.DataFrame:
     """Macro means over the scored queries (those with positives), with ``n`` = their count.
 
     Queries without positives are excluded, not scored zero: there was nothing for retrieval

@@ -19,7 +19,9 @@ codes); each step reduces its rows to per-ranking sums, each an ``np.bincount``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -28,6 +30,8 @@ from ..arrays import arrow as _arrow, block_starts as _block_starts, take as _ta
 from ..model import ID
 from .kernels import fetch, find, first_appearance, groups, hashes, lookup, one_value, ranges, repeats, same
 from .labels import label_keys
+
+T = TypeVar("T")
 
 # --------------------------------------------------------------------------------------------
 # Order and duplicates: the one place each is defined.
@@ -61,7 +65,7 @@ def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
                          pa.array(run["rank"].to_numpy(dtype=np.int64)), strict=True)
 
 
-def beside_starts(run: pd.DataFrame, work):
+def beside_starts(run: pd.DataFrame, work: Callable[[], T]) -> tuple[T, tuple[np.ndarray, bool] | None]:
     """``work()``, and the run's ranking boundaries (:func:`ranking_starts`) found beside it on
     a second thread when the run is large (arrow compares neighbours without the GIL); None
     for a small run, whose scan finds them itself. Returns ``(work's result, found)``."""
@@ -148,7 +152,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
              # long: the step (below) closes over the scan's read-only state (rankings, labels
              # by query, costs): two threads run steps with nothing copied or passed.
              queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
-             threshold: int = 1, sums=None, found: tuple[np.ndarray, bool] | None = None,
+             threshold: int = 1, sums: Callable[..., dict[str, np.ndarray]] | None = None, found: tuple[np.ndarray, bool] | None = None,
              ranked: Rankings | None = None, grade_counts: bool = False) -> Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
@@ -181,6 +185,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
     doc_arr = _arrow(run["doc_id"])
     graded = judgments is not None
     if graded:
+        assert judgments is not None and label_codes is not None  # given together (see above)
         nq = len(rk.queries)
         keys = label_keys(judgments)
         keys = keys.cast(doc_arr.type)
@@ -259,7 +264,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
             # query: one stable sort of a nearly sorted key.)
             low = int(win_grades.min()) if len(win_rows) else 0
             span = int(win_grades.max()) - low + 1 if len(win_rows) else 1
-            ideal = np.argsort(win_query * span + (span - 1 - (win_grades - low)), kind="stable")
+            ideal: Any = np.argsort(win_query * span + (span - 1 - (win_grades - low)), kind="stable")
             i_query, i_grade = win_query[ideal], win_grades[ideal]
             i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
             counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
@@ -298,6 +303,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
         if len(dup):  # drop the repeats, then cut the rankings taken whole back to ``depth``
             keep = prev < 0
             entry = np.flatnonzero(keep)  # positions in ``docs``
+            assert src is not None  # made just above when there are repeats
             local, src = local[keep], src[keep]
             kept = np.bincount(local, minlength=len(bs))
             position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
@@ -312,6 +318,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
         if not graded:
             if position is None:
                 position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+            assert src is not None  # made just above for an ungraded scan
             got.update(row_block=local + block_at[ua], row_position=position, row_source=src)
             return got
         # Each kept entry's label, if it has one. With one ranking per query (group is
@@ -328,6 +335,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
             position_has = has - (np.cumsum(kept) - kept)[local[has]]
         else:
             position_has = position[has]
+        assert sums is not None  # a graded scan is given its sums
         got.update(sums((local[has], position_has, win_grades[at]), len(bs), ideal, ub - ua))
         return got
 
@@ -346,7 +354,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
             out.setdefault(name, []).append(values)
     del results
 
-    def cat(name: str, dtype=np.int64) -> np.ndarray:
+    def cat(name: str, dtype: type[np.generic] | type[bool] = np.int64) -> np.ndarray:
         pieces = out.pop(name, None)
         return np.concatenate(pieces) if pieces else np.zeros(0, dtype=dtype)
 
@@ -364,7 +372,7 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
     )
 
 
-def _repeat_anywhere(doc_arr, rk: Rankings, blocks: np.ndarray) -> np.ndarray:
+def _repeat_anywhere(doc_arr: Any, rk: Rankings, blocks: np.ndarray) -> np.ndarray:
     """Per ranking of ``blocks``: whether it repeats a key anywhere, every row read.
 
     Whether a ranking repeated a key is a fact about the ranking, not about the part of it the

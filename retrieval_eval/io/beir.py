@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -37,11 +38,11 @@ class BeirData:
     judgments: pd.DataFrame
     split: str
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[pd.DataFrame]:
         return iter((self.corpus, self.queries, self.judgments))
 
 
-def _jsonl_columns(path: Path, fields: tuple[str, ...]) -> dict[str, list]:
+def _jsonl_columns(path: Path, fields: tuple[str, ...]) -> dict[str, list[Any]]:
     """The named string fields of every line of a BEIR JSONL file (``_id`` required).
 
     Read by pyarrow's JSON reader when the file is well formed; a file it refuses is read line
@@ -63,11 +64,11 @@ def _jsonl_columns(path: Path, fields: tuple[str, ...]) -> dict[str, list]:
     return _jsonl_careful(path, fields, label)
 
 
-def _jsonl_careful(path: Path, fields: tuple[str, ...], label: str) -> dict[str, list]:
+def _jsonl_careful(path: Path, fields: tuple[str, ...], label: str) -> dict[str, list[Any]]:
     import json
 
     text = decode(read_bytes(path), label)
-    cols: dict[str, list] = {f: [] for f in fields}
+    cols: dict[str, list[Any]] = {f: [] for f in fields}
     for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -95,7 +96,7 @@ def _strings(values: Any) -> Any:
     return pd.array(values, dtype=ID)
 
 
-def read_beir_queries(path: str | os.PathLike) -> pd.DataFrame:
+def read_beir_queries(path: str | os.PathLike[str]) -> pd.DataFrame:
     """BEIR's ``queries.jsonl`` (``_id``, ``text``) as the queries frame (``query_id = _id``,
     ``query = text``; ``metadata`` is not kept)."""
     cols = _jsonl_columns(Path(path), ("_id", "text"))
@@ -103,7 +104,7 @@ def read_beir_queries(path: str | os.PathLike) -> pd.DataFrame:
                               label=str(path))
 
 
-def read_beir_corpus(path: str | os.PathLike) -> pd.DataFrame:
+def read_beir_corpus(path: str | os.PathLike[str]) -> pd.DataFrame:
     """BEIR's ``corpus.jsonl`` (``_id``, ``title``, ``text``) as the corpus frame: a BEIR
     passage is both the document and the chunk, so ``chunk_id = doc_uri = _id``; ``title``
     rides along as a column."""
@@ -113,7 +114,7 @@ def read_beir_corpus(path: str | os.PathLike) -> pd.DataFrame:
                                            "title": _strings(cols["title"])}), label=str(path))
 
 
-def read_beir(folder: str | os.PathLike, split: str = "test") -> BeirData:
+def read_beir(folder: str | os.PathLike[str], split: str = "test") -> BeirData:
     """Read a BEIR dataset folder: ``corpus.jsonl`` (``_id``, ``title``, ``text``),
     ``queries.jsonl`` (``_id``, ``text``) and ``qrels/<split>.tsv`` (``query-id corpus-id
     score``, with its header).

@@ -8,6 +8,7 @@ grouping of a run's rows by (system, query) that readers and writers share.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ __all__ = [
 LARGE_STRING = pa.large_string()  # the text type of pandas' "string" columns
 
 
-def string_array(values: list, label: str, lines: list[int] | None = None) -> pd.api.extensions.ExtensionArray:
+def string_array(values: list[Any], label: str, lines: Sequence[Any] | None = None) -> pd.api.extensions.ExtensionArray:
     """``values`` (str or None) as a "string" array; a lone surrogate is a FormatError."""
     try:
         return pd.array(values, dtype=ID)
@@ -205,7 +206,7 @@ def block_rank(first: np.ndarray, n: int) -> np.ndarray:
     size = n // len(first) if len(first) else 0
     if size and size * len(first) == n and bool(np.all(first == np.arange(0, n, size))):
         # Blocks of one size (a run cut at one depth): one row of ranks, copied down.
-        rank = np.empty((len(first), size), dtype=np.int64)
+        rank: np.ndarray = np.empty((len(first), size), dtype=np.int64)
         rank[:] = np.arange(1, size + 1, dtype=np.int64)
         return rank.reshape(-1)
     rank = np.ones(n, dtype=np.int64)

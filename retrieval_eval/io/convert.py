@@ -296,8 +296,8 @@ def rerank_by_score(run: Any, label: str = "run") -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 
 
-def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str = "test",
-                data: bytes | None = None, label: str | None = None, api: bool = False):
+def read_labels(path: str | os.PathLike[str], as_chunk_ids: bool = False, split: str = "test",
+                data: bytes | None = None, label: str | None = None, api: bool = False) -> pd.DataFrame:
     """Judgments from a file or folder of any labels format: judgments JSONL, TREC or BEIR
     qrels, a BEIR folder (its ``qrels/<split>.tsv``, query text from ``queries.jsonl``),
     parquet or CSV. ``data`` gives the bytes when they were already read (stdin); ``api``: see
@@ -323,7 +323,7 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
     return read_qrels(path, as_chunk_ids=as_chunk_ids)
 
 
-def _load_dict(path: str | os.PathLike, data: bytes | None, label: str) -> dict:
+def _load_dict(path: str | os.PathLike[str], data: bytes | None, label: str) -> dict[str, Any]:
     """A whole JSON document (a pytrec_eval/ranx dict), refused with its line when invalid."""
     text = decode(data if data is not None else read_bytes(path), label)
     try:
@@ -335,8 +335,8 @@ def _load_dict(path: str | os.PathLike, data: bytes | None, label: str) -> dict:
     return obj
 
 
-def read_run_file(path: str | os.PathLike, system: str | None = None, order: str = "rank",
-                  data: bytes | None = None, label: str | None = None, api: bool = False):
+def read_run_file(path: str | os.PathLike[str], system: str | None = None, order: str = "rank",
+                  data: bytes | None = None, label: str | None = None, api: bool = False) -> pd.DataFrame:
     """A run from a file of any run format: JSONL, TREC, parquet or CSV.
 
     ``order="rank"`` keeps each ranking's own order (the JSONL list, the TREC rank column);
@@ -365,7 +365,7 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
     return run
 
 
-def read_queries_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
+def read_queries_file(path: str | os.PathLike[str], data: bytes | None = None, label: str | None = None) -> pd.DataFrame:
     """Queries from queries JSONL or BEIR's ``queries.jsonl`` (``_id``, ``text``)."""
     label = str(path) if label is None else label
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
@@ -379,7 +379,7 @@ def read_queries_file(path: str | os.PathLike, data: bytes | None = None, label:
     return read_queries(path)
 
 
-def read_corpus_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
+def read_corpus_file(path: str | os.PathLike[str], data: bytes | None = None, label: str | None = None) -> pd.DataFrame:
     """A corpus from a corpus JSON document or BEIR's ``corpus.jsonl``."""
     label = str(path) if label is None else label
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)

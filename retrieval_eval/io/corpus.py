@@ -32,7 +32,7 @@ def corpus_from_obj(obj: Any, label: str) -> pd.DataFrame:
         if v is not None and not isinstance(v, str):
             raise FormatError(label, None, f"{key} must be a string")
         attrs[key] = v
-    cols: dict[str, list] = {c: [] for c in CORPUS_COLUMNS}
+    cols: dict[str, list[Any]] = {c: [] for c in CORPUS_COLUMNS}
     for i, ch in enumerate(chunks):
         where = f"chunks[{i}]"
         if not isinstance(ch, dict):
@@ -97,7 +97,7 @@ def parse_corpus(content: str, label: str = "corpus") -> pd.DataFrame:
     return corpus_from_obj(parse_json(content, label), label)
 
 
-def read_corpus(path: str | os.PathLike) -> pd.DataFrame:
+def read_corpus(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a corpus JSON file (see :func:`parse_corpus`); messages are labelled with the path.
 
     Parameters

@@ -166,7 +166,7 @@ def sniff_bytes(head: bytes, name: str = "") -> Sniff:
     return Sniff(None)
 
 
-def sniff(path: str | os.PathLike) -> Sniff:
+def sniff(path: str | os.PathLike[str]) -> Sniff:
     """The kind of the file or folder at ``path`` (reads at most its first 64 KiB).
 
     Raises :class:`FormatError` for a path that does not exist, a folder that is not a BEIR
@@ -205,7 +205,7 @@ def expect(found: Sniff, role: str, label: str, api: bool = False) -> None:
     )
 
 
-def jsonish(path: str | os.PathLike, data: bytes | None) -> bool:
+def jsonish(path: str | os.PathLike[str], data: bytes | None) -> bool:
     """A file the content did not decide: JSON by name (``.jsonl``/``.json``) or a first
     character ``{``/``[``, else a whitespace table."""
     if str(path).lower().endswith((".jsonl", ".json", ".ndjson")):

@@ -39,7 +39,7 @@ def is_score_dict(obj: Any) -> bool:
     return inner is None or isinstance(inner, (int, float, np.integer, np.floating))
 
 
-def _flatten(d: Mapping, label: str, what: str) -> tuple[list, list, list]:
+def _flatten(d: Mapping[Any, Any], label: str, what: str) -> tuple[list[Any], list[Any], list[Any]]:
     for q, inner in d.items():
         if not isinstance(q, str) or not q:
             raise FormatError(label, None, f"query id {q!r} must be a non-empty string")
@@ -56,12 +56,12 @@ def _flatten(d: Mapping, label: str, what: str) -> tuple[list, list, list]:
     return qids.tolist(), docs, values
 
 
-def _bad_value(qids: list, docs: list, values: list, ok: np.ndarray, label: str, what: str) -> None:
+def _bad_value(qids: list[Any], docs: list[Any], values: list[Any], ok: np.ndarray, label: str, what: str) -> None:
     bad = int(np.flatnonzero(~ok)[0])
     raise FormatError(label, None, f"query {qids[bad]}, doc {docs[bad]}: {what}, got {values[bad]!r}")
 
 
-def _numbers(values: list) -> tuple[np.ndarray, np.ndarray]:
+def _numbers(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """The values as float64 and a mask of those that were real numbers (not bool, not text)."""
     arr = np.asarray(values, dtype=object)
     is_num = np.fromiter((isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
@@ -71,7 +71,7 @@ def _numbers(values: list) -> tuple[np.ndarray, np.ndarray]:
     return out, is_num
 
 
-def run_from_dict(d: Mapping, system: str | None = None, label: str = "run") -> pd.DataFrame:
+def run_from_dict(d: Mapping[Any, Any], system: str | None = None, label: str = "run") -> pd.DataFrame:
     """The run frame of a pytrec_eval/ranx run ``{qid: {doc: score}}``, ranked by score
     descending then doc id descending (trec_eval's order: the dict has no order of its own)."""
     qids, docs, values = _flatten(d, label, "score")
@@ -85,7 +85,7 @@ def run_from_dict(d: Mapping, system: str | None = None, label: str = "run") -> 
                        np.zeros(len(qids), np.int64), scores, "score")
 
 
-def judgments_from_dict(d: Mapping, label: str = "judgments") -> pd.DataFrame:
+def judgments_from_dict(d: Mapping[Any, Any], label: str = "judgments") -> pd.DataFrame:
     """The judgments frame of pytrec_eval/ranx qrels ``{qid: {doc: grade}}``, in dict order;
     ``line`` is the 1-based position of the pair in that order."""
     qids, docs, values = _flatten(d, label, "grade")

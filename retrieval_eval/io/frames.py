@@ -117,7 +117,7 @@ def _above(df: pd.DataFrame, values: np.ndarray, name: str, label: str, maximum:
     value = values[i]
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
-    line = df["line"].iloc[i] if "line" in df.columns else None
+    line: Any = df["line"].iloc[i] if "line" in df.columns else None
     line = int(line) if is_int(line) and line > 0 else None
     where = "" if line is not None else f"row {i}: "
     raise FormatError(label, line, f"{where}{name} {value} {TOO_LARGE}")
@@ -156,7 +156,8 @@ def _nonempty_strings(col: pd.Series) -> bool:
 def _all_none(values: np.ndarray) -> bool:
     """True when every value of an object array is None (False when a comparison fails)."""
     try:
-        return bool(np.equal(values, None).all())
+        # numpy's stub refuses None as an operand of the ufunc; numpy compares elementwise
+        return bool(np.equal(values, None).all())  # type: ignore[call-overload]
     except (TypeError, ValueError):  # pd.NA, or a value whose == is not a bool
         return False
 

@@ -59,7 +59,7 @@ def _first_per_key(q: pd.Series, key: pd.Series) -> np.ndarray:
     return ~pd.DataFrame({"q": q, "k": key}).duplicated().to_numpy()
 
 
-def _nested(q: np.ndarray, k: np.ndarray, v: list) -> dict[str, dict[str, Any]]:
+def _nested(q: np.ndarray, k: np.ndarray, v: list[Any]) -> dict[str, dict[str, Any]]:
     """``{q: {k: v}}`` in first-appearance order of q (rows already grouped by q)."""
     out: dict[str, dict[str, Any]] = {}
     if len(q) == 0:
@@ -71,7 +71,7 @@ def _nested(q: np.ndarray, k: np.ndarray, v: list) -> dict[str, dict[str, Any]]:
     return out
 
 
-def to_dict(data: Any) -> dict:
+def to_dict(data: Any) -> dict[str, Any]:
     """Judgments or a run in pytrec_eval/ranx shape.
 
     Judgments give ``{qid: {key: grade}}`` (key = chunk_id else doc_uri, the key a ranking
@@ -97,7 +97,7 @@ def to_dict(data: Any) -> dict:
         keep = _first_per_key(pd.Series(q), pd.Series(k))
         return _nested(q[keep], k[keep], [r for r, ok in zip(rel, keep) if ok])
     run = as_run(data)
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for system in pd.unique(run["system"]):
         r = run[run["system"] == system]
         codes = pd.factorize(r["query_id"])[0]

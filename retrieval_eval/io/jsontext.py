@@ -35,6 +35,7 @@ class _RawFloat(float):
     """A float from a JSON document that remembers its source text (``1e5``, ``1.50``)."""
 
     __slots__ = ("text",)
+    text: str
 
     def __new__(cls, text: str) -> _RawFloat:
         obj = super().__new__(cls, text)
@@ -164,7 +165,7 @@ def parse_json(content: str, label: str = "json") -> Any:
     return obj
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_json(path: str | os.PathLike[str]) -> Any:
     """:func:`parse_json` of a UTF-8 file (BOM accepted); messages name the path.
 
     Parameters
@@ -259,7 +260,7 @@ def finite(value: Any) -> bool:
 _JSON_BLOCK = 1 << 24
 
 
-def json_table(source: bytes | str | os.PathLike, schema: pa.Schema, unknown: str = "error") -> pa.Table | None:
+def json_table(source: bytes | str | os.PathLike[str], schema: pa.Schema, unknown: str = "error") -> pa.Table | None:
     """arrow's strict read of JSON lines against ``schema``, else None.
 
     ``source`` is the bytes, or a path arrow reads straight from disk. ``unknown`` is what an

@@ -36,7 +36,7 @@ __all__ = [
 _OPTIONAL_JUDGMENT_STR = tuple(f for f in JUDGMENT_FIELDS if f not in ("query_id", "doc_uri", "relevance"))
 
 
-def judgment_row(obj: Any, line: int, label: str) -> tuple:
+def judgment_row(obj: Any, line: int, label: str) -> tuple[Any, ...]:
     """Check one wire-format judgment; the known fields in JUDGMENT_FIELDS order, then extra."""
     qid = query_id_of(obj, label, line)
     uri = obj.get("doc_uri")
@@ -58,7 +58,7 @@ def judgment_row(obj: Any, line: int, label: str) -> tuple:
 KNOWN_JUDGMENT = frozenset(JUDGMENT_FIELDS)
 
 
-def judgments_from_rows(rows: list[tuple], lines: list[int], label: str) -> pd.DataFrame:
+def judgments_from_rows(rows: list[tuple[Any, ...]], lines: list[int], label: str) -> pd.DataFrame:
     if not rows:
         return empty_judgments()
     cols = list(zip(*rows))
@@ -119,7 +119,7 @@ def parse_judgments(content: str, label: str = "judgments") -> pd.DataFrame:
 
 def _judgments_python(content: str, label: str) -> pd.DataFrame:
     """The careful pass: exact messages, real line numbers, unknown fields kept in ``extra``."""
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     lines: list[int] = []
     for line, obj in json_lines(content, label, raw_floats=True):
         rows.append(judgment_row(obj, line, label))
@@ -148,7 +148,7 @@ def _judgments_fast(data: bytes) -> pd.DataFrame | None:
     return None if got is None else _judgments_from_table(*got)
 
 
-def _judgments_file(path: str | os.PathLike) -> tuple[pa.Table, set[str], int] | None:
+def _judgments_file(path: str | os.PathLike[str]) -> tuple[pa.Table, set[str] | frozenset[str], int] | None:
     """:func:`_judgments_table` of an ASCII regular file of plain lines, read from disk."""
     if not regular_file(path):
         return None
@@ -164,8 +164,8 @@ def _judgments_file(path: str | os.PathLike) -> tuple[pa.Table, set[str], int] |
 
 
 def _judgments_table(
-    source: bytes | str | os.PathLike, first: bytes, total: int
-) -> tuple[pa.Table, set[str], int] | None:
+    source: bytes | str | os.PathLike[str], first: bytes, total: int
+) -> tuple[pa.Table, set[str] | frozenset[str], int] | None:
     """arrow's table of ``total`` plain judgment lines (``first`` the first one), the fields it
     holds and the line count, else None."""
     try:
@@ -174,7 +174,7 @@ def _judgments_table(
         return None
     if not isinstance(obj, dict) or not set(obj) <= KNOWN_JUDGMENT:
         return None
-    fields = set(obj) | {"query_id", "doc_uri", "relevance"}
+    fields: set[str] | frozenset[str] = set(obj) | {"query_id", "doc_uri", "relevance"}
     table = json_table(source, _judgment_schema(fields))
     if table is None and fields != KNOWN_JUDGMENT:
         fields = KNOWN_JUDGMENT
@@ -184,7 +184,7 @@ def _judgments_table(
     return table, fields, total
 
 
-def _judgments_from_table(table: pa.Table, fields: set[str], total: int) -> pd.DataFrame | None:
+def _judgments_from_table(table: pa.Table, fields: set[str] | frozenset[str], total: int) -> pd.DataFrame | None:
     """The judgments frame from arrow's table, else None (a missing or empty id, a bad relevance).
 
     The string columns arrow parsed become the frame's columns as they are (no copy).
@@ -214,7 +214,7 @@ def _judgments_from_table(table: pa.Table, fields: set[str], total: int) -> pd.D
     return pd.DataFrame(cols, copy=False)
 
 
-def read_judgments(path: str | os.PathLike) -> pd.DataFrame:
+def read_judgments(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a judgments JSONL file; messages are labelled with the path.
 
     Parameters

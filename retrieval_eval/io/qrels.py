@@ -27,7 +27,7 @@ def _is_header(fields: list[str]) -> bool:
     return len(fields) == 3 and fields[2].replace("-", "").replace("_", "").isalpha()
 
 
-def _qrels_python(text: str, label: str) -> tuple[list, list, list, list]:
+def _qrels_python(text: str, label: str) -> tuple[list[Any], list[Any], list[Any], list[int]]:
     q, d, r, lines = [], [], [], []
     first = True
     for line, f in table_lines(text):
@@ -100,7 +100,7 @@ def _qrels_fast(data: bytes) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     return _qrels_arrow(arrow_table(rest if header else data, names, _QRELS_TYPES), header)
 
 
-def _qrels_file(path: str | os.PathLike) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+def _qrels_file(path: str | os.PathLike[str]) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     """The fast read of a plain qrels file (see :func:`plain_space_table`) straight from disk."""
     if not regular_file(path):
         return None
@@ -127,11 +127,13 @@ def _from_qrels(
     fast = _qrels_fast(data) if data is not None else None
     if fast is None:
         if text is None:
+            assert data is not None
             text = decode(data, label)
         q, d, r, ln = _qrels_python(text, label)
         q_arr, d_arr = string_array(q, label, ln), string_array(d, label, ln)
         fast = q_arr, d_arr, np.asarray(r, dtype=np.int64), np.asarray(ln, dtype=np.int64)
-    return _qrels_frame(*fast, as_chunk_ids, corpus_fingerprint, labeled_by)
+    # mypy cannot spread a union of tuples (either branch is the same 4-tuple)
+    return _qrels_frame(*fast, as_chunk_ids, corpus_fingerprint, labeled_by)  # type: ignore[call-arg]
 
 
 def _qrels_frame(
@@ -221,7 +223,7 @@ def from_qrels(
 
 
 def read_qrels(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     as_chunk_ids: bool = False,
     corpus_fingerprint: str | None = None,
     labeled_by: str | None = None,

@@ -85,7 +85,7 @@ def parse_queries(content: str, label: str = "queries") -> pd.DataFrame:
     return queries_from_lines(json_lines(content, label), label)
 
 
-def read_queries(path: str | os.PathLike) -> pd.DataFrame:
+def read_queries(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a queries JSONL file (see :func:`parse_queries`); messages name the path.
 
     Parameters

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -48,7 +48,7 @@ def _count_object_lines(data: bytes) -> int | None:
     return count
 
 
-def _run_json_columns(source: bytes | str | os.PathLike, n_lines: int) -> dict[str, pa.ChunkedArray] | None:
+def _run_json_columns(source: bytes | str | os.PathLike[str], n_lines: int) -> dict[str, pa.ChunkedArray] | None:
     """arrow's read of ``n_lines`` run JSON object lines into columns (query_id, ranking, scores,
     system), else None: arrow refuses the text, or a line holds two objects.
 
@@ -76,7 +76,7 @@ def _parse_run_fast(data: bytes, system: str | None) -> pd.DataFrame | None:
     return None if cols is None else _run_from_columns(cols, system)
 
 
-def _run_file_columns(path: str | os.PathLike) -> dict[str, pa.ChunkedArray] | None:
+def _run_file_columns(path: str | os.PathLike[str]) -> dict[str, pa.ChunkedArray] | None:
     """:func:`_run_json_columns` of an ASCII regular file of object lines, read from disk."""
     if not regular_file(path):
         return None
@@ -142,7 +142,7 @@ def _run_from_columns(cols: dict[str, pa.ChunkedArray], system: str | None) -> p
     line_index = np.arange(len(lengths), dtype=np.int32 if len(lengths) < 2**31 else np.int64)
     parent = pa.array(np.repeat(line_index, lengths))  # the line of each row
     q_rows = arrow_strings(qid.take(parent))
-    s_rows = constant_strings(system, total) if line_sys is None else arrow_strings(line_sys.take(parent))
+    s_rows = constant_strings(cast(str, system), total) if line_sys is None else arrow_strings(line_sys.take(parent))
     del parent
     rank = block_rank((np.cumsum(lengths) - lengths)[lengths > 0], total)
     df = new_run_frame(s_rows, q_rows, rank, arrow_strings(docs), score)
@@ -271,7 +271,7 @@ def parse_run(content: str | bytes, label: str = "run", system: str | None = Non
     return _parse_run(content, None, label, system)
 
 
-def read_run(path: str | os.PathLike, system: str | None = None) -> pd.DataFrame:
+def read_run(path: str | os.PathLike[str], system: str | None = None) -> pd.DataFrame:
     """Read a run JSONL file (see :func:`parse_run`); messages are labelled with the path.
 
     Parameters

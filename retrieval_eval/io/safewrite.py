@@ -43,7 +43,8 @@ import signal
 import stat
 import threading
 from pathlib import Path
-from typing import Iterator
+from types import FrameType
+from typing import Iterator, NoReturn
 
 __all__ = ["LockedFile", "WriteRefused", "atomic_write_bytes", "atomic_write_text", "remove_stale_temps"]
 
@@ -54,7 +55,7 @@ _BLOCK = 1 << 20
 class WriteRefused(OSError):
     """A write that was not made because making it could lose data; nothing was written."""
 
-    def __init__(self, path: str | os.PathLike, reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
         super().__init__(errno.EPERM, reason, os.fspath(path))
 
     def __str__(self) -> str:
@@ -93,7 +94,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(path: str | os.PathLike) -> list[str]:
+def remove_stale_temps(path: str | os.PathLike[str]) -> list[str]:
     """Remove the temp files a killed writer of ``path`` left behind; returns their paths.
 
     Only names of this module's own pattern for this file (``.<name>.<pid>.<hex>.tmp`` and
@@ -103,7 +104,7 @@ def remove_stale_temps(path: str | os.PathLike) -> list[str]:
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str or os.PathLike[str]
         The file whose writers' temp files to look for (in its folder, links followed).
 
     Returns
@@ -114,7 +115,7 @@ def remove_stale_temps(path: str | os.PathLike) -> list[str]:
     target = Path(os.path.realpath(os.fspath(path)))
     folder = target.parent
     pattern = _temp_pattern(target.name)
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -212,7 +213,7 @@ def _signals_remove(temps: list[str]) -> Iterator[None]:
         yield
         return
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> NoReturn:
         raise _Interrupted(signum)
 
     previous = {}
@@ -287,7 +288,7 @@ class LockedFile:
     or hard-linked; it changed since it was read) and ``OSError`` for the rest.
     """
 
-    def __init__(self, path: str | os.PathLike, read: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], read: bool = True) -> None:
         self.shown = os.fspath(path)
         self.path = os.path.realpath(self.shown)
         self.read = read
@@ -300,7 +301,7 @@ class LockedFile:
         try:
             import fcntl
         except ImportError:  # not POSIX: no advisory lock, the unchanged-check still runs
-            fcntl = None
+            fcntl = None  # type: ignore[assignment]
 
         if self.shown == "":
             raise WriteRefused(self.shown, "an empty path names no file")
@@ -355,7 +356,7 @@ class LockedFile:
             return self.path + ".bak"
         return self.shown + ".bak"
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -420,12 +421,12 @@ class LockedFile:
                 raise
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, backup: bool = False) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, backup: bool = False) -> None:
     """Write ``data`` to ``path`` so that it is never half-written (see the module docstring).
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str or os.PathLike[str]
         The file to create or replace; a symbolic link is followed.
     data : bytes
         The new content.
@@ -449,7 +450,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, backup: bool = Fals
         f.replace(data, backup=backup)
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, backup: bool = False) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, backup: bool = False) -> None:
     """Write ``text`` (UTF-8, newlines untouched) to ``path`` atomically.
 
     A crash, a signal or a full disk mid-write leaves the original file intact, never half a
@@ -459,7 +460,7 @@ def atomic_write_text(path: str | os.PathLike, text: str, backup: bool = False) 
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str or os.PathLike[str]
         The file to create or replace.
     text : str
         The new content, encoded as UTF-8.

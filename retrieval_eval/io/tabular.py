@@ -44,9 +44,9 @@ def _csv_table(path: Any, data: bytes | None, label: str) -> pa.Table:
         return pcsv.read_csv(source, convert_options=convert)
     except pa.ArrowInvalid:
         pass
-    bad: list = []
+    bad: list[Any] = []
 
-    def on_bad(row) -> str:
+    def on_bad(row: Any) -> str:
         if not bad:
             bad.append(row)
         return "skip"
@@ -173,7 +173,7 @@ def _refuse_swapped(columns: list[str], role: str, label: str, api: bool) -> Non
                           + (f"; {ORDER_HINT}" if api else ""))
 
 
-def read_table_labels(path: str | os.PathLike, fmt: str | None = None, data: bytes | None = None,
+def read_table_labels(path: str | os.PathLike[str], fmt: str | None = None, data: bytes | None = None,
                       label: str | None = None, api: bool = False) -> pd.DataFrame:
     """Judgments from a parquet or CSV table (``fmt``: ``"parquet"``/``"csv"``, else by the
     file's kind). Columns: ``query_id``, ``doc_uri``, ``relevance`` (or PyTerrier's ``qid``,
@@ -225,7 +225,7 @@ def _extra_values(col: pa.ChunkedArray, where: _Where) -> np.ndarray:
     return out
 
 
-def read_table_run(path: str | os.PathLike, fmt: str | None = None, system: str | None = None,
+def read_table_run(path: str | os.PathLike[str], fmt: str | None = None, system: str | None = None,
                    data: bytes | None = None, label: str | None = None, api: bool = False) -> pd.DataFrame:
     """A run from a parquet or CSV table: ``query_id, doc_id`` and optionally ``system``,
     ``rank``, ``score`` (or PyTerrier's ``qid, docno, score, rank`` with 0-based ranks).

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-def read_error(path: str | os.PathLike, err: OSError) -> FormatError:
+def read_error(path: str | os.PathLike[str], err: OSError) -> FormatError:
     """The one-line message for a file that cannot be opened or read."""
     label = str(path)
     if isinstance(err, FileNotFoundError):
@@ -41,7 +41,7 @@ def read_error(path: str | os.PathLike, err: OSError) -> FormatError:
     return FormatError(label, None, f"cannot read: {err.strerror or err}")
 
 
-def regular_file(path: str | os.PathLike) -> bool:
+def regular_file(path: str | os.PathLike[str]) -> bool:
     """True for a regular file: one that can be read twice (a pipe or /dev/stdin cannot)."""
     import stat
 
@@ -51,7 +51,7 @@ def regular_file(path: str | os.PathLike) -> bool:
         return False
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
     try:
         with open(path, "rb") as fh:
             return fh.read()
@@ -62,7 +62,7 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 _SCAN_BLOCK = 1 << 21
 
 
-def file_blocks(path: str | os.PathLike) -> Iterator[bytearray]:
+def file_blocks(path: str | os.PathLike[str]) -> Iterator[bytearray]:
     """The file's bytes, ``_SCAN_BLOCK`` at a time: a scan never holds the file whole.
 
     The blocks are read into one reused buffer (cache-sized: the checks then run on bytes
@@ -77,7 +77,7 @@ def file_blocks(path: str | os.PathLike) -> Iterator[bytearray]:
         raise read_error(path, err) from None
 
 
-def plain_space_table(path: str | os.PathLike) -> bool:
+def plain_space_table(path: str | os.PathLike[str]) -> bool:
     """True when a whitespace table file has only the bytes arrow's space-delimited read handles.
 
     That is: ASCII (so valid UTF-8 and no BOM), no tab, vertical tab or form feed, and no
@@ -88,7 +88,7 @@ def plain_space_table(path: str | os.PathLike) -> bool:
     takes the exact path.
     """
     cr = crlf = 0
-    tail = b""
+    tail: bytes | bytearray = b""
     for block in file_blocks(path):
         if not block.isascii() or b"\t" in block or b"\v" in block or b"\f" in block:
             return False
@@ -114,7 +114,7 @@ def object_lines(blocks: Iterable[bytes | bytearray | memoryview], ascii_only: b
     for block in blocks:
         if not len(block):
             continue
-        if ascii_only and not block.isascii():
+        if ascii_only and not cast(bytes, block).isascii():
             return None
         a = np.frombuffer(block, np.uint8)
         newlines = np.flatnonzero(a == 0x0A)
@@ -164,7 +164,7 @@ def is_path(obj: Any) -> bool:
     return isinstance(obj, (str, os.PathLike))
 
 
-def os_file(path: str | os.PathLike) -> pa.NativeFile:
+def os_file(path: str | os.PathLike[str]) -> pa.NativeFile:
     """The file opened for arrow as a plain file (a ``.gz`` name is not decompressed: the bytes
     are read as they are, like the careful pass reads them)."""
     return pa.OSFile(os.fsdecode(os.fspath(path)))
@@ -181,7 +181,7 @@ def utf8_bytes(text: str | None, data: bytes | None) -> bytes | None:
     return data
 
 
-def first_content_line(path: str | os.PathLike) -> str:
+def first_content_line(path: str | os.PathLike[str]) -> str:
     try:
         with open(path, "rb") as fh:
             data = fh.read(65536)

@@ -211,7 +211,7 @@ def _plain_codes(col: pa.ChunkedArray) -> bool:
 
 def _one_value(col: pa.ChunkedArray) -> str | None:
     """The value every row of a dictionary-encoded column holds, else None (two or more)."""
-    values = set()
+    values: set[str] = set()
     for chunk in col.chunks:
         if len(chunk) and len(chunk.dictionary) != 1:
             return None
@@ -219,7 +219,7 @@ def _one_value(col: pa.ChunkedArray) -> str | None:
     return values.pop() if len(values) == 1 else None
 
 
-def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> pd.DataFrame | None:
+def _trec_run_file(path: str | os.PathLike[str], order: str, system: str | None) -> pd.DataFrame | None:
     """The fast read of a plain TREC run file (see :func:`plain_space_table`), else None.
 
     Arrow reads the columns straight from the file, which is never held as Python bytes. None
@@ -237,7 +237,7 @@ def _trec_run_file(path: str | os.PathLike, order: str, system: str | None) -> p
         return None
     plain = None  # what the scan said of the file, once it ran
 
-    def read(types, bools) -> pa.Table | None:
+    def read(types: dict[str, pa.DataType], bools: tuple[list[str], list[str]] | None) -> pa.Table | None:
         nonlocal plain
         if plain is False:
             return None
@@ -306,13 +306,14 @@ def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None, name
     del r
     release()
     if first is None:
+        assert rank_in is not None
         return order_trec(names, qid, doc, rank_in, score, order)
     rank = block_rank(first, len(score))
     s_arr = constant_strings(names, len(rank)) if isinstance(names, str) else arrow_strings(names)
     return new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
 
 
-def _trec_python(text: str, label: str) -> tuple[list, list, list, list, list]:
+def _trec_python(text: str, label: str) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:
     """The careful pass over a TREC run's lines. Fields after the sixth are ignored, as
     trec_eval ignores them ("reserved for future expansion"); fewer than six is an error."""
     q, d, r, s, m = [], [], [], [], []
@@ -346,6 +347,7 @@ def _from_trec(text: str | None, data: bytes | None, label: str, order: str, sys
         if fast is not None:
             return fast
     if text is None:
+        assert data is not None
         text = decode(data, label)
     q, d, r, s, m = _trec_python(text, label)
     try:
@@ -402,7 +404,7 @@ def from_trec_run(
     return _from_trec(content, None, label, order, system)
 
 
-def read_trec_run(path: str | os.PathLike, order: str = "rank", system: str | None = None) -> pd.DataFrame:
+def read_trec_run(path: str | os.PathLike[str], order: str = "rank", system: str | None = None) -> pd.DataFrame:
     """Read a TREC run file (see :func:`from_trec_run`); messages are labelled with the path.
 
     Parameters

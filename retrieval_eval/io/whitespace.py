@@ -105,7 +105,7 @@ def _csv_table(
 
 
 def space_table_file(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     names: list[str],
     types: dict[str, pa.DataType],
     keep_it: bool = False,

@@ -11,7 +11,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,8 @@ def serialize_judgments(judgments: Any) -> str:
         return ""
     cols = []
     for name in JUDGMENT_FIELDS:
-        values = df[name].to_numpy(dtype=object, na_value=None) if name != "relevance" else df[name].to_numpy()
+        # the ignores on to_numpy(na_value=None) in this module: pandas-stubs refuse the None pandas takes
+        values = df[name].to_numpy(dtype=object, na_value=None) if name != "relevance" else df[name].to_numpy()  # type: ignore[call-overload]
         cols.append(values)
     extras = df["extra"].to_numpy(dtype=object)
     prefixes = [json.dumps(n) + ":" for n in JUDGMENT_FIELDS]
@@ -85,7 +86,7 @@ def serialize_judgments(judgments: Any) -> str:
     return "".join(out)
 
 
-def write_judgments(judgments: Any, path: str | os.PathLike, backup: bool = False) -> None:
+def write_judgments(judgments: Any, path: str | os.PathLike[str], backup: bool = False) -> None:
     """Write canonical judgments to ``path`` atomically (see :func:`atomic_write_text`).
 
     Parameters
@@ -216,7 +217,7 @@ def _joined_text(arr: pa.Array) -> str:
     return bytes(memoryview(arr.buffers()[2])[offsets[0] : offsets[-1]]).decode("utf-8")
 
 
-def write_run(run: Any, path: str | os.PathLike | None = None) -> str:
+def write_run(run: Any, path: str | os.PathLike[str] | None = None) -> str:
     """The run as JSONL text; written atomically to ``path`` when one is given.
 
     One line per (system, query_id) in first-appearance order, entries in rank order. A line
@@ -250,7 +251,7 @@ def write_run(run: Any, path: str | os.PathLike | None = None) -> str:
     out = []
     if len(df):
         order, starts, systems_arr, qids_arr = _run_groups(df)
-        take = (lambda a: a) if order is None else (lambda a: a[order])
+        take: Callable[[np.ndarray], np.ndarray] = (lambda a: a) if order is None else (lambda a: a[order])
         ends = np.concatenate((starts[1:], [len(df)]))
         first = starts if order is None else order[starts]
         systems = systems_arr.take(pa.array(first)).to_pylist()
@@ -395,7 +396,7 @@ def to_qrels(judgments: Any, label: str | None = None) -> str:
     return "\n".join(lines.tolist()) + "\n"
 
 
-def write_corpus(corpus: Any, path: str | os.PathLike | None = None) -> str:
+def write_corpus(corpus: Any, path: str | os.PathLike[str] | None = None) -> str:
     """The corpus as JSON text (2-space indent, fingerprints first, unset fields omitted).
 
     Written atomically to ``path`` when one is given.
@@ -415,7 +416,7 @@ def write_corpus(corpus: Any, path: str | os.PathLike | None = None) -> str:
     df = as_corpus(corpus)
     doc: dict[str, Any] = {k: df.attrs[k] for k in FINGERPRINTS if df.attrs.get(k) is not None}
     chunks = []
-    cols = {c: df[c].to_numpy(dtype=object, na_value=None) for c in CORPUS_COLUMNS}
+    cols = {c: df[c].to_numpy(dtype=object, na_value=None) for c in CORPUS_COLUMNS}  # type: ignore[call-overload]
     for i in range(len(df)):
         ch = {}
         for c in CORPUS_COLUMNS:
@@ -430,7 +431,7 @@ def write_corpus(corpus: Any, path: str | os.PathLike | None = None) -> str:
     return text
 
 
-def write_queries(queries: Any, path: str | os.PathLike | None = None) -> str:
+def write_queries(queries: Any, path: str | os.PathLike[str] | None = None) -> str:
     """The queries as JSONL (query_id, query, stratum, expect_none only when true).
 
     Parameters
@@ -452,9 +453,9 @@ def write_queries(queries: Any, path: str | os.PathLike | None = None) -> str:
     """
     df = as_queries(queries)
     out = []
-    q = df["query_id"].to_numpy(dtype=object, na_value=None)
-    t = df["query"].to_numpy(dtype=object, na_value=None)
-    s = df["stratum"].to_numpy(dtype=object, na_value=None)
+    q = df["query_id"].to_numpy(dtype=object, na_value=None)  # type: ignore[call-overload]
+    t = df["query"].to_numpy(dtype=object, na_value=None)  # type: ignore[call-overload]
+    s = df["stratum"].to_numpy(dtype=object, na_value=None)  # type: ignore[call-overload]
     e = df["expect_none"].to_numpy(dtype=bool)
     for i in range(len(df)):
         line: dict[str, Any] = {"query_id": q[i]}
@@ -471,7 +472,7 @@ def write_queries(queries: Any, path: str | os.PathLike | None = None) -> str:
     return text
 
 
-def write_parquet(data: Any, path: str | os.PathLike) -> None:
+def write_parquet(data: Any, path: str | os.PathLike[str]) -> None:
     """Write judgments or a run as a parquet table with the data-model columns, atomically
     (a temporary file in the same folder, then a rename: a crash never leaves half a file).
 
@@ -496,7 +497,7 @@ def write_parquet(data: Any, path: str | os.PathLike) -> None:
 
     if isinstance(data, pd.DataFrame) and ("relevance" in data.columns or "label" in data.columns):
         j = as_judgments(data)
-        cols = {c: j[c] for c in JUDGMENT_FIELDS}
+        cols: dict[str, Any] = {c: j[c] for c in JUDGMENT_FIELDS}
         extra = j["extra"].to_numpy(dtype=object)
         if any(v is not None for v in extra):
             cols["extra"] = pd.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in extra],

@@ -9,7 +9,7 @@ inside each helper, never at module level.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -63,7 +63,7 @@ def rc_param(name: str) -> Any:
     """
     import matplotlib as mpl
 
-    return mpl.rcParams[name]
+    return mpl.rcParams[name]  # type: ignore[index]
 
 
 def foreground() -> Any:
@@ -227,6 +227,7 @@ def get_axes(ax, n: int = 1, size: tuple[float, float] = (5.2, 3.8)):
     >>> len(axes), fig.get_size_inches().tolist()
     (2, [10.4, 3.8])
     """
+    axes: Any  # a grid of Axes, or the list of the ones given
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -417,7 +418,7 @@ def quantile_text(quantile, method=None) -> str:
     return f"p{float(quantile) * 100:g} of positives"
 
 
-def select_systems(available: Sequence[str], system) -> list[str]:
+def select_systems(available: Iterable[Any], system) -> list[str]:
     """The systems a Display draws: all, or the ones named (refusing an unknown one).
 
     Parameters

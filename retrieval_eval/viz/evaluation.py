@@ -8,6 +8,7 @@ bars, the per-query differences to sort).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -257,7 +258,7 @@ class StratumDisplay:
         from matplotlib.patches import Patch
 
         # Plain patches: a bar container's handle would copy its first bar's hatch/alpha.
-        handles = ([Patch(facecolor=system_color(self.colors, s, i), label=s)
+        handles: list[Any] = ([Patch(facecolor=system_color(self.colors, s, i), label=s)
                     for i, s in enumerate(systems)] if len(systems) > 1 else [])
         handles.append(Patch(facecolor="none", edgecolor=fg, hatch="///", label="worst stratum"))
         if self.errorbars_:

@@ -11,6 +11,8 @@ from :mod:`retrieval_eval.viz`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .calibration import PrecisionRecallDisplay, RocCurveDisplay, ScoreDistributionDisplay
 from .drift import DriftDisplay
 from .evaluation import MetricAtKDisplay, PerQueryDeltaDisplay, StratumDisplay
@@ -62,7 +64,7 @@ def plot_calibration(calibration, kind: str = "distribution", ax=None, system=No
     if kind not in build_keys:
         raise ValueError(f"kind must be one of {', '.join(_CALIBRATION_KINDS)}, got {kind!r}")
     build = {k: kwargs.pop(k) for k in list(kwargs) if k in build_keys[kind]}
-    cls = {"distribution": ScoreDistributionDisplay, "roc": RocCurveDisplay,
+    cls: Any = {"distribution": ScoreDistributionDisplay, "roc": RocCurveDisplay,
            "pr": PrecisionRecallDisplay, "tradeoff": CutoffTradeoffDisplay}[kind]
     return cls.from_calibration(calibration, system=system, **build).plot(ax=ax, **kwargs)
 
@@ -103,6 +105,7 @@ def plot_evaluation(evaluation, kind: str = "strata", ax=None, metric: str | Non
     >>> plot_evaluation(ev, "metric_at_k", metric="ndcg").metric
     'ndcg'
     """
+    build: dict[str, Any]
     if kind == "strata":
         build = {k: kwargs.pop(k) for k in ("k", "system") if k in kwargs}
         disp = StratumDisplay.from_evaluation(evaluation, metric or "recall", **build)

@@ -9,6 +9,7 @@ is imported inside ``plot`` and nothing calls ``plt.show()``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -306,6 +307,7 @@ class StratumCutoffDisplay:
             ax.scatter(p["score"], yy, s=14, color=color, alpha=0.75,
                        label="positives" if kind == "positive" else "negatives")
         self.cutoff_marks_ = {}
+        rec: Any  # itertuples' rows: namedtuples whose fields the stubs cannot know
         for rec in self.cutoffs.itertuples(index=False):
             i = y[str(rec.stratum)]
             style = "-" if rec.source != "pooled" else ":"

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -106,6 +107,9 @@ class CutoffTradeoffDisplay:
     >>> list(disp.cutoff_lines_)
     ['dense']
     """
+
+    #: Per-stratum cutoffs (set by :meth:`from_calibration`; None or absent without them).
+    stratum_cutoffs: Any
 
     def __init__(self, curve: pd.DataFrame, chosen: pd.DataFrame, score_label: str | None = None,
                  colors: Mapping[str, str] | None = None):
@@ -265,7 +269,7 @@ class CutoffTradeoffDisplay:
                                        color=color, linestyle=style, linewidth=2, label=label)
             self.lines_[s] = lines
             handles = list(lines.values())
-            if s in self.chosen.index and np.isfinite(self.chosen.loc[s, "cutoff"]):
+            if s in self.chosen.index and np.isfinite(self.chosen.loc[s, "cutoff"]):  # type: ignore[arg-type]
                 ch = self.chosen.loc[s]
                 c = float(ch["cutoff"])
                 line = a.axvline(c, color=fg, linestyle=":", linewidth=1.5,

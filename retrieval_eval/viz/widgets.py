@@ -113,7 +113,7 @@ class CutoffExplorer:
             raise ValueError("the calibration has no calibrated system")
         self._judgments = None
         self._runs: dict[str, pd.DataFrame] = {}
-        self._uncut: dict[str, float] = {}
+        self._uncut: dict[str, float | None] = {}
         if judgments is not None:
             from ..io import as_judgments
 
@@ -145,7 +145,7 @@ class CutoffExplorer:
         self.numbers = w.HTML()
         self.lists = w.HTML()
         self.image = w.Image(format="png") if plot else None
-        self._figure = None
+        self._figure: Any = None
         parts = [w.HBox([self.system, self.slider])]
         if self.image is not None:
             parts.append(self.image)

@@ -43,7 +43,7 @@ KINDS = ("positive", "negative", "no_positives", "unjudged")
 # Input coercion: frames, lists of wire-format dicts or paths, through the formats module.
 
 
-def _na_strings(n: int) -> pd.arrays.ArrowStringArray:
+def _na_strings(n: int) -> pd.api.extensions.ExtensionArray:
     return pd.array([pd.NA] * n, dtype=ID)
 
 

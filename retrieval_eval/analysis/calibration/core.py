@@ -369,7 +369,7 @@ def _calibrate_systems(top1: pd.DataFrame, rows: pd.DataFrame, scored: list, cut
                                "n_positive": int(pos.size), "n_negative": int(neg.size), **fig,
                                "rank_based": bool(reasons)})
         out["intervals"].extend(_interval_rows(s, fig, pos, neg, c, n_resamples, seed))
-    top1["above_cutoff"] = pd.array(np.where(above < 0, None, above == 1), dtype="boolean")
+    top1["above_cutoff"] = pd.array(np.where(above < 0, None, above == 1), dtype="boolean")  # type: ignore[call-overload]
     top1["pairwise_win"] = win
     return out
 
@@ -446,7 +446,7 @@ def _guaranteed(top1: pd.DataFrame, summary: pd.DataFrame, settings: dict[str, A
         limit = query_cutoffs(gtable, top1, cutoffs)
         score = top1["top1_score"].to_numpy(np.float64)
         ok = np.isfinite(score) & np.isfinite(limit)
-        top1["above_cutoff"] = pd.array(np.where(ok, score >= limit, None), dtype="boolean")
+        top1["above_cutoff"] = pd.array(np.where(ok, score >= limit, None), dtype="boolean")  # type: ignore[call-overload]
         per_stratum = _per_stratum(top1, cutoffs, limit)
     return gtable, per_stratum
 

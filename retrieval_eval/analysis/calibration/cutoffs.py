@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -156,6 +156,7 @@ def apply_cutoff(run, cutoff) -> pd.DataFrame:
         raise ValueError("; ".join(no_scores_message(s) for s in scoreless))
     limit = systems.map(mapping).to_numpy(np.float64)
     if isinstance(cutoff, Calibration) and cutoff.settings.get("by") is not None:
+        assert cutoff.guarantee is not None  # a calibration by stratum has its table
         limit = stratum_limits(cutoff.guarantee, cutoff.top1, systems, r["query_id"], limit)
     keep = r["score"].to_numpy(np.float64) >= limit
     return r[keep].reset_index(drop=True)
@@ -327,7 +328,7 @@ def _with_recall(out: pd.DataFrame, cut: pd.DataFrame, j: pd.DataFrame, negs: li
         # A cutoff that removed every hit leaves its synthetic system out of the run: every
         # positive is then missing and scores zero.
         recall = np.where(np.isnan(recall), 0.0, recall)
-    out.insert(out.columns.get_loc("abstain_rate") + 1, recall_name, recall)
+    out.insert(cast(int, out.columns.get_loc("abstain_rate")) + 1, recall_name, recall)
     out["system"] = out["system"].astype(ID)
     out["n_positive"] = out["n_positive"].astype(np.int64)
     out["n_negative"] = out["n_negative"].astype(np.int64)

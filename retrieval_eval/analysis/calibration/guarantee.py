@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, overload
 
 import numpy as np
 import pandas as pd
@@ -178,7 +178,11 @@ def conformal_cutoff(scores, alpha: float) -> float:
     return float(s[k - 1]) if k >= 1 else math.nan
 
 
-def beta_ppf(q, a, b, iterations: int = 80) -> np.ndarray:
+@overload
+def beta_ppf(q: float, a: float, b: float, iterations: int = ...) -> float: ...
+@overload
+def beta_ppf(q: Any, a: np.ndarray, b: np.ndarray, iterations: int = ...) -> np.ndarray: ...
+def beta_ppf(q: Any, a: Any, b: Any, iterations: int = 80) -> np.ndarray | float:
     """Quantile of ``Beta(a, b)``, elementwise, by bisection on the regularized incomplete beta.
 
     80 halvings of [0, 1] reach below 1e-16 (scipy is not a dependency; the tests check the
@@ -251,7 +255,7 @@ def coverage_interval(n, k, delta: float) -> tuple[np.ndarray, np.ndarray, np.nd
     return cov, low, high
 
 
-def clopper_pearson_lower(successes, n, delta: float) -> np.ndarray:
+def clopper_pearson_lower(successes, n, delta: float) -> np.ndarray | float:
     """One-sided Clopper-Pearson lower bound at level ``1 - delta`` on a share.
 
     ``Beta(x, n - x + 1)``'s ``delta`` quantile; exact (never below its nominal level, unlike
@@ -370,7 +374,7 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
     for c in ("n_positive", "n_negative", "negatives_refused"):
         table[c] = table[c].astype(np.int64)
     # The order statistic used; NA where the cutoff is not a conformal one.
-    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")
+    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")  # type: ignore[call-overload]
     table["cutoff"] = table["cutoff"].astype(np.float64)
     return table[list(GUARANTEE_COLUMNS)], notes
 

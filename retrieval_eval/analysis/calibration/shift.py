@@ -219,7 +219,7 @@ class ScoreShift:
 
     def value(self, name: str) -> float:
         """One measurement's value (``"psi"``, ``"ks"``, ``"cutoff_shift"``, ...)."""
-        return float(self.summary.loc[name, "value"])
+        return float(self.summary.loc[name, "value"])  # type: ignore[arg-type]
 
     def _indeterminate(self) -> str | None:
         n = len(self.top1)
@@ -448,15 +448,15 @@ def _summary(records: list[tuple]) -> pd.DataFrame:
 def _shift_top1(both: pd.DataFrame, x: np.ndarray, y: np.ndarray, acc_b: np.ndarray,
                 acc_a: np.ndarray, flipped: np.ndarray, has_old: bool) -> pd.DataFrame:
     """One row per shared query: kind, stratum, both top-1 scores and both decisions."""
-    accepted_b = pd.array(np.where(has_old, acc_b, None), dtype="boolean")
-    accepted_a = pd.array(np.where(has_old, acc_a, None), dtype="boolean")
+    accepted_b = pd.array(np.where(has_old, acc_b, None), dtype="boolean")  # type: ignore[call-overload]
+    accepted_a = pd.array(np.where(has_old, acc_a, None), dtype="boolean")  # type: ignore[call-overload]
     top1 = pd.DataFrame({
         "query_id": both["query_id"].astype(ID).to_numpy(),
         "kind": both["kind"].astype(ID).to_numpy(),
         "stratum": both["stratum"].astype(ID).to_numpy(),
         "top1_before": x, "top1_after": y,
         "accepted_before": accepted_b, "accepted_after": accepted_a,
-        "flipped": pd.array(np.where(has_old, flipped, None), dtype="boolean"),
+        "flipped": pd.array(np.where(has_old, flipped, None), dtype="boolean"),  # type: ignore[call-overload]
     })
     for c in ("query_id", "kind", "stratum"):
         top1[c] = top1[c].astype(ID)

@@ -238,6 +238,7 @@ class Comparison:
 
     def _display_rows(self, p_digits: int = 3) -> list[list[str]]:
         rows = []
+        r: Any  # itertuples' rows: namedtuples whose fields the stubs cannot know
         for r in self.table.itertuples(index=False):
             rows.append([
                 str(r.system), str(r.metric), f"{r.mean:.4f}", f"{r.baseline_mean:.4f}",
@@ -264,6 +265,7 @@ class Comparison:
                    r"$p_{\mathrm{adj}}$", "$n$"]
         latex, _tex = viz("latex", "tex")  # one escaping rule for every table
         body = []
+        r: Any  # itertuples' rows: namedtuples whose fields the stubs cannot know
         for r in self.table.itertuples(index=False):
             delta = f"{r.delta:+.4f}"
             if r.significant:

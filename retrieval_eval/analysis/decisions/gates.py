@@ -23,7 +23,7 @@ import copy
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence, cast
 
 from ...errors import FormatError
 
@@ -214,7 +214,7 @@ def _trust_gate(expression: str, parts: list[str]) -> Gate:
     if metric not in known:
         raise GateError(
             f"gate '{expression}': {kind} gates read {', '.join(known)}, not '{metric}'")
-    return Gate(expression, kind, metric, _number(parts[2], expression))
+    return Gate(expression, cast(GateKind, kind), metric, _number(parts[2], expression))
 
 
 def _evaluate_trust(gate: Gate, report: Mapping[str, Any]) -> tuple[GateResult, str | None]:
@@ -432,6 +432,7 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, 
             return undecided(f"no per-stratum data for '{metric}'")
         if values:
             worst = worst_of(values, strata_order(report))
+            assert worst is not None  # values is not empty
             observed = values[worst]
             if not _at_least(observed, threshold):
                 return GateResult(raw, "FAIL", observed), (

@@ -327,7 +327,7 @@ def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
 
 
 def _single_fingerprint(values: pd.Series) -> str | None:
-    present = values.dropna()
+    present: Any = values.dropna()
     present = present[present != ""].unique()
     return str(present[0]) if len(present) == 1 else None
 

@@ -55,7 +55,7 @@ def match_text_sha(
     if fill.any():
         values = sha.to_numpy(dtype=object)
         values[fill.to_numpy(dtype=bool)] = [text_sha(t) for t in texts[fill]]
-        sha = pd.Series(pd.array(values, dtype=sha.dtype))
+        sha = pd.Series(pd.array(values, dtype=sha.dtype))  # type: ignore[arg-type]
     want = pd.DataFrame({"i": rest, "doc_uri": doc.iloc[rest].array, "text_sha": sha.array})
     want = want[want["text_sha"].notna()]
     if want.empty:

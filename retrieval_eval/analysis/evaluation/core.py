@@ -126,6 +126,9 @@ def judgment_key(judgment) -> str:
 
 
 def _run_frame(rankings: Mapping[str, Sequence[str]], system: str = "run") -> pd.DataFrame:
+    qids: list[Any]
+    docs: list[Any]
+    ranks: list[Any]
     qids, docs, ranks = [], [], []
     for qid, ranking in rankings.items():
         ranking = list(ranking)

@@ -15,6 +15,8 @@ evaluation (which imports the report, which imports calibration).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -122,7 +124,7 @@ def block_heads(block: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame | None:
     return head
 
 
-def join_heads(parts: list[pd.DataFrame]) -> tuple[pd.DataFrame | None, str | None]:
+def join_heads(parts: Sequence[pd.DataFrame | None]) -> tuple[pd.DataFrame | None, str | None]:
     """The heads of all blocks as the whole run's: rankings in order of first appearance, rows
     by rank (the order :func:`~retrieval_eval.engine.metrics.dedupe_run` gives the whole run).
 

@@ -75,7 +75,7 @@ def stratum_table(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gai
     else:
         pq = per_query
     out = engine.aggregate(pq, by=("system", "stratum"))
-    order = []
+    order: list[Any] = []
     for system in pd.unique(out.index.get_level_values("system")):
         sub = out.xs(system, level="system")
         counts = dict(zip(sub.index, sub["n"]))

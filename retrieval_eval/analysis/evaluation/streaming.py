@@ -19,7 +19,8 @@ never with a number computed from half a ranking.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -186,7 +187,7 @@ def _blocks(run, chunk_rows: int, system: str | None = None,
         offset += len(block)
 
 
-def _lines(path, first_bytes: int) -> Iterator[tuple[bytes, int]]:
+def _lines(path, first_bytes: int) -> Generator[tuple[bytes, int], int | None, None]:
     """Blocks of whole lines of a file, with the byte offset of each block in the file.
 
     The generator is sent the size of the next block (in bytes) after each one.
@@ -331,7 +332,7 @@ class Plan:
         judged query, as in memory).
         """
         keys = np.arange(len(block), dtype=np.int64) if keys is None else keys
-        out = {"rows": None, "first": {}, "rows2": None, "first2": {}, "heads": None}
+        out: dict[str, Any] = {"rows": None, "first": {}, "rows2": None, "first2": {}, "heads": None}
         if not len(block):
             return out
         out["heads"] = block_heads(block, keys)
@@ -339,6 +340,7 @@ class Plan:
         out["first"] = _first_keys(block["system"], keys)
         if self.spanning:
             judged = kernels.lookup(block["query_id"], self.index.queries) >= 0
+            assert self.mapping is not None and self.composite is not None  # set with spanning
             r2 = stratum_run(block, self.mapping)
             if len(r2):
                 qids = _unique(block["query_id"])
@@ -364,10 +366,12 @@ class Plan:
                              self.ks, self.threshold, self.gain, label=label)
         by_stratum = None
         if self.spanning:
+            assert self.j2 is not None  # set with spanning
             by_stratum = assemble(self.j2, [s["rows2"] for s in scored if s["rows2"] is not None],
                                   _ordered(scored, "first2"), self.ks, self.threshold, self.gain,
                                   label=label)
-        heads, note = (join_heads([s.get("heads") for s in scored]) if heads else
+        # (the flag ``heads`` is reused for the joined heads: a rename for later)
+        heads, note = (join_heads([s.get("heads") for s in scored]) if heads else  # type: ignore[assignment]
                        (None, "the rows were scored without keeping their rankings' heads"))
         return finish_evaluation(self.judgments, None, per_query, self.ks, self.threshold,
                                  self.gain, queries, negs, empty=empty, by_stratum=by_stratum,
@@ -473,6 +477,8 @@ def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
 
     plan = Plan(judgments, k, threshold, gain)
     label = str(run) if _is_path(run) else "run"
+    scored: list[Any]
+    empty: list[Any]
     scored, empty = [], []
     for block, keys in _blocks(run, chunk_rows, system=system):
         empty.extend(block.attrs.get("empty_rankings") or [])

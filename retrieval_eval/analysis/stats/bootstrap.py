@@ -43,7 +43,7 @@ class BootstrapResult:
 
 
 def bootstrap_ci(
-    statistic_fn: Callable[..., np.ndarray],
+    statistic_fn: Callable[..., np.ndarray | float],
     *samples,
     n_resamples: int = 10_000,
     seed=0,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, overload
+
 import numpy as np
 
 from .special import norm_ppf
@@ -71,7 +73,11 @@ def adjust_pvalues(p, method: str = "holm") -> np.ndarray:
     return out.reshape(p.shape)
 
 
-def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+@overload
+def wilson_interval(successes: float, n: float, confidence: float = ...) -> tuple[float, float]: ...
+@overload
+def wilson_interval(successes: np.ndarray, n: np.ndarray, confidence: float = ...) -> tuple[np.ndarray, np.ndarray]: ...
+def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[Any, Any]:
     """Wilson score interval for a binomial proportion, elementwise; n == 0 gives NaN.
 
     Unlike the Wald interval it stays inside [0, 1] and keeps its coverage at 0 and n

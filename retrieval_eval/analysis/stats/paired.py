@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -326,7 +327,7 @@ def paired_bootstrap(
     p = bootstrap_pvalue(means)
     stat = d.mean(axis=1)
     return BootstrapResult(
-        _out(stat, single), _out(low, single), _out(high, single), _out(p, single),
+        _out(stat, single), _out(low, single), _out(high, single), _out(cast(np.ndarray, p), single),
         n_resamples, confidence,
     )
 

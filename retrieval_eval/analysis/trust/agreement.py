@@ -162,7 +162,7 @@ class LabelAgreement:
 
     def value(self, name: str = "kappa_binary") -> float:
         """One measure's value."""
-        return float(self.summary.loc[name, "value"])
+        return float(self.summary.loc[name, "value"])  # type: ignore[arg-type]
 
     def measurements(self) -> dict[str, dict[str, Any]]:
         """Gate-readable measures: name -> ``{"value", "n", ["ci"], ["indeterminate"]}``."""
@@ -292,7 +292,7 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
     values = values[np.isfinite(values)]
     summary = _summary(a, b, values, units[names].to_numpy(np.float64).T, threshold, level,
                        int(n_resamples), seed)
-    kappa_bin = float(summary.loc["kappa_binary", "value"])
+    kappa_bin = float(summary.loc["kappa_binary", "value"])  # type: ignore[arg-type]
     confusion = _confusion_frame(a, b, values, first, second)
     per_stratum = _per_stratum(pair, first, second, threshold, int(n_resamples), seed)
     metrics = None

@@ -140,6 +140,7 @@ def validate(judgments, other=None) -> ValidationResult:
     bad_sha = (sha.notna() & ~sha.str.match(TEXT_SHA_PATTERN).fillna(False)).to_numpy(bool)
     issues: list[ValidationIssue] = []
     flagged = np.flatnonzero(dup | inconsistent | bad_chunk | bad_sha)
+    i: Any  # a numpy integer: pandas-stubs' iat wants a Python int
     for i in flagged:
         q = qid.iat[i]
         if dup[i]:

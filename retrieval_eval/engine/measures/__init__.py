@@ -13,6 +13,8 @@ Each family is one small module (``counts``, ``ranks``, ``sets``, ``ap``, ``bpre
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -35,7 +37,7 @@ def values(measure: Measure, arrays: Arrays, level: int = 1) -> np.ndarray:
     return module.compute(measure, arrays, measure.rel if measure.rel is not None else level)
 
 
-def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
+def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | Iterable[str | Measure], level: int = 1,
             max_ret: int | None = None, complete: bool = False,
             order: str = "trec", num_docs: int = 0, compat: str = "10.0") -> pd.DataFrame:
     """Per-query values of the measures ``names`` for every system of ``run``.
@@ -88,7 +90,7 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
         raise ValueError(f"num_docs (trec_eval's -N) must be an integer >= 0, got {num_docs!r}")
     ms = parse_measures(names)
     need = [m.depth for m in ms if m.family != "num_q"]
-    depth = None if not need or None in need else max(need)  # a measure without a cutoff reads all
+    depth = None if not need or None in need else max(cast("list[int]", need))  # a measure without a cutoff reads all
     a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth)
     a.num_docs = int(num_docs)
     a.trec_version = compat
@@ -105,14 +107,14 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names, level: int = 1,
     return frame
 
 
-def _column(m: Measure, values_: np.ndarray):
+def _column(m: Measure, values_: np.ndarray) -> Any:
     """A measure's per-query column: float64, or a string column for ``relstring``."""
     if m.spec.kind == "str":
         return pd.array(values_, dtype=ID)
     return np.asarray(values_, dtype=np.float64)
 
 
-def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
+def summarize(per_query: pd.DataFrame, measures_: Iterable[Measure] | None = None) -> pd.DataFrame:
     """One row per system: each measure summarized the way trec_eval does.
 
     Mean over the evaluated queries; ``gm_*`` (per-query logs) exp of the mean, i.e. the
@@ -144,7 +146,8 @@ def summarize(per_query: pd.DataFrame, measures_=None) -> pd.DataFrame:
 
 
 def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
-           summary: pd.DataFrame, names, level: int, compat: str = "10.0") -> list[Measure]:
+           summary: pd.DataFrame, names: str | Measure | Iterable[str | Measure], level: int,
+           compat: str = "10.0") -> list[Measure]:
     """Add catalogue measures to an evaluation's per-query frame and summary, in place.
 
     The hook behind ``evaluate(..., measures=[...])``. Rankings keep the run's own order (as

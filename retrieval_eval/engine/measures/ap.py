@@ -14,9 +14,16 @@ retrieved; 11pt_avg is its mean over x = 0.0, 0.1, ..., 1.0. Verified against py
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .declare import CUTOFFS, RECALL_LEVELS, RPREC_MULTS, Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 
 FAMILIES = (
@@ -48,20 +55,20 @@ FAMILIES = (
 MIN_GEO_MEAN = 1e-5
 
 
-def _precisions(a, level: int):
+def _precisions(a: Arrays, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The relevant entries, their ordinal among the relevant ones, and their precision (made
     once per level: AP, AP at each cutoff and IPrec at each recall level read them)."""
     return a.memo(("precisions", level), lambda: _make_precisions(a, level))
 
 
-def _make_precisions(a, level: int):
+def _make_precisions(a: Arrays, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rel = a.l_rel >= level
     cum = a.l_cumsum(rel.astype(np.int64))  # unlabelled entries are not relevant: add 0
     idx = np.flatnonzero(rel)
     return idx, cum[idx], cum[idx] / (a.l_pos[idx] + 1.0)
 
 
-def _iprec(a, level: int, xs) -> np.ndarray:
+def _iprec(a: Arrays, level: int, xs: Sequence[float]) -> np.ndarray:
     """Interpolated precision at each recall level of ``xs``: (n rankings, len(xs))."""
     idx, ordinal, prec = _precisions(a, level)
     R = a.num_rel(level)
@@ -79,7 +86,7 @@ def _iprec(a, level: int, xs) -> np.ndarray:
     return out
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
     R = a.num_rel(level)
     if f in ("map", "gm_map", "map_cut"):

@@ -13,11 +13,17 @@ Verified against pytrec_eval.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .declare import Family
 
 from .scan import UNJUDGED
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 FAMILIES = (
     Family("bpref", "bpref", None,
@@ -37,7 +43,7 @@ MIN_GEO_MEAN = 1e-5
 INFAP_EPSILON = 0.00001
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
     R = a.num_rel(level).astype(float)
     rel = a.l_rel >= level

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 
-def split_call(text: str):
+def split_call(text: str) -> tuple[str, dict[str, str], str | None] | None:
     """``(base, {key: value}, cutoff or None)`` of ``text``, or None when it is no such call."""
     m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)(?:\(([^()]*)\))?(?:@(\S+))?", text.strip())
     if not m:
@@ -26,7 +27,7 @@ def split_call(text: str):
     return base, out, cut
 
 
-def number(value: str, what: str, low: float, high: float, integer: bool = False):
+def number(value: str, what: str, low: float, high: float, integer: bool = False) -> Any:
     """``value`` as a float (an int if ``integer``) within ``[low, high]``, else ValueError."""
     try:
         x = float(value)
@@ -41,6 +42,6 @@ def number(value: str, what: str, low: float, high: float, integer: bool = False
     return int(x) if integer else x
 
 
-def fmt(x) -> str:
+def fmt(x: float) -> str:
     """A parameter as it shows in a canonical name: ``0.8``, ``3``, ``1``."""
     return f"{x:g}" if isinstance(x, float) else str(x)

@@ -14,10 +14,16 @@ relevant document has a score <= 0. Verified against ir_measures' compat provide
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .calls import fmt, number, split_call
 from .declare import Family, Measure
+
+if TYPE_CHECKING:
+    from .scan import Arrays
 
 FAMILIES = (
     Family("Compat", "compat", None, verified="ir_measures 0.4 (its compat provider)",
@@ -27,7 +33,7 @@ FAMILIES = (
 )
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
     """``Compat``, ``Compat(p=0.8)``, ``Compat(normalize=False)``, or None for another name."""
     call = split_call(text)
     if call is None or call[0] != "Compat":
@@ -45,7 +51,7 @@ def parse(text: str, parse_measure=None):
     return [Measure("Compat", (p, norm == "True"), None, name=f"Compat(p={fmt(p)}{tail})")]
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     p, normalize = measure.param
     nq, ng = a.q_levels.shape
     L = a.q_levels[:, 1:].sum(axis=1)[a.r_query] if ng > 1 else np.zeros(a.n, dtype=np.int64)

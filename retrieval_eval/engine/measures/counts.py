@@ -8,9 +8,15 @@ Verified against pytrec_eval.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .declare import Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 FAMILIES = (
     Family("num_q", "counts", None, aggregate="count", kind="int",
@@ -29,7 +35,7 @@ FAMILIES = (
 )
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
     if f == "num_ret":
         return a.r_ret.astype(float)

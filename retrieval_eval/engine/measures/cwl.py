@@ -21,10 +21,16 @@ provider (cwl_eval 1.0.12).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .calls import fmt, number, split_call
 from .declare import Family, Measure
+
+if TYPE_CHECKING:
+    from .scan import Arrays
 
 DEPTH = 1000  # cwl_eval's ranking depth (RankingMaker max_n)
 _CHUNK = 1 << 21  # cells of the dense (ranking, rank) block computed at once
@@ -51,7 +57,7 @@ _PARAM = {"SDCG": ("cutoff", None), "NERR8": ("cutoff", None), "NERR9": ("cutoff
           "INST": ("T", 1.0), "NERR10": ("p", 0.9), "NERR11": ("T", 1.0)}
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
     """``SDCG(max_rel=3)@10``, ``INST(T=2,max_rel=3)``, ``NERR10(p=0.8,max_rel=3)`` ..., or None."""
     call = split_call(text)
     if call is None or call[0] not in _PARAM:
@@ -80,7 +86,7 @@ def parse(text: str, parse_measure=None):
     return [Measure(base, (value, lo, hi), None, name=f"{base}{inner}{tail}")]
 
 
-def _continuation(family: str, value, g: np.ndarray) -> np.ndarray:
+def _continuation(family: str, value: float, g: np.ndarray) -> np.ndarray:
     """C(i) per cell of the (ranking, rank) block of gains ``g``."""
     rank = np.arange(1, g.shape[1] + 1, dtype=float)
     if family == "INST":
@@ -99,7 +105,7 @@ def _continuation(family: str, value, g: np.ndarray) -> np.ndarray:
     return np.where(before_k, rank / (rank + 1.0) * (1.0 - g), 0.0)  # NERR9
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     value, lo, hi = measure.param
     if hi is None:
         hi = max(a.q_levels.shape[1] - 1, lo + 1)

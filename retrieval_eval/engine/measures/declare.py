@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, field
+from typing import Any
 
 #: trec_eval's default parameters of its cutoff families (measures.c of trec_eval 9.0.8).
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -25,7 +26,7 @@ class Family:
     name: str  # canonical (trec_eval) base name
     module: str  # the module of retrieval_eval.measures that computes it
     param: str | None  # None, "cutoff" (int), "level" (float, 2 decimals), "beta"
-    defaults: tuple = ()
+    defaults: tuple[Any, ...] = ()
     aggregate: str = "mean"  # "mean", "gmean" (trec_eval's gm_*) or "sum" (num_*)
     kind: str = "float"  # "float", or "int" (trec_eval prints it as an integer)
     definition: str = ""
@@ -53,7 +54,9 @@ class Measure:
     """
 
     family: str
-    param: float | int | None = None
+    # a number for trec_eval's families; a tuple, a gain map or the wrapped Measure for the
+    # ir_measures calls and the variants (each family's own code reads its own shape)
+    param: Any = None
     rel: int | None = None
     name: str = field(default="", compare=False)
 
@@ -74,7 +77,7 @@ class Measure:
 FAMILIES: dict[str, Family] = {}
 
 
-def fmt_param(family: Family, value) -> str:
+def fmt_param(family: Family, value: float) -> str:
     if family.param == "level":
         return f"{float(value):.2f}"
     if family.param == "beta":
@@ -82,7 +85,7 @@ def fmt_param(family: Family, value) -> str:
     return str(int(value))
 
 
-def name_of(family: Family, param, rel: int | None) -> str:
+def name_of(family: Family, param: Any, rel: int | None) -> str:
     base = family.label or family.name
     if rel is not None:
         base = f"{base}(rel={rel})"
@@ -101,7 +104,7 @@ def name_of(family: Family, param, rel: int | None) -> str:
 MAX_PARAM = 2**31 - 1
 
 
-def _finite(value) -> float | None:
+def _finite(value: Any) -> float | None:
     """``value`` as a finite float, else None (not a number, NaN or infinite)."""
     try:
         x = float(value)
@@ -110,7 +113,7 @@ def _finite(value) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def make(family: str, param=None, rel: int | None = None) -> Measure:
+def make(family: str, param: Any = None, rel: int | None = None) -> Measure:
     """The measure of ``family`` with ``param`` bound (checked), named canonically."""
     fam = FAMILIES[family]
     if fam.param is None:

@@ -9,10 +9,17 @@ provider (gdeval.pl, TREC 2010 Web track), whose 5 printed decimals the tests li
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .calls import split_call
 from .declare import Family, make
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 MAX_GRADE = 4  # gdeval's $MAX_JUDGMENT
 
@@ -23,7 +30,7 @@ FAMILIES = (
 )
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
     """``ERR@k`` (or gdeval's nDCG, ``nDCG(dcg='exp-log2')@k``) as a measure, or None."""
     call = split_call(text)
     if call is not None and call[0] == "nDCG" and call[1].get("dcg") == "exp-log2":
@@ -37,7 +44,7 @@ def parse(text: str, parse_measure=None):
     return [make("ERR", 10 if call[2] is None else call[2])]  # gdeval needs one: 10 by default
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     k = int(measure.param)
     g = np.clip(a.l_rel, 0, MAX_GRADE).astype(float)  # an unlabelled entry: r = 0, stay = 0
     r = (np.exp2(g) - 1.0) / 2.0 ** MAX_GRADE

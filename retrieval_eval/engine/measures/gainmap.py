@@ -30,10 +30,17 @@ is said where each measure is computed.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .declare import MAX_PARAM
+
+if TYPE_CHECKING:
+    from .scan import Arrays
+
+#: A gain map: ``((grade, gain), ...)``, sorted by grade (what :func:`parse` returns).
+GainTable = tuple[tuple[int, int], ...]
 
 #: What a gain map is, for the parameter column of :func:`.registry.measures`.
 OPTION = "gains: grade=gain,... (default: gain = grade)"
@@ -85,12 +92,12 @@ def parse(text: str, sep: str) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(table.items()))
 
 
-def shown(table) -> str:
+def shown(table: GainTable) -> str:
     """``{1:3,2:9}``: how a map shows in a canonical name (and parses back, ``sep=":"``)."""
     return "{" + ",".join(f"{grade}:{gain}" for grade, gain in table) + "}"
 
 
-def grade_gains(table, n_grades: int) -> np.ndarray:
+def grade_gains(table: GainTable, n_grades: int) -> np.ndarray:
     """Per grade 0 .. ``n_grades`` - 1, its gain: the map's, or the grade itself."""
     gain = np.arange(n_grades, dtype=np.int64)
     for grade, value in table:  # the map's few pairs, not the data
@@ -99,7 +106,7 @@ def grade_gains(table, n_grades: int) -> np.ndarray:
     return gain
 
 
-def apply(a, table):
+def apply(a: Arrays, table: GainTable) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The gains of arrays ``a`` (:class:`.scan.Arrays`) under ``table`` (empty: gain = grade).
 
     Returns

@@ -19,10 +19,16 @@ defaults; G's gain maps: pytrec_eval on the mapped qrels, and hand-computed case
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import gainmap
 from .declare import Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 FAMILIES = (
     Family("G", "gains", None, optional=gainmap.OPTION, verified=gainmap.VERIFIED,
@@ -45,7 +51,7 @@ FAMILIES = (
 UTILITY_DEFAULTS = (1.0, -1.0, 0.0, 0.0)
 
 
-def ideal_cost(a, ideal, idx: np.ndarray) -> np.ndarray:
+def ideal_cost(a: Arrays, ideal: tuple[np.ndarray, np.ndarray, np.ndarray], idx: np.ndarray) -> np.ndarray:
     """For the labelled entries ``idx``: the sum, over ranks up to theirs, of max(ideal gain at
     that rank, 1) (trec_eval's G cost; the ideal gain is 0 past the ideal list ``ideal``,
     ``(query, position, gain)`` best first).
@@ -67,7 +73,7 @@ def ideal_cost(a, ideal, idx: np.ndarray) -> np.ndarray:
     return pos + 1.0 + upto
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
     if f == "utility":
         p1, p2, p3, p4 = measure.param if measure.param is not None else UTILITY_DEFAULTS

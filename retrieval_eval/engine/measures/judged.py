@@ -9,9 +9,15 @@ doc id ascending, trec_eval (and this catalogue) descending.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .declare import Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 FAMILIES = (
     Family("Judged", "judged", "cutoff", (10,), reads="cutoff", style="at",
@@ -21,7 +27,7 @@ FAMILIES = (
 )
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     k = int(measure.param)
     judged = a.l_sum(mask=a.l_pos < k).astype(float)  # a labelled entry, of any grade
     shown = np.minimum(a.r_ret, k).astype(float)

@@ -28,10 +28,17 @@ cases where it is not) and against this project's engine
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from . import gainmap
 from .declare import CUTOFFS, Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .gainmap import GainTable
+    from .scan import Arrays
 
 FAMILIES = (
     Family("ndcg", "ndcg", None, gain="linear", optional=gainmap.OPTION,
@@ -61,7 +68,7 @@ def _gain(grade: np.ndarray, exponential: bool) -> np.ndarray:
     return np.exp2(g) - 1.0 if exponential else g
 
 
-def _cumulative(a, table):
+def _cumulative(a: Arrays, table: GainTable) -> tuple[Any, ...]:
     """Per labelled entry: its ranking's DCG up to it (the gains of ``table``, a gain map, empty
     for gain = grade); per entry of the ideal list (its positive part): the same.
     Unlabelled entries gain 0, so the sums over labelled entries are the sums over all."""
@@ -75,14 +82,14 @@ def _cumulative(a, table):
     return gain, disc, dcg, icum, L, start, (iq, ipos, igain)
 
 
-def _at(values, starts, offset, valid):
+def _at(values: np.ndarray, starts: np.ndarray, offset: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """values[starts + offset] where valid, else 0."""
     out = np.zeros(len(starts))
     out[valid] = values[(starts + offset)[valid]]
     return out
 
 
-def _dcg_upto(a, disc: np.ndarray, upto: np.ndarray | None = None) -> np.ndarray:
+def _dcg_upto(a: Arrays, disc: np.ndarray, upto: np.ndarray | None = None) -> np.ndarray:
     """Per ranking: the DCG of its first ``upto`` entries (``upto`` per ranking; all of them
     without), from the labelled entries' discounted gains ``disc``."""
     if upto is None:
@@ -91,7 +98,7 @@ def _dcg_upto(a, disc: np.ndarray, upto: np.ndarray | None = None) -> np.ndarray
     return np.bincount(a.l_rk[top], weights=disc[top], minlength=a.n)
 
 
-def _ndcg_rel(a, table) -> np.ndarray:
+def _ndcg_rel(a: Arrays, table: GainTable) -> np.ndarray:
     gain, disc, dcg, icum, L, start, _ = _cumulative(a, table)
     Lr = L[a.r_query]
     full_dcg = _dcg_upto(a, disc)
@@ -106,7 +113,7 @@ def _ndcg_rel(a, table) -> np.ndarray:
     return np.where((total > 0) & (Lr > 0), total / np.maximum(Lr, 1), 0.0)
 
 
-def _rndcg(a, level: int, table) -> np.ndarray:
+def _rndcg(a: Arrays, level: int, table: GainTable) -> np.ndarray:
     _, disc, _, icum, L, start, (iq, ipos, igain) = _cumulative(a, table)
     # The ends of each gain's block in the ideal list: where the next gain differs.
     end = np.r_[(iq[1:] != iq[:-1]) | (igain[1:] != igain[:-1]), True] if len(iq) else np.zeros(0, bool)
@@ -136,7 +143,7 @@ def _rndcg(a, level: int, table) -> np.ndarray:
     return np.where(R > 0, np.where(count > 0, total / np.maximum(count, 1), np.nan), 0.0)
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
     if f == "ndcg_rel":
         return _ndcg_rel(a, measure.param or ())
@@ -157,7 +164,7 @@ def compute(measure, a, level: int) -> np.ndarray:
     return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
 
 
-def _discounted(a, exponential: bool) -> tuple[np.ndarray, np.ndarray]:
+def _discounted(a: Arrays, exponential: bool) -> tuple[np.ndarray, np.ndarray]:
     """Each labelled entry's discounted gain, and each ideal entry's (0 for a gain <= 0: it
     adds nothing to a sum), shared by every cutoff of nDCG."""
     gain = _gain(a.l_rel, exponential)

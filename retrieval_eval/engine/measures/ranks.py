@@ -11,9 +11,15 @@ Verified against pytrec_eval.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .declare import CUTOFFS, SUCCESS_CUTOFFS, Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 FAMILIES = (
     Family("recip_rank", "ranks", None,
@@ -42,7 +48,7 @@ FAMILIES = (
 )
 
 
-def first_relevant(a, level: int) -> np.ndarray:
+def first_relevant(a: Arrays, level: int) -> np.ndarray:
     """Per ranking: the 0-based rank of its first relevant entry, inf without one."""
     idx = np.flatnonzero(a.l_rel >= level)
     first = np.full(a.n, np.inf)
@@ -53,13 +59,13 @@ def first_relevant(a, level: int) -> np.ndarray:
     return first
 
 
-def _relevant(a, level: int) -> tuple[np.ndarray, np.ndarray]:
+def _relevant(a: Arrays, level: int) -> tuple[np.ndarray, np.ndarray]:
     """The ranking and the rank of each relevant entry (shared by every cutoff)."""
     rel = a.l_rel >= level
     return a.l_rk[rel], a.l_pos[rel]
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
     if f == "recip_rank":
         first = first_relevant(a, level)

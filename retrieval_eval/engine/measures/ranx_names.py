@@ -11,11 +11,17 @@ unlabelled or negatively graded document gaining 0. Verified against ranx 0.3.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .calls import split_call
 from .declare import Family, make
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 _V = "ranx 0.3"
 FAMILIES = (
@@ -29,7 +35,7 @@ FAMILIES = (
 )
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
     """``f1@10``, ``dcg@10``, ``dcg_burges@10``, ``rbp.95`` as measures, or None."""
     m = re.fullmatch(r"rbp\.(\d+)", text.strip())
     if m:
@@ -42,7 +48,7 @@ def parse(text: str, parse_measure=None):
     return [make(call[0].lower(), 10 if call[2] is None else call[2])]
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     k = int(measure.param)
     top = a.l_pos < k  # unlabelled entries gain 0 and are not relevant
     if measure.family == "f1":

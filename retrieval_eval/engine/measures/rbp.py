@@ -16,10 +16,16 @@ at 1e-9 while p**1000 is below 1e-12 (p <= 0.97).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .calls import fmt, number, split_call
 from .declare import Family, Measure
+
+if TYPE_CHECKING:
+    from .scan import Arrays
 
 FAMILIES = (
     Family("RBP", "rbp", None, style="at", verified="ranx 0.3 (graded); ir_measures 0.4 "
@@ -34,7 +40,7 @@ FAMILIES = (
 )
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
     """The measure ``text`` names (``RBP``, ``RBP(p=0.9)``, ``RBP(rel=2,p=0.9)``), or None."""
     call = split_call(text)
     if call is None or call[0] not in ("RBP", "RBP_residual"):
@@ -50,7 +56,7 @@ def parse(text: str, parse_measure=None):
     return [Measure(base, p, rel, name=f"{base}({head}p={fmt(p)})")]
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     p = float(measure.param)
     weight = (1.0 - p) * p ** a.l_pos.astype(float)
     if measure.family == "RBP":

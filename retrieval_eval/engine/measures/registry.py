@@ -33,6 +33,8 @@ from __future__ import annotations
 import difflib
 import re
 import threading
+from collections.abc import Iterable
+from typing import Any, NoReturn
 
 import pandas as pd
 
@@ -40,9 +42,9 @@ from . import (ap, bpref, compat, counts, cwl, err, gains, judged, ndcg, ranks, 
                relstring, sets, trec_params, trec_rbp, unjudged, variants)
 from .declare import (  # noqa: F401  (re-exported: the registry's names)
     fmt_param,
-    make,
+    make as make,
     name_of,
-    CUTOFFS, FAMILIES, RECALL_LEVELS, RPREC_MULTS, SUCCESS_CUTOFFS, Family, Measure,
+    CUTOFFS, FAMILIES as FAMILIES, RECALL_LEVELS, RPREC_MULTS, SUCCESS_CUTOFFS, Family, Measure as Measure,
 )
 
 
@@ -201,7 +203,7 @@ def _parse(text: str) -> list[Measure]:
     # trec_eval parameter syntax: P.5,10 ; iprec_at_recall.0.1,0.5
     if "." in text and "(" not in text and "@" not in text:
         base, _, params = text.partition(".")
-        fam = FAMILIES.get(base)
+        fam: Any = FAMILIES.get(base)  # (the name is reused below for a family's name)
         if fam is not None and fam.param is not None:
             return [make(base, p) for p in params.split(",") if p.strip()] or _bad(text)
     base, rel, rest = _split_rel(text)
@@ -227,11 +229,11 @@ def _parse(text: str) -> list[Measure]:
     _bad(text)
 
 
-def _bad(text: str, why: str | None = None):
+def _bad(text: str, why: str | None = None) -> NoReturn:
     raise UnknownMeasure(text, why)
 
 
-def parse_measures(names) -> list[Measure]:
+def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse a name or a list of names (or :class:`Measure` values, kept as they are);
     duplicates (same canonical name) kept once, in order."""
     if isinstance(names, (str, Measure)):
@@ -279,6 +281,7 @@ def markdown_table() -> str:
     table = measures()
     head = "| name | aliases | parameter (trec_eval defaults) | aggregate | definition | verified against |"
     lines = [head, "|---|---|---|---|---|---|"]
+    row: Any  # itertuples' rows are namedtuples the stubs cannot know the fields of
     for row in table.itertuples(index=False):
         aliases = ", ".join(f"`{a}`" for a in row.aliases.split(", ") if a)
         lines.append(f"| `{row.name}` | {aliases} | {row.parameter} | {row.aggregate} | "

@@ -28,8 +28,10 @@ Measures reduce the arrays with ``np.bincount`` / cumulative sums.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -39,6 +41,11 @@ from ...model import ID
 from ..kernels import ranges
 from ..labels import winning_labels
 from ..scan import Rankings, beside_starts, rankings, scan_run
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+T = TypeVar("T")
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -73,9 +80,9 @@ class Arrays:
     trec_version: str = "10.0"  # whose definitions where trec_eval 10.0 and 9.0.8 differ
     # What families compute once for all their cutoffs (see :meth:`memo`); not an init field,
     # so that ``dataclasses.replace`` (the variants' changed arrays) starts an empty one.
-    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def memo(self, key, make):
+    def memo(self, key: Hashable, make: Callable[[], T]) -> T:
         """``make()``, made once per arrays for ``key``: what a family's measures share across
         their cutoffs (nDCG's discounted gains, AP's precisions, the relevant entries)."""
         if key not in self._memo:
@@ -129,7 +136,7 @@ class Arrays:
         """Per ranking: labels of its query with 0 <= grade < level."""
         return self.q_levels[:, :level].sum(axis=1)[self.r_query]
 
-    def l_sum(self, weights=None, mask=None) -> np.ndarray:
+    def l_sum(self, weights: ArrayLike | None = None, mask: np.ndarray | None = None) -> np.ndarray:
         """Per ranking: the number (or sum of ``weights``) of its labelled entries in ``mask``."""
         rk = self.l_rk if mask is None else self.l_rk[mask]
         if weights is None:
@@ -145,7 +152,7 @@ class Arrays:
         return c - before[self.l_rk]
 
     @cached_property
-    def ideal(self):
+    def ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per query, its labels with grade >= 0 sorted best first: ``(query, position, grade)``.
 
         The ideal ranking of nDCG and G: every judged document, the best grades first. Made
@@ -153,7 +160,7 @@ class Arrays:
         """
         return self.ideal_by(np.arange(self.q_levels.shape[1]))
 
-    def ideal_by(self, gain: np.ndarray):
+    def ideal_by(self, gain: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per query, its labels with grade >= 0 sorted by ``gain[grade]``, best first:
         ``(query, position, gain)``.
 
@@ -261,7 +268,7 @@ def _label_levels(judgments: pd.DataFrame) -> np.ndarray:
     return q_levels.reshape(len(queries), ng).astype(np.int64)
 
 
-def _labelled(found, n_blocks, ideal, n_units) -> dict[str, np.ndarray]:
+def _labelled(found: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int, ideal: Any, n_units: int) -> dict[str, np.ndarray]:
     """The scan's ``sums`` hook: a step's labelled entries, kept as they are (with the step's
     number of rankings and entries, to place them among every step's)."""
     local, position, grade = found

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -34,10 +35,10 @@ class Seed:
 
     name: str
     definition: str
-    formula: Callable
+    formula: Callable[[Any, int], np.ndarray]
 
 
-def _ndcg(v, k: int) -> np.ndarray:
+def _ndcg(v: Any, k: int) -> np.ndarray:
     with np.errstate(invalid="ignore"):  # inf / inf (see discounted) is NaN, not a warning
         return np.where(v.idcg > 0, v.dcg / np.where(v.idcg > 0, v.idcg, 1.0), 0.0)
 
@@ -112,10 +113,11 @@ def parse_metric(name: str) -> tuple[str, int | None, str | None]:
         base, gain = "ndcg", "linear"
     if base not in NAMES:
         raise ValueError(f"unknown metric {name!r}; use {', '.join(NAMES)}")
+    assert found is not None  # a known base was matched
     return base, None if found.group(2) is None else int(found.group(2)), gain
 
 
-def metric_sums(ks: tuple[int, ...], threshold: int, gain: str):
+def metric_sums(ks: tuple[int, ...], threshold: int, gain: str) -> Callable[..., dict[str, np.ndarray]]:
     """What :func:`scan_run` keeps of a step: each metric's sum per ranking at every cutoff.
 
     The returned function takes a step's labelled entries ``(block, position, grade)`` (rows in
@@ -135,7 +137,8 @@ def metric_sums(ks: tuple[int, ...], threshold: int, gain: str):
         term /= np.log2(position + 2.0)
         return term
 
-    def sums(rows, n_blocks: int, ideal, n_queries: int) -> dict[str, np.ndarray]:
+    def sums(rows: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int,
+             ideal: tuple[np.ndarray, np.ndarray, np.ndarray], n_queries: int) -> dict[str, np.ndarray]:
         block, position, grade = rows
         hit = grade >= threshold
         h_block, h_pos = block[hit], position[hit]
@@ -152,7 +155,7 @@ def metric_sums(ks: tuple[int, ...], threshold: int, gain: str):
         dcg_term = discounted(grade[gained], g_pos)
         i_query, i_pos, i_grade = ideal
         i_term = discounted(i_grade, i_pos)
-        out = {name: np.zeros((n_blocks, len(ks))) for name in ("hits", "dcg", "ap", "judged")}
+        out: dict[str, np.ndarray] = {name: np.zeros((n_blocks, len(ks))) for name in ("hits", "dcg", "ap", "judged")}
         out["idcg"] = np.zeros((n_queries, len(ks)))
         for c, kk in enumerate(ks):
             # Rows are in rank order within each ranking: "within k" is a mask on position.

@@ -9,9 +9,15 @@ set_map = set_P * set_recall, set_F = (1 + b) set_P set_recall / (b set_P + set_
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .declare import Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 FAMILIES = (
     Family("set_P", "sets", None,
@@ -32,11 +38,11 @@ FAMILIES = (
 )
 
 
-def _ratio(num, den):
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
     relret = a.rel_ret(level).astype(float)
     ret = a.r_ret.astype(float)

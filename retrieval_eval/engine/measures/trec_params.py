@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from . import gainmap
 from .declare import RECALL_LEVELS, Measure, make
@@ -42,7 +43,7 @@ _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 FAMILIES = ()  # parameters of families declared elsewhere (set_F, ndcg, G, utility, ...)
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
     """The measures of ``set_F.0.5``, ``set_F_2``, ``ndcg.1=3,2=9``, ``G.1=3``,
     ``utility.2,-1,-3,0.5``; None for other names (ValueError for ``ndcg_cut`` with a gain map,
     saying why)."""
@@ -70,6 +71,7 @@ def parse(text: str, parse_measure=None):
         return out
     m = re.fullmatch(r"(ndcg|ndcg_rel|Rndcg|G)\.(.*=.*)", text)
     if m:
+        assert parse_measure is not None  # the registry hands its parser in
         return with_gains(parse_measure(m.group(1)), gainmap.parse(m.group(2), "="))
     return None
 

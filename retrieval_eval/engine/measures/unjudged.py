@@ -16,9 +16,15 @@ hand-computed cases (negative grades, k past the ranking, empty rankings, duplic
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .declare import Family
+
+if TYPE_CHECKING:
+    from .declare import Measure
+    from .scan import Arrays
 
 FAMILIES = (
     Family("unj", "unjudged", "cutoff", (5, 10, 20), reads="cutoff",
@@ -29,7 +35,7 @@ FAMILIES = (
 )
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     """Per ranking: ``unj_k``, k the measure's cutoff (``level`` is not read)."""
     k = int(measure.param)
     # NONPOOL (no label) or UNJUDGED (a negative one): the top min(k, n) less the judged there.

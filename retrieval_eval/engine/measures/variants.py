@@ -21,11 +21,17 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import gainmap
 from .declare import Family, Measure
+
+if TYPE_CHECKING:
+    from .gainmap import GainTable
+    from .scan import Arrays
 
 _JUDGED_BASES = {"P", "RR", "Rprec", "AP", "nDCG", "R", "SetAP", "SetF", "SetP", "Success", "IPrec"}
 _V = "ir_measures 0.4 (pytrec_eval provider)"
@@ -39,7 +45,7 @@ FAMILIES = (
 )
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
     """``nDCG(judged_only=True)@10``, ``nDCG(gains={0:0,1:1,2:5})``, ..., or None."""
     m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)\((.*)\)(@\S+)?", text.strip())
     if m is None or not re.search(r"\b(judged_only|gains)\s*=", m.group(2)):
@@ -56,6 +62,7 @@ def parse(text: str, parse_measure=None):
     rest = ",".join(a for a in (x.strip() for x in rest.split(",")) if a)
     if judged and judged.group(1).strip() not in ("True", "False"):
         raise ValueError(f"judged_only must be True or False, got {judged.group(1).strip()!r}")
+    assert parse_measure is not None  # the registry hands its parser in
     inner = parse_measure(f"{base}({rest}){cut}" if rest else f"{base}{cut}")
     if judged and judged.group(1).strip() == "True":
         if base not in _JUDGED_BASES or gains:
@@ -68,7 +75,7 @@ def parse(text: str, parse_measure=None):
     return with_gains(inner, gainmap.parse(gains.group(1), ":"))
 
 
-def with_gains(measures, table) -> list[Measure]:
+def with_gains(measures: Iterable[Measure], table: GainTable) -> list[Measure]:
     """``measures`` with the gain map ``table`` (:func:`.gainmap.parse`).
 
     Parameters
@@ -111,7 +118,7 @@ def with_gains(measures, table) -> list[Measure]:
     return out
 
 
-def _judged_only(a):
+def _judged_only(a: Arrays) -> Arrays:
     """``a`` without its unjudged entries, the ones below each moving up."""
     keep = a.l_rel >= 0  # neither NONPOOL nor UNJUDGED (a negative grade), as trec_eval -J
     l_rk = a.l_rk[keep]
@@ -121,7 +128,7 @@ def _judged_only(a):
     return dataclasses.replace(a, l_rk=l_rk, l_pos=l_pos, l_rel=a.l_rel[keep], r_ret=r_ret)
 
 
-def _mapped(a, table):
+def _mapped(a: Arrays, table: GainTable) -> Arrays:
     """``a`` with each judged grade replaced by its gain (gains >= 0: :func:`with_gains`)."""
     ng = a.q_levels.shape[1]
     lookup = gainmap.grade_gains(table, ng)
@@ -132,7 +139,7 @@ def _mapped(a, table):
     return dataclasses.replace(a, l_rel=l_rel, q_levels=levels)
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     if measure.family == "judged_only":
         inner, b = measure.param, _judged_only(a)
     else:
