@@ -201,6 +201,7 @@ def diff_svg(top_a: pd.DataFrame, top_b: pd.DataFrame, names: tuple[str, str], k
                      f"{esc(name)}{' (a)' if i == 0 else ' (b)'}</text>")
     y_of = {}
     for side, frame, x in (("a", top_a, 0), ("b", top_b, width - col)):
+        r: Any
         for r in frame.itertuples(index=False):
             y = row * (int(r.rank)) + 4
             y_of[(side, r.key)] = y + row / 2 - 2

@@ -77,6 +77,7 @@ def per_query(judgments: pd.DataFrame, run: pd.DataFrame, metric: Metric, thresh
     (an unanswered one as an empty ranking), as trec_eval's ``-c`` does.
     """
     if metric.engine == "seed":
+        assert metric.k is not None  # a seed metric names its cutoff
         frame = compute(judgments, run, k=(metric.k,), threshold=threshold, gain=metric.gain)
         scored = ~frame["no_positives"].to_numpy()
         value = np.where(scored, frame[metric.name].to_numpy(dtype=np.float64), np.nan)
@@ -85,8 +86,8 @@ def per_query(judgments: pd.DataFrame, run: pd.DataFrame, metric: Metric, thresh
         scored = np.ones(len(frame), dtype=bool)
         value = frame[metric.name].to_numpy(dtype=np.float64)
     return pd.DataFrame({
-        "system": pd.array(frame["system"], dtype=ID),
-        "query_id": pd.array(frame["query_id"], dtype=ID),
+        "system": pd.array(frame["system"].to_numpy(dtype=object), dtype=ID),
+        "query_id": pd.array(frame["query_id"].to_numpy(dtype=object), dtype=ID),
         "value": value,
         "scored": scored,
     })
@@ -99,10 +100,10 @@ def ranked(judgments: pd.DataFrame, run: pd.DataFrame, depth: int | None = None)
     top = dedupe_run(run, depth)
     labels = relevance_table(judgments)
     out = pd.DataFrame({
-        "system": pd.array(top["system"], dtype=ID),
-        "query_id": pd.array(top["query_id"], dtype=ID),
+        "system": pd.array(top["system"].to_numpy(dtype=object), dtype=ID),
+        "query_id": pd.array(top["query_id"].to_numpy(dtype=object), dtype=ID),
         "rank": top["rank"].to_numpy(dtype=np.int64),
-        "key": pd.array(top["doc_id"], dtype=ID),
+        "key": pd.array(top["doc_id"].to_numpy(dtype=object), dtype=ID),
         "score": top["score"].to_numpy(dtype=np.float64),
     })
     grade = out.merge(labels.rename(columns={"relevance": "grade"}), how="left",

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .declare import Family
-from .scan import NONPOOL
+from .declare import Family, Measure
+from .scan import NONPOOL, Arrays
 
 FAMILIES = (
     Family("relstring", "relstring", "cutoff", (10,), reads="cutoff", aggregate="none",
@@ -24,7 +24,7 @@ FAMILIES = (
 )
 
 
-def compute(measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     """Per ranking: the relstring of its top k (an object array of str; ``level`` not read)."""
     k = int(measure.param)
     top = a.e_pos < k

@@ -23,11 +23,13 @@ rescaling). Verified against trec_eval 10.0's own test outputs (``test/out.test.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
 from .calls import fmt, number
 from .declare import Family, Measure
+from .scan import Arrays
 
 VERIFIED = "trec_eval 10.0's test outputs; hand-computed cases"
 FAMILIES = (
@@ -43,7 +45,7 @@ FAMILIES = (
 DEFAULT_P = 0.9
 
 
-def parse(text: str, parse_measure=None):
+def parse(text: str, parse_measure: Any = None) -> list[Measure] | None:
     """``rbp``, ``rbp.p=0.95``, ``rbp(p=0.95)`` (and ``rbp_resid`` likewise) as measures, or None."""
     m = re.fullmatch(r"(rbp|rbp_resid)(?:\.p=([^,]*)|\(p=([^)]*)\))?", text.strip())
     if m is None:
@@ -57,7 +59,7 @@ def parse(text: str, parse_measure=None):
     return [Measure(base, p, None, name=name)]
 
 
-def compute(measure: Measure, a, level: int) -> np.ndarray:
+def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     """Per ranking: trec_eval 10's ``rbp`` or ``rbp_resid`` (``level`` is not read)."""
     p = DEFAULT_P if measure.param is None else float(measure.param)
     weight = p ** a.l_pos.astype(float)
