@@ -87,7 +87,7 @@ def ppi_mean(human, judge_on_labeled, judge_on_unlabeled, alpha: float = 0.05,
     --------
     >>> m = ppi_mean([1, 0, 1, 1], [0.9, 0.2, 0.8, 0.6], [0.7, 0.8, 0.3, 0.9, 0.5], lam=1)
     >>> round(m.value, 4)
-    0.79
+    0.765
     """
     y = _vector(human, "human")
     yh = _vector(judge_on_labeled, "judge_on_labeled")
