@@ -38,7 +38,7 @@ _SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mr
 
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
              gain: str = "exponential", queries=None, negatives=None,
-             measures=None, chunk_rows: int | None = None) -> Evaluation:
+             measures=None, chunk_rows: int | None = None, judged=None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
     Parameters
@@ -64,6 +64,12 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
         Read the run in blocks of about that many rows of whole queries and run the engine
         block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
         numbers, with memory bounded by a block plus the judgments rather than by the run.
+    judged : path, DataFrame, list of rows, or a list of those, optional
+        LLM judge scores (:func:`retrieval_eval.read_judge_scores`): each judged metric
+        (``faithfulness`` ...) becomes a column of ``per_query`` (the mean of the query's
+        samples), ``summary`` and ``per_stratum``; ``judged`` and ``judged_strata`` hold its
+        query-clustered Measurement (interval, variance components, ICC), which the report
+        and the gates use (:mod:`retrieval_eval.analysis.judged`).
 
     Returns
     -------
@@ -84,10 +90,20 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
             raise ValueError("measures= needs the run whole; it cannot go with chunk_rows=")
         from .streaming import evaluate_streamed
 
-        return evaluate_streamed(judgments, run, k=k, threshold=threshold, gain=gain,
-                                 queries=queries, negatives=negatives, chunk_rows=chunk_rows)
-    return _evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
-                     negatives=negatives, measures=measures, excluded_as_nan=True)
+        return _with_judged(evaluate_streamed(judgments, run, k=k, threshold=threshold, gain=gain,
+                                              queries=queries, negatives=negatives,
+                                              chunk_rows=chunk_rows), judged)
+    return _with_judged(_evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
+                                  negatives=negatives, measures=measures, excluded_as_nan=True), judged)
+
+
+def _with_judged(ev: Evaluation, judged) -> Evaluation:
+    """``ev`` with the judged metrics of ``judged`` attached (:func:`retrieval_eval.analysis.judged.attach.attach_judged`)."""
+    if judged is not None:
+        from .judged.attach import attach_judged
+
+        attach_judged(ev, judged)
+    return ev
 
 
 def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, negatives=None,

@@ -238,20 +238,30 @@ def read_judge_scores(source, judgments=None, ranges: Mapping[str, tuple[float, 
         "labeled_by": _strings(tidy.get("labeled_by"), n),
     })
     _check_ranges(out, tidy, ranges, label)
+    out["sample"] = _samples(out, tidy, label, csv)
+    out.attrs["unjudged"] = _unjudged(out, judgments, label)
+    return out
+
+
+def _samples(out: pd.DataFrame, tidy: pd.DataFrame, label: str, csv: bool) -> np.ndarray:
+    """The repeat index of every row, refusing a duplicate (system, query, metric, key,
+    labeled_by, sample) with the line of its first occurrence.
+
+    Rows without a sample are numbered in order among the others of their group; a numbered
+    row that collides with a given one is a duplicate."""
+    n = len(out)
     group = [out[c].astype(object).fillna("\x00") for c in ("system", "query_id", "metric", "key", "labeled_by")]
     given = tidy["sample"].notna().to_numpy() if "sample" in tidy.columns else np.zeros(n, dtype=bool)
-    # Rows without a sample are numbered in order among the others of their (system, query,
-    # metric, key, labeled_by); a numbered row that collides with a given one is a duplicate.
     order = out.groupby(group, sort=False).cumcount().to_numpy(dtype=np.int64)
     if given.any():
         sample = np.zeros(n)
         sample[given] = _numbers(tidy["sample"][given], tidy[given], label, "sample", csv)
         _fail(label, tidy, given & ((sample < 0) | (sample != np.floor(sample))),
               lambda i: f"sample must be a non-negative integer, got {tidy['sample'].iloc[i]!r}")
-        order = np.where(given, sample, order - pd.Series(given).groupby(
-            [g.to_numpy() for g in group]).cumsum().to_numpy() + given)
-    out["sample"] = order.astype(np.int64)
-    keys = pd.DataFrame({f"k{i}": g.to_numpy() for i, g in enumerate(group)}).assign(sample=out["sample"].to_numpy())
+        before = pd.Series(given).groupby([g.to_numpy() for g in group]).cumsum().to_numpy() - given
+        order = np.where(given, sample, order - before)
+    order = order.astype(np.int64)
+    keys = pd.DataFrame({f"k{i}": g.to_numpy() for i, g in enumerate(group)}).assign(sample=order)
     by = keys.groupby(list(keys.columns), sort=False)
     dup = by.cumcount().to_numpy() > 0
     if dup.any():
@@ -259,9 +269,8 @@ def read_judge_scores(source, judgments=None, ranges: Mapping[str, tuple[float, 
         first = int(tidy[_LINE].groupby(by.ngroup().to_numpy()).transform("first").iloc[i])
         raise FormatError(label, int(tidy[_LINE].iloc[i]),
                           f"duplicate score for query {out['query_id'].iloc[i]}, metric "
-                          f"{out['metric'].iloc[i]}, sample {out['sample'].iloc[i]}, already on line {first}")
-    out.attrs["unjudged"] = _unjudged(out, judgments, label)
-    return out
+                          f"{out['metric'].iloc[i]}, sample {order[i]}, already on line {first}")
+    return order
 
 
 def _check_ranges(out: pd.DataFrame, tidy: pd.DataFrame, ranges, label: str) -> None:
