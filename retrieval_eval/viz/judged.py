@@ -59,7 +59,7 @@ class JudgedForestDisplay:
     >>> import retrieval_eval as rev
     >>> from retrieval_eval.datasets import demo_path
     >>> demo = rev.load_demo()
-    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=10, judged=demo_path("judge_samples.jsonl"))
+    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=10, judged=demo_path("judge_samples.parquet"))
     >>> disp = JudgedForestDisplay.from_evaluation(ev, metric="faithfulness").plot()
     >>> sorted(disp.errorbars_)
     ['bm25', 'dense', 'rrf']

@@ -16,7 +16,7 @@ from conftest import spec_fixtures_dir
 from retrieval_eval.analysis.gates import evaluate_gates
 from retrieval_eval.datasets import demo_path
 
-SAMPLES = demo_path().joinpath("judge_samples.jsonl")
+SAMPLES = demo_path("judge_samples.parquet")
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def ev(demo):
 
 @pytest.fixture(scope="module")
 def raw():
-    return pd.read_json(SAMPLES, lines=True)
+    return pd.read_parquet(SAMPLES)
 
 
 def _t_interval(x):
