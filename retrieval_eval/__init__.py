@@ -62,6 +62,10 @@ from .analysis.agreement import LabelAgreement, label_agreement
 # The measure catalogue's table and parser (rev.measures() is the table; the package itself is
 # retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
 from .engine.measures import measures, parse_measure
+# LLM-judged metrics: judge scores in, query-clustered Measurements, planning, PPI.
+from .io.judge_scores import read_judge_scores
+from .analysis.judged import (compare_judged, judged_summary, minimum_detectable_difference,
+                              planning_table, ppi_from_judgments, ppi_mean, queries_needed)
 
 __version__ = TOOL_VERSION
 
@@ -81,4 +85,6 @@ __all__ = [
     "write_run", "from_ir_datasets", "read_beir", "rerank_by_score", "to_dict", "write_parquet",
     "Guarantee", "LabelAgreement", "ScoreShift", "label_agreement", "score_shift",
     "measures", "parse_measure",
+    "compare_judged", "judged_summary", "minimum_detectable_difference", "planning_table",
+    "ppi_from_judgments", "ppi_mean", "queries_needed", "read_judge_scores",
 ]
