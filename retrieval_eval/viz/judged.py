@@ -83,6 +83,12 @@ class JudgedForestDisplay:
             rows = rows[rows["metric"] == metric]
         if systems is not None:
             rows = rows[rows["system"].isin(list(systems))]
+        # Systems side by side within each metric (and stratum), in the evaluation's order.
+        order = {"metric": ev.judged_metrics, "stratum": list(ev.strata), "system": [str(s) for s in ev.systems]}
+        keys = [k for k in ("stratum", "metric", "system") if k in rows.columns]
+        rank = pd.DataFrame({k: rows[k].astype(str).map({v: i for i, v in enumerate(order[k])}).to_numpy()
+                             for k in keys})
+        rows = rows.iloc[rank.sort_values(keys, kind="stable").index.to_numpy()]
         return cls(rows, system_colors([str(s) for s in ev.systems]))
 
     def plot(self, ax=None, *, naive: bool = False, title: str | None = None) -> "JudgedForestDisplay":
@@ -124,7 +130,7 @@ class JudgedForestDisplay:
             nl, nh = r["naive_ci_low"].to_numpy(np.float64), r["naive_ci_high"].to_numpy(np.float64)
             self.naive_.append(a.hlines(y - 0.28, nl, nh, color="0.55", linewidth=1.2))
             handles.append(Line2D([], [], color="0.55", label="naive (pooled samples)"))
-        parts = [r["metric"].astype(str)]
+        parts = [r["metric"].astype(str)] if r["metric"].nunique() > 1 else []
         if "stratum" in r.columns:
             parts.append(r["stratum"].astype(str))
         labels = [" \u00b7 ".join(p) for p in zip(*[list(x) for x in parts], r["system"].astype(str))]
@@ -194,6 +200,9 @@ class PlanningDisplay:
             self.target_line_ = a.axhline(self.target, color="#D55E00", linestyle="--", linewidth=1.2,
                                           label=f"target {self.target:g}")
         a.set_xscale("log")
+        ticks = sorted(set(self.table["queries"].tolist()))
+        a.set_xticks(ticks, [str(t) for t in ticks])
+        a.minorticks_off()
         a.set_xlabel("queries")
         a.set_ylabel("minimum detectable difference")
         a.set_title(title or "What a judged evaluation can detect")

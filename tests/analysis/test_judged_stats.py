@@ -201,3 +201,11 @@ def test_ppi_refuses_bad_input():
         ppi_mean([1, 0], [0.5], [0.3])
     with pytest.raises(ValueError, match="labeled_by"):
         ppi_from_judgments(pd.DataFrame({"query_id": ["q"], "metric": "m", "value": [1.0]}))
+
+
+def test_planning_paragraph_says_when_judge_noise_dominates():
+    rng = np.random.default_rng(1)
+    d = rng.normal(0.01, 0.1, 40)
+    text = planning_paragraph(d, var_within=0.02, samples=1)
+    share = min(0.02 / d.var(ddof=1), 1.0)
+    assert f"Judge noise is {share:.0%} of it: with 4 judge samples per query" in text

@@ -157,7 +157,13 @@ def planning_paragraph(differences, observed: float | None = None, alpha: float 
     text = (f"With this noise (per-query sd {np.sqrt(var):.3g} over {d.size} queries) you would "
             f"need about {need} queries to detect a difference of {abs(delta):.3g} at alpha "
             f"{alpha:g} with {power:.0%} power.")
-    if var_within is not None and samples_buy_little(max(var - vw, 0.0), vw * samples, samples):
-        text += (" Judge noise is a small share of it, so more judge samples per query would "
-                 "buy little: add queries.")
+    if var_within is not None:
+        share = min(vw / var, 1.0)
+        if samples_buy_little(max(var - vw, 0.0), vw * samples, samples):
+            text += (" Judge noise is a small share of it, so more judge samples per query would "
+                     "buy little: add queries.")
+        elif share >= 0.5:
+            more = queries_needed(max(var - vw, 0.0), vw * samples, delta, 4 * samples, alpha, power)
+            text += (f" Judge noise is {share:.0%} of it: with {4 * samples} judge samples per query "
+                     f"about {more} queries would do.")
     return text
