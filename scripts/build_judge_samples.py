@@ -44,7 +44,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import retrieval_eval as rev  # noqa: E402
+import retrieval_eval as rev
 
 DEMO = ROOT / "retrieval_eval" / "datasets" / "demo"
 SEED = 20261204

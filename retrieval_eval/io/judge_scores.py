@@ -24,7 +24,8 @@ from __future__ import annotations
 import io as _stdio
 import os
 import warnings
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -72,7 +73,7 @@ def _records(source: Any, label: str) -> tuple[pd.DataFrame, bool]:
     if kind == "parquet":
         try:
             frame = pd.read_parquet(source)
-        except Exception as err:  # pyarrow's errors are many; the message is what matters
+        except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid is a ValueError
             raise FormatError(label, None, f"not a readable parquet file ({str(err).splitlines()[0]})") from None
         return frame.assign(**{_LINE: np.arange(1, len(frame) + 1)}), False
     text = decode(read_bytes(source), label)
@@ -277,8 +278,8 @@ def _check_ranges(out: pd.DataFrame, tidy: pd.DataFrame, ranges, label: str) -> 
     for name, (low, high) in (ranges or {}).items():
         at = (out["metric"] == name).to_numpy(dtype=bool)
         bad = at & ((out["value"].to_numpy() < low) | (out["value"].to_numpy() > high))
-        _fail(label, tidy, bad, lambda i: f"{name} value {float(out['value'].iloc[i])!r} is outside its "
-                                          f"declared range [{low}, {high}]")
+        _fail(label, tidy, bad, lambda i, name=name, low=low, high=high: (
+            f"{name} value {float(out['value'].iloc[i])!r} is outside its declared range [{low}, {high}]"))
 
 
 def _unjudged(out: pd.DataFrame, judgments, label: str) -> list[str]:

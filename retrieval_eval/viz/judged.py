@@ -8,7 +8,7 @@ Every number comes from :mod:`retrieval_eval.analysis.judged` (``judged_summary`
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,16 @@ __all__ = ["JudgedForestDisplay", "PlanningDisplay", "judged_html"]
 def judged_html(judged: pd.DataFrame) -> str:
     """The judged Measurements of an evaluation as a notebook box (value, interval, n,
     samples, variance components, ICC, and the naive pooled interval beside the clustered one).
+
+    Parameters
+    ----------
+    judged : DataFrame
+        :func:`~retrieval_eval.analysis.judged.judged_summary` rows (``Evaluation.judged``).
+
+    Returns
+    -------
+    str
+        HTML.
 
     Examples
     --------
@@ -71,9 +81,24 @@ class JudgedForestDisplay:
 
     @classmethod
     def from_evaluation(cls, ev, metric: str | None = None, by_stratum: bool = False,
-                        systems: Sequence[str] | None = None) -> "JudgedForestDisplay":
-        """The judged rows of an evaluation made with ``judged=``: one metric or all, overall
-        or per stratum, some systems or all (colours stay those of the evaluation's order)."""
+                        systems: Sequence[str] | None = None) -> JudgedForestDisplay:
+        """The judged rows of an evaluation made with ``judged=``.
+
+        Parameters
+        ----------
+        ev : Evaluation
+            Made with ``evaluate(..., judged=...)``.
+        metric : str, optional
+            One judged metric (default: all).
+        by_stratum : bool, default False
+            One row per (stratum, metric, system) instead of per (metric, system).
+        systems : sequence of str, optional
+            Some systems (colours stay those of the evaluation's order).
+
+        Returns
+        -------
+        JudgedForestDisplay
+        """
         if ev.judged is None:
             raise ValueError("the evaluation has no judged metrics; pass judged= to evaluate")
         rows = ev.judged_strata if by_stratum else ev.judged
@@ -91,7 +116,7 @@ class JudgedForestDisplay:
         rows = rows.iloc[rank.sort_values(keys, kind="stable").index.to_numpy()]
         return cls(rows, system_colors([str(s) for s in ev.systems]))
 
-    def plot(self, ax=None, *, naive: bool = False, title: str | None = None) -> "JudgedForestDisplay":
+    def plot(self, ax=None, *, naive: bool = False, title: str | None = None) -> JudgedForestDisplay:
         """Draw the forest.
 
         Parameters
@@ -173,14 +198,35 @@ class PlanningDisplay:
     def from_components(cls, var_between: float, var_within: float, target: float | None = None,
                         queries: Sequence[int] = (10, 20, 40, 80, 160, 320, 640),
                         samples: Sequence[int] = (1, 2, 3, 5, 10), alpha: float = 0.05,
-                        power: float = 0.8) -> "PlanningDisplay":
-        """The planning table of these variance components (:func:`planning_table`)."""
+                        power: float = 0.8) -> PlanningDisplay:
+        """The planning table of these variance components.
+
+        Parameters
+        ----------
+        var_between, var_within : float
+            :func:`~retrieval_eval.analysis.judged.judged_summary`'s components.
+        target : float, optional
+            A difference to detect.
+        queries, samples : sequence of int
+            The grid (:func:`~retrieval_eval.analysis.judged.planning_table`).
+        alpha, power : float
+            The test's level and power.
+
+        Returns
+        -------
+        PlanningDisplay
+        """
         from ..analysis.judged.planning import planning_table
 
         return cls(planning_table(var_between, var_within, queries, samples, alpha, power), target)
 
-    def plot(self, ax=None, *, title: str | None = None) -> "PlanningDisplay":
+    def plot(self, ax=None, *, title: str | None = None) -> PlanningDisplay:
         """Draw MDD against queries (log x), one line per samples per query.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        title : str, optional
 
         Returns
         -------

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as st
+from conftest import spec_fixtures_dir
 
 import retrieval_eval as rev
-from conftest import spec_fixtures_dir
 from retrieval_eval.analysis.gates import evaluate_gates
 from retrieval_eval.datasets import demo_path
 

@@ -9,10 +9,18 @@ import pandas as pd
 import pytest
 import scipy.stats as st
 
-from retrieval_eval.analysis.judged import (compare_judged, judged_measurements, judged_summary,
-                                            minimum_detectable_difference, planning_paragraph,
-                                            planning_table, ppi_from_judgments, ppi_mean,
-                                            queries_needed, query_means)
+from retrieval_eval.analysis.judged import (
+    compare_judged,
+    judged_measurements,
+    judged_summary,
+    minimum_detectable_difference,
+    planning_paragraph,
+    planning_table,
+    ppi_from_judgments,
+    ppi_mean,
+    queries_needed,
+    query_means,
+)
 from retrieval_eval.analysis.judged.planning import samples_buy_little
 
 sm = pytest.importorskip("statsmodels.api")

@@ -41,8 +41,8 @@ def test_score_judged_reports_the_clustered_interval():
 
 
 def test_ci_lower_gate_on_a_judged_metric_fails_below_the_interval():
-    code, out, err = main("score", "--judgments", J, "--run", RUN, "--system", "dense", "--judged", SAMPLES,
-                          "--gate", "faithfulness:ci-lower:0.78", "--gate", "faithfulness:0.78", "--json")
+    code, out, _ = main("score", "--judgments", J, "--run", RUN, "--system", "dense", "--judged", SAMPLES,
+                        "--gate", "faithfulness:ci-lower:0.78", "--gate", "faithfulness:0.78", "--json")
     gates = json.loads(out)["verdict"]["gates"]
     assert code == 1 and [g["status"] for g in gates] == ["FAIL", "PASS"]
 
@@ -73,7 +73,7 @@ def test_bad_judge_file_is_one_line_with_file_and_line_exit_2(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"query_id": "st-01", "metric": "faithfulness", "value": 0.5}\n'
                     '{"query_id": "st-02", "metric": "faithfulness", "value": "n/a"}\n')
-    code, out, err = main("score", "--judgments", J, "--run", RUN, "--system", "dense", "--judged", path)
+    code, _, err = main("score", "--judgments", J, "--run", RUN, "--system", "dense", "--judged", path)
     assert code == 2
     (line,) = _errors(err)
     assert line == f"retrieval-eval: error: {path}:2: value must be a number, got 'n/a'"

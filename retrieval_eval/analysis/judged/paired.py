@@ -9,15 +9,20 @@ on it. The per-query differences of means are then tested with the package's pai
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ...model import ID
-from ..stats import (adjust_pvalues, paired_bootstrap, paired_randomization, paired_t,
-                     wilcoxon)
 from ..measurement import t_half_width
+from ..stats import (
+    adjust_pvalues,
+    paired_bootstrap,
+    paired_randomization,
+    paired_t,
+    wilcoxon,
+)
 from .measurement import query_means
 
 __all__ = ["COMPARE_COLUMNS", "TESTS", "compare_judged"]

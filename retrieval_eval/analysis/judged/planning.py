@@ -16,7 +16,7 @@ a smaller MDD is more queries, and the functions here say so.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

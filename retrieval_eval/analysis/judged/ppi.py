@@ -23,7 +23,7 @@ import pandas as pd
 from ..measurement import Measurement
 from ..stats import norm_ppf
 
-__all__ = ["ppi_from_judgments", "ppi_mean", "ppi_lambda"]
+__all__ = ["ppi_from_judgments", "ppi_lambda", "ppi_mean"]
 
 
 def _vector(x, name: str) -> np.ndarray:
