@@ -125,7 +125,8 @@ def _strings(col: pd.Series | None, n: int) -> Any:
     if col is None:
         return pd.array([None] * n, dtype=ID)
     values = col.to_numpy(dtype=object)
-    out = np.where(pd.isna(values) | (values == ""), None, values.astype(str) if n else values)
+    out = values.astype(str).astype(object) if n else values
+    out[pd.isna(values) | (values == "")] = None
     return pd.array(out, dtype=ID)
 
 

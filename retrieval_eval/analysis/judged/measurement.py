@@ -92,7 +92,8 @@ def _components(scores: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                                                                sort=False).sum(),
         "grand": g["total"].sum() / g["m"].sum(),
     })
-    grand = out["grand"].reindex(per_q.index.droplevel(-1)).to_numpy()
+    by_group = per_q.groupby(level=list(range(len(keys))), sort=False)
+    grand = (by_group["total"].transform("sum") / by_group["m"].transform("sum")).to_numpy()
     ssb = per_q["m"] * (per_q["mean"] - grand) ** 2
     out["ssb"] = ssb.groupby(level=list(range(len(keys))), sort=False).sum()
     # Pooled over all samples: what an analysis that ignores the queries would report.

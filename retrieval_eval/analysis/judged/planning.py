@@ -109,9 +109,9 @@ def planning_table(var_between, var_within, queries: Sequence[int] = (25, 50, 10
         (the share of the per-query variance that is judge noise at that ``samples``), one row
         per pair, queries-major.
     """
-    q, m = np.meshgrid(np.asarray(queries, dtype=np.int64), np.asarray(samples, dtype=np.int64),
+    grid = np.meshgrid(np.asarray(queries, dtype=np.int64), np.asarray(samples, dtype=np.int64),
                        indexing="ij")
-    q, m = q.ravel(), m.ravel()
+    q, m = grid[0].ravel(), grid[1].ravel()
     v = _per_query_variance(var_between, var_within, m)
     vw = float(np.nan_to_num(var_within, nan=0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
