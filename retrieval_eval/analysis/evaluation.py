@@ -345,7 +345,7 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
 
 def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
                  drift_result=None, queries=None, calibration=None, gain: str = "exponential",
-                 system: str | None = None, negatives=None, now=None) -> Report:
+                 system: str | None = None, negatives=None, now=None, judged=None) -> Report:
     """Score a run and assemble the spec report (seed ``buildReport``).
 
     The verdict is INDETERMINATE when nothing was scored (there is no number, so it cannot
@@ -365,6 +365,9 @@ def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
         The system to report on (required when the run has several).
     now : datetime, optional
         The report's ``generated_at`` (default: now, UTC).
+    judged : optional
+        LLM judge scores, as for :func:`evaluate`: their query-clustered Measurements join
+        ``metrics`` and ``per_stratum``.
 
     Returns
     -------
@@ -379,6 +382,6 @@ def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
     True
     """
     ev = evaluate(judgments, run, k=(k,), threshold=threshold, gain=gain, queries=queries,
-                  negatives=negatives)
+                  negatives=negatives, judged=judged)
     return ev.report(system=system, corpus=corpus, drift_result=drift_result,
                      calibration=calibration, queries=queries, now=now)

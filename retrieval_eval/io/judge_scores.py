@@ -228,7 +228,11 @@ def read_judge_scores(source, judgments=None, ranges: Mapping[str, tuple[float, 
     _fail(label, tidy, ~metric.map(lambda v: isinstance(v, str) and v != "").to_numpy(dtype=bool),
           lambda i: "missing metric")
     value = _numbers(tidy["value"], tidy, label, "value", csv)
-    key_col = tidy["chunk_id"] if "chunk_id" in tidy.columns else tidy.get("doc_uri")
+    # The key of a per-passage score: chunk_id when present, else doc_uri (SPEC A2's rule).
+    key_col = tidy.get("chunk_id")
+    if "doc_uri" in tidy.columns:
+        key_col = tidy["doc_uri"] if key_col is None else key_col.where(key_col.notna() & (key_col != ""),
+                                                                        tidy["doc_uri"])
     out = pd.DataFrame({
         "system": _strings(tidy["system"], n) if "system" in tidy.columns else pd.array([system] * n, dtype=ID),
         "query_id": pd.array(qid.to_numpy(dtype=object), dtype=ID),

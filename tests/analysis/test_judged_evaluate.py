@@ -129,3 +129,8 @@ def test_judge_scores_without_system_go_to_the_only_system_and_are_refused_with_
 def test_evaluate_without_judged_is_unchanged(demo):
     ev = rev.evaluate(demo.judgments, demo.runs, k=10)
     assert ev.judged is None and ev.judged_metrics == []
+
+
+def test_build_report_takes_judged(demo):
+    report = rev.build_report(demo.judgments, demo.runs, system="bm25", judged=SAMPLES)
+    assert report.metrics["answer_relevancy"].deterministic is False

@@ -217,3 +217,19 @@ def test_planning_paragraph_says_when_judge_noise_dominates():
     text = planning_paragraph(d, var_within=0.02, samples=1)
     share = min(0.02 / d.var(ddof=1), 1.0)
     assert f"Judge noise is {share:.0%} of it: with 4 judge samples per query" in text
+
+
+def test_summary_does_not_depend_on_row_order():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    df = _scores(q=8, m=3, seed=9, systems=("a", "b"), equal=False)
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.permutations(list(range(len(df)))))
+    def check(order):
+        a = judged_summary(df).sort_values(["system", "metric"]).reset_index(drop=True)
+        b = judged_summary(df.iloc[order]).sort_values(["system", "metric"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(a, b, check_exact=False, atol=1e-12)
+
+    check()

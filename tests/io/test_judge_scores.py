@@ -168,3 +168,27 @@ def test_input_frame_is_not_mutated():
         warnings.simplefilter("error")
         read_judge_scores(frame)
     pd.testing.assert_frame_equal(frame, before)
+
+
+def test_key_is_chunk_id_else_doc_uri():
+    rows = [{"query_id": "q1", "metric": "context_relevance", "value": 1, "chunk_id": "c1", "doc_uri": "d1"},
+            {"query_id": "q1", "metric": "context_relevance", "value": 0, "doc_uri": "d2"}]
+    assert read_judge_scores(rows)["key"].tolist() == ["c1", "d2"]
+
+
+def test_wide_and_tidy_rows_of_the_same_scores_read_the_same():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=30, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]),
+                              st.floats(0, 1, allow_nan=False), st.floats(0, 1, allow_nan=False)),
+                    min_size=1, max_size=12))
+    def check(rows):
+        wide = pd.DataFrame(rows, columns=["query_id", "faithfulness", "answer_relevancy"])
+        tidy = wide.melt(id_vars="query_id", var_name="metric", value_name="value", ignore_index=False)
+        tidy = tidy.sort_index(kind="stable").reset_index(drop=True)
+        a, b = read_judge_scores(wide), read_judge_scores(tidy)
+        pd.testing.assert_frame_equal(a, b)
+
+    check()
