@@ -100,24 +100,29 @@ def _fail(label: str, raw: pd.DataFrame, mask, detail) -> None:
         raise FormatError(label, int(raw[_LINE].iloc[i]), detail(i))
 
 
-def _numbers(col: pd.Series, raw: pd.DataFrame, label: str, what: str, csv: bool) -> np.ndarray:
-    """The column as float64, refusing a missing, non-numeric (a boolean too) or non-finite cell."""
+def _numbers(col: pd.Series, raw: pd.DataFrame, label: str, what: str, csv: bool,
+             where=None) -> np.ndarray:
+    """The column as float64, refusing a missing, non-numeric (a boolean too) or non-finite
+    cell; ``where(i)``, when given, adds to the message which column row ``i`` came from."""
     values = col.to_numpy(dtype=object)
+
+    def fail(mask, detail) -> None:
+        _fail(label, raw, mask, lambda i: detail(i) + (where(i) if where is not None else ""))
+
     if csv:
-        empty = col.astype(str).str.strip() == ""
-        _fail(label, raw, empty.to_numpy(), lambda i: f"{what} is empty")
+        fail((col.astype(str).str.strip() == "").to_numpy(), lambda i: f"{what} is empty")
         parsed = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
-        _fail(label, raw, np.isnan(parsed) & ~col.str.strip().str.lower().isin(["nan"]).to_numpy(),
-              lambda i: f"{what} must be a number, got {values[i]!r}")
+        fail(np.isnan(parsed) & ~col.str.strip().str.lower().isin(["nan"]).to_numpy(),
+             lambda i: f"{what} must be a number, got {values[i]!r}")
     else:
         kinds = np.array([isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
                           for v in values], dtype=bool) if col.dtype == object else np.zeros(len(col), bool)
         if col.dtype == bool:
             kinds[:] = True
-        _fail(label, raw, kinds & pd.notna(col).to_numpy(), lambda i: f"{what} must be a number, got {values[i]!r}")
-        _fail(label, raw, pd.isna(col).to_numpy(), lambda i: f"{what} is missing")
+        fail(kinds & pd.notna(col).to_numpy(), lambda i: f"{what} must be a number, got {values[i]!r}")
+        fail(pd.isna(col).to_numpy(), lambda i: f"{what} is missing")
         parsed = col.to_numpy(dtype=float)
-    _fail(label, raw, ~np.isfinite(parsed), lambda i: f"{what} must be a finite number, got {values[i]!r}")
+    fail(~np.isfinite(parsed), lambda i: f"{what} must be a finite number, got {values[i]!r}")
     return parsed
 
 
@@ -227,7 +232,9 @@ def read_judge_scores(source, judgments=None, ranges: Mapping[str, tuple[float, 
     metric = tidy["metric"]
     _fail(label, tidy, ~metric.map(lambda v: isinstance(v, str) and v != "").to_numpy(dtype=bool),
           lambda i: "missing metric")
-    value = _numbers(tidy["value"], tidy, label, "value", csv)
+    wide = "metric" not in raw.columns  # a wide row's value came from the metric's column
+    value = _numbers(tidy["value"], tidy, label, "value", csv,
+                     where=(lambda i: f" (column {metric.iloc[i]})") if wide else None)
     # The key of a per-passage score: chunk_id when present, else doc_uri (SPEC A2's rule).
     key_col = tidy.get("chunk_id")
     if "doc_uri" in tidy.columns:

@@ -192,3 +192,10 @@ def test_wide_and_tidy_rows_of_the_same_scores_read_the_same():
         pd.testing.assert_frame_equal(a, b)
 
     check()
+
+
+def test_a_bad_cell_of_a_wide_csv_names_its_line_and_column(tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("query_id,faithfulness,answer_relevancy\nq1,0.5,0.7\nq2,0.4,high\n")
+    with pytest.raises(FormatError, match=r"wide\.csv:3: value must be a number, got 'high' \(column answer_relevancy\)$"):
+        read_judge_scores(path)
