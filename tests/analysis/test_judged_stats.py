@@ -233,3 +233,20 @@ def test_summary_does_not_depend_on_row_order():
         pd.testing.assert_frame_equal(a, b, check_exact=False, atol=1e-12)
 
     check()
+
+
+def test_ppi_from_a_judgments_frame_uses_relevance_of_the_same_query_and_key():
+    rng = np.random.default_rng(6)
+    pairs = [(f"q{i}", f"d{j}") for i in range(20) for j in range(5)]
+    grade = rng.integers(0, 4, len(pairs))
+    synth = [{"query_id": q, "doc_uri": d, "relevance": int(min(3, g + rng.integers(0, 2))),
+              "labeled_by": "synthetic:llm"} for (q, d), g in zip(pairs, grade)]
+    human = [{"query_id": q, "doc_uri": d, "relevance": int(g), "labeled_by": "human:ann"}
+             for (q, d), g in list(zip(pairs, grade))[:30]]
+    judgments = pd.DataFrame(synth + human)
+    m = ppi_from_judgments(judgments)
+    y = np.array([h["relevance"] for h in human], float)
+    yh = np.array([s["relevance"] for s in synth[:30]], float)
+    yu = np.array([s["relevance"] for s in synth[30:]], float)
+    lo, hi = ppi.ppi_mean_ci(y, yh, yu, alpha=0.05)
+    assert m.ci == pytest.approx((float(lo[0]), float(hi[0])), abs=1e-12)

@@ -121,7 +121,10 @@ def ppi_from_judgments(scores: pd.DataFrame, labeled_by: pd.Series | None = None
     ----------
     scores : DataFrame
         ``query_id``, ``metric``, ``value``, optional ``key``, and ``labeled_by`` (values
-        starting ``human:`` or ``synthetic:``, SPEC A2) unless given separately.
+        starting ``human:`` or ``synthetic:``, SPEC A2) unless given separately. A judgments
+        frame (``relevance``, ``chunk_id`` / ``doc_uri``) is read as scores of the relevance
+        grade keyed by (query, chunk_id else doc_uri): the PPI estimate of the mean grade,
+        where humans labeled a subset of the pairs an LLM labeled.
     labeled_by : Series, optional
         Overrides ``scores["labeled_by"]``.
     metric : str, optional
@@ -134,6 +137,8 @@ def ppi_from_judgments(scores: pd.DataFrame, labeled_by: pd.Series | None = None
     Measurement
         As :func:`ppi_mean`'s.
     """
+    if "value" not in scores.columns and "relevance" in scores.columns:
+        scores = _judgments_as_scores(scores)
     by = labeled_by if labeled_by is not None else scores.get("labeled_by")
     if by is None:
         raise ValueError("ppi_from_judgments needs a labeled_by column (human:... or synthetic:...)")
@@ -159,3 +164,15 @@ def ppi_from_judgments(scores: pd.DataFrame, labeled_by: pd.Series | None = None
         raise ValueError(f"every item of {metric!r} has a human label: use the human mean")
     return ppi_mean(h.loc[both].to_numpy(), s.loc[both].to_numpy(), s.loc[unlabeled].to_numpy(),
                     alpha=alpha, lam=lam)
+
+
+def _judgments_as_scores(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Judgment rows as tidy scores: value = relevance, key = chunk_id else doc_uri."""
+    key = judgments["doc_uri"].astype(object)
+    if "chunk_id" in judgments.columns:
+        chunk = judgments["chunk_id"].astype(object)
+        key = chunk.where(chunk.notna() & (chunk != ""), key)
+    return pd.DataFrame({"query_id": judgments["query_id"].astype(object), "metric": "relevance",
+                         "key": key, "value": judgments["relevance"].astype(float),
+                         "labeled_by": judgments["labeled_by"].astype(object)
+                         if "labeled_by" in judgments.columns else None}, index=judgments.index)
