@@ -64,6 +64,10 @@ from .analysis.failure import (JudgmentBounds, LabelPool, QueryInspection, RunDi
 # The measure catalogue's table and parser (rev.measures() is the table; the package itself is
 # retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
 from .engine.measures import measures, parse_measure
+# LLM-judged metrics: judge scores in, query-clustered Measurements, planning, PPI.
+from .io.judge_scores import read_judge_scores
+from .analysis.judged import (compare_judged, judged_summary, minimum_detectable_difference,
+                              planning_table, ppi_from_judgments, ppi_mean, queries_needed)
 
 __version__ = TOOL_VERSION
 
@@ -85,4 +89,6 @@ __all__ = [
     "measures", "parse_measure",
     "JudgmentBounds", "LabelPool", "QueryInspection", "RunDiff", "calibration_cases", "diff_runs",
     "inspect_query", "judgment_bounds", "label_pool",
+    "compare_judged", "judged_summary", "minimum_detectable_difference", "planning_table",
+    "ppi_from_judgments", "ppi_mean", "queries_needed", "read_judge_scores",
 ]

@@ -325,6 +325,12 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
         systems = list(dict.fromkeys(run["system"].tolist()))
         if args.baseline not in systems:
             raise CLIError(f"--baseline: no system '{args.baseline}' in the runs (they have {', '.join(systems)})")
+    if getattr(args, "judged", None):  # judged metrics are per-query columns of the evaluation compared
+        from ..analysis.evaluation import evaluate
+        from .score import read_judged_option
+
+        run = evaluate(judgments, run, k=(args.k,), threshold=args.threshold, gain=args.gain,
+                       queries=options.get("queries"), judged=read_judged_option(args, judgments))
     result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
                      test=args.test, correction=args.correction, gain=args.gain, **options)
     if args.format and not args.json:

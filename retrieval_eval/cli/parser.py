@@ -195,6 +195,9 @@ def _add_score(command) -> None:
     p.add_argument("--queries", metavar="FILE", help="queries JSONL with expect_none negatives: adds calibration")
     p.add_argument("--baseline", metavar="FILE", help="a previous report JSON, for delta gates")
     p.add_argument("--gate", metavar="EXPR", action="append", default=[], help=_GATE_HELP)
+    p.add_argument("--judged", metavar="PATH", action="append", default=[],
+                   help="LLM judge scores (JSONL, CSV or parquet; tidy or one column per metric), "
+                        "repeatable: each judged metric gets a query-clustered interval and can be gated")
     inputs.add_cutoffs(p)
     p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
@@ -330,6 +333,8 @@ def _add_compare(command) -> None:
     p.add_argument("--gain", choices=GAINS, default="exponential",
                    help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g; "
                         "'ndcg_linear' is always linear")
+    p.add_argument("--judged", metavar="PATH", action="append", default=[],
+                   help="LLM judge scores (repeatable): their metrics can be compared with --metric NAME")
     p.add_argument("--test", choices=TESTS, default="randomization",
                    help="paired significance test (default randomization)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",

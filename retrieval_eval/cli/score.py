@@ -9,9 +9,8 @@ and hands the result to :mod:`.render`.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
-from typing import Any, Sequence
+from typing import Any
 
 from . import inputs
 from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input, dumps, load_json
@@ -19,7 +18,7 @@ from .render import Out, render_score, write_per_query, write_table
 from ..analysis.decisions.gates import Status, apply_gates, check_report, parse_gate, worse_status
 
 __all__ = ["CALIBRATION_METRICS", "STREAM_BYTES", "STREAM_CHUNK_ROWS", "baseline_for",
-           "check_gate_metrics", "cmd_score", "load_baseline", "stream_rows"]
+           "cmd_score", "load_baseline", "read_judged_option", "stream_rows"]
 
 #: A run file this big or bigger is scored in blocks of STREAM_CHUNK_ROWS rows (see
 #: ``evaluate(chunk_rows=)``) when nothing needs it whole: 2 GiB is about 60M TREC lines, some
@@ -68,32 +67,6 @@ CALIBRATION_METRICS = ("negative_satisfaction", "positive_retention", "auroc", "
                         "aupr_in", "aupr_out", "fpr@95tpr")
 
 
-def check_gate_metrics(gates: list[Any], ks: Sequence[int]) -> None:
-    """Refuse a gate on a metric name no report can hold, with the closest names.
-
-    Such a gate would only ever be INDETERMINATE: a typo (``recal@10``) must fail the command,
-    not quietly stop gating. A real name at another cutoff (``recall@5`` with ``-k 10``) is
-    kept: the gate says it was not computed.
-    """
-    from ..engine.measures.seed import NAMES, parse_metric
-
-    bases = (*NAMES, "ndcg_linear")
-    for gate in gates:
-        name = gate.metric
-        if name in CALIBRATION_METRICS:
-            continue
-        try:
-            if parse_metric(name)[1] is not None:
-                continue
-        except ValueError:
-            pass
-        known = [f"{b}@{k}" for b in bases for k in ks] + list(CALIBRATION_METRICS)
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        raise CLIError(f"--gate {gate.raw}: no metric is named '{name}'{hint} "
-                       f"(metrics: {', '.join(b + '@K' for b in bases)}, {', '.join(CALIBRATION_METRICS)})")
-
-
 def load_baseline(path: str) -> dict[str, Any]:
     """A baseline report: a spec report, or the ``{"systems": {name: report}}`` file that
     ``score --out`` writes for a multi-system run (each entry checked as a report)."""
@@ -120,9 +93,10 @@ def cmd_score(args: argparse.Namespace, out: Out) -> int:
     int
         0 when every system's verdict is PASS, 1 otherwise.
     """
+    # A well-formed gate over a metric the report lacks is INDETERMINATE, naming the nearest
+    # names (SPEC A6), never a usage error: the same gate is right for a report that has it.
     gates = [parse_gate(g) for g in args.gate]
     ks = inputs.cutoffs(args.k)
-    check_gate_metrics(gates, ks)
     check_out_not_input(args, keep=("baseline",))
     if (args.quantile is not None or args.cutoff is not None) and not args.queries:
         raise CLIError("--quantile and --cutoff need --queries (the negatives to calibrate on)")
@@ -149,7 +123,7 @@ def cmd_score(args: argparse.Namespace, out: Out) -> int:
     calibration = _calibration(args, judgments, run, queries)
     # The same steps as report.build_report, once for every system of the run.
     ev = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain, queries=queries,
-                  chunk_rows=chunk_rows)
+                  chunk_rows=chunk_rows, judged=read_judged_option(args, judgments))
     systems = list(ev.systems)
     if not systems:
         raise CLIError(f"{labels_path}: no judgments, so nothing can be scored")
@@ -173,6 +147,27 @@ def cmd_score(args: argparse.Namespace, out: Out) -> int:
     for data in reports.values():
         worst = worse_status(worst, data["verdict"]["status"])
     return EXIT_OK if worst == "PASS" else EXIT_FINDING
+
+
+def read_judged_option(args: argparse.Namespace, judgments):
+    """The judge scores of every ``--judged`` path (None without one); a scored query the
+    judgments lack is a one-line warning on stderr (its scores are left out)."""
+    paths = getattr(args, "judged", None)
+    if not paths:
+        return None
+    import warnings
+
+    from ..analysis.judged.attach import read_judged
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scores = read_judged(list(paths), judgments)
+    for w in caught:
+        args.warn(str(w.message))
+    system = getattr(args, "system", None)
+    if system is not None:  # --system scores one system: the others' judge scores stay out
+        scores = scores[scores["system"].isna() | (scores["system"] == system)]
+    return scores
 
 
 def _calibration(args: argparse.Namespace, judgments, run, queries):

@@ -16,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import read_corpus, read_judgments, read_queries, read_run
+from ..io.judge_scores import read_judge_scores
+from ..model import ID
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 
@@ -26,6 +28,8 @@ DEMO_FILES = (
     "corpus_v2.json",
     "runs.jsonl",
     "judgments_lexical.jsonl",
+    "judge_samples.parquet",
+    "judge_human.jsonl",
     "README.md",
 )
 
@@ -56,6 +60,10 @@ class Demo:
     - ``judgments_lexical``: a second, synthetic label set for 24 of the in-domain queries,
       written by a lexical-overlap labeler (``scripts/build_lexical_labels.py``), to measure
       label agreement against (``label_agreement``).
+    - ``judge_samples``, ``judge_human``, ``judge_truth``: a seeded SIMULATION of an LLM judge
+      (3 samples per system and query of faithfulness and answer relevancy, 2 per top-3
+      passage of context relevance), human labels on 15 queries, and the true values
+      (``scripts/build_judge_samples.py``; the truth is ``judge_truth``'s ``value``): for judged metrics, their intervals and PPI.
     """
 
     judgments: pd.DataFrame
@@ -65,6 +73,9 @@ class Demo:
     runs: pd.DataFrame
     path: Path
     judgments_lexical: pd.DataFrame | None = None
+    judge_samples: pd.DataFrame | None = None
+    judge_human: pd.DataFrame | None = None
+    judge_truth: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         j, q, r = self.judgments, self.queries, self.runs
@@ -89,7 +100,19 @@ def load_demo() -> Demo:
         runs=read_run(demo_path("runs.jsonl")),
         path=DEMO_DIR,
         judgments_lexical=read_judgments(demo_path("judgments_lexical.jsonl")),
+        judge_samples=read_judge_scores(demo_path("judge_samples.parquet")),
+        judge_human=read_judge_scores(demo_path("judge_human.jsonl")),
+        judge_truth=_judge_truth(),
     )
+
+
+def _judge_truth() -> pd.DataFrame:
+    """The simulation's true value of every (system, query, metric): the samples' ``truth``."""
+    t = pd.read_parquet(demo_path("judge_samples.parquet"), columns=["system", "query_id", "metric", "truth"])
+    t = t.drop_duplicates(["system", "query_id", "metric"]).rename(columns={"truth": "value"})
+    for c in ("system", "query_id", "metric"):
+        t[c] = t[c].astype(ID)
+    return t.reset_index(drop=True)
 
 
 __all__ = ["DEMO_DIR", "DEMO_FILES", "Demo", "demo_path", "load_demo"]

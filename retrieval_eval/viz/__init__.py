@@ -39,6 +39,10 @@ EXPORTS = {
     "t_interval": "evaluation",
     # comparison.py
     "ForestDisplay": "comparison",
+    # judged.py: LLM-judged metrics
+    "JudgedForestDisplay": "judged",
+    "PlanningDisplay": "judged",
+    "judged_html": "judged",
     # drift.py
     "DriftDisplay": "drift",
     # plotting.py: the shortcuts result objects' .plot() call

@@ -144,7 +144,8 @@ def test_absent_metric_is_indeterminate_not_pass():
     ev = evaluate_gates(report(), ["nonexistent@3:0.5"])
     assert ev.status == "INDETERMINATE"
     assert ev.results == [GateResult("nonexistent@3:0.5", "INDETERMINATE")]
-    assert ev.reasons == ["nonexistent@3:0.5: metric 'nonexistent@3' not present in the report"]
+    assert ev.reasons == ["nonexistent@3:0.5: metric 'nonexistent@3' not present in the report "
+                          "(nearest in the report: ndcg@5, recall@5)"]
 
 
 def test_nothing_scored_reason():
@@ -222,7 +223,8 @@ def test_delta_with_baseline_missing_the_metric_is_indeterminate():
 def test_delta_on_metric_absent_from_report():
     ev = evaluate_gates(report(), ["mrr@5:-0.02"], baseline=report({"mrr@5": m(0.5)}))
     assert ev.status == "INDETERMINATE"
-    assert ev.reasons == ["mrr@5:-0.02: metric 'mrr@5' not present in the report"]
+    assert ev.reasons == ["mrr@5:-0.02: metric 'mrr@5' not present in the report "
+                          "(nearest in the report: recall@5, ndcg@5)"]
 
 
 # -- worst stratum ------------------------------------------------------------------------------

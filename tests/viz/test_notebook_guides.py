@@ -22,7 +22,8 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-
 OWN_FILES = {"judgments.jsonl": "judgments.jsonl", "runs.jsonl": "runs.jsonl",
              "queries.jsonl": "queries.jsonl", "corpus.json": "corpus.json",
              "corpus_v2.json": "corpus_v2.json",
-             "synthetic_judgments.jsonl": "judgments_lexical.jsonl"}
+             "synthetic_judgments.jsonl": "judgments_lexical.jsonl",
+             "judge_scores.parquet": "judge_samples.parquet"}
 
 
 def _cells(path: Path):

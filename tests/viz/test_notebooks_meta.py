@@ -22,6 +22,7 @@ NAMES = (
     "03_strata_and_systems.ipynb",
     "04_drift.ipynb",
     "05_guarantees_and_trust.ipynb",
+    "06_llm_judged_metrics.ipynb",
 )
 IGNORE = "# NBVAL_IGNORE_OUTPUT"
 WIDGET = "application/vnd.jupyter.widget-view+json"

@@ -20,6 +20,7 @@ with a ``to_dict()`` returning one is accepted too.
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 import re
 from dataclasses import dataclass
@@ -175,7 +176,7 @@ def parse_gate(expression: str) -> Gate:
 
     Examples
     --------
-    >>> from retrieval_eval.analysis.gates import parse_gate
+    >>> from retrieval_eval.analysis.decisions.gates import parse_gate
     >>> parse_gate("recall@10:0.8").threshold
     0.8
     """
@@ -394,103 +395,116 @@ def strata_order(report: Mapping[str, Any]) -> list[str]:
     return [str(s) for s in order] if isinstance(order, list) else []
 
 
-def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
-    # long: one branch per gate kind, each a few lines of the spec
+def _undecided(raw: str, reason: str, observed: float | None = None, base: float | None = None):
+    return GateResult(raw, "INDETERMINATE", observed, base), f"{raw}: {reason}"
+
+
+def _nearest(report: Mapping[str, Any], metric: str) -> str:
+    """`` (nearest in the report: a, b, c)``: the report's closest metric names, or ``""``."""
+    metrics = report.get("metrics") or {}
+    close = difflib.get_close_matches(metric, [str(n) for n in metrics] if isinstance(metrics, Mapping) else [],
+                                      n=3, cutoff=0.0)
+    return f" (nearest in the report: {', '.join(close)})" if close else ""
+
+
+def _evaluate_worst_stratum(gate: Gate, report: Mapping[str, Any]) -> tuple[GateResult, str | None]:
+    """The lowest scored stratum; one whose measurement cannot be trusted makes a pass INDETERMINATE."""
     raw, metric, threshold = gate.raw, gate.metric, gate.threshold
-    judgments = report.get("judgments") or {}
-    nothing_scored = isinstance(judgments, Mapping) and judgments.get("queries_scored") == 0
-
-    def undecided(reason: str, observed: float | None = None, base: float | None = None):
-        return GateResult(raw, "INDETERMINATE", observed, base), f"{raw}: {reason}"
-
-    if gate.kind in ("score-shift", "label-agreement"):
-        return _evaluate_trust(gate, report)
-
-    if gate.kind == "worst-stratum":
-        strata = report.get("per_stratum") or {}
-        scored = {
-            name: s for name, s in strata.items()
-            if isinstance(s, Mapping) and isinstance(s.get("n"), int) and s["n"] > 0
-        }
-        if strata and not scored:
-            return undecided(f"no stratum was scored for '{metric}'")
-        values: dict[str, float] = {}
-        unsure: dict[str, str] = {}
-        for name, s in scored.items():
-            m = _measurement(s, metric)
-            if m is None:
-                why = _not_computed(s, metric)
-                if why is not None:
-                    unsure[name] = why
-                continue
-            why = _indeterminate(m)
+    strata = report.get("per_stratum") or {}
+    scored = {name: s for name, s in strata.items()
+              if isinstance(s, Mapping) and isinstance(s.get("n"), int) and s["n"] > 0}
+    if strata and not scored:
+        return _undecided(raw, f"no stratum was scored for '{metric}'")
+    values: dict[str, float] = {}
+    unsure: dict[str, str] = {}
+    for name, s in scored.items():
+        m = _measurement(s, metric)
+        if m is None:
+            why = _not_computed(s, metric)
             if why is not None:
                 unsure[name] = why
-            else:
-                values[name] = float(m["value"])
-        if not values and not unsure:
-            return undecided(f"no per-stratum data for '{metric}'")
-        if values:
-            worst = worst_of(values, strata_order(report))
-            assert worst is not None  # values is not empty
-            observed = values[worst]
-            if not _at_least(observed, threshold):
-                return GateResult(raw, "FAIL", observed), (
-                    f"{raw}: worst stratum '{worst}' has {metric} {_fmt(observed, threshold)}, "
-                    f"below {threshold!r}"
-                )
+            continue
+        why = _indeterminate(m)
+        if why is not None:
+            unsure[name] = why
         else:
-            observed = None
-        if unsure:
-            name = next(iter(unsure))
-            return undecided(f"'{metric}' in stratum '{name}' cannot be gated: {unsure[name]}", observed)
-        return GateResult(raw, "PASS", observed), None
+            values[name] = float(m["value"])
+    if not values and not unsure:
+        return _undecided(raw, f"no per-stratum data for '{metric}'")
+    observed = None
+    if values:
+        worst = worst_of(values, strata_order(report))
+        assert worst is not None  # values is not empty
+        observed = values[worst]
+        if not _at_least(observed, threshold):
+            return GateResult(raw, "FAIL", observed), (
+                f"{raw}: worst stratum '{worst}' has {metric} {_fmt(observed, threshold)}, below {threshold!r}")
+    if unsure:
+        name = next(iter(unsure))
+        return _undecided(raw, f"'{metric}' in stratum '{name}' cannot be gated: {unsure[name]}", observed)
+    return GateResult(raw, "PASS", observed), None
 
+
+def _evaluate_ci_lower(gate: Gate, m: Mapping[str, Any], value: float) -> tuple[GateResult, str | None]:
+    """The interval's lower end; no interval (one sample in all, a deterministic metric) is INDETERMINATE."""
+    raw, metric, threshold = gate.raw, gate.metric, gate.threshold
+    ci = m.get("ci")
+    if not (isinstance(ci, (list, tuple)) and len(ci) == 2 and _is_number(ci[0])):
+        return _undecided(raw, f"no confidence interval on '{metric}', sample it more than once", value)
+    lower = float(ci[0])
+    if _at_least(lower, threshold):
+        return GateResult(raw, "PASS", lower), None
+    return GateResult(raw, "FAIL", lower), (
+        f"{raw}: the lower end of the interval on {metric} is {_fmt(lower, threshold)}, below {threshold!r}")
+
+
+def _evaluate_delta(gate: Gate, value: float, baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
+    """``metric:+d`` / ``metric:-d`` against the baseline report's value of the same metric."""
+    raw, metric, threshold = gate.raw, gate.metric, gate.threshold
+    previous = _measurement(baseline, metric) if baseline is not None else None
+    lost = _not_computed(baseline, metric) if previous is None and baseline is not None else None
+    if lost is not None:
+        return _undecided(raw, f"the baseline's {lost}", value)
+    if previous is None:
+        return _undecided(raw, f"no baseline value for '{metric}'", value)
+    base = float(previous["value"])
+    why = _indeterminate(previous)
+    if why is not None:
+        return _undecided(raw, f"the baseline's '{metric}' cannot be gated: {why}", value, base)
+    change = round(value - base, _DECIMALS)
+    if _at_least(change, threshold):
+        return GateResult(raw, "PASS", value, base), None
+    moved = f"fell {-change:.4f}" if change < 0 else f"rose only {change:.4f}"
+    return GateResult(raw, "FAIL", value, base), (
+        f"{raw}: {metric} {moved}, from {base:.4f} to {value:.4f}, beyond the allowed change of {threshold:+}")
+
+
+def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
+    """One gate, after the checks all kinds share. A metric the report lacks is INDETERMINATE
+    naming the report's nearest names (SPEC A6), never a usage error: a judged metric not
+    judged this time, a cutoff not computed, a typo; the gate is right for the next report."""
+    raw, metric, threshold = gate.raw, gate.metric, gate.threshold
+    if gate.kind in ("score-shift", "label-agreement"):
+        return _evaluate_trust(gate, report)
+    if gate.kind == "worst-stratum":
+        return _evaluate_worst_stratum(gate, report)
+    judgments = report.get("judgments") or {}
     m = _measurement(report, metric)
     if m is None:
         why = _not_computed(report, metric)
         if why is not None:
-            return undecided(why)
-        if nothing_scored:
-            return undecided(f"no query was scored, so '{metric}' was not computed")
-        return undecided(f"metric '{metric}' not present in the report")
+            return _undecided(raw, why)
+        if isinstance(judgments, Mapping) and judgments.get("queries_scored") == 0:
+            return _undecided(raw, f"no query was scored, so '{metric}' was not computed")
+        return _undecided(raw, f"metric '{metric}' not present in the report{_nearest(report, metric)}")
     value = float(m["value"])
     why = _indeterminate(m)
     if why is not None:
-        return undecided(f"'{metric}' cannot be gated: {why}", value)
-
+        return _undecided(raw, f"'{metric}' cannot be gated: {why}", value)
     if gate.kind == "ci-lower":
-        ci = m.get("ci")
-        if not (isinstance(ci, (list, tuple)) and len(ci) == 2 and _is_number(ci[0])):
-            return undecided(f"no confidence interval on '{metric}', sample it more than once", value)
-        lower = float(ci[0])
-        if _at_least(lower, threshold):
-            return GateResult(raw, "PASS", lower), None
-        return GateResult(raw, "FAIL", lower), (
-            f"{raw}: the lower end of the interval on {metric} is {_fmt(lower, threshold)}, "
-            f"below {threshold!r}"
-        )
-
+        return _evaluate_ci_lower(gate, m, value)
     if gate.kind == "delta":
-        previous = _measurement(baseline, metric) if baseline is not None else None
-        lost = _not_computed(baseline, metric) if previous is None and baseline is not None else None
-        if lost is not None:
-            return undecided(f"the baseline's {lost}", value)
-        if previous is None:
-            return undecided(f"no baseline value for '{metric}'", value)
-        base = float(previous["value"])
-        why = _indeterminate(previous)
-        if why is not None:
-            return undecided(f"the baseline's '{metric}' cannot be gated: {why}", value, base)
-        change = round(value - base, _DECIMALS)
-        if _at_least(change, threshold):
-            return GateResult(raw, "PASS", value, base), None
-        moved = f"fell {-change:.4f}" if change < 0 else f"rose only {change:.4f}"
-        return GateResult(raw, "FAIL", value, base), (
-            f"{raw}: {metric} {moved}, from {base:.4f} to {value:.4f}, "
-            f"beyond the allowed change of {threshold:+}"
-        )
-
+        return _evaluate_delta(gate, value, baseline)
     if _at_least(value, threshold):
         return GateResult(raw, "PASS", value), None
     return GateResult(raw, "FAIL", value), f"{raw}: {metric} is {_fmt(value, threshold)}, below {threshold!r}"

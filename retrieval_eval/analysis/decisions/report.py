@@ -99,8 +99,10 @@ def _plural(n: int, one: str, many: str) -> str:
 
 def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, calibration=None,
                            queries=None, now=None) -> Report:
-    # long: the spec report assembled field by field, reasons in SPEC A6 order
     """Assemble the report of one system of an :class:`~retrieval_eval.evaluation.Evaluation`.
+
+    The steps, in the order of the report: the retrieval metrics, the corpus and its drift,
+    the judgments, the reasons (SPEC A6 order), strata, calibration, judged metrics, verdict.
 
     Parameters
     ----------
@@ -128,30 +130,9 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     pq = ev.per_query[ev.per_query["system"] == system]
     positive = pq[~pq["no_positives"] & ~pq["negative"]]
     queries_scored = int(len(positive))
-    summary = ev.summary.loc[system]
-    names = [c for c in ev.summary.columns if c != "n"]
-    metrics = ({name: Measurement(value=float(summary[name])).to_dict() for name in names}
-               if queries_scored else {})
-    # A metric the engine could not compute (NaN) is not a number a verdict can rest on.
-    not_computed = [name for name, m in metrics.items() if not math.isfinite(m["value"])]
-    for name in not_computed:
-        metrics[name]["indeterminate"] = "could not be computed (NaN)"
-
-    corpus_info: dict[str, Any] = {"fingerprint": None}
-    if corpus is not None:
-        from ...io.absent import corpus_meaning
-        from ...io import as_corpus
-
-        c = corpus_meaning(as_corpus(corpus))
-        corpus_info = {
-            "fingerprint": c.attrs.get("corpus_fingerprint"),
-            "documents": int(c["doc_uri"].nunique()),
-            "chunks": int(len(c)),
-        }
-        if drift_result is None:
-            from ..drift.core import drift
-
-            drift_result = drift(ev.judgments, c)
+    names = [c for c in ev.summary.columns if c != "n" and c not in set(ev.judged_metrics)]
+    metrics, not_computed = _metrics(ev.summary.loc[system], names, queries_scored)
+    corpus_info, drift_result = _corpus(ev, corpus, drift_result)
     judgments_info: dict[str, Any] = {
         "queries": validation.queries,
         "queries_scored": queries_scored,
@@ -167,7 +148,70 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         if summary_d["invalid_ratio"] > 0:
             reasons.append(f"{round(summary_d['invalid_ratio'] * 100)}% of judgments no longer "
                            "match the live corpus")
+    unanswered = queries_scored > 0 and bool(positive["missing"].all())
+    reasons += _query_reasons(ev, pq, queries_scored, unanswered)
+    data: dict[str, Any] = {
+        "spec_version": SPEC_VERSION,
+        "tool": {"name": TOOL_NAME, "version": TOOL_VERSION},
+        "generated_at": _timestamp(now),
+        "corpus": corpus_info,
+        "judgments": judgments_info,
+        "metrics": metrics,
+    }
+    if ev.has_strata:
+        data["per_stratum"] = {name: s.to_dict()
+                               for name, s in stratum_scores(ev, system, names).items()}
+        # First-appearance order: the tie order of the worst stratum (SPEC A3), which a
+        # report read back from disk needs for its worst-stratum gates.
+        judgments_info["strata"] = list(ev.strata)
+    reasons += _calibration(data, ev, system, calibration, queries)
+    _judged(data, ev, system)
+    if not_computed:
+        reasons.append(f"{', '.join(not_computed)} could not be computed (NaN), so "
+                       f"{_plural(len(not_computed), 'it', 'they')} cannot pass")
+    status = ("INDETERMINATE" if queries_scored == 0 or unanswered or not validation.ok or not_computed
+              else "PASS")
+    data["verdict"] = {"status": status, "reasons": reasons}
+    return Report(data)
 
+
+def _metrics(summary: pd.Series, names: list[str], queries_scored: int) -> tuple[dict[str, Any], list[str]]:
+    """The retrieval metrics' measurements (none when no query was scored) and the names of
+    those the engine could not compute (NaN is not a number a verdict can rest on)."""
+    metrics = ({name: Measurement(value=float(summary[name])).to_dict() for name in names}
+               if queries_scored else {})
+    not_computed = [name for name, m in metrics.items() if not math.isfinite(m["value"])]
+    for name in not_computed:
+        metrics[name]["indeterminate"] = "could not be computed (NaN)"
+    return metrics, not_computed
+
+
+def _corpus(ev, corpus, drift_result):
+    """The report's ``corpus`` block, and the drift of the judgments against it (computed here
+    when a corpus is given without a drift result)."""
+    if corpus is None:
+        return {"fingerprint": None}, drift_result
+    from ...io.absent import corpus_meaning
+    from ...io import as_corpus
+
+    c = corpus_meaning(as_corpus(corpus))
+    info = {
+        "fingerprint": c.attrs.get("corpus_fingerprint"),
+        "documents": int(c["doc_uri"].nunique()),
+        "chunks": int(len(c)),
+    }
+    if drift_result is None:
+        from ..drift import drift
+
+        drift_result = drift(ev.judgments, c)
+    return info, drift_result
+
+
+def _query_reasons(ev, pq: pd.DataFrame, queries_scored: int, unanswered: bool) -> list[str]:
+    """The verdict's reasons about the queries: missing from the run, excluded, an unanswered
+    run, nothing scored, repeated keys, an unsound judgment set (SPEC A6 order)."""
+    validation = ev.validation
+    reasons: list[str] = []
     missing_scored = int((pq["missing"] & ~pq["no_positives"] & ~pq["negative"]).sum())
     if missing_scored:
         reasons.append(f"{missing_scored} judged {_plural(missing_scored, 'query', 'queries')} "
@@ -179,7 +223,6 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
                        f"{_plural(excluded, 'was', 'were')} excluded from the averages")
     # An empty run (or one that answers no judged query) measured nothing: zeros there are
     # not a number about retrieval, so the verdict cannot be PASS.
-    unanswered = queries_scored > 0 and bool(positive["missing"].all())
     if unanswered:
         reasons.append("the run has no ranking for any judged query (is it empty?), "
                        "so nothing about retrieval was measured")
@@ -197,45 +240,47 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         codes = sorted({i.code for i in validation.errors})
         reasons.append(f"the judgment set is unsound ({', '.join(codes)}); run 'retrieval-eval "
                        "validate' for detail. No metric computed from it can be trusted")
+    return reasons
 
-    data: dict[str, Any] = {
-        "spec_version": SPEC_VERSION,
-        "tool": {"name": TOOL_NAME, "version": TOOL_VERSION},
-        "generated_at": _timestamp(now),
-        "corpus": corpus_info,
-        "judgments": judgments_info,
-        "metrics": metrics,
-    }
-    if ev.has_strata:
-        data["per_stratum"] = {name: s.to_dict()
-                               for name, s in stratum_scores(ev, system, names).items()}
-        # First-appearance order: the tie order of the worst stratum (SPEC A3), which a
-        # report read back from disk needs for its worst-stratum gates.
-        judgments_info["strata"] = list(ev.strata)
 
+def _calibration(data: dict[str, Any], ev, system: str, calibration, queries) -> list[str]:
+    """Calibration's figures into ``metrics``, ``per_stratum`` and a ``calibration`` block
+    (computed here when negatives are declared and the run has scores); its warnings as reasons."""
     if calibration is None and (queries is not None or ev.negatives) and ev.run is not None:
         has_scores = ev.run.loc[ev.run["system"] == system, "score"].notna().any()
         if has_scores:
-            from ..calibration.core import calibrate
+            from ..calibration import calibrate
 
             calibration = calibrate(ev.judgments, ev.run, queries=queries,
                                     negatives=ev.negatives or None, threshold=ev.threshold)
-    if calibration is not None and system in set(calibration.summary.index):
-        for name, m in calibration.metrics(system).items():
-            data["metrics"][name] = m.to_dict() if isinstance(m, Measurement) else dict(m)
-        _calibration_strata(data, calibration, system)
-        block = calibration.report_block(system)
-        data["calibration"] = block
-        for warning in block.get("warnings", []):
-            reasons.append(f"calibration: {warning}")
+    if calibration is None or system not in set(calibration.summary.index):
+        return []
+    for name, m in calibration.metrics(system).items():
+        data["metrics"][name] = m.to_dict() if isinstance(m, Measurement) else dict(m)
+    _calibration_strata(data, calibration, system)
+    block = calibration.report_block(system)
+    data["calibration"] = block
+    return [f"calibration: {warning}" for warning in block.get("warnings", [])]
 
-    if not_computed:
-        reasons.append(f"{', '.join(not_computed)} could not be computed (NaN), so "
-                       f"{_plural(len(not_computed), 'it', 'they')} cannot pass")
-    status = ("INDETERMINATE" if queries_scored == 0 or unanswered or not validation.ok or not_computed
-              else "PASS")
-    data["verdict"] = {"status": status, "reasons": reasons}
-    return Report(data)
+
+def _judged(data: dict[str, Any], ev, system: str) -> None:
+    """The LLM-judged metrics' query-clustered measurements (``deterministic: false``, ``n``
+    queries, ``stdev``, ``ci``, and ``samples``, ``var_between``, ``var_within``, ``icc``) into
+    ``metrics`` and, per stratum, into ``per_stratum``."""
+    if ev.judged is None:
+        return
+    from ..judged.measurement import judged_measurements
+
+    rows = ev.judged[ev.judged["system"] == system]
+    for name, m in zip(rows["metric"].astype(str), judged_measurements(rows)):
+        data["metrics"][name] = m.to_dict()
+    if "per_stratum" not in data:
+        return
+    rows = ev.judged_strata[ev.judged_strata["system"] == system]
+    for stratum, name, m in zip(rows["stratum"].astype(str), rows["metric"].astype(str),
+                                judged_measurements(rows)):
+        entry = data["per_stratum"].setdefault(stratum, {"n": 0, "metrics": {}})
+        entry.setdefault("metrics", {})[name] = m.to_dict()
 
 
 def _calibration_strata(data: dict[str, Any], calibration, system: str) -> None:

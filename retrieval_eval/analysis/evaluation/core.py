@@ -40,7 +40,7 @@ _SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mr
 
 def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
              gain: str = "exponential", queries=None, negatives=None,
-             measures=None, chunk_rows: int | None = None) -> Evaluation:
+             measures=None, chunk_rows: int | None = None, judged=None) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
     Parameters
@@ -66,6 +66,12 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
         Read the run in blocks of about that many rows of whole queries and run the engine
         block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
         numbers, with memory bounded by a block plus the judgments rather than by the run.
+    judged : path, DataFrame, list of rows, or a list of those, optional
+        LLM judge scores (:func:`retrieval_eval.read_judge_scores`): each judged metric
+        (``faithfulness`` ...) becomes a column of ``per_query`` (the mean of the query's
+        samples), ``summary`` and ``per_stratum``; ``judged`` and ``judged_strata`` hold its
+        query-clustered Measurement (interval, variance components, ICC), which the report
+        and the gates use (:mod:`retrieval_eval.analysis.judged`).
 
     Returns
     -------
@@ -86,10 +92,20 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
             raise ValueError("measures= needs the run whole; it cannot go with chunk_rows=")
         from .streaming import evaluate_streamed
 
-        return evaluate_streamed(judgments, run, k=k, threshold=threshold, gain=gain,
-                                 queries=queries, negatives=negatives, chunk_rows=chunk_rows)
-    return _evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
-                     negatives=negatives, measures=measures, excluded_as_nan=True)
+        return _with_judged(evaluate_streamed(judgments, run, k=k, threshold=threshold, gain=gain,
+                                              queries=queries, negatives=negatives,
+                                              chunk_rows=chunk_rows), judged)
+    return _with_judged(_evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
+                                  negatives=negatives, measures=measures, excluded_as_nan=True), judged)
+
+
+def _with_judged(ev: Evaluation, judged) -> Evaluation:
+    """``ev`` with the judged metrics of ``judged`` attached (:func:`retrieval_eval.analysis.judged.attach.attach_judged`)."""
+    if judged is not None:
+        from ..judged.attach import attach_judged
+
+        attach_judged(ev, judged)
+    return ev
 
 
 def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, negatives=None,
@@ -334,7 +350,7 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
 
 def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
                  drift_result=None, queries=None, calibration=None, gain: str = "exponential",
-                 system: str | None = None, negatives=None, now=None) -> Report:
+                 system: str | None = None, negatives=None, now=None, judged=None) -> Report:
     """Score a run and assemble the spec report (seed ``buildReport``).
 
     The verdict is INDETERMINATE when nothing was scored (there is no number, so it cannot
@@ -354,6 +370,9 @@ def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
         The system to report on (required when the run has several).
     now : datetime, optional
         The report's ``generated_at`` (default: now, UTC).
+    judged : optional
+        LLM judge scores, as for :func:`evaluate`: their query-clustered Measurements join
+        ``metrics`` and ``per_stratum``.
 
     Returns
     -------
@@ -368,6 +387,6 @@ def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
     True
     """
     ev = evaluate(judgments, run, k=(k,), threshold=threshold, gain=gain, queries=queries,
-                  negatives=negatives)
+                  negatives=negatives, judged=judged)
     return ev.report(system=system, corpus=corpus, drift_result=drift_result,
                      calibration=calibration, queries=queries, now=now)

@@ -53,7 +53,21 @@ class Evaluation(CarriesRun):
       ``per_query.groupby("system")[metrics].mean()`` is ``summary``.
     * ``summary``: system x metric macro means over the scored queries, with ``n``.
     * ``per_stratum``: (system, stratum) x metric, with ``n``; strata scored on their own rows.
+    * ``judged`` / ``judged_strata``: with ``evaluate(judged=...)``, the query-clustered
+      Measurement of every LLM-judged metric per (system, metric) and per (system, stratum,
+      metric) (:func:`retrieval_eval.analysis.judged.judged_summary`'s columns); None without.
     """
+
+    judged: pd.DataFrame | None = None
+    judged_strata: pd.DataFrame | None = None
+    judged_scores: pd.DataFrame | None = None
+
+    @property
+    def judged_metrics(self) -> list[str]:
+        """The names of the LLM-judged metrics (empty without ``judged=``)."""
+        if self.judged is None:
+            return []
+        return [str(m) for m in pd.unique(self.judged["metric"].astype(object))]
 
     def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
                  queries=None, negatives=(), strata=None, heads=None, heads_note=None):
@@ -161,25 +175,28 @@ class Evaluation(CarriesRun):
 
     def _table(self, table: str) -> pd.DataFrame:
         tables = {"summary": self.summary, "per_stratum": self.per_stratum, "per_query": self.per_query}
+        if self.judged is not None:
+            tables["judged"] = self.judged
         if table not in tables:
             raise ValueError(f"table must be one of {', '.join(tables)}, got {table!r}")
         return tables[table]
 
     def to_markdown(self, table: str = "summary") -> str:
-        """``summary`` (default), ``per_stratum`` or ``per_query`` as a Markdown pipe table.
+        """``summary`` (default), ``per_stratum``, ``per_query`` or ``judged`` as a Markdown pipe table.
 
         Written by :mod:`retrieval_eval.tables` (the base install: no tabulate); a metric that
         does not exist is ``n/a``, not 0.
         """
         frame_markdown = viz("frame_markdown")
 
-        return frame_markdown(self._table(table), index=table != "per_query")
+        return frame_markdown(self._table(table), index=table not in ("per_query", "judged"))
 
     def to_latex(self, table: str = "summary", caption: str | None = None, label: str | None = None) -> str:
         """The same table as a booktabs LaTeX ``table`` (no jinja2; needs ``booktabs``)."""
         frame_latex = viz("frame_latex")
 
-        return frame_latex(self._table(table), index=table != "per_query", caption=caption, label=label)
+        return frame_latex(self._table(table), index=table not in ("per_query", "judged"), caption=caption,
+                           label=label)
 
     def plot(self, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
         """Draw this evaluation: ``"strata"``, ``"metric_at_k"`` or ``"delta"`` (two systems).
@@ -193,6 +210,8 @@ class Evaluation(CarriesRun):
     def _repr_html_(self) -> str:
         evaluation_html = viz("evaluation_html")
 
+        if self.judged is not None:
+            return evaluation_html(self) + viz("judged_html")(self.judged)
         return evaluation_html(self)
 
     def __repr__(self) -> str:
