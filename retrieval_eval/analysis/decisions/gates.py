@@ -434,8 +434,7 @@ def _evaluate_worst_stratum(gate: Gate, report: Mapping[str, Any]) -> tuple[Gate
     observed = None
     if values:
         worst = worst_of(values, strata_order(report))
-        assert worst is not None  # values is not empty
-        observed = values[worst]
+        observed = values[cast(str, worst)]  # values is not empty: there is a worst
         if not _at_least(observed, threshold):
             return GateResult(raw, "FAIL", observed), (
                 f"{raw}: worst stratum '{worst}' has {metric} {_fmt(observed, threshold)}, below {threshold!r}")
