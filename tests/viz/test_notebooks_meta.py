@@ -23,6 +23,7 @@ NAMES = (
     "04_drift.ipynb",
     "05_guarantees_and_trust.ipynb",
     "06_llm_judged_metrics.ipynb",
+    "07_failure_analysis.ipynb",
 )
 IGNORE = "# NBVAL_IGNORE_OUTPUT"
 WIDGET = "application/vnd.jupyter.widget-view+json"
