@@ -159,6 +159,58 @@ class Evaluation(CarriesRun):
     def to_frame(self) -> pd.DataFrame:
         return self.per_query.copy()
 
+    #: The frames a saved evaluation holds (None where this one has none).
+    FRAMES = ("per_query", "summary", "per_stratum", "judgments", "run", "queries", "heads")
+
+    def _meta(self) -> dict[str, Any]:
+        return {"ks": [int(k) for k in self.ks], "threshold": self.threshold, "gain": self.gain,
+                "negatives": list(self.negatives), "strata": list(self.strata),
+                "heads_note": self.heads_note}
+
+    def to_dict(self, run: bool = True) -> dict[str, Any]:
+        """Everything this evaluation holds, JSON-safe: settings and every frame with its
+        dtypes (:func:`retrieval_eval.analysis.persist.frame_to_dict`), so that
+        :meth:`from_dict` gives back an evaluation that renders, plots, compares and
+        calibrates the same. ``run=False`` leaves the run out (the largest frame; a reloaded
+        evaluation then cannot be calibrated or compared without it)."""
+        from .persist import FORMAT_VERSION, frame_to_dict
+
+        frames = {n: frame_to_dict(getattr(self, n)) for n in self.FRAMES if run or n != "run"}
+        return {"kind": "Evaluation", "version": FORMAT_VERSION, **self._meta(), "frames": frames}
+
+    @classmethod
+    def _rebuild(cls, meta: dict[str, Any], frames: dict[str, Any]) -> Evaluation:
+        ev = cls(frames["judgments"], frames.get("run"), frames["per_query"], frames["summary"],
+                 frames["per_stratum"], tuple(meta["ks"]), meta["threshold"], meta["gain"],
+                 queries=frames.get("queries"), negatives=meta["negatives"], strata=meta["strata"],
+                 heads=frames.get("heads"), heads_note=meta.get("heads_note"))
+        return ev
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Evaluation:
+        """The evaluation :meth:`to_dict` wrote (raises ValueError for another kind of dict)."""
+        from .persist import FORMAT_VERSION, frame_from_dict
+
+        if d.get("kind") != "Evaluation" or int(d.get("version", 0)) > FORMAT_VERSION:
+            raise ValueError("not a dict written by Evaluation.to_dict()")
+        return cls._rebuild(d, {n: frame_from_dict(f) for n, f in d["frames"].items()})
+
+    def to_parquet(self, path) -> None:
+        """Save this evaluation to the folder ``path``: one parquet file per frame and
+        ``result.json`` (settings, dtypes), each written atomically
+        (:func:`retrieval_eval.analysis.persist.write_result`); :meth:`read_parquet` reloads it."""
+        from .persist import write_result
+
+        write_result("Evaluation", self._meta(), {n: getattr(self, n) for n in self.FRAMES}, path)
+
+    @classmethod
+    def read_parquet(cls, path) -> Evaluation:
+        """The evaluation :meth:`to_parquet` saved in the folder ``path``."""
+        from .persist import read_result
+
+        meta, frames = read_result(path, "Evaluation")
+        return cls._rebuild(meta, frames)
+
     def _table(self, table: str) -> pd.DataFrame:
         tables = {"summary": self.summary, "per_stratum": self.per_stratum, "per_query": self.per_query}
         if table not in tables:
