@@ -56,8 +56,13 @@ class Evaluation(CarriesRun):
     """
 
     def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
-                 queries=None, negatives=(), strata=None, heads=None, heads_note=None):
+                 queries=None, negatives=(), strata=None, heads=None, heads_note=None,
+                 unjudged=None):
         self.judgments = judgments
+        #: Queries of the run without any judgment, left out of every figure (nothing says
+        #: what a right answer is; ranx's ``make_comparable=True`` does the same), shown in the
+        #: notebook view. Empty when the run was not held (streamed, Dask).
+        self.unjudged_queries = [str(q) for q in (unjudged if unjudged is not None else [])]
         self.run = run
         #: Without the run (streamed, Dask): the head of every ranking (:mod:`.heads`), what
         #: calibration and comparison read of a run; None with ``heads_note`` saying why.
@@ -165,7 +170,7 @@ class Evaluation(CarriesRun):
     def _meta(self) -> dict[str, Any]:
         return {"ks": [int(k) for k in self.ks], "threshold": self.threshold, "gain": self.gain,
                 "negatives": list(self.negatives), "strata": list(self.strata),
-                "heads_note": self.heads_note}
+                "heads_note": self.heads_note, "unjudged_queries": list(self.unjudged_queries)}
 
     def to_dict(self, run: bool = True) -> dict[str, Any]:
         """Everything this evaluation holds, JSON-safe: settings and every frame with its
@@ -183,7 +188,8 @@ class Evaluation(CarriesRun):
         ev = cls(frames["judgments"], frames.get("run"), frames["per_query"], frames["summary"],
                  frames["per_stratum"], tuple(meta["ks"]), meta["threshold"], meta["gain"],
                  queries=frames.get("queries"), negatives=meta["negatives"], strata=meta["strata"],
-                 heads=frames.get("heads"), heads_note=meta.get("heads_note"))
+                 heads=frames.get("heads"), heads_note=meta.get("heads_note"),
+                 unjudged=meta.get("unjudged_queries"))
         return ev
 
     @classmethod
@@ -301,6 +307,11 @@ def finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty
             per_query.loc[excluded, engine.metric_columns(per_query)] = np.nan
     strata = engine.strata_in_order(j)
     strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
+    unjudged = None
+    if r is not None:  # run queries without a judgment: left out, and said so
+        ran = pd.unique(r["query_id"].astype(object))
+        known = pd.Index(j["query_id"].astype(object)).append(pd.Index(list(negs), dtype=object))
+        unjudged = ran[~pd.Index(ran).isin(known)]
     return Evaluation(j, r, per_query, summary, by_strata, ks, threshold, gain,
                       queries=queries, negatives=negs, strata=strata, heads=heads,
-                      heads_note=heads_note)
+                      heads_note=heads_note, unjudged=unjudged)

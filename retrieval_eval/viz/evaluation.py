@@ -172,7 +172,7 @@ class StratumDisplay:
         values = values.loc[[i for s in systems for i in values.index if i[0] == s]]
         return cls(values, name, system_colors(evaluation.systems))
 
-    def plot(self, ax=None, *, legend: bool = True, interval: bool = True,
+    def plot(self, ax=None, *, legend: bool = True, interval: bool = True,  # long: numpydoc, one figure
              labels: Mapping[str, str] | None = None):
         """Horizontal grouped bars, strata top to bottom.
 
@@ -374,7 +374,7 @@ class MetricAtKDisplay:
         a.minorticks_off()
         a.set_ylim(0, 1.02)
         a.set_xlabel("cutoff k (results considered, log scale)")
-        a.set_ylabel(f"{display_name(f'{self.metric}@k', labels)} (mean over scored queries)")
+        a.set_ylabel(f"{display_name(f'{self.metric}@k', labels)}\nmean over scored queries")
         a.set_title(f"{display_name(f'{self.metric}@k', labels)} by system")
         a.grid(True, alpha=0.25)
         self.legend_ = legend_below(a, ncols=min(len(self.lines_), 4))

@@ -22,6 +22,7 @@ NAMES = (
     "03_strata_and_systems.ipynb",
     "04_drift.ipynb",
     "05_guarantees_and_trust.ipynb",
+    "08_paper_workflow.ipynb",
 )
 IGNORE = "# NBVAL_IGNORE_OUTPUT"
 WIDGET = "application/vnd.jupyter.widget-view+json"

@@ -114,3 +114,36 @@ def test_comparison_plot_per_query_in_system_colours(demo):
     # without colours the losses are LOSS_COLOR, which is also rrf's slot: bm25's wins in rrf's colour
     assert {f for f, x in zip(faces, d) if x < 0} == {mcolors.to_hex(colours["bm25"])}
     assert {f for f, x in zip(faces, d) if x > 0} == {mcolors.to_hex(colours["dense"])}
+
+
+def test_tie_line_is_the_clis_and_the_apis():
+    from retrieval_eval.analysis.ties import tie_message, tied_rankings, warn_tied_scores
+    from retrieval_eval.cli.inputs import tie_warning
+
+    run = rev.as_run([{"query_id": "q1", "ranking": ["a", "b", "c"], "scores": [0.5, 0.5, 0.1]},
+                      {"query_id": "q2", "ranking": ["a", "b"], "scores": [0.9, 0.1]},
+                      {"query_id": "q3", "ranking": ["a", "b"]}])
+    assert tied_rankings(run) == (1, 3)
+    assert tie_warning(run, "r.trec") == (
+        "r.trec: 1 of 3 rankings have tied scores; they are read by rank (the file's order); "
+        "--order score orders ties by doc id descending, as trec_eval does")
+    assert tie_message(run.iloc[3:], "x", "o", "f") is None
+    with pytest.warns(UserWarning, match="run: 1 of 3 rankings have tied scores"):
+        warn_tied_scores(run, run)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_tied_scores({"q1": {"a": 0.5, "b": 0.5}}, rev.as_run({"q1": {"a": 0.5, "b": 0.5}}))
+
+
+def test_run_queries_without_judgments_are_named_in_the_view(demo):
+    judgments = [{"query_id": "q1", "doc_uri": "d1", "relevance": 1}]
+    run = [{"query_id": "q1", "ranking": ["d2", "d1"]}, {"query_id": "qx", "ranking": ["d1"]}]
+    ev = rev.evaluate(judgments, run, k=(1,))
+    assert ev.unjudged_queries == ["qx"]
+    assert list(ev.per_query["query_id"]) == ["q1"]
+    assert "1 run queries without judgments left out" in ev._repr_html_()
+    # declared negatives (expect_none) are not "without judgments": the demo has none such
+    full = rev.evaluate(demo.judgments, demo.runs, queries=demo.queries)
+    assert full.unjudged_queries == []
