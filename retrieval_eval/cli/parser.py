@@ -15,6 +15,7 @@ import re
 from typing import Sequence
 
 from . import inputs
+from . import fuse as fusion
 from . import trust
 from .commands import CONVERT_TARGETS, cmd_calibrate, cmd_compare, cmd_convert, cmd_demo, cmd_drift, cmd_validate
 from .common import PROG, CLIError, finite_float, positive_int
@@ -100,6 +101,7 @@ COMMANDS: dict[str, str] = {
     "trec_eval": "trec_eval's command line and output, line for line (retrieval_eval.cli.trec_eval)",
 }
 COMMANDS.update(trust.COMMANDS)  # score-shift, label-agreement (.trust)
+COMMANDS.update(fusion.COMMANDS)  # fuse (.fuse)
 
 
 def _commands(sub) -> "callable":
@@ -165,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
                 _add_demo):
         add(command)
     trust.add_commands(command, output_flags)
+    fusion.add_command(command)
     add_trec_eval(command)
     return parser
 
