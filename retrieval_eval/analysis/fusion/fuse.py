@@ -61,7 +61,7 @@ def _weights(weights: Any, systems: list[str]) -> dict[str, float]:
     return {s: float(x) for s, x in zip(systems, w)}
 
 
-def fuse(runs: Any, method: str = "rrf",  # long: the numpydoc docstring (code: 40 lines)
+def fuse(run: Any, method: str = "rrf",  # long: the numpydoc docstring (code: 40 lines)
          norm: str | None = "min-max", *, k: float = 60,
          weights: Any = None, name: str | None = None) -> pd.DataFrame:
     """A run frame fusing several systems' rankings of the same queries into one.
@@ -82,10 +82,11 @@ def fuse(runs: Any, method: str = "rrf",  # long: the numpydoc docstring (code: 
 
     Parameters
     ----------
-    runs : dict, list, DataFrame or path
-        ``{system: run}`` (any run :func:`retrieval_eval.as_run` reads: frames, wire dicts,
-        paths, ranx ``Run`` objects), a list of ranx ``Run`` objects, or one run frame with
-        two or more systems.
+    run : dict, list, DataFrame or path
+        The systems to fuse: ``{system: run}`` (any run :func:`retrieval_eval.as_run` reads:
+        frames, wire dicts, paths, ranx ``Run`` objects), a list of ranx ``Run`` objects, or
+        one run with two or more systems (``run``, as every function names it, for one run
+        of several systems).
     method : str
         A key of :data:`FUSION_METHODS`: ``rrf`` (default), ``sum``, ``mnz``, ``max``, ``min``,
         ``med``, ``anz``, ``wsum`` (``combsum``... accepted).
@@ -125,7 +126,7 @@ def fuse(runs: Any, method: str = "rrf",  # long: the numpydoc docstring (code: 
     m, nm = _method(method), canonical_norm(norm)
     if m == "rrf" and not (np.isfinite(float(k)) and float(k) >= 0):
         raise ValueError(f"k must be a finite number >= 0, got {k!r}")
-    r = dedupe_run(as_run(runs, label="fuse"))
+    r = dedupe_run(as_run(run, label="fuse"))
     systems = [str(s) for s in pd.unique(r["system"])]
     if len(systems) < 2:
         raise ValueError(f"fusion needs two or more systems, got {len(systems)} ({', '.join(systems)})")
