@@ -61,6 +61,7 @@ from .analysis.calibration.shift import ScoreShift, score_shift
 from .analysis.trust.agreement import LabelAgreement, label_agreement
 from .analysis.failure import (JudgmentBounds, LabelPool, QueryInspection, RunDiff, calibration_cases, diff_runs,
                                inspect_query, judgment_bounds, label_pool)
+from .analysis.fusion import fuse
 # The measure catalogue's table and parser (rev.measures() is the table; the package itself is
 # retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
 from .engine.measures import measures, parse_measure
@@ -78,7 +79,7 @@ __all__ = [
     "TOOL_NAME", "TOOL_VERSION", "ValidationIssue", "ValidationResult", "apply_cutoff",
     "as_corpus", "as_judgments", "as_queries", "as_run", "build_report", "calibrate",
     "chunk_id", "compute", "cutoff_sweep", "dedupe", "dedupe_run", "drift", "evaluate",
-    "evaluate_gates", "fix", "from_qrels", "from_trec_run", "judgment_key", "metric_name",
+    "evaluate_gates", "fix", "fuse", "from_qrels", "from_trec_run", "judgment_key", "metric_name",
     "normalize", "parse_corpus", "parse_gate", "parse_judgments", "parse_queries", "parse_run",
     "query_metrics", "read_corpus", "read_judgments", "read_qrels", "read_queries", "read_run",
     "read_trec_run", "relevance_by_query", "score", "score_by_stratum", "score_rows",

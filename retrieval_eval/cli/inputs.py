@@ -311,16 +311,10 @@ def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) ->
 def tie_warning(run: pd.DataFrame, path: str) -> str | None:
     """One line when rankings hold tied scores and are read by rank: how many, and the switch
     that orders ties the way trec_eval does. None when no score ties."""
-    scored = run[run["score"].notna()]
-    if not len(scored):
-        return None
-    tied = scored.duplicated(["system", "query_id", "score"], keep=False)
-    if not tied.any():
-        return None
-    n_tied = scored.loc[tied, ["system", "query_id"]].drop_duplicates().shape[0]
-    n_all = run[["system", "query_id"]].drop_duplicates().shape[0]
-    return (f"{path}: {n_tied} of {n_all} rankings have tied scores; they are read by rank "
-            "(the file's order); --order score orders ties by doc id descending, as trec_eval does")
+    from ..analysis.ties import tie_message  # the one check, shared with the Python API
+
+    return tie_message(run, path, "the file's order", "--order score orders ties by doc id descending, "
+                       "as trec_eval does")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, NoReturn, Sequence
 
 from . import inputs
 from . import failure
+from . import fuse as fusion
 from . import trust
 from .commands import CONVERT_TARGETS, cmd_calibrate, cmd_compare, cmd_convert, cmd_demo, cmd_drift, cmd_validate
 from .common import PROG, CLIError, finite_float, positive_int
@@ -104,6 +105,7 @@ COMMANDS: dict[str, str] = {
 }
 COMMANDS.update(trust.COMMANDS)  # score-shift, label-agreement (.trust)
 COMMANDS.update(failure.COMMANDS)  # diff, pool (.failure)
+COMMANDS.update(fusion.COMMANDS)  # fuse (.fuse)
 
 
 def _commands(sub: Any) -> Callable[..., argparse.ArgumentParser]:
@@ -170,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
         add(command)
     trust.add_commands(command, output_flags)
     failure.add_commands(command, output_flags)
+    fusion.add_command(command)
     add_trec_eval(command)
     return parser
 

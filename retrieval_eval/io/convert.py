@@ -24,7 +24,10 @@ from .beir import read_beir, read_beir_corpus, read_beir_queries
 from .columns import arrow_of
 from .corpus import corpus_from_obj, parse_corpus, read_corpus
 from .detect import HEAD, expect, jsonish, sniff, sniff_bytes
-from .dicts import is_score_dict, judgments_from_dict, labels_from_object, run_from_dict, run_from_object
+from .dicts import (
+    is_score_dict, judgments_from_dict, labels_from_object, rank_marks, run_from_dict, run_from_object,
+    runs_from_objects,
+)
 from .frames import (
     corpus_from_frame, judgments_from_frame, label_frame, queries_from_frame, refuse_swapped,
     run_from_any_frame, run_from_frame,
@@ -96,7 +99,7 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     raise TypeError(f"cannot read judgments from {type(obj).__name__}; give a DataFrame, a list of dicts or a path")
 
 
-def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFrame:
+def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFrame:  # long: numpydoc
     """Coerce a run to the long run frame, never mutating the input.
 
     Accepts the frame a reader returns (``system`` added as ``"run"``, ``score`` as NaN and
@@ -107,7 +110,8 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
     :mod:`retrieval_eval.io.detect` finds), a dict ``{system_name: run}`` whose runs are coerced
     and concatenated with the key as their system, or the field's shapes of
     :mod:`retrieval_eval.io.dicts` (a PyTerrier ``qid, docno, score, rank`` frame, a
-    ``{qid: {doc: score}}`` dict ranked by score, a ranx ``Run``).
+    ``{qid: {doc: score}}`` dict ranked by score, a ranx ``Run``, a list of ranx ``Run``
+    objects read as ``{run.name: run}``).
     ``system`` given here names the system of every row. Labels given here (see
     :func:`refuse_swapped`; a labels file by :mod:`retrieval_eval.io.detect`) are refused with one
     line naming the order ``(judgments, run)``.
@@ -164,8 +168,11 @@ def as_run(obj: Any, system: str | None = None, label: str = "run") -> pd.DataFr
         empty = [pair for p in parts for pair in p.attrs.get("empty_rankings", [])]
         if empty:
             out.attrs["empty_rankings"] = empty
+        out.attrs.update(rank_marks(obj))  # runs fused by rank (analysis.fusion) keep their mark
         return out
     if isinstance(obj, (list, tuple)):
+        if (named := runs_from_objects(obj)) is not None:  # ranx Run objects: {run.name: run}
+            return as_run(named, label=label)
         if obj and isinstance(obj[0], Mapping) and "doc_id" in obj[0] and "ranking" not in obj[0]:
             return run_from_frame(pd.DataFrame(list(obj)), label, system)
         return run_from_lines(enumerate(obj, start=1), label, system)

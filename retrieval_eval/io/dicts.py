@@ -128,3 +128,33 @@ def labels_from_object(obj: Any, label: str) -> pd.DataFrame | None:
         return None
     d = to_dict_()
     return judgments_from_dict(d, label) if isinstance(d, Mapping) else None
+
+
+def runs_from_objects(items: Any) -> dict[str, Any] | None:
+    """``{name: run}`` for a list of ranx ``Run`` objects (ranx's usual form for several
+    systems), each named by its ``name`` (``run1``, ``run2``... in list order when it has
+    none); None when the list holds anything else. Two runs of one name are refused: their
+    rows would merge into one system."""
+    if not isinstance(items, (list, tuple)) or not items:
+        return None
+    if not all(callable(getattr(o, "to_dict", None)) and not isinstance(o, (Mapping, pd.DataFrame, pd.Series))
+               for o in items):
+        return None
+    out: dict[str, Any] = {}
+    for i, o in enumerate(items, start=1):
+        name = getattr(o, "name", None)
+        name = name if isinstance(name, str) and name else f"run{i}"
+        if name in out:
+            raise ValueError(f"two runs of the list are named {name!r}; give them distinct names "
+                             "(Run(..., name=...)) or pass a dict {name: run}")
+        out[name] = o
+    return out
+
+
+def rank_marks(runs: Mapping) -> dict[str, str]:
+    """``{name: why}`` for the frames of a dict of runs that carry a rank-based mark
+    (``attrs["rank_based"]``, set by :func:`retrieval_eval.analysis.fusion.fuse`), each under
+    the name the dict gives it: reading the dict makes one frame, and the mark must follow."""
+    return {"rank_based": marks} if (marks := {
+        n: "; ".join(map(str, r.attrs["rank_based"].values())) for n, r in runs.items()
+        if isinstance(r, pd.DataFrame) and r.attrs.get("rank_based")}) else {}

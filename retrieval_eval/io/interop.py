@@ -22,7 +22,9 @@ The mappings:
   pytrec_eval) evaluates in; qrels ``{qid: {doc: grade}}``, a negative grade read as 0 as
   :func:`retrieval_eval.io.qrels.from_qrels` reads TREC's "judged, harmful".
 * ranx ``Run``/``Qrels`` (anything with ``to_dict()`` returning such a dict): through
-  ``to_dict()``; a run's ``name`` becomes its system.
+  ``to_dict()``; a run's ``name`` becomes its system. A list of ``Run`` objects (ranx's form
+  for several systems, ``compare(qrels, runs=[...])``) reads as ``{run.name: run}``, and a
+  dict ``{name: Run}`` as any dict of runs, so every function that takes runs takes both.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ from ..model import judgment_keys
 from .beir import BeirData, read_beir, read_beir_corpus, read_beir_queries
 from .convert import as_corpus, as_judgments, as_queries, as_run, rerank_by_score
 from .detect import sniff
-from .dicts import is_score_dict, judgments_from_dict, labels_from_object, run_from_dict, run_from_object
+from .dicts import (
+    is_score_dict, judgments_from_dict, labels_from_object, run_from_dict, run_from_object, runs_from_objects,
+)
 from .frames import LABEL_ALIASES, RUN_ALIASES, is_pyterrier_run, label_frame, run_frame
 
 __all__ = [
@@ -47,7 +51,7 @@ __all__ = [
     # re-exported from the modules that read each shape
     "LABEL_ALIASES", "RUN_ALIASES", "is_pyterrier_run", "is_score_dict", "judgments_from_dict",
     "label_frame", "labels_from_object", "read_beir_corpus", "read_beir_queries", "run_frame",
-    "run_from_dict", "run_from_object",
+    "run_from_dict", "run_from_object", "runs_from_objects",
 ]
 
 # ---------------------------------------------------------------------------------------------

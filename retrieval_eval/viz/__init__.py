@@ -117,6 +117,8 @@ EXPORTS = {
     "markdown": "tables",
     "md_escape": "tables",
     "tex": "tables",
+    # labels.py
+    "display_name": "labels",
     # style.py
     "DARK_PALETTE": "style",
     "DARK_POSITIVE_COLOR": "style",

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import ID
+from .labels import display_name
 from .draw import font_points, foreground, get_axes, legend_below, select_systems, system_color
 from .style import LOSS_COLOR, THIN_STRATUM, WIN_COLOR, clip_interval, is_bounded, system_colors
 from ..engine.measures.seed import parse_metric
@@ -164,14 +165,16 @@ class StratumDisplay:
         worst = np.zeros(len(values), dtype=bool)
         for s in systems:
             w = evaluation.worst_stratum(name, s)
-            if w is not None:
-                worst |= (values.index.get_level_values("system") == s) & (
+            mine = values.index.get_level_values("system") == s
+            if w is not None and mine.sum() > 1:  # one stratum is no "worst" of anything
+                worst |= mine & (
                     values.index.get_level_values("stratum") == w["name"])
         values["worst"] = worst
         values = values.loc[[i for s in systems for i in values.index if i[0] == s]]
         return cls(values, name, system_colors(evaluation.systems))
 
-    def plot(self, ax=None, *, legend: bool = True, interval: bool = True):
+    def plot(self, ax=None, *, legend: bool = True, interval: bool = True,  # long: numpydoc, one figure
+             labels: Mapping[str, str] | None = None):
         """Horizontal grouped bars, strata top to bottom.
 
         Parameters
@@ -181,6 +184,8 @@ class StratumDisplay:
         legend : bool, default True
         interval : bool, default True
             Draw the 95% t intervals.
+        labels : mapping, optional
+            ``{system or metric: shown name}`` (:func:`~retrieval_eval.viz.labels.display_name`).
 
         Returns
         -------
@@ -242,25 +247,26 @@ class StratumDisplay:
         a.set_xlim(min(0.0, lo), top * 1.2 if top > 0 else 1.0)
         if bounded:
             a.set_xticks(np.linspace(0, 1, 6))
-        a.set_xlabel(f"{self.metric} (mean over the stratum's scored queries)")
-        a.set_title(f"{self.metric} per stratum")
+        a.set_xlabel(f"{display_name(self.metric, labels)} (mean over the stratum's scored queries)")
+        a.set_title(f"{display_name(self.metric, labels)} per stratum")
         a.grid(True, axis="x", alpha=0.25)
         if legend:
-            handles = self._legend_handles(systems, fg, bounded)
+            handles = self._legend_handles(systems, fg, bounded, labels)
             self.legend_ = legend_below(a, handles, ncols=2 if len(handles) > 2 else 1)
         self.bar_ = next(iter(self.bars_.values()), None)
         self.ax_, self.axes_, self.figure_ = a, [a], fig
         return self
 
-    def _legend_handles(self, systems: list[str], fg, bounded: bool) -> list:
+    def _legend_handles(self, systems: list[str], fg, bounded: bool, labels=None) -> list:
         """The legend's entries: the systems (when several), the worst stratum's hatch, the
         interval and the pale thin strata (when drawn)."""
         from matplotlib.patches import Patch
 
         # Plain patches: a bar container's handle would copy its first bar's hatch/alpha.
-        handles: list[Any] = ([Patch(facecolor=system_color(self.colors, s, i), label=s)
+        handles: list[Any] = ([Patch(facecolor=system_color(self.colors, s, i), label=display_name(s, labels))
                     for i, s in enumerate(systems)] if len(systems) > 1 else [])
-        handles.append(Patch(facecolor="none", edgecolor=fg, hatch="///", label="worst stratum"))
+        if self.worst_:  # no hatch drawn (one stratum): no legend entry for it
+            handles.append(Patch(facecolor="none", edgecolor=fg, hatch="///", label="worst stratum"))
         if self.errorbars_:
             from matplotlib.lines import Line2D
 
@@ -339,13 +345,15 @@ class MetricAtKDisplay:
         label = names[0].partition(f"@{ks[0]}")[0]
         return cls(values, label, system_colors(evaluation.systems))
 
-    def plot(self, ax=None, **line_kwargs):
+    def plot(self, ax=None, *, labels: Mapping[str, str] | None = None, **line_kwargs):
         """Draw one line per system.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             By default a new figure.
+        labels : mapping, optional
+            ``{system or metric: shown name}`` (:func:`~retrieval_eval.viz.labels.display_name`).
         **line_kwargs
             Passed to ``Axes.plot`` for every line.
 
@@ -360,13 +368,15 @@ class MetricAtKDisplay:
         for i, s in enumerate(self.systems):
             sub = self.values[self.values["system"] == s]
             kw = {"color": system_color(self.colors, s, i), "marker": "o", "linewidth": 2, **line_kwargs}
-            (self.lines_[s],) = a.plot(sub["k"], sub["value"], label=s, **kw)
+            (self.lines_[s],) = a.plot(sub["k"], sub["value"], label=display_name(s, labels), **kw)
         ks = np.unique(self.values["k"].to_numpy())
-        a.set_xticks(ks)
+        a.set_xscale("log")  # k = 1, 5, 10, 100: evenly apart on a log axis, not 5 and 10 crowded
+        a.set_xticks(ks, [str(k) for k in ks], minor=False)
+        a.minorticks_off()
         a.set_ylim(0, 1.02)
-        a.set_xlabel("cutoff k (results considered)")
-        a.set_ylabel(f"{self.metric}@k (mean over scored queries)")
-        a.set_title(f"{self.metric}@k by system")
+        a.set_xlabel("cutoff k (results considered, log scale)")
+        a.set_ylabel(f"{display_name(f'{self.metric}@k', labels)}\nmean over scored queries")
+        a.set_title(f"{display_name(f'{self.metric}@k', labels)} by system")
         a.grid(True, alpha=0.25)
         self.legend_ = legend_below(a, ncols=min(len(self.lines_), 4))
         self.line_ = next(iter(self.lines_.values()), None)
@@ -520,7 +530,7 @@ class PerQueryDeltaDisplay:
         disp.colors = system_colors(comparison.systems)
         return disp
 
-    def plot(self, ax=None, *, max_labels: int = 40):
+    def plot(self, ax=None, *, max_labels: int = 40, labels: Mapping[str, str] | None = None):
         """Bars per query (sorted), wins and losses coloured.
 
         Parameters
@@ -529,6 +539,8 @@ class PerQueryDeltaDisplay:
             By default a new figure, wider with more queries.
         max_labels : int, default 40
             Label each bar with its query up to this many queries.
+        labels : mapping, optional
+            ``{system or metric: shown name}`` (:func:`~retrieval_eval.viz.labels.display_name`).
 
         Returns
         -------
@@ -563,11 +575,12 @@ class PerQueryDeltaDisplay:
             a.set_xticks([])
             a.set_xlabel(f"queries, sorted by difference (n={n})")
         a.set_xlim(-0.8, n - 0.2 if n else 1)
-        a.set_ylabel(f"\u0394 {self.metric} ({self.candidate} \u2212 {self.baseline})")
-        a.set_title(f"{self.metric} per query: {self.candidate} vs {self.baseline}")
+        m, c, b = (display_name(x, labels) for x in (self.metric, self.candidate, self.baseline))
+        a.set_ylabel(f"\u0394 {m} ({c} \u2212 {b})")
+        a.set_title(f"{m} per query: {c} vs {b}")
         a.grid(True, axis="y", alpha=0.25)
-        handles = [Patch(color=win, label=f"{self.candidate} better ({cnt['wins']})"),
-                   Patch(color=loss, label=f"{self.baseline} better ({cnt['losses']})"),
+        handles = [Patch(color=win, label=f"{c} better ({cnt['wins']})"),
+                   Patch(color=loss, label=f"{b} better ({cnt['losses']})"),
                    Patch(color="#999999", label=f"tied ({cnt['ties']})")]
         extra = 0.0
         if label_queries:

@@ -156,6 +156,10 @@ def evaluation_html(ev) -> str:
         n = int(pq[flag].sum())
         if n:
             notes.append(f"{n} {text}")
+    unjudged = getattr(ev, "unjudged_queries", [])
+    if unjudged:
+        notes.append(f"{len(unjudged)} run queries without judgments left out (as ranx's "
+                     f"make_comparable=True): {', '.join(unjudged[:5])}{', ...' if len(unjudged) > 5 else ''}")
     body += warnings_html(notes)
     if ev.has_strata:
         metric = ev.metric("ndcg")

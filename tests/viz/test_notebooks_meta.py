@@ -24,6 +24,7 @@ NAMES = (
     "05_guarantees_and_trust.ipynb",
     "06_llm_judged_metrics.ipynb",
     "07_failure_analysis.ipynb",
+    "08_paper_workflow.ipynb",
 )
 IGNORE = "# NBVAL_IGNORE_OUTPUT"
 WIDGET = "application/vnd.jupyter.widget-view+json"

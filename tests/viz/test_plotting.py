@@ -273,7 +273,7 @@ def test_stratum_plot_labels_n_and_highlights_worst(hand_ev):
     assert len(d.worst_) == 2
     assert d.bars_["s1"].patches[0] in d.worst_ and d.bars_["s2"].patches[1] in d.worst_
     assert all(p.get_hatch() == "///" for p in d.worst_)
-    assert d.ax_.get_xlabel().startswith("recall@2")
+    assert d.ax_.get_xlabel().startswith("Recall@2")  # the readable name (viz.labels)
 
 
 def test_stratum_interval_skipped_for_single_query():

@@ -155,8 +155,61 @@ class Calibration:
 
         return frame_latex(self.summary, caption=caption, label=label)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Everything but the per-query frames, JSON-able (NaN -> None)."""
+    #: The frames a saved calibration holds (``rows``, the scored run, only when asked for).
+    FRAMES = ("summary", "top1", "per_stratum", "intervals", "guarantee", "rows")
+
+    def to_dict(self, rows: bool = False) -> dict[str, Any]:
+        """The report-style figures (``settings``, ``summary``, ``metrics``, ``per_stratum``,
+        ``warnings``, missing queries), JSON-able (NaN -> None), and under ``frames`` every
+        frame with its dtypes, so that :meth:`from_dict` gives back a calibration that renders
+        and plots the same. ``rows=True`` adds the scored run (large, and read by no display)."""
+        from ..persist import FORMAT_VERSION, frame_to_dict
+
+        frames = {n: frame_to_dict(getattr(self, n)) for n in self.FRAMES if rows or n != "rows"}
+        return {**self._report_dict(), "kind": "Calibration", "version": FORMAT_VERSION,
+                "rank_reasons": jsonable(self.settings.get("rank_reasons", {})),
+                "system_warnings": jsonable(self.system_warnings), "frames": frames}
+
+    def _meta(self) -> dict[str, Any]:
+        return {"settings": jsonable(self.settings), "warnings": list(self.warnings),
+                "missing_negatives": jsonable(self.missing_negatives),
+                "missing_positives": jsonable(self.missing_positives),
+                "system_warnings": jsonable(self.system_warnings)}
+
+    @classmethod
+    def _rebuild(cls, meta: dict[str, Any], frames: dict[str, Any]) -> Calibration:
+        return cls(frames["summary"], frames["top1"], frames["per_stratum"], frames["intervals"],
+                   list(meta["warnings"]), dict(meta["missing_negatives"]),
+                   dict(meta["missing_positives"]), dict(meta["settings"]),
+                   dict(meta.get("system_warnings") or {}), frames.get("rows"), frames.get("guarantee"))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Calibration:
+        """The calibration :meth:`to_dict` wrote (raises ValueError for another kind of dict)."""
+        from ..persist import FORMAT_VERSION, frame_from_dict
+
+        if d.get("kind") != "Calibration" or int(d.get("version", 0)) > FORMAT_VERSION:
+            raise ValueError("not a dict written by Calibration.to_dict()")
+        settings = {**d["settings"], "rank_reasons": d.get("rank_reasons", {})}
+        meta = {**d, "settings": settings}
+        return cls._rebuild(meta, {n: frame_from_dict(f) for n, f in d["frames"].items()})
+
+    def to_parquet(self, path) -> None:
+        """Save this calibration to the folder ``path`` (every frame, ``rows`` included, as
+        parquet; settings and warnings in ``result.json``), each file written atomically."""
+        from ..persist import write_result
+
+        write_result("Calibration", self._meta(), {n: getattr(self, n) for n in self.FRAMES}, path)
+
+    @classmethod
+    def read_parquet(cls, path) -> Calibration:
+        """The calibration :meth:`to_parquet` saved in the folder ``path``."""
+        from ..persist import read_result
+
+        meta, frames = read_result(path, "Calibration")
+        return cls._rebuild(meta, frames)
+
+    def _report_dict(self) -> dict[str, Any]:
         summary = self.summary.reset_index()
         return jsonable({
             "settings": {k: v for k, v in self.settings.items() if k != "rank_reasons"},

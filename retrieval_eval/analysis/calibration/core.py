@@ -56,7 +56,7 @@ from .cutoffs import apply_cutoff, cutoff_for, cutoff_sweep, fixed_systems
 from ..evaluation.heads import run_of
 from .guarantee import Guarantee, as_guarantee, conformal_cutoff, guarantee_table, query_cutoffs
 from ..jsonable import jsonable
-from .rank_based import rank_reasons
+from .rank_based import RANK_BASED_ATTR, rank_reasons
 from .separation import pairwise_wins, separation_figures, separation_intervals
 from ..stats import wilson_interval
 
@@ -171,6 +171,7 @@ def calibrate(judgments, run, queries=None,  # long: the numpydoc docstring (cod
     check_negatives(j, negs, threshold)
     qt = query_table(j, q, negs, threshold)
     rows = scored_rows(r, j, qt, threshold)
+    rows.attrs[RANK_BASED_ATTR] = dict(r.attrs.get(RANK_BASED_ATTR) or {})  # systems fused by rank
     systems = list(pd.unique(rows["system"]))
     has_scores = rows.groupby("system", sort=False)["score"].apply(lambda s: s.notna().any())
     scoreless = [s for s in systems if not has_scores[s]]

@@ -16,7 +16,12 @@ import pandas as pd
 
 from ..stats import difference
 
-__all__ = ["rank_reasons"]
+__all__ = ["RANK_BASED_ATTR", "rank_reasons"]
+
+#: The key of a run frame's ``attrs`` naming systems known to be rank-based, ``{system: why}``:
+#: :func:`retrieval_eval.analysis.fusion.fuse` sets it on the runs it fuses by rank, and
+#: :func:`rank_reasons` reports it first, whatever the scores look like.
+RANK_BASED_ATTR = "rank_based"
 
 #: RRF constants tried by the fusion-pattern check, and the deepest source rank considered.
 _RRF_CONSTANTS = np.arange(0, 101)
@@ -105,7 +110,9 @@ def _unit(x: np.ndarray) -> tuple[np.ndarray, int]:
 def rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
     """Why a system's scores look determined by rank (empty when they do not).
 
-    Three independent signs, any one suffices:
+    A system the run's ``attrs[RANK_BASED_ATTR]`` names (a run fused by rank by
+    :func:`~retrieval_eval.analysis.fusion.fuse`) is rank-based by construction: its reason
+    comes first. Otherwise three independent signs, any one suffices:
 
     1. top-1 scores take only a handful of distinct values across queries (at least 10
        queries; at most max(3, 5% of them) values, and never more than 10, so a cosine
@@ -136,7 +143,8 @@ def rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
     >>> rank_reasons(rows, np.full(12, 1 / 61))[0]
     'top-1 scores take only 1 distinct value across 12 queries'
     """
-    reasons = []
+    marked = rows.attrs.get(RANK_BASED_ATTR) or {}
+    reasons = [str(marked[s]) for s in pd.unique(rows["system"]) if s in marked] if marked else []
     n = int(np.isfinite(top1).sum())
     finite = top1[np.isfinite(top1)]
     distinct = _distinct(finite)

@@ -70,8 +70,13 @@ class Evaluation(CarriesRun):
         return [str(m) for m in pd.unique(self.judged["metric"].astype(object))]
 
     def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
-                 queries=None, negatives=(), strata=None, heads=None, heads_note=None):
+                 queries=None, negatives=(), strata=None, heads=None, heads_note=None,
+                 unjudged=None):
         self.judgments = judgments
+        #: Queries of the run without any judgment, left out of every figure (nothing says
+        #: what a right answer is; ranx's ``make_comparable=True`` does the same), shown in the
+        #: notebook view. Empty when the run was not held (streamed, Dask).
+        self.unjudged_queries = [str(q) for q in (unjudged if unjudged is not None else [])]
         self.run = run
         #: Without the run (streamed, Dask): the head of every ranking (:mod:`.heads`), what
         #: calibration and comparison read of a run; None with ``heads_note`` saying why.
@@ -173,6 +178,59 @@ class Evaluation(CarriesRun):
     def to_frame(self) -> pd.DataFrame:
         return self.per_query.copy()
 
+    #: The frames a saved evaluation holds (None where this one has none).
+    FRAMES = ("per_query", "summary", "per_stratum", "judgments", "run", "queries", "heads")
+
+    def _meta(self) -> dict[str, Any]:
+        return {"ks": [int(k) for k in self.ks], "threshold": self.threshold, "gain": self.gain,
+                "negatives": list(self.negatives), "strata": list(self.strata),
+                "heads_note": self.heads_note, "unjudged_queries": list(self.unjudged_queries)}
+
+    def to_dict(self, run: bool = True) -> dict[str, Any]:
+        """Everything this evaluation holds, JSON-safe: settings and every frame with its
+        dtypes (:func:`retrieval_eval.analysis.persist.frame_to_dict`), so that
+        :meth:`from_dict` gives back an evaluation that renders, plots, compares and
+        calibrates the same. ``run=False`` leaves the run out (the largest frame; a reloaded
+        evaluation then cannot be calibrated or compared without it)."""
+        from ..persist import FORMAT_VERSION, frame_to_dict
+
+        frames = {n: frame_to_dict(getattr(self, n)) for n in self.FRAMES if run or n != "run"}
+        return {"kind": "Evaluation", "version": FORMAT_VERSION, **self._meta(), "frames": frames}
+
+    @classmethod
+    def _rebuild(cls, meta: dict[str, Any], frames: dict[str, Any]) -> Evaluation:
+        ev = cls(frames["judgments"], frames.get("run"), frames["per_query"], frames["summary"],
+                 frames["per_stratum"], tuple(meta["ks"]), meta["threshold"], meta["gain"],
+                 queries=frames.get("queries"), negatives=meta["negatives"], strata=meta["strata"],
+                 heads=frames.get("heads"), heads_note=meta.get("heads_note"),
+                 unjudged=meta.get("unjudged_queries"))
+        return ev
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Evaluation:
+        """The evaluation :meth:`to_dict` wrote (raises ValueError for another kind of dict)."""
+        from ..persist import FORMAT_VERSION, frame_from_dict
+
+        if d.get("kind") != "Evaluation" or int(d.get("version", 0)) > FORMAT_VERSION:
+            raise ValueError("not a dict written by Evaluation.to_dict()")
+        return cls._rebuild(d, {n: frame_from_dict(f) for n, f in d["frames"].items()})
+
+    def to_parquet(self, path) -> None:
+        """Save this evaluation to the folder ``path``: one parquet file per frame and
+        ``result.json`` (settings, dtypes), each written atomically
+        (:func:`retrieval_eval.analysis.persist.write_result`); :meth:`read_parquet` reloads it."""
+        from ..persist import write_result
+
+        write_result("Evaluation", self._meta(), {n: getattr(self, n) for n in self.FRAMES}, path)
+
+    @classmethod
+    def read_parquet(cls, path) -> Evaluation:
+        """The evaluation :meth:`to_parquet` saved in the folder ``path``."""
+        from ..persist import read_result
+
+        meta, frames = read_result(path, "Evaluation")
+        return cls._rebuild(meta, frames)
+
     def _table(self, table: str) -> pd.DataFrame:
         tables = {"summary": self.summary, "per_stratum": self.per_stratum, "per_query": self.per_query}
         if self.judged is not None:
@@ -268,6 +326,11 @@ def finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty
             per_query.loc[excluded, engine.metric_columns(per_query)] = np.nan
     strata = engine.strata_in_order(j)
     strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
+    unjudged = None
+    if r is not None:  # run queries without a judgment: left out, and said so
+        ran = pd.unique(r["query_id"].astype(object))
+        known = pd.Index(j["query_id"].astype(object)).append(pd.Index(list(negs), dtype=object))
+        unjudged = ran[~pd.Index(ran).isin(known)]
     return Evaluation(j, r, per_query, summary, by_strata, ks, threshold, gain,
                       queries=queries, negatives=negs, strata=strata, heads=heads,
-                      heads_note=heads_note)
+                      heads_note=heads_note, unjudged=unjudged)
