@@ -311,7 +311,7 @@ def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) ->
 def tie_warning(run: pd.DataFrame, path: str) -> str | None:
     """One line when rankings hold tied scores and are read by rank: how many, and the switch
     that orders ties the way trec_eval does. None when no score ties."""
-    from ..analysis.ties import tie_message  # the one check, shared with the Python API
+    from ..analysis.evaluation.ties import tie_message  # the one check, shared with the Python API
 
     return tie_message(run, path, "the file's order", "--order score orders ties by doc id descending, "
                        "as trec_eval does")

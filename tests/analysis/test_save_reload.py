@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import retrieval_eval as rev
-from retrieval_eval.analysis.calibration_result import Calibration
-from retrieval_eval.analysis.persist import frame_from_dict, frame_to_dict
-from retrieval_eval.analysis.result import Evaluation
+from retrieval_eval.analysis.calibration.calibration_result import Calibration
+from retrieval_eval.analysis.evaluation.persist import frame_from_dict, frame_to_dict
+from retrieval_eval.analysis.evaluation.result import Evaluation
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")

@@ -33,8 +33,8 @@ HANDOFF = "retrieval_eval.analysis.handoff"
 #: docs/architecture.md's map) before it passes.
 ANALYSIS_PARTS = {
     "stats": 0,
-    "evaluation": 1, "judged": 1, "fusion": 1,
-    "calibration": 2, "drift": 2, "trust": 2, "failure": 2,
+    "evaluation": 1, "judged": 1,
+    "calibration": 2, "drift": 2, "trust": 2, "failure": 2, "fusion": 2,
     "decisions": 3,
 }
 #: The modules that may import a higher part, from inside a function (or for type checking

@@ -117,7 +117,7 @@ def test_comparison_plot_per_query_in_system_colours(demo):
 
 
 def test_tie_line_is_the_clis_and_the_apis():
-    from retrieval_eval.analysis.ties import tie_message, tied_rankings, warn_tied_scores
+    from retrieval_eval.analysis.evaluation.ties import tie_message, tied_rankings, warn_tied_scores
     from retrieval_eval.cli.inputs import tie_warning
 
     run = rev.as_run([{"query_id": "q1", "ranking": ["a", "b", "c"], "scores": [0.5, 0.5, 0.1]},

@@ -163,7 +163,7 @@ class Calibration:
         ``warnings``, missing queries), JSON-able (NaN -> None), and under ``frames`` every
         frame with its dtypes, so that :meth:`from_dict` gives back a calibration that renders
         and plots the same. ``rows=True`` adds the scored run (large, and read by no display)."""
-        from ..persist import FORMAT_VERSION, frame_to_dict
+        from ..evaluation.persist import FORMAT_VERSION, frame_to_dict
 
         frames = {n: frame_to_dict(getattr(self, n)) for n in self.FRAMES if rows or n != "rows"}
         return {**self._report_dict(), "kind": "Calibration", "version": FORMAT_VERSION,
@@ -186,7 +186,7 @@ class Calibration:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Calibration:
         """The calibration :meth:`to_dict` wrote (raises ValueError for another kind of dict)."""
-        from ..persist import FORMAT_VERSION, frame_from_dict
+        from ..evaluation.persist import FORMAT_VERSION, frame_from_dict
 
         if d.get("kind") != "Calibration" or int(d.get("version", 0)) > FORMAT_VERSION:
             raise ValueError("not a dict written by Calibration.to_dict()")
@@ -197,14 +197,14 @@ class Calibration:
     def to_parquet(self, path) -> None:
         """Save this calibration to the folder ``path`` (every frame, ``rows`` included, as
         parquet; settings and warnings in ``result.json``), each file written atomically."""
-        from ..persist import write_result
+        from ..evaluation.persist import write_result
 
         write_result("Calibration", self._meta(), {n: getattr(self, n) for n in self.FRAMES}, path)
 
     @classmethod
     def read_parquet(cls, path) -> Calibration:
         """The calibration :meth:`to_parquet` saved in the folder ``path``."""
-        from ..persist import read_result
+        from ..evaluation.persist import read_result
 
         meta, frames = read_result(path, "Calibration")
         return cls._rebuild(meta, frames)

@@ -188,11 +188,11 @@ class Evaluation(CarriesRun):
 
     def to_dict(self, run: bool = True) -> dict[str, Any]:
         """Everything this evaluation holds, JSON-safe: settings and every frame with its
-        dtypes (:func:`retrieval_eval.analysis.persist.frame_to_dict`), so that
+        dtypes (:func:`retrieval_eval.analysis.evaluation.persist.frame_to_dict`), so that
         :meth:`from_dict` gives back an evaluation that renders, plots, compares and
         calibrates the same. ``run=False`` leaves the run out (the largest frame; a reloaded
         evaluation then cannot be calibrated or compared without it)."""
-        from ..persist import FORMAT_VERSION, frame_to_dict
+        from .persist import FORMAT_VERSION, frame_to_dict
 
         frames = {n: frame_to_dict(getattr(self, n)) for n in self.FRAMES if run or n != "run"}
         return {"kind": "Evaluation", "version": FORMAT_VERSION, **self._meta(), "frames": frames}
@@ -209,7 +209,7 @@ class Evaluation(CarriesRun):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Evaluation:
         """The evaluation :meth:`to_dict` wrote (raises ValueError for another kind of dict)."""
-        from ..persist import FORMAT_VERSION, frame_from_dict
+        from .persist import FORMAT_VERSION, frame_from_dict
 
         if d.get("kind") != "Evaluation" or int(d.get("version", 0)) > FORMAT_VERSION:
             raise ValueError("not a dict written by Evaluation.to_dict()")
@@ -218,15 +218,15 @@ class Evaluation(CarriesRun):
     def to_parquet(self, path) -> None:
         """Save this evaluation to the folder ``path``: one parquet file per frame and
         ``result.json`` (settings, dtypes), each written atomically
-        (:func:`retrieval_eval.analysis.persist.write_result`); :meth:`read_parquet` reloads it."""
-        from ..persist import write_result
+        (:func:`retrieval_eval.analysis.evaluation.persist.write_result`); :meth:`read_parquet` reloads it."""
+        from .persist import write_result
 
         write_result("Evaluation", self._meta(), {n: getattr(self, n) for n in self.FRAMES}, path)
 
     @classmethod
     def read_parquet(cls, path) -> Evaluation:
         """The evaluation :meth:`to_parquet` saved in the folder ``path``."""
-        from ..persist import read_result
+        from .persist import read_result
 
         meta, frames = read_result(path, "Evaluation")
         return cls._rebuild(meta, frames)

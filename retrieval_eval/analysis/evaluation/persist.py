@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .jsonable import jsonable
+from ..jsonable import jsonable
 
 __all__ = ["FORMAT_VERSION", "frame_from_dict", "frame_to_dict", "read_result", "write_result"]
 
@@ -120,7 +120,7 @@ def write_result(kind: str, meta: dict[str, Any], frames: dict[str, pd.DataFrame
     """Write a result to the folder ``path``: one ``<name>.parquet`` per frame, then
     ``result.json`` (``kind``, ``meta``, each frame's columns, dtypes and index), each file
     atomically; the manifest goes last, so a folder with a manifest holds every frame."""
-    from ..io.safewrite import atomic_write_bytes, atomic_write_text
+    from ...io.safewrite import atomic_write_bytes, atomic_write_text
 
     os.makedirs(path, exist_ok=True)
     layout: dict[str, Any] = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .evaluation.heads import run_of
+from .heads import run_of
 
 __all__ = ["tie_message", "tied_rankings", "warn_tied_scores"]
 
@@ -42,7 +42,7 @@ def _read_by_rank(obj) -> bool:
     """Whether ``obj`` is a run read in its own order (a frame, wire lines, a dict of them), as
     opposed to one ranked by score on reading (a pytrec_eval/ranx dict or ``Run``: its ties
     are already in trec_eval's order) or a path (the command line warns about files)."""
-    from ..io.interop import is_score_dict
+    from ...io.interop import is_score_dict
 
     if isinstance(obj, pd.DataFrame):
         return not obj.attrs.get("ties_reported", False)
