@@ -38,7 +38,8 @@ from ..identity import text_sha
 from ..model import ID as _STRING
 from .drift_match import MERGED as _MERGED, ORPHANED as _ORPHANED, RE_ANCHORABLE as _RE_ANCHORABLE
 from .drift_match import SPLIT as _SPLIT, UNDECIDED as _UNDECIDED, VALID as _VALID
-from .drift_match import isin as _isin, match_substrings, match_text_sha
+from .drift_match import GRADE_CONFLICT, collisions, match_substrings, match_text_sha
+from .drift_match import isin as _isin
 from .handoff import viz
 
 __all__ = [
@@ -249,28 +250,40 @@ class DriftResult:
 class FixResult:
     """The outcome of :func:`fix`.
 
-    ``judgments``: a new judgments frame (same rows, order and columns as the input).
-    ``reanchored``: number of RE_ANCHORABLE and MERGED labels moved to a live chunk.
-    ``needs_review``: the SPLIT and ORPHANED findings (rows of ``DriftResult.findings``), the
-    labels left untouched because only a human can say what they should point at now.
+    ``judgments``: a new judgments frame (the input's rows, order and columns, less the
+    ``collapsed`` repeats). ``reanchored``: number of RE_ANCHORABLE and MERGED labels moved to a
+    live chunk. ``needs_review``: the labels left untouched because only a human can say what
+    they should point at now, in judgment order: the SPLIT and ORPHANED findings, and as
+    ``GRADE_CONFLICT`` the re-anchors that would have put two labels of different grades of one
+    query on one chunk (rows of ``DriftResult.findings`` plus ``reason``, which says why, and for
+    a conflict the chunk and the grades). ``collapsed``: labels removed because their re-anchor
+    made them repeat another label of the same query, chunk and grade.
     """
 
     judgments: pd.DataFrame
     reanchored: int
     needs_review: pd.DataFrame
+    collapsed: int = 0
 
     def __repr__(self) -> str:
         return (
-            f"FixResult(reanchored={self.reanchored}, needs_review={len(self.needs_review)}, "
-            f"judgments=<{len(self.judgments)} rows>)"
+            f"FixResult(reanchored={self.reanchored}, collapsed={self.collapsed}, "
+            f"needs_review={len(self.needs_review)}, judgments=<{len(self.judgments)} rows>)"
         )
+
+    def review_records(self) -> list[dict[str, Any]]:
+        """``needs_review`` as the list of dicts ``drift --fix --json`` prints under ``review``."""
+        cols = ["query_id", "doc_uri", "chunk_id", "status", "reason"]
+        records = self.needs_review[cols].astype(object).to_dict(orient="records")
+        return [{k: v for k, v in r.items() if not _missing(v)} for r in records]
 
     def _repr_html_(self) -> str:
         _html = viz("html")
 
-        body = f"<div>{len(self.needs_review)} need review (SPLIT or ORPHANED)</div>"
+        body = (f"<div>{self.collapsed} collapsed into an equal label; {len(self.needs_review)} "
+                "need review (SPLIT, ORPHANED or GRADE_CONFLICT)</div>")
         if len(self.needs_review):
-            shown = self.needs_review[["query_id", "doc_uri", "chunk_id", "status"]]
+            shown = self.needs_review[["query_id", "doc_uri", "chunk_id", "status", "reason"]]
             body += _html.table(shown.set_index("query_id"), max_rows=_HTML_MAX_FINDINGS)
         return _html.box(f"Fix: {self.reanchored} labels re-anchored", body)
 
@@ -488,6 +501,25 @@ def _findings_in_row_order(j: pd.DataFrame, findings: pd.DataFrame) -> pd.DataFr
     return f
 
 
+def _needs_review(f: pd.DataFrame, conflicts: pd.DataFrame) -> pd.DataFrame:
+    """The SPLIT, ORPHANED and GRADE_CONFLICT rows of the (row-ordered) findings, with a reason."""
+    status = f["status"].to_numpy(dtype=object).copy()
+    reason = np.full(len(f), None, dtype=object)
+    split = status == "SPLIT"
+    reason[split] = ["spans " + ", ".join(parts) + ": re-judge the passage"
+                     for parts in f["split_into"].to_numpy(dtype=object)[split]]
+    reason[status == "ORPHANED"] = "its text is in no live chunk of its document"
+    rows = conflicts["row"].to_numpy(dtype=np.int64)
+    for row, target, grades in zip(rows, conflicts["reanchor_to"], conflicts["grades"], strict=True):
+        shown = " and ".join(str(g) for g in grades)
+        reason[row] = (f"{status[row]} onto {target}, where this query's labels have grades "
+                       f"{shown}: left as it was")
+    status[rows] = GRADE_CONFLICT
+    keep = split | (status == "ORPHANED") | (status == GRADE_CONFLICT)
+    out = f.assign(status=pd.array(status, dtype=_STRING), reason=pd.array(reason, dtype=_STRING))
+    return out[keep].reset_index(drop=True)
+
+
 def fix(judgments: Any, result: DriftResult) -> FixResult:
     """Re-anchor the recoverable labels and stamp the live corpus fingerprint (SPEC A5).
 
@@ -504,6 +536,14 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
       it: writing the coarse chunk's text or hash into the label would claim a judgment nobody
       made. The label stays sound because the chunk it now points at contains the judged text,
       and a later re-chunk can still find it by that text.
+    - Collisions: when re-anchoring puts two or more labels of one query on one chunk (two
+      passages merged into one chunk), the fixed set would hold a duplicate label, which
+      ``validate`` rejects. If they carry one grade they are one judgment said twice: the
+      first in row order is kept, with its provenance, and the others are removed
+      (``collapsed``). If their grades differ, none of them is moved: each stays as it was and
+      is listed in ``needs_review`` as ``GRADE_CONFLICT`` with the chunk and the grades, since
+      choosing a grade would invent a judgment. The fixed set therefore never holds a
+      duplicate the input did not.
     - RE_ANCHORABLE, MERGED and VALID rows get ``corpus_fingerprint`` = the live corpus's
       fingerprint when it is known: each was just verified against that corpus (a VALID label
       points at a live chunk), so afterwards a fingerprint other than the live one marks
@@ -512,8 +552,8 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
       them would fabricate ground truth, the failure drift exists to expose.
 
     Every other column (``extra`` included), the row order and the caller's index are kept
-    (the frame is otherwise the one ``formats.as_judgments`` returns). Running
-    :func:`drift` again on the fixed labels finds no RE_ANCHORABLE or MERGED label.
+    (the frame is otherwise the one ``formats.as_judgments`` returns). Running :func:`drift`
+    again on the fixed labels finds RE_ANCHORABLE or MERGED labels only among the conflicts.
 
     Parameters
     ----------
@@ -531,17 +571,23 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     >>> import retrieval_eval as rev
     >>> demo = rev.load_demo()
     >>> fixed = rev.fix(demo.judgments, rev.drift(demo.judgments, demo.corpus_v2))
-    >>> len(fixed.judgments) == len(demo.judgments)
+    >>> len(fixed.judgments) + fixed.collapsed == len(demo.judgments)
+    True
+    >>> rev.validate(fixed.judgments).ok
     True
     """
     j = as_judgments(judgments)
-    findings = result.findings
     n = len(j)
-    f = _findings_in_row_order(j, findings)
+    f = _findings_in_row_order(j, result.findings)
 
     status = f["status"].to_numpy(dtype=object)
     moved = (status == "RE_ANCHORABLE") | (status == "MERGED")
-    exact = status == "RE_ANCHORABLE"
+    key = _strings(judgments_meaning(j), "chunk_id").fillna(_strings(j, "doc_uri")).to_numpy(dtype=object)
+    key[moved] = f["reanchor_to"].to_numpy(dtype=object)[moved]
+    drop, unmove, conflicts = collisions(_strings(j, "query_id"), pd.Series(key, dtype=object), moved,
+                                         j["relevance"].to_numpy())
+    moved &= ~unmove
+    exact = moved & (status == "RE_ANCHORABLE")
     stamp = moved | (status == "VALID")
 
     out = j.copy()
@@ -564,5 +610,7 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
         out["corpus_fingerprint"] = pd.array(fp, dtype=_STRING)
     if isinstance(judgments, pd.DataFrame) and len(judgments) == n:
         out.index = judgments.index.copy()  # the caller's row labels, so it can join back
-    needs_review = findings[findings["status"].isin(["SPLIT", "ORPHANED"])].reset_index(drop=True)
-    return FixResult(judgments=out, reanchored=int(moved.sum()), needs_review=needs_review)
+    if drop.any():
+        out = out[~drop]
+    return FixResult(judgments=out, reanchored=int((moved & ~drop).sum()),
+                     needs_review=_needs_review(f, conflicts), collapsed=int(drop.sum()))

@@ -125,3 +125,44 @@ def match_substrings(
         if holding:
             codes[i] = MERGED
             reanchor[i] = min(holding)[2]
+
+
+#: The needs_review status of a label whose re-anchor would meet a label of another grade.
+GRADE_CONFLICT = "GRADE_CONFLICT"
+
+
+def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndarray) -> tuple[
+        np.ndarray, np.ndarray, pd.DataFrame]:
+    """Which re-anchors would put two labels of one query on one chunk, and what to do instead.
+
+    ``key`` is each label's key after the re-anchors (``chunk_id``, else ``doc_uri``), ``moved``
+    marks the labels re-anchored, ``grade`` their relevance. Only groups of one (query, key)
+    holding at least one moved label are looked at (duplicates the input already had are
+    ``validate``'s to report, not fix's to settle).
+
+    Returns ``(drop, unmove, conflicts)``: ``drop`` marks labels to remove because the group's
+    labels all carry one grade (the first in row order stays, with its provenance: the same
+    judgment said twice is one judgment); ``unmove`` marks moved labels of groups whose grades
+    differ, which stay where they were (two people, or one twice, judged the text differently,
+    and picking one grade would invent a judgment); ``conflicts`` has one row per unmoved label
+    (``row``, ``reanchor_to``, ``grades``: the group's distinct grades, highest first).
+    """
+    n = len(key)
+    frame = pd.DataFrame({"q": qid.to_numpy(dtype=object), "k": key.to_numpy(dtype=object),
+                          "moved": moved, "grade": grade, "row": np.arange(n, dtype=np.int64)})
+    groups = frame.groupby(["q", "k"], sort=False, dropna=False)
+    size = groups["row"].transform("size").to_numpy()
+    any_moved = groups["moved"].transform("any").to_numpy(dtype=bool)
+    grades = groups["grade"].transform("nunique").to_numpy()
+    first = groups["row"].transform("min").to_numpy()
+    hit = (size > 1) & any_moved
+    drop = hit & (grades == 1) & (frame["row"].to_numpy() != first)
+    unmove = hit & (grades > 1) & moved
+    rows = np.flatnonzero(unmove)
+    torn = frame[hit & (grades > 1)]  # the few groups in conflict: their grades, listed
+    sets = torn.groupby(["q", "k"], sort=False)["grade"].unique()
+    listed = [sorted(sets.loc[(q, k)].tolist(), reverse=True)
+              for q, k in zip(frame["q"].to_numpy()[rows], frame["k"].to_numpy()[rows])]
+    conflicts = pd.DataFrame({"row": rows, "reanchor_to": frame["k"].to_numpy()[rows],
+                              "grades": pd.Series(listed, dtype=object)})
+    return drop, unmove, conflicts

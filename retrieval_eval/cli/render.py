@@ -341,10 +341,16 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
         else:
             wrote = f"{args.judgments} left as it was"
         out(f"{s('fix', 'bold')}  re-anchored {plural(fixed.reanchored, 'label')}; {wrote}")
+        if fixed.collapsed:
+            out(f"  collapsed {plural(fixed.collapsed, 'label')} into an earlier label of the same "
+                "query, chunk and grade")
         if review:
             need = f"{plural(review, 'label')} {'needs' if review == 1 else 'need'} review"
-            out(f"  {s(need, 'yellow')} (SPLIT or ORPHANED): "
+            out(f"  {s(need, 'yellow')} (SPLIT, ORPHANED or GRADE_CONFLICT): "
                 "left as they are, since guessing would invent ground truth")
+            torn = fixed.needs_review[fixed.needs_review["status"] == "GRADE_CONFLICT"]
+            for rec in torn.to_dict(orient="records"):
+                out(f"    {rec['query_id']}  {rec['chunk_id']}  {s.status('GRADE_CONFLICT')}  {rec['reason']}")
         else:
             out(f"  {s('nothing left to review', 'green')}")
     elif args.fix:
