@@ -332,6 +332,12 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
         if len(bad) > len(shown):
             out(f"  ... and {len(bad) - len(shown)} more not VALID (use --json for all)")
     out()
+    _render_fix(out, args, summary, fixed, written)
+
+
+def _render_fix(out: Out, args: argparse.Namespace, summary: Any, fixed: Any, written: bool) -> None:
+    """The last lines of ``drift``: what ``--fix`` did and what is left, or the verdict."""
+    s = out.s
     decayed = summary.total - summary.valid
     if fixed is not None:
         review = len(fixed.needs_review)
