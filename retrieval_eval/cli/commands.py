@@ -343,7 +343,7 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
     result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
                      test=args.test, correction=args.correction, gain=args.gain, **options)
     if args.format and not args.json:
-        write_table(out, result.table, args.format, result.to_markdown(), result.to_latex())
+        write_table(out, result.table, args.format, result.to_markdown(), result.to_latex(), result.warnings)
     elif args.json:
         to_dict = getattr(result, "to_dict", None)
         out.stream.write(dumps(to_dict() if callable(to_dict) else {"table": frame_records(result.table)}))

@@ -167,6 +167,20 @@ def test_demo_page_renders_with_its_headline_and_every_image(browser, demo_page)
     assert browser.find_element(By.ID, "gates").is_displayed()
 
 
+def test_demo_page_ood_table_fits_its_column_and_the_headline_agrees_with_the_gates(browser, demo_page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(demo_page.as_uri())
+    table = browser.find_element(By.ID, "ood")
+    column = browser.execute_script("return arguments[0].parentElement.clientWidth", table)
+    assert table.size["width"] <= column
+    for row in browser.find_elements(By.CSS_SELECTOR, "#headline tbody tr"):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        if cells[-1] == "FAIL" and "negative_satisfaction" in " ".join(
+                browser.find_element(By.ID, "gates").text.split()):
+            assert not any(c.startswith("separates OOD") for c in cells)
+
+
 @pytest.mark.parametrize("name", [p.stem for p in NOTEBOOKS])
 def test_rendered_notebook_loads_every_image_without_console_errors(browser, notebook_pages,
                                                                     name):
