@@ -180,7 +180,7 @@ def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndar
     torn = frame[hit & (grades > 1)]  # the few groups in conflict: their grades, listed
     sets = torn.groupby(["q", "k"], sort=False)["grade"].unique()
     listed = [sorted(sets.loc[(q, k)].tolist(), reverse=True)
-              for q, k in zip(frame["q"].to_numpy()[rows], frame["k"].to_numpy()[rows])]
+              for q, k in zip(frame["q"].to_numpy()[rows], frame["k"].to_numpy()[rows], strict=True)]
     conflicts = pd.DataFrame({"row": rows, "reanchor_to": frame["k"].to_numpy()[rows],
                               "grades": pd.Series(listed, dtype=object)})
     return drop, unmove, conflicts

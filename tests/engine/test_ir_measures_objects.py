@@ -18,10 +18,10 @@ def _oracle(measure, system: str) -> dict[str, float]:
     """ir_measures' own per-query values on the demo (ties kept in the run's rank order)."""
     j = DEMO.judgments
     key = j["chunk_id"].fillna(j["doc_uri"])
-    qrels = [ir_measures.Qrel(str(q), str(k), int(r)) for q, k, r in zip(j["query_id"], key, j["relevance"])]
+    qrels = [ir_measures.Qrel(str(q), str(k), int(r)) for q, k, r in zip(j["query_id"], key, j["relevance"], strict=True)]
     r = DEMO.runs[DEMO.runs["system"] == system]
     run = [ir_measures.ScoredDoc(str(q), str(d), -float(rank))
-           for q, d, rank in zip(r["query_id"], r["doc_id"], r["rank"])]
+           for q, d, rank in zip(r["query_id"], r["doc_id"], r["rank"], strict=True)]
     return {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
 
 
