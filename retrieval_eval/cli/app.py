@@ -45,9 +45,24 @@ from ..errors import FormatError
 __all__ = ["CLIError", "COMMANDS", "atomic_write_text", "build_parser", "main", "read_text"]
 
 
+def _check_options_beside_version(argv: list[str]) -> None:
+    """Refuse an unknown option on a ``--version`` line: it is a usage error whatever else is
+    given (SPEC: exit 2), while a missing argument is not, since the version is all that runs."""
+    top = ("-h", "--help", "-v", "--version")
+    for token in argv:
+        if token == "--" or token in COMMANDS:
+            break
+        if token.startswith("-") and token.split("=", 1)[0] not in top:
+            raise CLIError(f"unknown option '{token.split('=', 1)[0]}'; see '{PROG} --help'")
+    head = argv[:argv.index("--")] if "--" in argv else argv
+    if any(token in COMMANDS for token in head):
+        check_options(build_parser(), argv)
+
+
 def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
     """Parse ``argv`` and run its verb; a failure raises, and :func:`main` words it."""
     if wants_version(argv):
+        _check_options_beside_version(argv)
         stdout.write(f"{PROG} {version()}\n")
         stdout.flush()
         return EXIT_OK

@@ -71,7 +71,9 @@ def cmd_drift(args: argparse.Namespace, out: Out) -> int:
         if args.fix:
             payload["fix"] = {
                 "reanchored": fixed.reanchored if fixed else 0,
+                "collapsed": fixed.collapsed if fixed else 0,
                 "needs_review": len(fixed.needs_review) if fixed else 0,
+                "review": fixed.review_records() if fixed else [],
                 "written": written,
             }
         out.stream.write(dumps(payload))
@@ -122,7 +124,7 @@ def _drift_fix(args: argparse.Namespace):
             judgments = fm.parse_judgments(text, label=path)
             result = drift(judgments, inputs.load_corpus(args.corpus))
             fixed = fix(judgments, result)
-            new_text = fm.rewrite_judgments(text, judgments, fixed.judgments)
+            new_text = _rewrite(fm, text, judgments, fixed.judgments)
             written = new_text != text
             if written:
                 held.replace(bom + new_text.encode("utf-8"), backup=args.backup)
@@ -134,6 +136,19 @@ def _drift_fix(args: argparse.Namespace):
             f"{path}: cannot rewrite ({err.strerror or err}); the file was left as it was"
         ) from None
     return result, fixed, written
+
+
+def _rewrite(fm, text: str, judgments, fixed) -> str:
+    """``text`` with the changed labels rewritten and the collapsed ones' lines removed."""
+    kept = judgments.loc[fixed.index]
+    new_text = fm.rewrite_judgments(text, kept, fixed)
+    gone = sorted(set(judgments["line"].tolist()) - set(kept["line"].tolist()))
+    if not gone:
+        return new_text
+    lines = new_text.split("\n")
+    for number in reversed(gone):  # each label is one line, its number as parsed
+        del lines[number - 1]
+    return "\n".join(lines)
 
 
 def cmd_validate(args: argparse.Namespace, out: Out) -> int:
@@ -334,7 +349,7 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
     result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
                      test=args.test, correction=args.correction, gain=args.gain, **options)
     if args.format and not args.json:
-        write_table(out, result.table, args.format, result.to_markdown(), result.to_latex())
+        write_table(out, result.table, args.format, result.to_markdown(), result.to_latex(), result.warnings)
     elif args.json:
         to_dict = getattr(result, "to_dict", None)
         out.stream.write(dumps(to_dict() if callable(to_dict) else {"table": frame_records(result.table)}))

@@ -17,6 +17,7 @@ import html
 import io
 import json
 import math
+import re
 import os
 from pathlib import Path
 from typing import Any
@@ -84,14 +85,18 @@ def _save_figure(draw, path: Path, figsize=(6.4, 4.2)) -> Path:
     return path
 
 
-def calibration_verdict(row: pd.Series) -> str:
+def calibration_verdict(row: pd.Series, negative_floor: float | None = None) -> str:
     """One phrase on whether a system's top-1 score tells OOD queries apart, from its
     calibration summary row (``rank_based``, ``auroc``, ``n_positive``, ``n_negative``).
 
     Rank-based scores (RRF) come first: their AUROC measures rank positions, not relevance,
     so no cutoff on them means anything. Fewer than ``FEW_SAMPLES`` positives or negatives
     are too few to judge. Otherwise the AUROC is read against :data:`SEPARATES` and
-    :data:`PARTLY`.
+    :data:`PARTLY`. With ``negative_floor`` (the floor of a ``negative_satisfaction`` gate), a
+    score that separates by AUROC but whose calibrated cutoff refuses a smaller share of the
+    OOD queries than the floor is not said to separate them: the AUROC grades the ranking over
+    every cutoff, the gate the one cutoff production would use, and a headline must not praise
+    what its own gate fails.
     """
     from ..viz.style import FEW_SAMPLES
 
@@ -102,6 +107,10 @@ def calibration_verdict(row: pd.Series) -> str:
     auroc = float(row["auroc"])
     if not math.isfinite(auroc):
         return "no AUROC"
+    refused = float(row.get("negative_satisfaction", math.nan))
+    if (auroc >= PARTLY and negative_floor is not None and math.isfinite(refused)
+            and refused < negative_floor):
+        return f"ranks OOD queries apart, but its cutoff refuses only {refused:.0%} (gate {negative_floor:.0%})"
     if auroc >= SEPARATES:
         return "separates OOD queries"
     if auroc >= PARTLY:
@@ -179,6 +188,10 @@ def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result,
     """One row per system: the headline metrics, the calibration verdict, label drift (against
     the run's corpus, from the report, and against the re-chunked corpus) and the gates'
     status ("no gates applied" when there were none)."""
+    from ..analysis.gates import parse_gate
+
+    floors = [g.threshold for g in map(parse_gate, gates)
+              if g.kind == "absolute" and g.metric == "negative_satisfaction"]
     rows = {}
     rechunked = float(drift_result.summary["invalid_ratio"])
     for system, data in reports.items():
@@ -186,7 +199,7 @@ def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result,
         for name in HEADLINE_METRICS:
             m = data["metrics"].get(name)
             row[name] = float(m["value"]) if isinstance(m, dict) else math.nan
-        row["calibration"] = (calibration_verdict(calibration.summary.loc[system])
+        row["calibration"] = (calibration_verdict(calibration.summary.loc[system], max(floors, default=None))
                               if system in calibration.summary.index else "not calibrated")
         d = (data.get("judgments") or {}).get("drift") or {}
         row["labels_not_valid"] = float(d.get("invalid_ratio", math.nan))
@@ -267,7 +280,7 @@ table { border-collapse: collapse; margin: .6em 0; font-size: .92em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #d0d7de; padding: .25em .6em; text-align: right; }
 th:first-child, td.text { text-align: left; }
-th { white-space: nowrap; } thead th { white-space: normal; }
+th { white-space: nowrap; } thead th, #ood th { white-space: normal; }
 td.text { max-width: 16em; }
 .swatch { display: inline-block; width: .9em; height: .9em; border-radius: 2px;
           vertical-align: -0.1em; margin-right: .35em; }
@@ -279,6 +292,15 @@ figcaption { font-size: .9em; color: #424a53; }
 .legend { font-size: .9em; color: #424a53; }
 .re-box td, .re-box th { border: 1px solid #d0d7de; }
 """
+
+
+def _fit_headers(table_html: str, table_id: str) -> str:
+    """``table_html`` with an id and headers that may wrap after ``_`` or ``@``: fourteen
+    headers like ``negative_satisfaction`` held on one line each made the OOD table wider
+    than the page's column."""
+    out = table_html.replace("<table>", f'<table id="{table_id}">', 1)
+    return re.sub(r"<th>([^<]*)</th>",
+                  lambda m: "<th>" + re.sub(r"([_@])", r"\1<wbr>", m.group(1)) + "</th>", out)
 
 
 def _f4(value: Any) -> str:
@@ -410,7 +432,7 @@ def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, cali
     # -- calibration and drift -------------------------------------------------------------------
     from ..viz.html import table as html_table
 
-    cal_table = html_table(calibration.summary, max_rows=50)
+    cal_table = _fit_headers(html_table(calibration.summary, max_rows=50), "ood")
     warnings = "".join(f"<li>{esc(w)}</li>" for w in getattr(calibration, "warnings", []) or [])
     summary = drift_result.summary.to_dict()
     drift_rows = "".join(

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 import pandas as pd
 
 from . import term
-from .common import frame_records, jsonable
+from .common import frame_records, jsonable, one_line
 from ..analysis.decisions.gates import strata_order, worst_of
 
 __all__ = ["Out", "drift_frame", "group_issues", "markdown_to_text", "num", "plural",
@@ -141,10 +141,35 @@ def _render_verdicts(out: Out, reports: dict[str, dict[str, Any]]) -> None:
             out()
 
 
+#: What a calibration figure's ``n`` counts: the negatives (expect_none queries), the positives,
+#: or both classes of queries.
+_COUNTED = {"negative_satisfaction": "negatives", "fpr@95tpr": "negatives",
+            "positive_retention": "positives", "auroc": "queries", "separation_margin": "queries",
+            "aupr_in": "queries", "aupr_out": "queries"}
+
+
+def _counted(name: str, m: dict[str, Any]) -> str:
+    """A measurement's ``n`` with what it counts: ``30 negatives``, ``75 queries``, ``5 samples``.
+
+    A bare ``n`` was ambiguous (queries? negatives?); a ranking metric's ``n`` of 1 says only
+    that it is one deterministic measurement (its queries are in the header line), so it is left
+    blank rather than read as one query.
+    """
+    n = m.get("n")
+    if n is None:
+        return ""
+    if m.get("deterministic") is False:
+        return f"{n} samples"
+    base = name.split(":", 1)[-1]
+    if base in _COUNTED:
+        return f"{n} {_COUNTED[base]}"
+    return "" if n == 1 else str(n)
+
+
 def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]], dict[str, list[str]]]:
     any_ci = any(isinstance(m, dict) and m.get("ci") for m in metrics.values())
     any_n = any(isinstance(m, dict) and m.get("n") not in (None, 1) for m in metrics.values())
-    headers = ["metric", "value"] + (["95% CI"] if any_ci else []) + (["n"] if any_n else [])
+    headers = ["metric", "value"] + (["95% CI"] if any_ci else []) + (["counted over"] if any_n else [])
     rows: list[list[str]] = []
     notes: dict[str, list[str]] = {}  # reason -> the metrics it applies to
     for name, m in metrics.items():
@@ -153,7 +178,7 @@ def _measurement_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str
             ci = m.get("ci")
             row.append(f"[{num(ci[0])}, {num(ci[1])}]" if ci else "")
         if any_n:
-            row.append(str(m.get("n", "")))
+            row.append(_counted(name, m))
         if m.get("indeterminate"):
             row[0] = name + " !"
             notes.setdefault(str(m["indeterminate"]), []).append(name)
@@ -332,6 +357,12 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
         if len(bad) > len(shown):
             out(f"  ... and {len(bad) - len(shown)} more not VALID (use --json for all)")
     out()
+    _render_fix(out, args, summary, fixed, written)
+
+
+def _render_fix(out: Out, args: argparse.Namespace, summary: Any, fixed: Any, written: bool) -> None:
+    """The last lines of ``drift``: what ``--fix`` did and what is left, or the verdict."""
+    s = out.s
     decayed = summary.total - summary.valid
     if fixed is not None:
         review = len(fixed.needs_review)
@@ -341,10 +372,16 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
         else:
             wrote = f"{args.judgments} left as it was"
         out(f"{s('fix', 'bold')}  re-anchored {plural(fixed.reanchored, 'label')}; {wrote}")
+        if fixed.collapsed:
+            out(f"  collapsed {plural(fixed.collapsed, 'label')} into an earlier label of the same "
+                "query, chunk and grade")
         if review:
             need = f"{plural(review, 'label')} {'needs' if review == 1 else 'need'} review"
-            out(f"  {s(need, 'yellow')} (SPLIT or ORPHANED): "
+            out(f"  {s(need, 'yellow')} (SPLIT, ORPHANED or GRADE_CONFLICT): "
                 "left as they are, since guessing would invent ground truth")
+            torn = fixed.needs_review[fixed.needs_review["status"] == "GRADE_CONFLICT"]
+            for rec in torn.to_dict(orient="records"):
+                out(f"    {rec['query_id']}  {rec['chunk_id']}  {s.status('GRADE_CONFLICT')}  {rec['reason']}")
         else:
             out(f"  {s('nothing left to review', 'green')}")
     elif args.fix:
@@ -442,14 +479,24 @@ def _md_text(markdown: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None, latex: str | None = None) -> None:
-    """``frame`` in ``fmt``: the result's own Markdown/LaTeX when given, else the frame's."""
+def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None, latex: str | None = None,
+                warnings: Any = ()) -> None:
+    """``frame`` in ``fmt``: the result's own Markdown/LaTeX when given, else the frame's.
+
+    ``warnings`` (the lines the terminal report prints with ``!``) follow a Markdown table as
+    quoted lines and a LaTeX table as comments: a table pasted into a report must not lose the
+    caveat the terminal showed beside it (a small sample, say). CSV and JSON stay data only.
+    """
     from ..viz import tables
 
     if fmt == "markdown":
         out.stream.write(markdown if markdown is not None else tables.frame_markdown(frame))
+        if warnings:
+            out.stream.write("\n" + "".join(f"> **warning:** {w}\n" for w in warnings))
     elif fmt == "latex":
         out.stream.write(latex if latex is not None else tables.frame_latex(frame))
+        for w in warnings:
+            out.stream.write(f"% warning: {one_line(str(w))}\n")
     elif fmt == "csv":
         named = frame.index.name is not None or any(frame.index.names)
         buf = io.StringIO()

@@ -137,6 +137,7 @@ EXPORTS = {
     "color_of": "style",
     "is_bounded": "style",
     "system_colors": "style",
+    "pin_system_colors": "style",
 }
 
 __all__ = sorted(EXPORTS)

@@ -1,10 +1,12 @@
 """The one plot style every figure follows: colours, and the rules for thin data.
 
 Colours
-    A system keeps one colour in every plot, the widget and the demo page: the i-th system in
-    order of first appearance (the order of the run, the order ``evaluate`` and ``calibrate``
-    report systems in) takes ``SYSTEM_COLORS[i]``, whatever subset a given plot draws. So
-    ``rrf`` is the same colour in the ROC, the stratum bars and the cutoff explorer. The two
+    A system keeps one colour in every plot, the widget and the demo page, decided here only:
+    a pinned system (:func:`pin_system_colors`; the bundled demo's dense, bm25 and rrf from the
+    start) always takes its own slot, whatever subset a plot draws, and the others take the
+    free slots by order of first appearance (the order of the run, the order ``evaluate`` and
+    ``calibrate`` report systems in). So ``rrf`` is the same colour in the ROC, the stratum
+    bars, the cutoff explorer and every notebook. The two
     classes of the out-of-distribution plots, positives (covered queries) and negatives
     (``expect_none`` queries), get two colours of their own that no system ever takes: a blue
     that means "positives" cannot also mean "dense". The palettes are Okabe-Ito and Paul Tol
@@ -42,6 +44,7 @@ __all__ = [
     "WIN_COLOR",
     "clip_interval",
     "color_of",
+    "pin_system_colors",
     "is_bounded",
     "system_colors",
 ]
@@ -87,11 +90,52 @@ _BOUNDED = frozenset({"precision", "recall", "ndcg", "ndcg_linear", "mrr", "map"
                       "positive_retention", "auroc", "aupr_in", "aupr_out", "fpr@95tpr"})
 
 
-def system_colors(systems: Iterable[str], dark: bool = False) -> dict[str, str]:
-    """``{system: colour}`` by order of first appearance in ``systems`` (duplicates ignored).
+#: Systems whose colour slot is fixed wherever they appear, whatever subset a plot draws: the
+#: bundled demo's, in its run order (:func:`pin_system_colors` replaces them with yours).
+_PINNED: dict[str, int] = {"dense": 0, "bm25": 1, "rrf": 2}
 
-    Past the palette's length the colours repeat (a ninth system shares the first's colour):
-    more lines than that on one axes are unreadable in any palette.
+
+def pin_system_colors(systems: Iterable[str]) -> dict[str, str]:
+    """Fix the colour of each of ``systems`` (the i-th takes ``SYSTEM_COLORS[i]``) in every plot.
+
+    Without pins a plot colours its systems by order of first appearance among the systems it
+    draws, so a plot of a subset (the candidates of a comparison, without their baseline) could
+    give ``rrf`` another system's colour. Pinned systems keep their slot in every plot of the
+    session; the bundled demo's systems (dense, bm25, rrf) are pinned from the start, so every
+    notebook and the demo page draw them alike. Calling this replaces the pins.
+
+    Parameters
+    ----------
+    systems : iterable of str
+
+    Returns
+    -------
+    dict of str to str
+        The pinned colours.
+
+    Examples
+    --------
+    >>> from retrieval_eval.viz import pin_system_colors, system_colors
+    >>> _ = pin_system_colors(["base", "new"])
+    >>> system_colors(["new"])
+    {'new': '#CC79A7'}
+    >>> _ = pin_system_colors(["dense", "bm25", "rrf"])
+    """
+    order = list(dict.fromkeys(str(s) for s in systems))
+    _PINNED.clear()
+    _PINNED.update({s: i % len(SYSTEM_COLORS) for i, s in enumerate(order)})
+    return system_colors(order)
+
+
+def system_colors(systems: Iterable[str], dark: bool = False) -> dict[str, str]:
+    """``{system: colour}``: a pinned system's own colour, the others by order of first
+    appearance in ``systems`` (duplicates ignored) in the slots no pinned system here takes.
+
+    A system keeps its colour across plots that draw the same systems; a pinned one
+    (:func:`pin_system_colors`; the bundled demo's dense, bm25 and rrf by default) keeps it in
+    every plot, whatever subset it draws. Past the palette's length the colours repeat (a
+    ninth system shares the first's colour): more lines than that on one axes are unreadable
+    in any palette.
 
     Parameters
     ----------
@@ -108,10 +152,18 @@ def system_colors(systems: Iterable[str], dark: bool = False) -> dict[str, str]:
     >>> from retrieval_eval.viz import system_colors
     >>> system_colors(["dense", "bm25", "dense"])
     {'dense': '#009E73', 'bm25': '#CC79A7'}
+    >>> system_colors(["rrf"])
+    {'rrf': '#D55E00'}
     """
     palette = DARK_SYSTEM_COLORS if dark else SYSTEM_COLORS
     order = list(dict.fromkeys(str(s) for s in systems))
-    return {s: palette[i % len(palette)] for i, s in enumerate(order)}
+    slots = {s: _PINNED[s] for s in order if s in _PINNED}
+    free = (i for i in range(10 * len(palette)) if i % len(palette) not in set(slots.values()))
+    out = {}
+    for s in order:
+        slot = slots[s] if s in slots else next(free)
+        out[s] = palette[slot % len(palette)]
+    return out
 
 
 def color_of(colors: Mapping[str, str] | None, system: str, index: int = 0,

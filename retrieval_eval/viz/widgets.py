@@ -35,6 +35,15 @@ MISSING_IPYWIDGETS = ("the cutoff explorer needs ipywidgets, which the [notebook
 SWEEP_ROWS = 7
 
 
+#: Hides the static view when a rendered widget view is the output just before it (the
+#: output-area classes of JupyterLab / Notebook 7 and of the classic notebook); a page with no
+#: widget renderer has no rendered view, so the static view stays.
+_HIDE_BESIDE_LIVE_VIEW = (
+    "<style>.jp-OutputArea-child:has(.widget-vbox) + .jp-OutputArea-child .re-explorer-static,"
+    ".output_area:has(.widget-vbox) + .output_area .re-explorer-static{display:none}</style>"
+)
+
+
 def _ipywidgets():
     """ipywidgets, or an ImportError whose one line names the extra to install."""
     try:
@@ -59,11 +68,14 @@ class CutoffExplorer:
     ``explorer.slider.value`` or ``explorer.system.value`` from code and everything updates;
     :meth:`state` returns what is currently displayed.
 
-    Displayed, the explorer's mime bundle carries, besides the live widget view, a static
-    fallback of its current state: ``text/html`` (the cutoff, the shares, a small sweep table
+    Displayed in IPython, the explorer makes two outputs: the live widget view, and beside it a
+    static view of its current state: ``text/html`` (the cutoff, the shares, a small sweep table
     and the plot as an embedded PNG, :meth:`static_html`) and ``image/png`` (the plot). A
-    notebook saved with its outputs, rendered by nbconvert or shown on a code host has no
-    kernel to draw the widget; it shows the fallback instead of an empty output.
+    notebook saved with its outputs, executed by ``jupyter nbconvert --execute``, rendered by
+    nbconvert or shown on a code host has no kernel (and often no widget renderer) to draw the
+    widget; it shows the static view instead of an empty output, and a frontend that draws the
+    live view hides the static one. ``_repr_mimebundle_`` (for other frontends) carries both in
+    one bundle.
 
     Parameters
     ----------
@@ -424,11 +436,32 @@ class CutoffExplorer:
         data = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         # Where no kernel draws the widget view, frontends fall back to these.
         data["text/plain"] = repr(self)
-        data["text/html"] = self.static_html()
+        data.update(self._static_bundle())
+        return data
+
+    def _static_bundle(self) -> dict[str, str]:
+        data = {"text/html": _HIDE_BESIDE_LIVE_VIEW + self.static_html()}
         png = self._png()
         if png:
             data["image/png"] = base64.b64encode(png).decode("ascii")
         return data
+
+    def _ipython_display_(self) -> None:
+        """Two outputs: the live widget view, then the static view beside it.
+
+        A notebook executed with its widget state saved (``jupyter nbconvert --execute``) renders
+        a widget output as the widget view alone, whatever else the output carries, and the view
+        needs a widget renderer from a CDN: offline or on a static host the output is blank. The
+        static view as an output of its own always renders (HTML with the plot as an embedded
+        PNG). Where a live view is drawn beside it (JupyterLab, Notebook 7, VS Code with a
+        kernel) a style rule in the static view hides it, so the explorer is not shown twice.
+        """
+        from IPython.display import display
+
+        view = dict(self.widget._repr_mimebundle_() or {})
+        view["text/plain"] = f"{self!r} (the live view needs a running kernel)"
+        display(view, raw=True)
+        display({"text/plain": repr(self), **self._static_bundle()}, raw=True)
 
     def __repr__(self) -> str:
         s = self._state

@@ -1,5 +1,6 @@
-"""What a person sees, in a real browser: the demo page and every executed notebook rendered
-to HTML by nbconvert, opened in headless Chromium (Debian's ``chromium`` and
+"""What a person sees, in a real browser: the demo page and every notebook rendered to HTML by
+nbconvert, both as stored and executed afresh (``jupyter nbconvert --execute``, which saves the
+widget state), opened in headless Chromium (Debian's ``chromium`` and
 ``chromium-driver``, driven by selenium).
 
 Checked in the rendered page: every image loaded (``naturalWidth > 0``), no console error,
@@ -100,17 +101,24 @@ def demo_page(tmp_path_factory):
     return run_demo(tmp_path_factory.mktemp("demo"))["index.html"]
 
 
-@pytest.fixture(scope="module")
-def notebook_pages(tmp_path_factory):
-    """Each stored (executed) notebook rendered to HTML by nbconvert, as a code host would."""
-    import nbformat
+def _exporter(out: Path):
+    """nbconvert's HTML exporter with its CDN scripts pointing at empty local files: require.js,
+    MathJax and the widget renderer (offline, or on a static host, none of them loads)."""
     from nbconvert import HTMLExporter
 
+    for name in ("require", "mathjax", "widgets"):
+        (out / f"offline-{name}.js").write_text(f"/* {name} is not loaded offline */\n")
+    return HTMLExporter(require_js_url="offline-require.js", mathjax_url="offline-mathjax.js",
+                        widget_renderer_url="offline-widgets.js")
+
+
+@pytest.fixture(scope="module")
+def notebook_pages(tmp_path_factory):
+    """Each stored notebook rendered to HTML by nbconvert, as a code host would."""
+    import nbformat
+
     out = tmp_path_factory.mktemp("notebooks")
-    (out / "offline-require.js").write_text("/* require.js is not needed offline */\n")
-    (out / "offline-mathjax.js").write_text("/* MathJax is not needed offline */\n")
-    exporter = HTMLExporter(require_js_url="offline-require.js",
-                            mathjax_url="offline-mathjax.js")
+    exporter = _exporter(out)
     pages = {}
     for path in NOTEBOOKS:
         body, _ = exporter.from_notebook_node(nbformat.read(path, as_version=4))
@@ -118,6 +126,32 @@ def notebook_pages(tmp_path_factory):
         page.write_text(body, encoding="utf-8")
         pages[path.stem] = page
     return pages
+
+
+@pytest.fixture(scope="module")
+def executed_pages(tmp_path_factory):
+    """Each notebook executed afresh and rendered as ``jupyter nbconvert --execute --to html``
+    does: the kernel's widget state saved in the notebook (nbclient's default), so a widget
+    output renders as its widget view, which needs the (absent) widget renderer."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    out = tmp_path_factory.mktemp("executed")
+    exporter = _exporter(out)
+    pages: dict[str, Path] = {}
+
+    def page(name: str) -> Path:
+        if name not in pages:
+            path = ROOT / "notebooks" / f"{name}.ipynb"
+            nb = nbformat.read(path, as_version=4)
+            NotebookClient(nb, timeout=600, kernel_name="python3",
+                           resources={"metadata": {"path": str(path.parent)}}).execute()
+            body, _ = exporter.from_notebook_node(nb)
+            pages[name] = out / f"{name}.html"
+            pages[name].write_text(body, encoding="utf-8")
+        return pages[name]
+
+    return page
 
 
 def test_demo_page_renders_with_its_headline_and_every_image(browser, demo_page):
@@ -133,6 +167,20 @@ def test_demo_page_renders_with_its_headline_and_every_image(browser, demo_page)
     assert browser.find_element(By.ID, "gates").is_displayed()
 
 
+def test_demo_page_ood_table_fits_its_column_and_the_headline_agrees_with_the_gates(browser, demo_page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(demo_page.as_uri())
+    table = browser.find_element(By.ID, "ood")
+    column = browser.execute_script("return arguments[0].parentElement.clientWidth", table)
+    assert table.size["width"] <= column
+    for row in browser.find_elements(By.CSS_SELECTOR, "#headline tbody tr"):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        if cells[-1] == "FAIL" and "negative_satisfaction" in " ".join(
+                browser.find_element(By.ID, "gates").text.split()):
+            assert not any(c.startswith("separates OOD") for c in cells)
+
+
 @pytest.mark.parametrize("name", [p.stem for p in NOTEBOOKS])
 def test_rendered_notebook_loads_every_image_without_console_errors(browser, notebook_pages,
                                                                     name):
@@ -141,11 +189,20 @@ def test_rendered_notebook_loads_every_image_without_console_errors(browser, not
     assert seen["errors"] == []
 
 
-def test_the_cutoff_explorer_shows_its_static_fallback_in_a_rendered_notebook(browser,
-                                                                             notebook_pages):
+@pytest.mark.parametrize("name", [p.stem for p in NOTEBOOKS])
+def test_executed_notebook_loads_every_image_without_console_errors(browser, executed_pages, name):
+    seen = _open(browser, executed_pages(name), f"executed-{name}")
+    assert [img for img in seen["images"] if not (img[1] and img[2] > 0)] == []
+    assert seen["errors"] == []
+
+
+@pytest.mark.parametrize("kind", ["stored", "executed"])
+def test_the_cutoff_explorer_shows_its_static_fallback_in_a_rendered_notebook(browser, notebook_pages,
+                                                                             executed_pages, kind):
     from selenium.webdriver.common.by import By
 
-    browser.get(notebook_pages[WIDGET_NOTEBOOK].as_uri())
+    page = notebook_pages[WIDGET_NOTEBOOK] if kind == "stored" else executed_pages(WIDGET_NOTEBOOK)
+    browser.get(page.as_uri())
     fallback = browser.find_elements(By.CSS_SELECTOR, ".re-explorer-static")
     assert len(fallback) == 1, "the explorer's output carries no static fallback"
     box = fallback[0]
@@ -155,5 +212,5 @@ def test_the_cutoff_explorer_shows_its_static_fallback_in_a_rendered_notebook(br
     image = box.find_element(By.TAG_NAME, "img")
     assert image.is_displayed()
     assert browser.execute_script("return arguments[0].naturalWidth", image) > 0
-    box.screenshot(str(screenshot_dir() / "notebook-02-cutoff-explorer-fallback.png"))
+    box.screenshot(str(screenshot_dir() / f"notebook-02-cutoff-explorer-fallback-{kind}.png"))
     assert "VBox(children=" not in browser.find_element(By.TAG_NAME, "body").text

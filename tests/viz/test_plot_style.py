@@ -222,3 +222,21 @@ def test_no_title_or_label_is_clipped(size):
         title = fig.axes[0].title
         assert fig.bbox.contains(*title.get_window_extent().p0)
         assert fig.bbox.contains(*title.get_window_extent().p1)
+
+
+def test_a_demo_system_has_one_colour_whatever_subset_a_plot_draws():
+    # issue 28, item 7: a comparison's candidates (dense, rrf, without the baseline bm25) drew
+    # rrf in bm25's colour, so rrf was pink in one notebook and orange in another
+    full = _style.system_colors(["dense", "bm25", "rrf"])
+    for subset in (["dense", "rrf"], ["rrf"], ["rrf", "dense"], ["bm25", "rrf"]):
+        assert _style.system_colors(subset) == {s: full[s] for s in subset}
+
+
+def test_pinned_systems_keep_their_colour_and_the_others_take_free_slots():
+    try:
+        _style.pin_system_colors(["base", "new"])
+        assert _style.system_colors(["new"]) == {"new": _style.SYSTEM_COLORS[1]}
+        assert _style.system_colors(["other", "new"]) == {"other": _style.SYSTEM_COLORS[0],
+                                                          "new": _style.SYSTEM_COLORS[1]}
+    finally:
+        _style.pin_system_colors(["dense", "bm25", "rrf"])

@@ -38,7 +38,10 @@ from ...identity import text_sha
 from ...model import ID as _STRING
 from .drift_match import MERGED as _MERGED, ORPHANED as _ORPHANED, RE_ANCHORABLE as _RE_ANCHORABLE
 from .drift_match import SPLIT as _SPLIT, UNDECIDED as _UNDECIDED, VALID as _VALID
-from .drift_match import isin as _isin, match_substrings, match_text_sha
+from .drift_match import collisions, match_substrings, match_text_sha, needs_review
+from .drift_match import isin as _isin
+from .drift_match import missing as _missing
+from .drift_match import strings as _strings
 from ..handoff import viz
 
 __all__ = [
@@ -249,28 +252,40 @@ class DriftResult:
 class FixResult:
     """The outcome of :func:`fix`.
 
-    ``judgments``: a new judgments frame (same rows, order and columns as the input).
-    ``reanchored``: number of RE_ANCHORABLE and MERGED labels moved to a live chunk.
-    ``needs_review``: the SPLIT and ORPHANED findings (rows of ``DriftResult.findings``), the
-    labels left untouched because only a human can say what they should point at now.
+    ``judgments``: a new judgments frame (the input's rows, order and columns, less the
+    ``collapsed`` repeats). ``reanchored``: number of RE_ANCHORABLE and MERGED labels moved to a
+    live chunk. ``needs_review``: the labels left untouched because only a human can say what
+    they should point at now, in judgment order: the SPLIT and ORPHANED findings, and as
+    ``GRADE_CONFLICT`` the re-anchors that would have put two labels of different grades of one
+    query on one chunk (rows of ``DriftResult.findings`` plus ``reason``, which says why, and for
+    a conflict the chunk and the grades). ``collapsed``: labels removed because their re-anchor
+    made them repeat another label of the same query, chunk and grade.
     """
 
     judgments: pd.DataFrame
     reanchored: int
     needs_review: pd.DataFrame
+    collapsed: int = 0
 
     def __repr__(self) -> str:
         return (
-            f"FixResult(reanchored={self.reanchored}, needs_review={len(self.needs_review)}, "
-            f"judgments=<{len(self.judgments)} rows>)"
+            f"FixResult(reanchored={self.reanchored}, collapsed={self.collapsed}, "
+            f"needs_review={len(self.needs_review)}, judgments=<{len(self.judgments)} rows>)"
         )
+
+    def review_records(self) -> list[dict[str, Any]]:
+        """``needs_review`` as the list of dicts ``drift --fix --json`` prints under ``review``."""
+        cols = ["query_id", "doc_uri", "chunk_id", "status", "reason"]
+        records = self.needs_review[cols].astype(object).to_dict(orient="records")
+        return [{k: v for k, v in r.items() if not _missing(v)} for r in records]
 
     def _repr_html_(self) -> str:
         _html = viz("html")
 
-        body = f"<div>{len(self.needs_review)} need review (SPLIT or ORPHANED)</div>"
+        body = (f"<div>{self.collapsed} collapsed into an equal label; {len(self.needs_review)} "
+                "need review (SPLIT, ORPHANED or GRADE_CONFLICT)</div>")
         if len(self.needs_review):
-            shown = self.needs_review[["query_id", "doc_uri", "chunk_id", "status"]]
+            shown = self.needs_review[["query_id", "doc_uri", "chunk_id", "status", "reason"]]
             body += _html.table(shown.set_index("query_id"), max_rows=_HTML_MAX_FINDINGS)
         return _html.box(f"Fix: {self.reanchored} labels re-anchored", body)
 
@@ -278,20 +293,6 @@ class FixResult:
 # --------------------------------------------------------------------------------------------
 # Input coercion
 # --------------------------------------------------------------------------------------------
-
-
-def _missing(value: Any) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
-
-
-def _strings(frame: pd.DataFrame, name: str) -> pd.Series:
-    """Column ``name`` as a string Series on a RangeIndex; all ``<NA>`` when absent."""
-    if name not in frame.columns:
-        return pd.Series(pd.NA, index=pd.RangeIndex(len(frame)), dtype=_STRING)
-    col = frame[name]
-    if col.dtype != _STRING:
-        col = col.astype(_STRING)
-    return col.reset_index(drop=True)
 
 
 def _live_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
@@ -338,7 +339,6 @@ def _single_fingerprint(values: pd.Series) -> str | None:
 
 
 def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) -> DriftResult:
-    # long: the status rules of SPEC A5 in their decision order, one after the other
     """Classify every judgment against a live corpus (SPEC A5); returns a :class:`DriftResult`.
 
     ``judgments`` and ``corpus`` are frames as ``docs/data-model.md`` describes (or anything
@@ -395,14 +395,36 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     c = corpus_meaning(as_corpus(corpus))
     meaning = judgments_meaning(j)
     n = len(j)
+    codes, reanchor, split_into = _decide(j, meaning, _live_chunks(c))
+    statuses = np.asarray(DRIFT_STATUSES, dtype=object)[codes]
+    findings = pd.DataFrame(
+        {
+            "query_id": _strings(j, "query_id"),
+            "doc_uri": _strings(j, "doc_uri"),
+            "chunk_id": _strings(j, "chunk_id"),  # as written
+            "status": pd.array(statuses, dtype=_STRING),
+            "reanchor_to": pd.array(reanchor, dtype=_STRING),
+            "split_into": pd.Series(split_into, dtype=object),
+            "judgment_index": np.arange(n, dtype=np.int64),
+        },
+        columns=list(_FINDING_COLUMNS),
+    )
+    corpus_fp = c.attrs.get("corpus_fingerprint") or corpus_fingerprint
+    return DriftResult(
+        findings=findings,
+        summary=_summary(codes),
+        judgments_fingerprint=_single_fingerprint(_strings(meaning, "corpus_fingerprint")),
+        corpus_fingerprint=None if corpus_fp is None else str(corpus_fp),
+    )
 
-    qid = _strings(j, "query_id")
+
+def _decide(j: pd.DataFrame, meaning: pd.DataFrame, live: pd.DataFrame) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray]:
+    """Each label's status code, re-anchor target and split pieces: SPEC A5's rules in order."""
+    n = len(j)
     doc = _strings(j, "doc_uri")
     cid = _strings(meaning, "chunk_id")
-    label_sha = _strings(meaning, "text_sha")
     chunk_text = _strings(meaning, "chunk_text")
-
-    live = _live_chunks(c)
     codes = np.full(n, _UNDECIDED, dtype=np.int8)
     reanchor = np.full(n, None, dtype=object)
     split_into = np.full(n, None, dtype=object)
@@ -419,7 +441,7 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     # Exact text still present under another id.
     rest = np.flatnonzero(codes == _UNDECIDED)
     if len(rest):
-        match_text_sha(rest, doc, label_sha, chunk_text, live, codes, reanchor)
+        match_text_sha(rest, doc, _strings(meaning, "text_sha"), chunk_text, live, codes, reanchor)
 
     # The two re-chunk shapes, by substring within the label's own document.
     rest = np.flatnonzero(
@@ -429,36 +451,20 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
         match_substrings(rest, doc, chunk_text, live, codes, reanchor, split_into)
 
     codes[codes == _UNDECIDED] = _ORPHANED
+    return codes, reanchor, split_into
 
-    statuses = np.asarray(DRIFT_STATUSES, dtype=object)[codes]
-    findings = pd.DataFrame(
-        {
-            "query_id": qid,
-            "doc_uri": doc,
-            "chunk_id": _strings(j, "chunk_id"),  # as written
-            "status": pd.array(statuses, dtype=_STRING),
-            "reanchor_to": pd.array(reanchor, dtype=_STRING),
-            "split_into": pd.Series(split_into, dtype=object),
-            "judgment_index": np.arange(n, dtype=np.int64),
-        },
-        columns=list(_FINDING_COLUMNS),
-    )
 
+def _summary(codes: np.ndarray) -> DriftSummary:
+    """The counts per status code and the share not VALID."""
+    n = len(codes)
     counts = np.bincount(codes.astype(np.int64), minlength=5)
-    summary = DriftSummary(
+    return DriftSummary(
         valid=int(counts[_VALID]),
         re_anchorable=int(counts[_RE_ANCHORABLE]),
         merged=int(counts[_MERGED]),
         split=int(counts[_SPLIT]),
         orphaned=int(counts[_ORPHANED]),
         invalid_ratio=0.0 if n == 0 else round((n - int(counts[_VALID])) / n, 12),
-    )
-    corpus_fp = c.attrs.get("corpus_fingerprint") or corpus_fingerprint
-    return DriftResult(
-        findings=findings,
-        summary=summary,
-        judgments_fingerprint=_single_fingerprint(_strings(meaning, "corpus_fingerprint")),
-        corpus_fingerprint=None if corpus_fp is None else str(corpus_fp),
     )
 
 
@@ -488,6 +494,26 @@ def _findings_in_row_order(j: pd.DataFrame, findings: pd.DataFrame) -> pd.DataFr
     return f
 
 
+def _reanchor(j: pd.DataFrame, target: np.ndarray, moved: np.ndarray, exact: np.ndarray) -> pd.DataFrame:
+    """A copy of ``j`` with the ``moved`` labels on ``target``; ``exact`` ones get a text_sha."""
+    out = j.copy()
+    if not moved.any():
+        return out
+    cid = _strings(out, "chunk_id").to_numpy(dtype=object)
+    cid[moved] = target[moved]
+    out["chunk_id"] = pd.array(cid, dtype=_STRING)
+    sha = _strings(out, "text_sha")
+    text = _strings(out, "chunk_text")
+    # An empty text_sha or chunk_text is an absent one (SPEC A2).
+    fill = (exact & sha.fillna("").eq("").to_numpy(dtype=bool)
+            & text.fillna("").ne("").to_numpy(dtype=bool))
+    if fill.any():
+        values = sha.to_numpy(dtype=object)
+        values[fill] = [text_sha(t) for t in text.to_numpy(dtype=object)[fill]]
+        out["text_sha"] = pd.array(values, dtype=_STRING)
+    return out
+
+
 def fix(judgments: Any, result: DriftResult) -> FixResult:
     """Re-anchor the recoverable labels and stamp the live corpus fingerprint (SPEC A5).
 
@@ -504,6 +530,11 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
       it: writing the coarse chunk's text or hash into the label would claim a judgment nobody
       made. The label stays sound because the chunk it now points at contains the judged text,
       and a later re-chunk can still find it by that text.
+    - Collisions: re-anchoring two labels of one query onto one chunk would make a duplicate
+      label, which ``validate`` rejects. One grade: one judgment said twice, so the first in
+      row order stays, with its provenance, and the others are removed (``collapsed``).
+      Different grades: none moves; each stays as it was and is listed in ``needs_review`` as
+      ``GRADE_CONFLICT`` with the chunk and the grades, since picking one invents a judgment.
     - RE_ANCHORABLE, MERGED and VALID rows get ``corpus_fingerprint`` = the live corpus's
       fingerprint when it is known: each was just verified against that corpus (a VALID label
       points at a live chunk), so afterwards a fingerprint other than the live one marks
@@ -512,8 +543,8 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
       them would fabricate ground truth, the failure drift exists to expose.
 
     Every other column (``extra`` included), the row order and the caller's index are kept
-    (the frame is otherwise the one ``formats.as_judgments`` returns). Running
-    :func:`drift` again on the fixed labels finds no RE_ANCHORABLE or MERGED label.
+    (the frame is otherwise the one ``formats.as_judgments`` returns). Running :func:`drift`
+    again on the fixed labels finds RE_ANCHORABLE or MERGED labels only among the conflicts.
 
     Parameters
     ----------
@@ -531,38 +562,33 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     >>> import retrieval_eval as rev
     >>> demo = rev.load_demo()
     >>> fixed = rev.fix(demo.judgments, rev.drift(demo.judgments, demo.corpus_v2))
-    >>> len(fixed.judgments) == len(demo.judgments)
+    >>> len(fixed.judgments) + fixed.collapsed == len(demo.judgments)
+    True
+    >>> rev.validate(fixed.judgments).ok
     True
     """
     j = as_judgments(judgments)
-    findings = result.findings
     n = len(j)
-    f = _findings_in_row_order(j, findings)
+    f = _findings_in_row_order(j, result.findings)
 
     status = f["status"].to_numpy(dtype=object)
     moved = (status == "RE_ANCHORABLE") | (status == "MERGED")
-    exact = status == "RE_ANCHORABLE"
+    key = _strings(judgments_meaning(j), "chunk_id").fillna(_strings(j, "doc_uri")).to_numpy(dtype=object)
+    key[moved] = f["reanchor_to"].to_numpy(dtype=object)[moved]
+    drop, unmove, conflicts = collisions(_strings(j, "query_id"), pd.Series(key, dtype=object), moved,
+                                         j["relevance"].to_numpy())
+    moved &= ~unmove
+    exact = moved & (status == "RE_ANCHORABLE")
     stamp = moved | (status == "VALID")
 
-    out = j.copy()
-    if moved.any():
-        cid = _strings(out, "chunk_id").to_numpy(dtype=object)
-        cid[moved] = f["reanchor_to"].to_numpy(dtype=object)[moved]
-        out["chunk_id"] = pd.array(cid, dtype=_STRING)
-        sha = _strings(out, "text_sha")
-        text = _strings(out, "chunk_text")
-        # An empty text_sha or chunk_text is an absent one (SPEC A2).
-        fill = (exact & sha.fillna("").eq("").to_numpy(dtype=bool)
-                & text.fillna("").ne("").to_numpy(dtype=bool))
-        if fill.any():
-            values = sha.to_numpy(dtype=object)
-            values[fill] = [text_sha(t) for t in text.to_numpy(dtype=object)[fill]]
-            out["text_sha"] = pd.array(values, dtype=_STRING)
+    out = _reanchor(j, f["reanchor_to"].to_numpy(dtype=object), moved, exact)
     if result.corpus_fingerprint is not None and stamp.any():
         fp = _strings(out, "corpus_fingerprint").to_numpy(dtype=object)
         fp[stamp] = result.corpus_fingerprint
         out["corpus_fingerprint"] = pd.array(fp, dtype=_STRING)
     if isinstance(judgments, pd.DataFrame) and len(judgments) == n:
         out.index = judgments.index.copy()  # the caller's row labels, so it can join back
-    needs_review = findings[findings["status"].isin(["SPLIT", "ORPHANED"])].reset_index(drop=True)
-    return FixResult(judgments=out, reanchored=int(moved.sum()), needs_review=needs_review)
+    if drop.any():
+        out = out[~drop]
+    return FixResult(judgments=out, reanchored=int((moved & ~drop).sum()),
+                     needs_review=needs_review(f, conflicts), collapsed=int(drop.sum()))

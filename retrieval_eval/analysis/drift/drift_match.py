@@ -1,7 +1,9 @@
-"""How :func:`~retrieval_eval.analysis.drift.drift` finds a stale label's text in the live corpus.
+"""How :func:`~retrieval_eval.analysis.drift.drift` finds a stale label's text in the live corpus,
+and how :func:`~retrieval_eval.analysis.drift.fix` keeps its re-anchors from colliding.
 
 The status codes drift decides with, the vectorized id/hash lookup (:func:`isin`), the text-hash
-match (RE_ANCHORABLE) and the substring search within a label's own document (SPLIT, MERGED).
+match (RE_ANCHORABLE), the substring search within a label's own document (SPLIT, MERGED), and
+fix's collision rules (:func:`collisions`, :func:`needs_review`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,27 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...identity import normalize, text_sha
+from ...model import ID
 
 #: The statuses as codes, in :data:`~retrieval_eval.analysis.drift.DRIFT_STATUSES` order.
 VALID, RE_ANCHORABLE, MERGED, SPLIT, ORPHANED = range(5)
 #: Not decided yet (every label starts so).
 UNDECIDED = -1
+
+
+def missing(value: Any) -> bool:
+    """None, ``<NA>`` or a float NaN: no value."""
+    return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
+
+
+def strings(frame: pd.DataFrame, name: str) -> pd.Series:
+    """Column ``name`` as a string Series on a RangeIndex; all ``<NA>`` when absent."""
+    if name not in frame.columns:
+        return pd.Series(pd.NA, index=pd.RangeIndex(len(frame)), dtype=ID)
+    col = frame[name]
+    if col.dtype != ID:
+        col = col.astype(ID)
+    return col.reset_index(drop=True)
 
 
 def _arrow_strings(values: Any) -> pa.Array:
@@ -125,3 +143,63 @@ def match_substrings(
         if holding:
             codes[i] = MERGED
             reanchor[i] = min(holding)[2]
+
+
+#: The needs_review status of a label whose re-anchor would meet a label of another grade.
+GRADE_CONFLICT = "GRADE_CONFLICT"
+
+
+def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndarray) -> tuple[
+        np.ndarray, np.ndarray, pd.DataFrame]:
+    """Which re-anchors would put two labels of one query on one chunk, and what to do instead.
+
+    ``key`` is each label's key after the re-anchors (``chunk_id``, else ``doc_uri``), ``moved``
+    marks the labels re-anchored, ``grade`` their relevance. Only groups of one (query, key)
+    holding at least one moved label are looked at (duplicates the input already had are
+    ``validate``'s to report, not fix's to settle).
+
+    Returns ``(drop, unmove, conflicts)``: ``drop`` marks labels to remove because the group's
+    labels all carry one grade (the first in row order stays, with its provenance: the same
+    judgment said twice is one judgment); ``unmove`` marks moved labels of groups whose grades
+    differ, which stay where they were (two people, or one twice, judged the text differently,
+    and picking one grade would invent a judgment); ``conflicts`` has one row per unmoved label
+    (``row``, ``reanchor_to``, ``grades``: the group's distinct grades, highest first).
+    """
+    n = len(key)
+    frame = pd.DataFrame({"q": qid.to_numpy(dtype=object), "k": key.to_numpy(dtype=object),
+                          "moved": moved, "grade": grade, "row": np.arange(n, dtype=np.int64)})
+    groups = frame.groupby(["q", "k"], sort=False, dropna=False)
+    size = groups["row"].transform("size").to_numpy()
+    any_moved = groups["moved"].transform("any").to_numpy(dtype=bool)
+    grades = groups["grade"].transform("nunique").to_numpy()
+    first = groups["row"].transform("min").to_numpy()
+    hit = (size > 1) & any_moved
+    drop = hit & (grades == 1) & (frame["row"].to_numpy() != first)
+    unmove = hit & (grades > 1) & moved
+    rows = np.flatnonzero(unmove)
+    torn = frame[hit & (grades > 1)]  # the few groups in conflict: their grades, listed
+    sets = torn.groupby(["q", "k"], sort=False)["grade"].unique()
+    listed = [sorted(sets.loc[(q, k)].tolist(), reverse=True)
+              for q, k in zip(frame["q"].to_numpy()[rows], frame["k"].to_numpy()[rows], strict=True)]
+    conflicts = pd.DataFrame({"row": rows, "reanchor_to": frame["k"].to_numpy()[rows],
+                              "grades": pd.Series(listed, dtype=object)})
+    return drop, unmove, conflicts
+
+
+def needs_review(f: pd.DataFrame, conflicts: pd.DataFrame) -> pd.DataFrame:
+    """The SPLIT, ORPHANED and GRADE_CONFLICT rows of the (row-ordered) findings, with a reason."""
+    status = f["status"].to_numpy(dtype=object).copy()
+    reason = np.full(len(f), None, dtype=object)
+    split = status == "SPLIT"
+    reason[split] = ["spans " + ", ".join(parts) + ": re-judge the passage"
+                     for parts in f["split_into"].to_numpy(dtype=object)[split]]
+    reason[status == "ORPHANED"] = "its text is in no live chunk of its document"
+    rows = conflicts["row"].to_numpy(dtype=np.int64)
+    for row, target, grades in zip(rows, conflicts["reanchor_to"], conflicts["grades"], strict=True):
+        shown = " and ".join(str(g) for g in grades)
+        reason[row] = (f"{status[row]} onto {target}, where this query's labels have grades "
+                       f"{shown}: left as it was")
+    status[rows] = GRADE_CONFLICT
+    keep = split | (status == "ORPHANED") | (status == GRADE_CONFLICT)
+    out = f.assign(status=pd.array(status, dtype=ID), reason=pd.array(reason, dtype=ID))
+    return out[keep].reset_index(drop=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal, localcontext
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -63,10 +65,70 @@ def _round(x: float) -> float:
     return float(round(x, 12))
 
 
+_PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
+_DF_CAP = 120
+
+
+def _atan(x: Decimal) -> Decimal:
+    """arctan in the context's precision: halve the angle until the Taylor series is short."""
+    halvings = 0
+    while abs(x) > Decimal("0.05"):
+        x = x / (1 + (1 + x * x).sqrt())
+        halvings += 1
+    term, total, k, x2, tiny = x, x, 1, x * x, Decimal(10) ** -45
+    while abs(term) > tiny:
+        term = -term * x2
+        total += term / (2 * k + 1)
+        k += 1
+    return total * (2 ** halvings)
+
+
+def _central(t: Decimal, df: int) -> Decimal:
+    """``P(|T| < t)`` for an integer df, by the finite sums of Abramowitz & Stegun 26.7.3-4."""
+    x = t / Decimal(df).sqrt()
+    c2 = 1 / (1 + x * x)  # cos^2 of theta = atan(x)
+    sin = x * c2.sqrt()
+    if df % 2 == 0:
+        term = total = Decimal(1)
+        for k in range(1, df // 2):
+            term = term * c2 * (2 * k - 1) / (2 * k)
+            total += term
+        return sin * total
+    term = total = c2.sqrt() if df > 1 else Decimal(0)
+    for k in range(1, (df - 1) // 2):
+        term = term * c2 * (2 * k) / (2 * k + 1)
+        total += term
+    return 2 * (_atan(x) + sin * total) / _PI
+
+
+@lru_cache(maxsize=None)
+def _t975(df: int) -> float:
+    """``t(0.975, df)`` for a whole df, the float nearest the exact quantile.
+
+    Newton's method in 40-digit decimals on the exact CDF, from the normal quantile (below the t
+    quantile; the CDF is concave there, so the steps rise to the root without overshooting):
+    rounding the decimal root once gives the last bit, where a float CDF's own rounding leaves
+    up to a dozen units of error. The probability is the
+    float 0.975 itself (a hair below 39/40), as float implementations of the interval take it.
+    """
+    with localcontext() as ctx:
+        ctx.prec = 40
+        target = 2 * Decimal(0.975) - 1
+        t, h = Decimal("1.959963984540054"), Decimal(10) ** -18  # the normal quantile
+        for _ in range(100):
+            slope = (_central(t + h, df) - _central(t - h, df)) / (2 * h)
+            step = (_central(t, df) - target) / slope
+            t -= step
+            if abs(step) < Decimal(10) ** -30:
+                break
+        return float(t)
+
+
 def t_half_width(sd, n):
     """Half-width of the two-sided 95% Student-t interval on a mean, vectorized.
 
-    ``t(0.975, df) sd / sqrt(n)`` with ``df = n - 1`` capped at 120.
+    ``t(0.975, df) sd / sqrt(n)`` with ``df = n - 1`` capped at 120, the quantile correct to the
+    last bit for whole n (so the interval is the Student-t interval to every printed decimal).
 
     Parameters
     ----------
@@ -87,8 +149,13 @@ def t_half_width(sd, n):
     half = np.full(np.broadcast(sd, n).shape, np.nan)
     ok = n >= 2
     if np.any(ok):
-        df = np.minimum(np.broadcast_to(n, half.shape)[ok] - 1.0, 120.0)
-        half[ok] = t_ppf(0.975, df) * np.broadcast_to(sd, half.shape)[ok] / np.sqrt(
+        n_ok = np.broadcast_to(n, half.shape)[ok]
+        whole = n_ok == np.floor(n_ok)
+        df = np.minimum(n_ok - 1.0, float(_DF_CAP))
+        t = t_ppf(0.975, df)
+        exact = {d: _t975(d) for d in np.unique(df[whole]).astype(np.int64).tolist()}
+        t[whole] = [exact[d] for d in df[whole].astype(np.int64).tolist()]  # the exact quantile
+        half[ok] = t * np.broadcast_to(sd, half.shape)[ok] / np.sqrt(
             np.broadcast_to(n, half.shape)[ok])
     return half
 

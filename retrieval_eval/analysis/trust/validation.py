@@ -88,16 +88,94 @@ def _previous_text_differs(qid: pd.Series, text: pd.Series) -> np.ndarray:
     return out
 
 
-def validate(judgments, other=None) -> ValidationResult:
-    # long: the checks in the order the spec lists their issues
-    """Check a judgment set. Errors: duplicate-label, inconsistent-query-text, bad-chunk-id,
-    bad-text-sha (per row, in row order), empty, no-positives. Warnings: missing-query-text (per
-    query, code-point order), no-human-labels, mixed-fingerprints, thin-stratum (code-point
-    order), mixed-granularity, no-chunk-ids, and last low-label-agreement: two labelers share
-    20+ labels (in ``judgments``, or with ``other``, a second label set) with a binary kappa
-    below 0.6 (:func:`retrieval_eval.agreement.agreement_warning`).
+def _in_file_order(j: pd.DataFrame) -> pd.DataFrame:
+    """The labels in file order: by their ``line`` when every label carries one (a frame the
+    caller sorted still reports against the file), else as given."""
+    if "line" in j.columns and len(j) and j["line"].notna().all():
+        line = pd.to_numeric(j["line"], errors="coerce")
+        if line.notna().all() and not line.is_monotonic_increasing:
+            j = j.iloc[np.argsort(line.to_numpy(dtype=np.float64), kind="stable")]
+    return j.reset_index(drop=True)
 
-    Sorted orders are locale-independent, so ``--json`` output agrees across machines.
+
+def _row_issues(j: pd.DataFrame, qid: pd.Series, keys: pd.Series) -> list[ValidationIssue]:
+    """The per-label errors: in file order, and within one label by code."""
+    dup = pd.DataFrame({"q": qid, "k": keys}).duplicated().to_numpy()
+    inconsistent = _previous_text_differs(qid, j["query"].astype(ID))
+    chunk = j["chunk_id"].astype(ID)
+    bad_chunk = (chunk.notna() & ~chunk.str.match(CHUNK_ID_PATTERN).fillna(False)).to_numpy(bool)
+    sha = j["text_sha"].astype(ID)
+    bad_sha = (sha.notna() & ~sha.str.match(TEXT_SHA_PATTERN).fillna(False)).to_numpy(bool)
+    issues: list[ValidationIssue] = []
+    for i in np.flatnonzero(dup | inconsistent | bad_chunk | bad_sha):
+        q = qid.iat[i]
+        if bad_chunk[i]:
+            issues.append(ValidationIssue("error", "bad-chunk-id", f"malformed chunk_id on query {q}: {chunk.iat[i]}"))
+        if bad_sha[i]:
+            issues.append(ValidationIssue("error", "bad-text-sha", f"malformed text_sha on query {q}: {sha.iat[i]}"))
+        if dup[i]:
+            issues.append(ValidationIssue("error", "duplicate-label",
+                                          f"duplicate judgment for query {q} and target {keys.iat[i]}"))
+        if inconsistent[i]:
+            issues.append(ValidationIssue("error", "inconsistent-query-text",
+                                          f"query {q} has two different query strings"))
+    return issues
+
+
+def _set_issues(j: pd.DataFrame, qid: pd.Series, human: np.ndarray, synthetic: np.ndarray,
+                fingerprints: np.ndarray, strata: dict[str, int], other) -> list[ValidationIssue]:
+    """The findings about the set as a whole, in the spec's fixed order."""
+    n = len(j)
+    issues: list[ValidationIssue] = []
+    with_text = set(qid[j["query"].notna()].tolist())
+    for q in sorted(set(qid.tolist()) - with_text):
+        issues.append(ValidationIssue("warning", "missing-query-text", f"query {q} has no query text on any row"))
+    if n == 0:
+        issues.append(ValidationIssue("error", "empty", "no judgments"))
+    if n and not (j["relevance"].to_numpy() >= 1).any():
+        issues.append(ValidationIssue(
+            "error", "no-positives", "no judgment has relevance >= 1, so recall is undefined for every query"))
+    if not human.any() and synthetic.any():
+        issues.append(ValidationIssue(
+            "warning", "no-human-labels",
+            "every label is synthetic. Without human labels you cannot measure judge "
+            "calibration, and synthetic labels quietly become ground truth"))
+    if len(fingerprints) > 1:
+        issues.append(ValidationIssue(
+            "warning", "mixed-fingerprints",
+            f"judgments span {len(fingerprints)} corpus fingerprints; run 'drift' before trusting any metric"))
+    for name, count in strata.items():
+        if name != UNSTRATIFIED and count < THIN_STRATUM:
+            issues.append(ValidationIssue(
+                "warning", "thin-stratum", f"stratum '{name}' has only {count} labels, too few to gate on"))
+    with_chunk = int(j["chunk_id"].notna().sum())
+    if 0 < with_chunk < n:
+        issues.append(ValidationIssue(
+            "warning", "mixed-granularity", f"{with_chunk}/{n} labels have chunk_id; the rest are document-level"))
+    if with_chunk == 0 and n:
+        issues.append(ValidationIssue(
+            "warning", "no-chunk-ids", "no label has a chunk_id, so drift can only work at document granularity"))
+    if n:
+        from .agreement import agreement_warning
+
+        low = agreement_warning(j, other)
+        if low is not None:
+            issues.append(ValidationIssue("warning", "low-label-agreement", low))
+    return issues
+
+
+def validate(judgments, other=None) -> ValidationResult:
+    """Check a judgment set. Errors per label, in file order and within a label by code:
+    bad-chunk-id, bad-text-sha, duplicate-label, inconsistent-query-text; then empty,
+    no-positives. Warnings: missing-query-text (per query, code-point order), no-human-labels,
+    mixed-fingerprints, thin-stratum (code-point order), mixed-granularity, no-chunk-ids, and
+    last low-label-agreement: two labelers share 20+ labels (in ``judgments``, or with
+    ``other``, a second label set) with a binary kappa below 0.6
+    (:func:`retrieval_eval.agreement.agreement_warning`).
+
+    File order is the ``line`` each label was read from, so a person can walk the file from
+    top to bottom beside the report; sorted orders are locale-independent, so ``--json`` output
+    agrees across machines.
 
     Parameters
     ----------
@@ -116,91 +194,24 @@ def validate(judgments, other=None) -> ValidationResult:
     >>> rev.validate(rev.load_demo().judgments).ok
     True
     """
-    from ...io.absent import judgments_meaning
     from ...io import as_judgments
+    from ...io.absent import judgments_meaning
 
     # An empty optional field is an absent one (SPEC A2): no stratum '', no fingerprint ''.
-    j = judgments_meaning(as_judgments(judgments).reset_index(drop=True))
-    n = len(j)
+    j = _in_file_order(judgments_meaning(as_judgments(judgments)))
     qid = j["query_id"].astype(ID)
-    keys = judgment_keys(j)
     labeled_by = j["labeled_by"].astype(ID).fillna("")
     human = labeled_by.str.startswith("human:").to_numpy(dtype=bool)
     synthetic = labeled_by.str.startswith("synthetic:").to_numpy(dtype=bool)
     strata_series = j["stratum"].astype(ID).fillna(UNSTRATIFIED)
     strata = {str(k): int(v) for k, v in sorted(strata_series.value_counts(sort=False).items())}
     fingerprints = pd.unique(j["corpus_fingerprint"].dropna())
-
-    # Row-level errors, in row order; within a row: duplicate, inconsistent, chunk id, text sha.
-    dup = pd.DataFrame({"q": qid, "k": keys}).duplicated().to_numpy()
-    inconsistent = _previous_text_differs(qid, j["query"].astype(ID))
-    chunk = j["chunk_id"].astype(ID)
-    bad_chunk = (chunk.notna() & ~chunk.str.match(CHUNK_ID_PATTERN).fillna(False)).to_numpy(bool)
-    sha = j["text_sha"].astype(ID)
-    bad_sha = (sha.notna() & ~sha.str.match(TEXT_SHA_PATTERN).fillna(False)).to_numpy(bool)
-    issues: list[ValidationIssue] = []
-    flagged = np.flatnonzero(dup | inconsistent | bad_chunk | bad_sha)
-    i: Any  # a numpy integer: pandas-stubs' iat wants a Python int
-    for i in flagged:
-        q = qid.iat[i]
-        if dup[i]:
-            issues.append(ValidationIssue("error", "duplicate-label",
-                                          f"duplicate judgment for query {q} and target {keys.iat[i]}"))
-        if inconsistent[i]:
-            issues.append(ValidationIssue("error", "inconsistent-query-text",
-                                          f"query {q} has two different query strings"))
-        if bad_chunk[i]:
-            issues.append(ValidationIssue("error", "bad-chunk-id",
-                                          f"malformed chunk_id on query {q}: {chunk.iat[i]}"))
-        if bad_sha[i]:
-            issues.append(ValidationIssue("error", "bad-text-sha",
-                                          f"malformed text_sha on query {q}: {sha.iat[i]}"))
-
-    with_text = set(qid[j["query"].notna()].tolist())
-    for q in sorted(set(qid.tolist()) - with_text):
-        issues.append(ValidationIssue("warning", "missing-query-text",
-                                      f"query {q} has no query text on any row"))
-    if n == 0:
-        issues.append(ValidationIssue("error", "empty", "no judgments"))
-    if n and not (j["relevance"].to_numpy() >= 1).any():
-        issues.append(ValidationIssue(
-            "error", "no-positives",
-            "no judgment has relevance >= 1, so recall is undefined for every query"))
-    if not human.any() and synthetic.any():
-        issues.append(ValidationIssue(
-            "warning", "no-human-labels",
-            "every label is synthetic. Without human labels you cannot measure judge "
-            "calibration, and synthetic labels quietly become ground truth"))
-    if len(fingerprints) > 1:
-        issues.append(ValidationIssue(
-            "warning", "mixed-fingerprints",
-            f"judgments span {len(fingerprints)} corpus fingerprints; "
-            "run 'drift' before trusting any metric"))
-    for name, count in strata.items():
-        if name != UNSTRATIFIED and count < THIN_STRATUM:
-            issues.append(ValidationIssue(
-                "warning", "thin-stratum",
-                f"stratum '{name}' has only {count} labels, too few to gate on"))
-    with_chunk = int(chunk.notna().sum())
-    if 0 < with_chunk < n:
-        issues.append(ValidationIssue(
-            "warning", "mixed-granularity",
-            f"{with_chunk}/{n} labels have chunk_id; the rest are document-level"))
-    if with_chunk == 0 and n:
-        issues.append(ValidationIssue(
-            "warning", "no-chunk-ids",
-            "no label has a chunk_id, so drift can only work at document granularity"))
-    if n:
-        from .agreement import agreement_warning
-
-        low = agreement_warning(j, other)
-        if low is not None:
-            issues.append(ValidationIssue("warning", "low-label-agreement", low))
-
+    issues = _row_issues(j, qid, judgment_keys(j))
+    issues += _set_issues(j, qid, human, synthetic, fingerprints, strata, other)
     return ValidationResult(
         issues=issues,
         queries=int(qid.nunique()),
-        labels=n,
+        labels=len(j),
         human_labels=int(human.sum()),
         synthetic_labels=int(synthetic.sum()),
         fingerprint=str(fingerprints[0]) if len(fingerprints) == 1 else None,

@@ -38,7 +38,7 @@ from typing import Any, NoReturn
 
 import pandas as pd
 
-from . import (ap, bpref, compat, counts, cwl, err, gains, judged, ndcg, ranks, ranx_names, rbp,
+from . import (ap, bpref, compat, counts, cwl, err, gains, irm, judged, ndcg, ranks, ranx_names, rbp,
                relstring, sets, trec_params, trec_rbp, unjudged, variants)
 from .declare import (  # noqa: F401  (re-exported: the registry's names)
     fmt_param,
@@ -145,11 +145,13 @@ def _suggest(name: str, n: int = 3) -> list[str]:
         lower.setdefault(s.lower(), []).append(s)
     for key in difflib.get_close_matches(text.lower(), list(lower), n=n, cutoff=0.5):
         found.extend(lower[key])
-    out = []
+    out: list[str] = []
     _SUGGESTING.on = True
     try:
         for s in dict.fromkeys(found):
-            if s == text:
+            # Never a name that looks like the input, or like one already offered, but differs
+            # in case: nDCG@10 and ndcg@10 are two definitions (linear and exponential gain).
+            if s == text or irm.same_look(s, text) or any(irm.same_look(s, o) for o in out):
                 continue
             try:
                 _parse(s)
@@ -183,8 +185,10 @@ def parse_measure(name: str) -> list[Measure]:
     ``nDCG@10`` -> [ndcg_cut_10]; ``P(rel=2)@5`` -> [P(rel=2)_5]. Raises
     :class:`UnknownMeasure` (a ``ValueError``) naming the closest known names.
     """
+    if not isinstance(name, str) and irm.is_ir_measure(name):
+        name = irm.measure_text(name)  # its repr is its parse string, read with its meaning
     if not isinstance(name, str) or not name.strip():
-        raise UnknownMeasure(str(name), "a measure name is a non-empty string")
+        raise UnknownMeasure(str(name), "a measure name is a non-empty string or an ir_measures measure")
     text = name.strip()
     try:
         return _parse(text)
@@ -236,7 +240,7 @@ def _bad(text: str, why: str | None = None) -> NoReturn:
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse a name or a list of names (or :class:`Measure` values, kept as they are);
     duplicates (same canonical name) kept once, in order."""
-    if isinstance(names, (str, Measure)):
+    if isinstance(names, (str, Measure)) or irm.is_ir_measure(names):
         names = [names]
     out: dict[str, Measure] = {}
     for n in names:
