@@ -112,9 +112,13 @@ def finite_float(flag: str, low: float | None = None, high: float | None = None)
 
 #: The options that name a file (or, for demo's --out, a folder), by argparse dest.
 FILE_OPTIONS = {"judgments": "--judgments", "qrels": "--qrels", "run": "--run", "corpus": "--corpus",
-                "queries": "--queries", "baseline": "--baseline", "out": "--out"}
+                "queries": "--queries", "baseline": "--baseline", "out": "--out",
+                "run_before": "--run-before", "run_after": "--run-after", "other": "--other"}
 #: The options a command reads (``-`` is stdin), as opposed to ``--out``, which it writes.
-INPUT_OPTIONS = ("judgments", "qrels", "run", "corpus", "queries", "baseline")
+INPUT_OPTIONS = ("judgments", "qrels", "run", "corpus", "queries", "baseline", "run_before", "run_after",
+                 "other")
+#: The files a BEIR folder given as input is read from (:func:`retrieval_eval.io.beir.read_beir`).
+BEIR_FILES = ("queries.jsonl", "corpus.jsonl")
 
 
 def _named_paths(args: argparse.Namespace, dests) -> list[tuple[str, str]]:
@@ -155,6 +159,8 @@ def check_file_options(args: argparse.Namespace) -> None:
         stdin = [f for f, v in _named_paths(args, INPUT_OPTIONS) if v == "-"]
     if len(stdin) > 1:
         raise CLIError(f"'-' (stdin) given for {' and '.join(stdin)}; stdin can be read only once")
+    if args.command != "demo":  # demo's --out is a folder it fills, and it reads no file
+        check_out_not_input(args, keep=("baseline",) if args.command in ("score", "compare") else ())
 
 
 def check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> None:
@@ -181,7 +187,12 @@ def check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) ->
         return
     target = os.path.realpath(out)
     for flag, value in _named_paths(args, [d for d in INPUT_OPTIONS if d not in keep]):
-        if value == "-":
+        if value == "-" or not isinstance(value, str):
+            continue
+        if os.path.isdir(value):
+            if _read_from_folder(value, target):
+                raise CLIError(f"--out {out} is a file of the BEIR folder {flag} {value}; writing it would "
+                               "destroy that input (choose another output file)")
             continue
         same = os.path.realpath(value) == target
         if not same:
@@ -190,6 +201,14 @@ def check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) ->
         if same:
             raise CLIError(f"--out {out} is the {flag} input; writing it would destroy that input "
                            "(choose another output file)")
+
+
+def _read_from_folder(folder: str, target: str) -> bool:
+    """True when ``target`` (a real path) is a file a BEIR folder is read from: any file of its
+    ``qrels/`` (whichever split), its ``queries.jsonl`` or its ``corpus.jsonl``."""
+    root = os.path.realpath(folder)
+    parent = os.path.dirname(target)
+    return parent == os.path.join(root, "qrels") or target in (os.path.join(root, n) for n in BEIR_FILES)
 
 
 # -----------------------------------------------------------------------------------------------

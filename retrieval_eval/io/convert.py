@@ -34,7 +34,7 @@ from .qrels import from_qrels, read_qrels
 from .queries import parse_queries, queries_from_lines, read_queries
 from .runs import parse_run, read_run, run_from_lines
 from .tabular import read_table_labels, read_table_run
-from .text import decode, is_path, read_bytes
+from .text import decode, is_path, read_bytes, stream_bytes
 from .trec import from_trec_run, order_trec, read_trec_run
 
 __all__ = ["as_corpus", "as_judgments", "as_queries", "as_run", "read_corpus_file", "read_labels",
@@ -303,6 +303,7 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
     parquet or CSV. ``data`` gives the bytes when they were already read (stdin); ``api``: see
     :func:`~retrieval_eval.io.detect.expect`."""
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "labels", label, api)
     if found.kind == "beir":
@@ -346,6 +347,7 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
     if order not in ("rank", "score"):
         raise ValueError(f"order must be 'rank' or 'score', got {order!r}")
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "run", label, api)
     if found.kind == "json-dict":
@@ -368,6 +370,7 @@ def read_run_file(path: str | os.PathLike, system: str | None = None, order: str
 def read_queries_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
     """Queries from queries JSONL or BEIR's ``queries.jsonl`` (``_id``, ``text``)."""
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "queries", label)
     if found.kind == "beir-queries":
@@ -382,6 +385,7 @@ def read_queries_file(path: str | os.PathLike, data: bytes | None = None, label:
 def read_corpus_file(path: str | os.PathLike, data: bytes | None = None, label: str | None = None):
     """A corpus from a corpus JSON document or BEIR's ``corpus.jsonl``."""
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "corpus", label)
     if found.kind == "beir-corpus":

@@ -149,7 +149,7 @@ def _new_temp(folder: str, name: str, temps: list[str]) -> int:
     raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
-def _write_temp(folder: str, name: str, data: bytes, like: os.stat_result | None,
+def _write_temp(folder: str, name: str, data: bytes | memoryview, like: os.stat_result | None,
                 temps: list[str], shown: str) -> str:
     """Write ``data`` to a fresh temp file, fsync it, give it ``like``'s mode and owner."""
     fd = _new_temp(folder, name, temps)
@@ -383,7 +383,7 @@ class LockedFile:
                 h.update(block)
         return h.digest() == self._digest
 
-    def replace(self, data: bytes, backup: bool = False) -> None:
+    def replace(self, data: bytes | memoryview, backup: bool = False) -> None:
         """Replace the file with ``data``; with ``backup``, keep the bytes read as ``<name>.bak``.
 
         Both files are written to temp files first, fsynced, checked against the file as it was
@@ -420,7 +420,7 @@ class LockedFile:
                 raise
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, backup: bool = False) -> None:
+def atomic_write_bytes(path: str | os.PathLike, data: bytes | memoryview, backup: bool = False) -> None:
     """Write ``data`` to ``path`` so that it is never half-written (see the module docstring).
 
     Parameters

@@ -23,7 +23,7 @@ from ..errors import FormatError
 __all__ = [
     "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "is_path",
     "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file",
-    "strip_bom", "utf8_bytes",
+    "stream_bytes", "strip_bom", "utf8_bytes",
 ]
 
 
@@ -51,9 +51,51 @@ def regular_file(path: str | os.PathLike) -> bool:
         return False
 
 
+def _devnull_rdev() -> int | None:
+    try:
+        return os.stat(os.devnull).st_rdev
+    except OSError:
+        return None
+
+
+def stream_bytes(path: str | os.PathLike) -> bytes | None:
+    """The whole content of ``path`` when it is a pipe, a FIFO or a socket; None for a regular
+    file, a folder or a path that does not exist (the caller reads those as usual).
+
+    A pipe (``<(cat f)``, ``/dev/stdin``) or a named FIFO can be read only once: detecting its
+    format from its first bytes and then opening it again to read it would see an empty or a
+    truncated stream (or wait forever for a second writer). So it is read once, here, into
+    memory, as ``-`` (stdin) is, and the same bytes go to detection and to the reader. A
+    character or block device (``/dev/zero``, a disk) is refused: it is no file of labels or
+    runs, and reading one may never end (``/dev/null``, the empty input, is read as empty).
+
+    Raises
+    ------
+    FormatError
+        A device, or a stream that cannot be read.
+    """
+    import stat
+
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    mode = st.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return read_bytes(path)  # refuses a device
+
+
 def read_bytes(path: str | os.PathLike) -> bytes:
+    """The whole file, read once; a character or block device other than ``/dev/null`` is
+    refused (``/dev/zero`` would be read until memory runs out)."""
+    import stat
+
     try:
         with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if (stat.S_ISCHR(st.st_mode) and st.st_rdev != _devnull_rdev()) or stat.S_ISBLK(st.st_mode):
+                raise FormatError(str(path), None, "is a device, not a file; give a file, a pipe or - (stdin)")
             return fh.read()
     except OSError as err:
         raise read_error(path, err) from None

@@ -1,0 +1,193 @@
+"""Nothing read wrong, nothing written wrong (issue 32), through the command line in a subprocess.
+
+Pipes and FIFOs are read once (rule 1), every ``--out`` is checked against every file the
+command reads (rule 3), and the inputs that used to end in an internal error or a misleading
+answer get one line and exit 2 (or INDETERMINATE).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import retrieval_eval as rev
+
+ROOT = Path(rev.__file__).resolve().parent.parent
+DEMO = Path(rev.__file__).resolve().parent / "datasets" / "demo"
+J, RUN, QUERIES, CORPUS = (str(DEMO / n) for n in ("judgments.jsonl", "runs.jsonl", "queries.jsonl", "corpus.json"))
+PY = sys.executable
+
+
+def env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(ROOT), RETRIEVAL_EVAL_DEBUG="")
+
+
+def cli(*argv, cwd=None, timeout=120) -> subprocess.CompletedProcess:
+    """``retrieval-eval ARGV`` in a subprocess of this package."""
+    return subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True,
+                          env=env(), cwd=cwd, timeout=timeout)
+
+
+def bash(script: str, cwd=None, timeout=120) -> subprocess.CompletedProcess:
+    """A bash command line (for ``<(...)`` process substitution); ``RE`` runs the CLI."""
+    command = f"RE() {{ {PY} -m retrieval_eval \"$@\"; }}; {script}"
+    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env(), cwd=cwd,
+                          timeout=timeout)
+
+
+def one_error(proc: subprocess.CompletedProcess) -> str:
+    """The one error line of a refusal: exit 2, no traceback, no internal error."""
+    err = "".join(ln for ln in proc.stderr.splitlines(True) if not ln.startswith("retrieval-eval: warning: "))
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert err.count("\n") == 1 and err.startswith("retrieval-eval: error: "), err
+    assert "Traceback" not in err and "internal error" not in err
+    return err
+
+
+@pytest.fixture(scope="module")
+def big_qrels(tmp_path_factory) -> Path:
+    """10,000 qrels lines (more than one 64 KiB pipe buffer)."""
+    path = tmp_path_factory.mktemp("qrels") / "big.qrels"
+    path.write_text("".join(f"q{i // 10} 0 d{i} {i % 3}\n" for i in range(10_000)))
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 1: a pipe or FIFO is read once; a device is refused
+# ---------------------------------------------------------------------------------------------
+
+
+def test_process_substitution_converts_every_label(tmp_path):
+    proc = bash(f"RE convert --judgments <(cat {J}) --to qrels --out out.qrels", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    direct = cli("convert", "--judgments", J, "--to", "qrels")
+    assert direct.returncode == 0
+    written = (tmp_path / "out.qrels").read_text()
+    assert written and written == direct.stdout
+
+
+def test_a_big_qrels_through_a_pipe_keeps_every_line(big_qrels, tmp_path):
+    proc = bash(f"cat {big_qrels} | RE convert --qrels /dev/stdin --to judgments", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 10_000
+    proc = bash(f"RE convert --qrels <(cat {big_qrels}) --to judgments", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 10_000
+
+
+def test_trec_eval_reads_pipes_whole(big_qrels, tmp_path):
+    run = tmp_path / "run.trec"
+    run.write_text("".join(f"q{i // 10} Q0 d{i} {i % 10 + 1} {10 - i % 10} sys\n" for i in range(10_000)))
+    direct = cli("trec_eval", "-m", "num_rel", "-m", "num_ret", big_qrels, run)
+    piped = bash(f"RE trec_eval -m num_rel -m num_ret <(cat {big_qrels}) <(cat {run})")
+    assert direct.returncode == 0 and piped.returncode == 0, piped.stderr
+    assert "num_rel" in direct.stdout and piped.stdout == direct.stdout
+
+
+def test_drift_on_a_pipe_counts_every_label(tmp_path):
+    direct = cli("drift", "--judgments", J, "--corpus", CORPUS, "--json")
+    piped = bash(f"RE drift --judgments <(cat {J}) --corpus {CORPUS} --json")
+    assert piped.returncode == direct.returncode, piped.stderr
+    total = len(json.loads(direct.stdout)["findings"])
+    assert total == 215 and len(json.loads(piped.stdout)["findings"]) == total
+
+
+def _fifo_with_writer(path: Path, data: bytes) -> threading.Thread:
+    os.mkfifo(path)
+
+    def write():
+        with open(path, "wb") as fh:  # blocks until the reader opens it
+            fh.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
+
+
+def test_a_named_fifo_is_read_once(big_qrels, tmp_path):
+    fifo = tmp_path / "labels.fifo"
+    writer = _fifo_with_writer(fifo, big_qrels.read_bytes())
+    proc = cli("convert", "--qrels", fifo, "--to", "judgments", timeout=60)
+    writer.join(5)
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 10_000
+
+
+def test_a_named_fifo_as_a_run(tmp_path):
+    fifo = tmp_path / "run.fifo"
+    writer = _fifo_with_writer(fifo, Path(RUN).read_bytes())
+    proc = cli("score", "--judgments", J, "--run", fifo, "--json", timeout=60)
+    writer.join(5)
+    direct = cli("score", "--judgments", J, "--run", RUN, "--json")
+    assert proc.returncode == direct.returncode, proc.stderr
+    got, want = json.loads(proc.stdout), json.loads(direct.stdout)
+    assert want["systems"] and got["systems"].keys() == want["systems"].keys()
+    for name in want["systems"]:
+        assert got["systems"][name]["metrics"] == want["systems"][name]["metrics"]
+
+
+def test_a_device_is_refused():
+    proc = cli("convert", "--qrels", "/dev/zero", "--to", "judgments", timeout=60)
+    assert "/dev/zero: is a device" in one_error(proc)
+
+
+def test_dev_null_is_still_the_empty_run():
+    proc = cli("score", "--judgments", J, "--run", "/dev/null")
+    assert proc.returncode == 1, proc.stderr  # INDETERMINATE, never PASS
+
+
+def test_the_library_reads_a_fifo_once(big_qrels, tmp_path):
+    fifo = tmp_path / "labels.fifo"
+    writer = _fifo_with_writer(fifo, big_qrels.read_bytes())
+    code = ("import sys, retrieval_eval as rev; "
+            f"print(len(rev.as_judgments({str(fifo)!r})))")
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
+    writer.join(5)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "10000"
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 3: --out is never one of the files read
+# ---------------------------------------------------------------------------------------------
+
+
+def test_score_shift_refuses_out_over_its_run(tmp_path):
+    before = tmp_path / "before.jsonl"
+    before.write_bytes(Path(RUN).read_bytes())
+    for flag in ("--run-before", "--run-after"):
+        other = RUN
+        argv = ["score-shift", "--run-before", before if flag == "--run-before" else other,
+                "--run-after", before if flag == "--run-after" else other, "--out", before]
+        assert f"is the {flag} input" in one_error(cli(*argv))
+    assert before.read_bytes() == Path(RUN).read_bytes()
+
+
+def test_label_agreement_refuses_out_over_its_inputs(tmp_path):
+    labels = tmp_path / "labels.jsonl"
+    labels.write_bytes(Path(J).read_bytes())
+    assert "is the --judgments input" in one_error(cli("label-agreement", "--judgments", labels, "--out", labels))
+    assert "is the --other input" in one_error(cli("label-agreement", "--judgments", J, "--other", labels,
+                                                   "--out", labels))
+    assert labels.read_bytes() == Path(J).read_bytes()
+
+
+def test_out_inside_a_beir_folder_input_is_refused(tmp_path):
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    qrels = beir / "qrels" / "test.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\nst-01\td1\t1\n")
+    (beir / "queries.jsonl").write_text('{"_id": "st-01", "text": "q"}\n')
+    before = qrels.read_bytes()
+    err = one_error(cli("score", "--qrels", beir, "--run", RUN, "--out", qrels))
+    assert "BEIR folder --qrels" in err
+    one_error(cli("convert", "--qrels", beir, "--to", "judgments", "--out", beir / "queries.jsonl"))
+    assert qrels.read_bytes() == before
+    ok = cli("score", "--qrels", beir, "--run", RUN, "--out", beir / "report.json")
+    assert ok.returncode in (0, 1) and (beir / "report.json").is_file(), ok.stderr
