@@ -1,0 +1,107 @@
+"""Nothing read wrong, nothing written wrong (issue 32), in the io layer: parquet written through
+the safe writer, the pyarrow floor, and the readers' one rule for duplicate keys, grades, NaN
+scores and ids."""
+
+from __future__ import annotations
+
+import os
+import stat
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from packaging.requirements import Requirement
+
+import retrieval_eval as rev
+from retrieval_eval.io.safewrite import WriteRefused
+from retrieval_eval.io.writers import write_parquet
+
+ROOT = Path(rev.__file__).resolve().parent.parent
+RUN = [{"query_id": "q1", "ranking": ["d1", "d2"], "scores": [0.9, 0.5]}]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 2: parquet through the atomic writer
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_new_parquet_file_follows_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_parquet(rev.as_run(RUN), tmp_path / "run.parquet")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "run.parquet").st_mode) == 0o644
+
+
+def test_a_rewritten_parquet_file_keeps_its_mode(tmp_path):
+    target = tmp_path / "run.parquet"
+    write_parquet(rev.as_run(RUN), target)
+    os.chmod(target, 0o640)
+    write_parquet(rev.as_run(RUN), target)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+
+
+def test_parquet_follows_a_symlink(tmp_path):
+    real = tmp_path / "real.parquet"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.parquet"
+    link.symlink_to(real)
+    write_parquet(rev.as_run(RUN), link)
+    assert link.is_symlink()
+    assert pq.read_table(real).num_rows == 2
+
+
+def test_parquet_refuses_a_hard_linked_file(tmp_path):
+    first = tmp_path / "a.parquet"
+    first.write_bytes(b"old")
+    os.link(first, tmp_path / "b.parquet")
+    with pytest.raises(WriteRefused, match="hard links"):
+        write_parquet(rev.as_run(RUN), first)
+    assert first.read_bytes() == b"old"
+
+
+def test_parquet_refuses_a_fifo(tmp_path):
+    fifo = tmp_path / "out.parquet"
+    os.mkfifo(fifo)
+    with pytest.raises(WriteRefused, match="FIFO"):
+        write_parquet(rev.as_run(RUN), fifo)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_parquet_removes_a_dead_writers_temp_file(tmp_path):
+    target = tmp_path / "run.parquet"
+    stale = tmp_path / ".run.parquet.999999999.0123456789ab.tmp"  # no such pid
+    stale.write_bytes(b"half")
+    write_parquet(rev.as_run(RUN), target)
+    assert not stale.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["run.parquet"]
+
+
+def test_parquet_is_fsynced(tmp_path, monkeypatch):
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    write_parquet(rev.as_run(RUN), tmp_path / "run.parquet")
+    assert synced
+
+
+def test_parquet_round_trips_judgments(tmp_path):
+    j = rev.as_judgments([{"query_id": "q1", "doc_uri": "d1", "relevance": 2}])
+    write_parquet(j, tmp_path / "j.parquet")
+    back = rev.as_judgments(tmp_path / "j.parquet")
+    assert back[["query_id", "doc_uri", "relevance"]].values.tolist() == [["q1", "d1", 2]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 6: the pyarrow floor excludes 14.0.0 (CVE-2023-47248)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_pyarrow_floor_excludes_the_vulnerable_release():
+    text = (ROOT / "pyproject.toml").read_text()
+    arrow = Requirement(re.search(r'^\s*"(pyarrow[^"]*)"', text, re.M).group(1))
+    assert not arrow.specifier.contains("14.0.0")
+    assert arrow.specifier.contains("14.0.1")
