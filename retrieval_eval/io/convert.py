@@ -10,7 +10,6 @@ objects: :mod:`retrieval_eval.io.dicts`).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -29,6 +28,7 @@ from .frames import (
     corpus_from_frame, judgments_from_frame, label_frame, queries_from_frame, refuse_swapped,
     run_from_any_frame, run_from_frame,
 )
+from .jsontext import parse_json
 from .judgments import judgment_row, judgments_from_rows, parse_judgments, read_judgments
 from .qrels import from_qrels, read_qrels
 from .queries import parse_queries, queries_from_lines, read_queries
@@ -325,12 +325,11 @@ def read_labels(path: str | os.PathLike, as_chunk_ids: bool = False, split: str 
 
 
 def _load_dict(path: str | os.PathLike, data: bytes | None, label: str) -> dict:
-    """A whole JSON document (a pytrec_eval/ranx dict), refused with its line when invalid."""
-    text = decode(data if data is not None else read_bytes(path), label)
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FormatError(label, err.lineno, f"invalid JSON, {err.msg} (column {err.colno})") from None
+    """A whole JSON document (a pytrec_eval/ranx dict), by the rule every JSON reader applies
+    (:func:`~retrieval_eval.io.jsontext.parse_json`): a query or a document given twice is
+    refused naming the key and its line, as JSONL inputs refuse a duplicate, instead of the
+    last one silently winning."""
+    obj = parse_json(decode(data if data is not None else read_bytes(path), label), label=label)
     if not isinstance(obj, dict):
         raise FormatError(label, None, "expected a JSON object {qid: {doc: value}}")
     return obj

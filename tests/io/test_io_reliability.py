@@ -105,3 +105,31 @@ def test_the_pyarrow_floor_excludes_the_vulnerable_release():
     arrow = Requirement(re.search(r'^\s*"(pyarrow[^"]*)"', text, re.M).group(1))
     assert not arrow.specifier.contains("14.0.0")
     assert arrow.specifier.contains("14.0.1")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 4: a pytrec_eval/ranx dict JSON with a key twice is refused, naming the key and line
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "key", "line"), [
+    ('{"q1": {"d1": 1},\n "q1": {"d2": 1}}\n', "q1", 2),
+    ('{"q1": {"d1": 1, "d2": 0},\n "q2": {"d1": 1,\n "d1": 2}}\n', "d1", 3),
+    ('{"q1": {"d1": 1, "d1": 0}}\n', "d1", 1),
+])
+def test_a_dict_json_with_a_duplicate_key_is_refused(tmp_path, text, key, line):
+    path = tmp_path / "labels.json"
+    path.write_text(text)
+    with pytest.raises(rev.FormatError) as err:
+        rev.as_judgments(path)
+    assert err.value.line == line and f'duplicate key "{key}"' in str(err.value)
+    run = tmp_path / "run.json"
+    run.write_text(text.replace(": 1", ": 0.5"))
+    with pytest.raises(rev.FormatError, match=f'duplicate key "{key}"'):
+        rev.as_run(run)
+
+
+def test_a_doc_in_two_queries_is_no_duplicate(tmp_path):
+    path = tmp_path / "labels.json"
+    path.write_text('{"q1": {"d1": 1},\n "q2": {"d1": 2}}\n')
+    assert rev.as_judgments(path)["relevance"].tolist() == [1, 2]
