@@ -128,7 +128,8 @@ def _text_column(table: pa.Table, name: str, where: _Where, required: bool) -> N
 
 def _number_column(table: pa.Table, name: str, where: _Where, integer: bool, what: str) -> pa.Array:
     """A numeric column as int64/float64; text (CSV) is checked against the number pattern
-    first, so the first bad value is named with its row."""
+    first, so the first bad value is named with its row. An infinite float is refused; a missing
+    one (NaN, null, an empty cell) is left to :func:`_refuse_partial_scores`."""
     import pyarrow.compute as pc
 
     col = table.column(name)
@@ -149,6 +150,9 @@ def _number_column(table: pa.Table, name: str, where: _Where, integer: bool, wha
             row = int(np.flatnonzero(bad)[0])
             raise where.error(row, f"{what}, found {col[row].as_py()!r}")
         return pa.array(values.astype(np.int64))
+    if np.isinf(values).any():
+        row = int(np.flatnonzero(np.isinf(values))[0])
+        raise where.error(row, f"{name} must be a finite number, found {col[row].as_py()!r}")
     return pa.array(values)
 
 
@@ -254,10 +258,31 @@ def read_table_run(path: str | os.PathLike, fmt: str | None = None, system: str 
         table = table.set_column(table.column_names.index("rank"), "rank",
                                  _number_column(table, "rank", where, True, "rank must be an integer"))
     frame = _frame(table)
+    if "score" in frame.columns:
+        _refuse_partial_scores(frame, where)
     if pyterrier:  # back to PyTerrier's names, so its rank rule (0-based) applies in one place
         frame = run_frame(frame.rename(columns={"query_id": "qid", "doc_id": "docno"}))
     check_system(system)  # as as_run checks it
     return run_from_any_frame(frame, system, label)  # the table's swap was refused above
+
+
+def _refuse_partial_scores(frame: pd.DataFrame, where: _Where) -> None:
+    """Refuse a missing score (NaN, null, an empty cell) in a ranking that has other scores.
+
+    The one rule of every run format: a JSONL line has scores for all its entries or none, a
+    TREC line's score is a finite number. A ranking without any score (a system written
+    without scores) stays valid, its scores NaN, as a JSONL line without ``scores`` is.
+    """
+    missing = frame["score"].isna().to_numpy()
+    if not missing.any():
+        return
+    keys = [c for c in ("system", "query_id") if c in frame.columns]
+    scored = (~frame["score"].isna()).groupby([frame[c] for c in keys], sort=False, dropna=False).transform("any")
+    bad = missing & scored.to_numpy(dtype=bool)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise where.error(row, f"score is missing (empty, NaN or null) in query {frame['query_id'].iloc[row]}, "
+                          "whose other rows have scores; a ranking has a score on every row or on none")
 
 
 def _kind(path: Any) -> str:

@@ -21,7 +21,7 @@ import pyarrow as pa
 from ..errors import FormatError
 
 __all__ = [
-    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "is_path",
+    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "has_hex_prefix", "is_path",
     "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file",
     "stream_bytes", "strip_bom", "utf8_bytes",
 ]
@@ -119,10 +119,19 @@ def file_blocks(path: str | os.PathLike) -> Iterator[bytearray]:
         raise read_error(path, err) from None
 
 
+def has_hex_prefix(data: bytes | bytearray | memoryview) -> bool:
+    """True when ``0x`` or ``0X`` occurs in ``data``: arrow reads an integer field ``0x10`` as
+    16, where a grade or a rank is ``[+-]?[0-9]+`` (trec_eval reads ``0x10`` as 0), so such
+    a table goes to the careful pass, which refuses the field naming its line. (An id that
+    merely contains ``0x`` costs that slower pass, never a wrong value.)"""
+    return b"0x" in data or b"0X" in data
+
+
 def plain_space_table(path: str | os.PathLike) -> bool:
     """True when a whitespace table file has only the bytes arrow's space-delimited read handles.
 
-    That is: ASCII (so valid UTF-8 and no BOM), no tab, vertical tab or form feed, and no
+    That is: ASCII (so valid UTF-8 and no BOM), no ``0x`` (:func:`has_hex_prefix`), no tab,
+    vertical tab or form feed, and no
     carriage return outside a CRLF line end (arrow would end a line at a lone one; the careful
     pass splits on it inside the line). Empty fields (repeated, leading or trailing spaces) and
     ``#`` lines are found afterwards in arrow's columns (:func:`plain_fields`). The file is
@@ -133,6 +142,8 @@ def plain_space_table(path: str | os.PathLike) -> bool:
     tail = b""
     for block in file_blocks(path):
         if not block.isascii() or b"\t" in block or b"\v" in block or b"\f" in block:
+            return False
+        if has_hex_prefix(block) or (tail == b"0" and block[:1] in (b"x", b"X")):
             return False
         crlf += tail == b"\r" and block[:1] == b"\n"  # a CRLF cut between two blocks
         if b"\r" in block:

@@ -133,3 +133,66 @@ def test_a_doc_in_two_queries_is_no_duplicate(tmp_path):
     path = tmp_path / "labels.json"
     path.write_text('{"q1": {"d1": 1},\n "q2": {"d1": 2}}\n')
     assert rev.as_judgments(path)["relevance"].tolist() == [1, 2]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 11: grades (and ranks) are [+-]?[0-9]+ on every path; arrow's hex reading is not used
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("grade", ["0x10", "0X1f"])
+def test_a_hex_grade_is_refused_in_qrels(tmp_path, grade):
+    path = tmp_path / "labels.qrels"
+    path.write_text(f"q1 0 d1 1\nq1 0 d2 {grade}\n")
+    with pytest.raises(rev.FormatError, match="relevance must be an integer") as err:
+        rev.as_judgments(path)
+    assert err.value.line == 2
+    with pytest.raises(rev.FormatError, match="relevance must be an integer"):
+        rev.from_qrels(path.read_bytes())
+
+
+def test_a_hex_rank_is_refused_in_a_trec_run(tmp_path):
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 d1 0x1 2.0 sys\n")
+    with pytest.raises(rev.FormatError, match="rank must be an integer"):
+        rev.as_run(path)
+
+
+def test_an_id_holding_0x_still_reads(tmp_path):
+    path = tmp_path / "labels.qrels"
+    path.write_text("q1 0 doc0x1 2\nq1 0 0xdead 1\n")
+    j = rev.as_judgments(path)
+    assert j["doc_uri"].tolist() == ["doc0x1", "0xdead"] and j["relevance"].tolist() == [2, 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 12: a missing score inside a scored ranking is refused in CSV and parquet, as in JSONL
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cell", ["NaN", "", "nan"])
+def test_a_nan_score_in_csv_is_refused(tmp_path, cell):
+    path = tmp_path / "run.csv"
+    path.write_text(f"query_id,doc_id,score\nq1,d1,0.9\nq1,d2,{cell}\n")
+    with pytest.raises(rev.FormatError, match="score is missing") as err:
+        rev.as_run(path)
+    assert err.value.line == 3
+
+
+def test_a_nan_score_in_parquet_is_refused(tmp_path):
+    path = tmp_path / "run.parquet"
+    pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [0.5, float("nan")]}).to_parquet(path)
+    with pytest.raises(rev.FormatError, match="row 2: score is missing"):
+        rev.as_run(path)
+    inf = tmp_path / "inf.parquet"
+    pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [float("inf")]}).to_parquet(inf)
+    with pytest.raises(rev.FormatError, match="row 1: score must be a finite number"):
+        rev.as_run(inf)
+
+
+def test_a_ranking_without_scores_stays_valid(tmp_path):
+    run = rev.as_run({"a": [{"query_id": "q1", "ranking": ["d1"], "scores": [0.5]}],
+                      "b": [{"query_id": "q1", "ranking": ["x", "y"]}]})
+    write_parquet(run, tmp_path / "run.parquet")
+    back = rev.as_run(tmp_path / "run.parquet")
+    assert back["score"].isna().tolist() == [False, True, True]
