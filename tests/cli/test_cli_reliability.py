@@ -191,3 +191,35 @@ def test_out_inside_a_beir_folder_input_is_refused(tmp_path):
     assert qrels.read_bytes() == before
     ok = cli("score", "--qrels", beir, "--run", RUN, "--out", beir / "report.json")
     assert ok.returncode in (0, 1) and (beir / "report.json").is_file(), ok.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules 5 and 15: score-shift's --bins is bounded; its messages say what is wrong
+# ---------------------------------------------------------------------------------------------
+
+
+def test_score_shift_refuses_a_billion_bins_at_once():
+    proc = cli("score-shift", "--run-before", RUN, "--run-after", RUN, "--system", "dense",
+               "--bins", "1000000000", timeout=60)
+    assert "bins must be between 2 and 10000, got 1000000000" in one_error(proc)
+
+
+def test_score_shift_takes_the_largest_bins():
+    from retrieval_eval.analysis.shift import MAX_BINS
+
+    proc = cli("score-shift", "--run-before", RUN, "--run-after", RUN, "--system", "dense",
+               "--bins", MAX_BINS, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["settings"]["bins"] == MAX_BINS
+
+
+def test_score_shift_on_an_empty_run_says_it_is_empty(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    err = one_error(cli("score-shift", "--run-before", empty, "--run-after", RUN))
+    assert "run_before is empty" in err and "pass system" not in err
+
+
+def test_score_shift_with_an_empty_file_name_names_the_option():
+    err = one_error(cli("score-shift", "--run-before", "", "--run-after", RUN))
+    assert "--run-before is empty; give a file name" in err and "directory" not in err
