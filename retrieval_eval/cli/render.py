@@ -349,6 +349,8 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
             out(f"  {s('nothing left to review', 'green')}")
     elif args.fix:
         out(f"{s('fix', 'bold')}  nothing to fix; {args.judgments} left as it is")
+    elif not summary.total:
+        out(f"{s.status('INDETERMINATE')}  no labels, so no label was checked against the corpus")
     elif decayed:
         recoverable = summary.re_anchorable + summary.merged
         hint = f"; {recoverable} can be re-anchored with --fix" if recoverable else ""

@@ -223,3 +223,43 @@ def test_score_shift_on_an_empty_run_says_it_is_empty(tmp_path):
 def test_score_shift_with_an_empty_file_name_names_the_option():
     err = one_error(cli("score-shift", "--run-before", "", "--run-after", RUN))
     assert "--run-before is empty; give a file name" in err and "directory" not in err
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 10: drift over no labels is INDETERMINATE (exit 1), never PASS
+# ---------------------------------------------------------------------------------------------
+
+
+def test_drift_over_an_empty_file_is_indeterminate(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    proc = cli("drift", "--judgments", empty, "--corpus", CORPUS)
+    assert proc.returncode == 1, proc.stderr
+    assert "INDETERMINATE" in proc.stdout and "PASS" not in proc.stdout
+
+
+def test_drift_over_a_beir_folder_without_qrels_is_indeterminate(tmp_path):
+    beir = tmp_path / "beir"
+    beir.mkdir()
+    (beir / "corpus.jsonl").write_text('{"_id": "d1", "title": "", "text": "x"}\n')
+    proc = cli("drift", "--qrels", beir, "--corpus", CORPUS)
+    assert proc.returncode == 1, proc.stderr
+    assert "INDETERMINATE" in proc.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 13: a second drift --fix --backup keeps the first backup
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_second_fix_keeps_the_original_backup(tmp_path):
+    labels = tmp_path / "j.jsonl"
+    labels.write_bytes(Path(J).read_bytes())
+    first = cli("drift", "--judgments", labels, "--corpus", DEMO / "corpus_v2.json", "--fix", "--backup")
+    assert "old file kept as" in first.stdout, first.stderr
+    after_first = labels.read_bytes()
+    second = cli("drift", "--judgments", labels, "--corpus", CORPUS, "--fix", "--backup")
+    assert labels.read_bytes() != after_first, second.stdout  # the second fix wrote
+    assert (tmp_path / "j.jsonl.bak").read_bytes() == Path(J).read_bytes()  # the original, kept
+    assert (tmp_path / "j.jsonl.bak.1").read_bytes() == after_first
+    assert f"old file kept as {tmp_path / 'j.jsonl.bak.1'}" in second.stdout

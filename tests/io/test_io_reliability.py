@@ -196,3 +196,29 @@ def test_a_ranking_without_scores_stays_valid(tmp_path):
     write_parquet(run, tmp_path / "run.parquet")
     back = rev.as_run(tmp_path / "run.parquet")
     assert back["score"].isna().tolist() == [False, True, True]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 13: a backup never replaces an older backup holding other bytes
+# ---------------------------------------------------------------------------------------------
+
+
+def test_backups_are_numbered_not_replaced(tmp_path):
+    from retrieval_eval.io.safewrite import LockedFile, atomic_write_text
+
+    path = tmp_path / "labels.jsonl"
+    path.write_text("original\n")
+    for text in ("one\n", "two\n"):
+        with LockedFile(path) as f:
+            f.replace(text.encode(), backup=True)
+    assert (tmp_path / "labels.jsonl.bak").read_text() == "original\n"
+    assert (tmp_path / "labels.jsonl.bak.1").read_text() == "one\n"
+    assert f.backup_path == str(tmp_path / "labels.jsonl.bak.1")
+    atomic_write_text(path, "three\n", backup=True)
+    assert (tmp_path / "labels.jsonl.bak.2").read_text() == "two\n"
+    (tmp_path / "labels.jsonl.bak.1").write_text("three\n")  # a backup already holding these bytes
+    with LockedFile(path) as f:
+        f.replace(b"four\n", backup=True)
+    assert f.backup_path == str(tmp_path / "labels.jsonl.bak.1")  # reused, no new name
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "labels.jsonl", "labels.jsonl.bak", "labels.jsonl.bak.1", "labels.jsonl.bak.2"]
