@@ -20,12 +20,18 @@ from typing import Any, Callable
 
 from ..errors import FormatError
 
-__all__ = ["BOM", "CLIError", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "PROG",
+__all__ = ["BOM", "CLIError", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "MAX_CHUNK_ROWS", "PROG",
            "atomic_write_text", "check_file_options", "check_out_not_input", "decode_text",
            "dumps", "finite_float", "frame_records", "from_a_library", "jsonable", "load_json",
-           "naming", "one_line", "positive_int", "read_text"]
+           "naming", "one_line", "out_of_memory", "positive_int", "read_text"]
 
 PROG = "retrieval-eval"
+#: The largest ``--chunk-rows`` (67,108,864): 33 times the automatic block of 2,000,000 rows,
+#: past the point where reading in blocks saves memory; the bound keeps the first block's read
+#: (rows times bytes per line) within what a machine can hand out.
+MAX_CHUNK_ROWS = 1 << 26
+#: Options whose largest value is below the largest int64, with why (:func:`positive_int`).
+MAXIMA = {"--chunk-rows": (MAX_CHUNK_ROWS, " (rows in one block)")}
 EXIT_OK, EXIT_FINDING, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 #: The UTF-8 byte-order mark, accepted and dropped at the start of a file.
@@ -41,13 +47,19 @@ class CLIError(Exception):
 # -----------------------------------------------------------------------------------------------
 
 
-def positive_int(flag: str) -> Callable[[str], int]:
-    """An argparse ``type`` reading a positive integer that fits the engine's int64.
+def positive_int(flag: str, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An argparse ``type`` reading a positive integer that fits the engine's int64 (at most
+    ``high`` when given).
 
     Parameters
     ----------
     flag : str
         The option, named in the error (``--threshold``).
+    high : int, optional
+        A lower maximum than the largest int64; by default the flag's entry of :data:`MAXIMA`
+        (``--chunk-rows``: :data:`MAX_CHUNK_ROWS`), if any.
+    why : str
+        Said after the maximum in the refusal.
 
     Returns
     -------
@@ -61,11 +73,16 @@ def positive_int(flag: str) -> Callable[[str], int]:
     """
     from ..engine.metrics import MAX_K
 
+    if high is None and flag in MAXIMA:
+        high, why = MAXIMA[flag]
+
     def parse(text: str) -> int:
         if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
             raise CLIError(f"{flag} expects a positive integer, got '{text}'")
         if int(text) > MAX_K:
             raise CLIError(f"{flag} is at most {MAX_K} (the largest int64), got '{text}'")
+        if high is not None and int(text) > high:
+            raise CLIError(f"{flag} is at most {high}{why}, got '{text}'")
         return int(text)
 
     return parse
@@ -409,6 +426,27 @@ def frame_records(frame) -> list[dict[str, Any]]:
 
 #: The generic labels a library message uses when it does not know the file.
 GENERIC_LABELS = ("judgments", "run", "queries", "corpus", "qrels")
+
+
+def out_of_memory(argv: list[str]) -> str:
+    """The one line said when the process runs out of memory (a ``MemoryError``): which inputs
+    were being read and what can help, instead of a chain of tracebacks and exit 1.
+
+    Parameters
+    ----------
+    argv : list of str
+        The command line, whose file options are named.
+
+    Returns
+    -------
+    str
+    """
+    files = [argv[i + 1] for i, a in enumerate(argv[:-1])
+             if a in ("--judgments", "--qrels", "--run", "--corpus", "--queries", "--run-before",
+                      "--run-after", "--other")]
+    what = f" reading {', '.join(files)}" if files else ""
+    return (f"out of memory{what}: the input expands to more than this machine holds (a parquet file "
+            "is decompressed whole; --chunk-rows sets the block a large run is read in)")
 
 
 def one_line(text: str) -> str:

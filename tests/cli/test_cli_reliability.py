@@ -263,3 +263,98 @@ def test_a_second_fix_keeps_the_original_backup(tmp_path):
     assert (tmp_path / "j.jsonl.bak").read_bytes() == Path(J).read_bytes()  # the original, kept
     assert (tmp_path / "j.jsonl.bak.1").read_bytes() == after_first
     assert f"old file kept as {tmp_path / 'j.jsonl.bak.1'}" in second.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 8: no internal error (exit 3), no exit 1, for the inputs that used to give one
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_deeply_nested_first_line_is_one_line(tmp_path):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"a":' * 100_000 + "\n")
+    assert "nested more than 100 deep" in one_error(cli("score", "--judgments", deep, "--run", RUN))
+
+
+def test_a_header_only_csv_is_an_empty_input(tmp_path):
+    run = tmp_path / "run.csv"
+    run.write_text("query_id,doc_id,score\n")
+    proc = cli("score", "--judgments", J, "--run", run)
+    assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr  # INDETERMINATE
+    labels = tmp_path / "labels.csv"
+    labels.write_text("query_id,doc_uri,relevance\n")
+    proc = cli("score", "--judgments", labels, "--run", RUN)
+    assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+    assert "INDETERMINATE" in proc.stdout
+
+
+@pytest.fixture
+def tiny(tmp_path) -> tuple[Path, Path]:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.trec"
+    qrels.write_text("q1 0 d1 1\n")
+    run.write_text("q1 Q0 d1 1 1.0 mine\n")
+    return qrels, run
+
+
+def test_trec_eval_runid_alone(tiny):
+    proc = cli("trec_eval", "-m", "runid", *tiny)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["runid", "all", "mine"]
+
+
+def test_trec_eval_max_ret_past_int64(tiny):
+    assert "-M: the number of documents" in one_error(cli("trec_eval", "-M", 2**63, *tiny))
+    ok = cli("trec_eval", "-M", 2**63 - 1, "-m", "num_ret", *tiny)
+    assert ok.returncode == 0 and ok.stdout.split()[-1] == "1", ok.stderr
+
+
+def test_chunk_rows_past_its_maximum(tiny):
+    from retrieval_eval.cli.common import MAX_CHUNK_ROWS
+
+    qrels, run = tiny
+    err = one_error(cli("score", "--judgments", qrels, "--run", run, "--chunk-rows", 2**63 - 1))
+    assert f"--chunk-rows is at most {MAX_CHUNK_ROWS}" in err
+    ok = cli("score", "--judgments", qrels, "--run", run, "--chunk-rows", MAX_CHUNK_ROWS, "--json")
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_out_of_memory_is_one_line_exit_2(tiny):
+    import resource
+
+    def small():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    qrels, run = tiny
+    from retrieval_eval.cli.common import MAX_CHUNK_ROWS  # a first block of 3 GB, in 2 GB
+
+    proc = subprocess.run([PY, "-m", "retrieval_eval", "score", "--judgments", str(qrels), "--run", str(run),
+                           "--chunk-rows", str(MAX_CHUNK_ROWS)], capture_output=True, text=True, env=env(),
+                          preexec_fn=small, timeout=120)
+    assert "out of memory" in one_error(proc)
+
+
+def test_a_parquet_bomb_is_refused_unread(tmp_path):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from retrieval_eval.io.tabular import MAX_PARQUET_ROWS_PER_BYTE
+
+    n = 5_000_000
+    same = pa.array(np.zeros(n, dtype=np.int32))
+    bomb = tmp_path / "bomb.parquet"
+    pq.write_table(pa.table({"query_id": pa.DictionaryArray.from_arrays(same, pa.array(["q1"])),
+                             "doc_id": pa.DictionaryArray.from_arrays(same, pa.array(["d1"]))}), bomb)
+    assert n > MAX_PARQUET_ROWS_PER_BYTE * bomb.stat().st_size
+    err = one_error(cli("convert", "--run", bomb, "--to", "run", timeout=60))
+    assert "decompression bomb" in err and "5,000,000 rows" in err
+
+
+@pytest.mark.parametrize("content", [b"q1\n", b"\x00\x01\x02 \n\n\x7f", bytes(range(256)) * 8])
+def test_streaming_binary_input_is_a_format_error(tmp_path, content):
+    from retrieval_eval.analysis.evaluation import evaluate
+
+    run = tmp_path / "run.trec"
+    run.write_bytes(content)
+    with pytest.raises(rev.FormatError):
+        evaluate(J, run, chunk_rows=1)
