@@ -450,13 +450,13 @@ def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None,
 
     if fmt == "markdown":
         out.stream.write(markdown if markdown is not None else tables.frame_markdown(frame))
-    elif fmt == "latex":
-        out.stream.write(latex if latex is not None else tables.frame_latex(frame))
+    elif fmt == "latex":  # control characters of ids shown escaped, as in every terminal table
+        out.stream.write(term.escape(latex if latex is not None else tables.frame_latex(frame), newlines=True))
     elif fmt == "csv":
         named = frame.index.name is not None or any(frame.index.names)
         buf = io.StringIO()
         frame.to_csv(buf, index=named, lineterminator="\n")
-        out.stream.write(buf.getvalue())
+        out.stream.write(term.escape(buf.getvalue(), newlines=True))
     else:
         out.stream.write(json.dumps(frame_records(frame), indent=2, ensure_ascii=False) + "\n")
 

@@ -358,3 +358,40 @@ def test_streaming_binary_input_is_a_format_error(tmp_path, content):
     run.write_bytes(content)
     with pytest.raises(rev.FormatError):
         evaluate(J, run, chunk_rows=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 9: --format csv and latex show control characters of ids escaped, as every table does
+# ---------------------------------------------------------------------------------------------
+
+HOSTILE = "\x1b]0;title\x07\x1b[2J"
+
+
+def _controls(text: str) -> list[str]:
+    return [hex(ord(c)) for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "latex"])
+@pytest.mark.parametrize("per_query", [False, True])
+def test_csv_and_latex_escape_control_characters(tmp_path, fmt, per_query):
+    labels, run = tmp_path / "j.jsonl", tmp_path / "r.jsonl"
+    labels.write_text("".join(json.dumps({"query_id": f"q{i}{HOSTILE}", "doc_uri": "d1", "relevance": 1}) + "\n"
+                              for i in range(3)))
+    run.write_text("".join(json.dumps({"query_id": f"q{i}{HOSTILE}", "ranking": ["d1"], "system": f"s\x9b{HOSTILE}"})
+                           + "\n" for i in range(3)))
+    proc = cli("score", "--judgments", labels, "--run", run, "--format", fmt, *(["--per-query"] if per_query else []))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert not _controls(proc.stdout)
+    assert "\\x1b]0;title\\x07\\x1b[2J" in proc.stdout
+
+
+def test_csv_keeps_a_formula_like_id_as_it_is(tmp_path):
+    """Decided (docs/cli.md): CSV output is data, and an id is never altered; an id such as
+    =HYPERLINK(...) is written as is (quoted by CSV's rules), not prefixed."""
+    labels, run = tmp_path / "j.jsonl", tmp_path / "r.jsonl"
+    qid = '=HYPERLINK("http://x","y")'
+    labels.write_text(json.dumps({"query_id": qid, "doc_uri": "d1", "relevance": 1}) + "\n")
+    run.write_text(json.dumps({"query_id": qid, "ranking": ["d1"]}) + "\n")
+    proc = cli("score", "--judgments", labels, "--run", run, "--format", "csv", "--per-query")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert '"=HYPERLINK(""http://x"",""y"")"' in proc.stdout
