@@ -129,10 +129,17 @@ def _ks(text: str) -> tuple[int, ...]:
 
 
 def cutoffs(values: list[tuple[int, ...]] | None) -> tuple[int, ...]:
-    """Every ``-k`` given (each maybe a comma list) as one ascending tuple; ``(10,)`` by default."""
+    """Every ``-k`` given (each maybe a comma list) as one ascending tuple; ``(10,)`` by default;
+    more than :data:`~retrieval_eval.engine.metrics.MAX_CUTOFFS` distinct cutoffs are refused."""
     if not values:
         return (10,)
-    return tuple(sorted({k for group in values for k in group}))
+    ks = tuple(sorted({k for group in values for k in group}))
+    from ..engine.metrics import MAX_CUTOFFS
+
+    if len(ks) > MAX_CUTOFFS:
+        raise UsageError(f"-k: at most {MAX_CUTOFFS} cutoffs at once, got {len(ks)}; "
+                         "give the cutoffs the report needs")
+    return ks
 
 
 # ---------------------------------------------------------------------------------------------

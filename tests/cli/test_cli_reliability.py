@@ -395,3 +395,37 @@ def test_csv_keeps_a_formula_like_id_as_it_is(tmp_path):
     proc = cli("score", "--judgments", labels, "--run", run, "--format", "csv", "--per-query")
     assert proc.returncode in (0, 1), proc.stderr
     assert '"=HYPERLINK(""http://x"",""y"")"' in proc.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 14: thousands of cutoffs are refused at once, in one line
+# ---------------------------------------------------------------------------------------------
+
+
+def test_thousands_of_cutoffs_are_refused_at_once():
+    import time
+
+    from retrieval_eval.engine.metrics import MAX_CUTOFFS
+
+    start = time.monotonic()
+    err = one_error(cli("score", "--judgments", J, "--run", RUN, "-k", ",".join(map(str, range(1, 3001)))))
+    assert f"at most {MAX_CUTOFFS} cutoffs at once, got 3000" in err
+    assert time.monotonic() - start < 30  # refused before any scoring (it took 28 s to score)
+    repeated = ["-k", "5,10", "-k", "10", "-k", "5"]  # one set: the count is of distinct cutoffs
+    assert cli("score", "--judgments", J, "--run", RUN, *repeated, "--json").returncode in (0, 1)
+
+
+def test_the_largest_number_of_cutoffs_scores():
+    from retrieval_eval.engine.metrics import MAX_CUTOFFS
+
+    proc = cli("score", "--judgments", J, "--run", RUN, "--system", "dense", "-k",
+               ",".join(map(str, range(1, MAX_CUTOFFS + 1))), "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert f"recall@{MAX_CUTOFFS}" in json.loads(proc.stdout)["metrics"]
+
+
+def test_the_library_refuses_too_many_cutoffs():
+    from retrieval_eval.engine.metrics import MAX_CUTOFFS
+
+    with pytest.raises(ValueError, match=f"at most {MAX_CUTOFFS} cutoffs"):
+        rev.evaluate(J, RUN, k=range(1, MAX_CUTOFFS + 2))
