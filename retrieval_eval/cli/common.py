@@ -237,6 +237,10 @@ def _read_bytes(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
     try:
+        if Path(path).is_char_device() or Path(path).is_block_device():  # /dev/zero would never end
+            from ..io.text import read_bytes
+
+            return read_bytes(path)  # refuses a device (not /dev/null) in one line
         return Path(path).read_bytes()
     except FileNotFoundError:
         raise CLIError(f"{path}: no such file") from None

@@ -135,6 +135,8 @@ def test_a_named_fifo_as_a_run(tmp_path):
 def test_a_device_is_refused():
     proc = cli("convert", "--qrels", "/dev/zero", "--to", "judgments", timeout=60)
     assert "/dev/zero: is a device" in one_error(proc)
+    proc = cli("score", "--judgments", J, "--run", RUN, "--baseline", "/dev/zero", timeout=60)
+    assert "/dev/zero: is a device" in one_error(proc)
 
 
 def test_dev_null_is_still_the_empty_run():
