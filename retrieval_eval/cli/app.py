@@ -33,7 +33,7 @@ from typing import Sequence, TextIO
 
 from . import inputs
 from .common import (EXIT_FINDING, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, PROG, CLIError, atomic_write_text,
-                     check_file_options, from_a_library, one_line, read_text)
+                     check_file_options, from_a_library, one_line, out_of_memory, read_text)
 from .parser import (COMMANDS, build_parser, check_command, check_options, help_argv,
                      join_negative_numbers, version, wants_version)
 from .render import Out
@@ -147,6 +147,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         internal = err
     except KeyboardInterrupt:
         return 130
+    except MemoryError:  # one line, exit 2: the input (or an option) asks for more than there is
+        return fail(out_of_memory(argv))
     except Exception as err:  # a bug in this tool, not in the input
         internal = err
     assert internal is not None

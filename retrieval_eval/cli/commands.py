@@ -43,7 +43,8 @@ def cmd_drift(args: argparse.Namespace, out: Out) -> int:
     Returns
     -------
     int
-        The exit code: 0 every label VALID (with ``--fix``: nothing left to review), 1 labels decayed.
+        The exit code: 0 every label VALID (with ``--fix``: nothing left to review), 1 labels
+        decayed or no labels at all (INDETERMINATE: nothing was checked).
     """
     if args.backup and not args.fix:
         raise CLIError("--backup applies to --fix only")
@@ -79,6 +80,8 @@ def cmd_drift(args: argparse.Namespace, out: Out) -> int:
         out.stream.write(dumps(payload))
     else:
         render_drift(out, args, result, fixed, written)
+    if not summary.total:
+        return EXIT_FINDING  # no labels: INDETERMINATE, as an empty run is, never PASS
     if args.fix:
         # The recoverable labels were re-anchored; what is left is what a human must review.
         # The same status with and without --json (docs/cli.md).

@@ -20,12 +20,18 @@ from typing import Any, Callable
 
 from ..errors import FormatError
 
-__all__ = ["BOM", "CLIError", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "PROG",
+__all__ = ["BOM", "CLIError", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "MAX_CHUNK_ROWS", "PROG",
            "atomic_write_text", "check_file_options", "check_out_not_input", "decode_text",
            "dumps", "finite_float", "frame_records", "from_a_library", "jsonable", "load_json",
-           "naming", "one_line", "positive_int", "read_text"]
+           "naming", "one_line", "out_of_memory", "positive_int", "read_text"]
 
 PROG = "retrieval-eval"
+#: The largest ``--chunk-rows`` (67,108,864): 33 times the automatic block of 2,000,000 rows,
+#: past the point where reading in blocks saves memory; the bound keeps the first block's read
+#: (rows times bytes per line) within what a machine can hand out.
+MAX_CHUNK_ROWS = 1 << 26
+#: Options whose largest value is below the largest int64, with why (:func:`positive_int`).
+MAXIMA = {"--chunk-rows": (MAX_CHUNK_ROWS, " (rows in one block)")}
 EXIT_OK, EXIT_FINDING, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 #: The UTF-8 byte-order mark, accepted and dropped at the start of a file.
@@ -41,13 +47,19 @@ class CLIError(Exception):
 # -----------------------------------------------------------------------------------------------
 
 
-def positive_int(flag: str) -> Callable[[str], int]:
-    """An argparse ``type`` reading a positive integer that fits the engine's int64.
+def positive_int(flag: str, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An argparse ``type`` reading a positive integer that fits the engine's int64 (at most
+    ``high`` when given).
 
     Parameters
     ----------
     flag : str
         The option, named in the error (``--threshold``).
+    high : int, optional
+        A lower maximum than the largest int64; by default the flag's entry of :data:`MAXIMA`
+        (``--chunk-rows``: :data:`MAX_CHUNK_ROWS`), if any.
+    why : str
+        Said after the maximum in the refusal.
 
     Returns
     -------
@@ -61,11 +73,16 @@ def positive_int(flag: str) -> Callable[[str], int]:
     """
     from ..engine.metrics import MAX_K
 
+    if high is None and flag in MAXIMA:
+        high, why = MAXIMA[flag]
+
     def parse(text: str) -> int:
         if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
             raise CLIError(f"{flag} expects a positive integer, got '{text}'")
         if int(text) > MAX_K:
             raise CLIError(f"{flag} is at most {MAX_K} (the largest int64), got '{text}'")
+        if high is not None and int(text) > high:
+            raise CLIError(f"{flag} is at most {high}{why}, got '{text}'")
         return int(text)
 
     return parse
@@ -112,9 +129,13 @@ def finite_float(flag: str, low: float | None = None, high: float | None = None)
 
 #: The options that name a file (or, for demo's --out, a folder), by argparse dest.
 FILE_OPTIONS = {"judgments": "--judgments", "qrels": "--qrels", "run": "--run", "corpus": "--corpus",
-                "queries": "--queries", "baseline": "--baseline", "out": "--out"}
+                "queries": "--queries", "baseline": "--baseline", "out": "--out",
+                "run_before": "--run-before", "run_after": "--run-after", "other": "--other"}
 #: The options a command reads (``-`` is stdin), as opposed to ``--out``, which it writes.
-INPUT_OPTIONS = ("judgments", "qrels", "run", "corpus", "queries", "baseline")
+INPUT_OPTIONS = ("judgments", "qrels", "run", "corpus", "queries", "baseline", "run_before", "run_after",
+                 "other")
+#: The files a BEIR folder given as input is read from (:func:`retrieval_eval.io.beir.read_beir`).
+BEIR_FILES = ("queries.jsonl", "corpus.jsonl")
 
 
 def _named_paths(args: argparse.Namespace, dests) -> list[tuple[str, str]]:
@@ -155,6 +176,8 @@ def check_file_options(args: argparse.Namespace) -> None:
         stdin = [f for f, v in _named_paths(args, INPUT_OPTIONS) if v == "-"]
     if len(stdin) > 1:
         raise CLIError(f"'-' (stdin) given for {' and '.join(stdin)}; stdin can be read only once")
+    if args.command != "demo":  # demo's --out is a folder it fills, and it reads no file
+        check_out_not_input(args, keep=("baseline",) if args.command in ("score", "compare") else ())
 
 
 def check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) -> None:
@@ -181,7 +204,12 @@ def check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) ->
         return
     target = os.path.realpath(out)
     for flag, value in _named_paths(args, [d for d in INPUT_OPTIONS if d not in keep]):
-        if value == "-":
+        if value == "-" or not isinstance(value, str):
+            continue
+        if os.path.isdir(value):
+            if _read_from_folder(value, target):
+                raise CLIError(f"--out {out} is a file of the BEIR folder {flag} {value}; writing it would "
+                               "destroy that input (choose another output file)")
             continue
         same = os.path.realpath(value) == target
         if not same:
@@ -190,6 +218,14 @@ def check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) ->
         if same:
             raise CLIError(f"--out {out} is the {flag} input; writing it would destroy that input "
                            "(choose another output file)")
+
+
+def _read_from_folder(folder: str, target: str) -> bool:
+    """True when ``target`` (a real path) is a file a BEIR folder is read from: any file of its
+    ``qrels/`` (whichever split), its ``queries.jsonl`` or its ``corpus.jsonl``."""
+    root = os.path.realpath(folder)
+    parent = os.path.dirname(target)
+    return parent == os.path.join(root, "qrels") or target in (os.path.join(root, n) for n in BEIR_FILES)
 
 
 # -----------------------------------------------------------------------------------------------
@@ -201,6 +237,10 @@ def _read_bytes(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
     try:
+        if Path(path).is_char_device() or Path(path).is_block_device():  # /dev/zero would never end
+            from ..io.text import read_bytes
+
+            return read_bytes(path)  # refuses a device (not /dev/null) in one line
         return Path(path).read_bytes()
     except FileNotFoundError:
         raise CLIError(f"{path}: no such file") from None
@@ -390,6 +430,27 @@ def frame_records(frame) -> list[dict[str, Any]]:
 
 #: The generic labels a library message uses when it does not know the file.
 GENERIC_LABELS = ("judgments", "run", "queries", "corpus", "qrels")
+
+
+def out_of_memory(argv: list[str]) -> str:
+    """The one line said when the process runs out of memory (a ``MemoryError``): which inputs
+    were being read and what can help, instead of a chain of tracebacks and exit 1.
+
+    Parameters
+    ----------
+    argv : list of str
+        The command line, whose file options are named.
+
+    Returns
+    -------
+    str
+    """
+    files = [argv[i + 1] for i, a in enumerate(argv[:-1])
+             if a in ("--judgments", "--qrels", "--run", "--corpus", "--queries", "--run-before",
+                      "--run-after", "--other")]
+    what = f" reading {', '.join(files)}" if files else ""
+    return (f"out of memory{what}: the input expands to more than this machine holds (a parquet file "
+            "is decompressed whole; --chunk-rows sets the block a large run is read in)")
 
 
 def one_line(text: str) -> str:

@@ -129,10 +129,17 @@ def _ks(text: str) -> tuple[int, ...]:
 
 
 def cutoffs(values: list[tuple[int, ...]] | None) -> tuple[int, ...]:
-    """Every ``-k`` given (each maybe a comma list) as one ascending tuple; ``(10,)`` by default."""
+    """Every ``-k`` given (each maybe a comma list) as one ascending tuple; ``(10,)`` by default;
+    more than :data:`~retrieval_eval.engine.metrics.MAX_CUTOFFS` distinct cutoffs are refused."""
     if not values:
         return (10,)
-    return tuple(sorted({k for group in values for k in group}))
+    ks = tuple(sorted({k for group in values for k in group}))
+    from ..engine.metrics import MAX_CUTOFFS
+
+    if len(ks) > MAX_CUTOFFS:
+        raise UsageError(f"-k: at most {MAX_CUTOFFS} cutoffs at once, got {len(ks)}; "
+                         "give the cutoffs the report needs")
+    return ks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,6 +176,19 @@ def _check_path(path: str, folder_ok: bool) -> None:
         raise UsageError(f"{path}: permission denied")
 
 
+def _read_once(path: str, folder_ok: bool) -> bytes | None:
+    """The bytes of an input that can be read only once (``-``, a pipe such as ``<(cat f)``, a
+    named FIFO), read now so that format detection and the reader see the same bytes; None
+    for a regular file or folder, which the reader opens itself
+    (:func:`retrieval_eval.io.text.stream_bytes`; a device is refused)."""
+    from ..io.text import stream_bytes
+
+    if path == "-":
+        return _stdin()
+    _check_path(path, folder_ok)
+    return stream_bytes(path)
+
+
 def load_labels(args: argparse.Namespace) -> LabelSource:
     """The labels named by ``--judgments`` or ``--qrels`` (``-`` is stdin), in any format."""
     from ..io.convert import read_labels
@@ -176,10 +196,8 @@ def load_labels(args: argparse.Namespace) -> LabelSource:
 
     path = args.qrels if getattr(args, "qrels", None) else args.judgments
     split = getattr(args, "split", None)
-    if path != "-":
-        _check_path(path, folder_ok=True)
-    data = _stdin() if path == "-" else None
-    found = sniff_bytes(data[: 1 << 16], "") if data is not None else sniff(path)
+    data = _read_once(path, folder_ok=True)
+    found = sniff_bytes(data[: 1 << 16], "" if path == "-" else path) if data is not None else sniff(path)
     if split is not None and found.kind != "beir":
         raise UsageError("--split applies to a BEIR folder only")
     chunk_ids = bool(getattr(args, "as_chunk_ids", False))
@@ -195,9 +213,7 @@ def load_other(path: str, role: str) -> pd.DataFrame:
     BEIR's corpus.jsonl); ``-`` is stdin."""
     from ..io.convert import read_corpus_file, read_queries_file
 
-    if path != "-":
-        _check_path(path, folder_ok=False)
-    data = _stdin() if path == "-" else None
+    data = _read_once(path, folder_ok=False)
     reader = read_queries_file if role == "queries" else read_corpus_file
     return reader(path, data=data, label=path)
 
@@ -257,10 +273,8 @@ def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple
     from ..io.convert import read_run_file
     from ..io.detect import sniff, sniff_bytes
 
-    if path != "-":
-        _check_path(path, folder_ok=False)
-    data = _stdin() if path == "-" else None
-    kind = (sniff_bytes(data[: 1 << 16]) if data is not None else sniff(path)).kind
+    data = _read_once(path, folder_ok=False)
+    kind = (sniff_bytes(data[: 1 << 16], "" if path == "-" else path) if data is not None else sniff(path)).kind
     run = read_run_file(path, order=order, data=data, label=path)
     if system is not None:
         systems = list(dict.fromkeys(run["system"].tolist()))

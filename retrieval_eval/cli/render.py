@@ -386,6 +386,8 @@ def _render_fix(out: Out, args: argparse.Namespace, summary: Any, fixed: Any, wr
             out(f"  {s('nothing left to review', 'green')}")
     elif args.fix:
         out(f"{s('fix', 'bold')}  nothing to fix; {args.judgments} left as it is")
+    elif not summary.total:
+        out(f"{s.status('INDETERMINATE')}  no labels, so no label was checked against the corpus")
     elif decayed:
         recoverable = summary.re_anchorable + summary.merged
         hint = f"; {recoverable} can be re-anchored with --fix" if recoverable else ""
@@ -493,15 +495,15 @@ def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None,
         out.stream.write(markdown if markdown is not None else tables.frame_markdown(frame))
         if warnings:
             out.stream.write("\n" + "".join(f"> **warning:** {w}\n" for w in warnings))
-    elif fmt == "latex":
-        out.stream.write(latex if latex is not None else tables.frame_latex(frame))
+    elif fmt == "latex":  # control characters of ids shown escaped, as in every terminal table
+        out.stream.write(term.escape(latex if latex is not None else tables.frame_latex(frame), newlines=True))
         for w in warnings:
             out.stream.write(f"% warning: {one_line(str(w))}\n")
     elif fmt == "csv":
         named = frame.index.name is not None or any(frame.index.names)
         buf = io.StringIO()
         frame.to_csv(buf, index=named, lineterminator="\n")
-        out.stream.write(buf.getvalue())
+        out.stream.write(term.escape(buf.getvalue(), newlines=True))
     else:
         out.stream.write(json.dumps(frame_records(frame), indent=2, ensure_ascii=False) + "\n")
 

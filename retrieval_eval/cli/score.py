@@ -56,7 +56,7 @@ def _stream_kind(path: str) -> str | None:
     None (by the one detection rule, :func:`retrieval_eval.io.detect.sniff`)."""
     from ..io.detect import sniff
 
-    if path == "-" or not os.path.exists(path):
+    if path == "-" or not os.path.isfile(path):  # a pipe or FIFO is read once, whole
         return None
     kind = sniff(path).kind
     return kind if kind in ("trec-run", "run", "parquet") else None

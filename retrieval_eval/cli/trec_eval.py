@@ -343,8 +343,8 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
 
     if args.level < 1:
         raise CLIError("-l: the relevance level must be >= 1 (an unjudged document has grade 0)")
-    if args.max_ret is not None and args.max_ret < 0:
-        raise CLIError("-M: the number of documents must be >= 0")
+    if args.max_ret is not None and not 0 <= args.max_ret < 1 << 63:
+        raise CLIError("-M: the number of documents must be >= 0 and below 2^63 (the largest int64)")
     if args.num_docs < 0:
         raise CLIError("-N: the number of documents in the collection must be >= 0")
     try:
@@ -387,7 +387,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
             lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
         if want_num_q:
             lines.append(_line("num_q", "all", len(per_query), "int"))
-        row = summary.iloc[0]
+        row = summary.iloc[0] if len(summary) else None  # -m runid alone: no measure, no row
         lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
                      if m.family not in PER_QUERY_ONLY)
     if lines:

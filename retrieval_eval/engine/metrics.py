@@ -55,10 +55,18 @@ def metric_name(metric: str, k: int, gain: str = "exponential") -> str:
 MAX_K = 2**63 - 1
 
 
-def check_ks(k: int | np.integer[Any] | Iterable[int | np.integer[Any]]) -> tuple[int, ...]:
+#: The most distinct cutoffs one call scores. Every cutoff is a column of every measure, and the
+#: report, gates and tables built on them grow with it (3,000 cutoffs took half a minute on the
+#: 225 rankings of the demo); a report needs a handful, and a curve over every rank is a
+#: per-rank question (``score_rows``), not thousands of cutoffs.
+MAX_CUTOFFS = 100
+
+
+def check_ks(k) -> tuple[int, ...]:
     """Normalize ``k`` (an int or an iterable of ints) to a sorted tuple of distinct cutoffs.
 
-    Each cutoff is an integer from 1 to :data:`MAX_K`; anything else raises ValueError."""
+    Each cutoff is an integer from 1 to :data:`MAX_K`, and there are at most
+    :data:`MAX_CUTOFFS` distinct ones; anything else raises ValueError."""
     ks = (k,) if isinstance(k, (int, np.integer)) else tuple(k)
     if not ks:
         raise ValueError("at least one cutoff k is needed")
@@ -69,7 +77,11 @@ def check_ks(k: int | np.integer[Any] | Iterable[int | np.integer[Any]]) -> tupl
         if value > MAX_K:
             raise ValueError(f"k must be at most {MAX_K} (the largest int64), got {value!r}")
         out.append(int(value))
-    return tuple(sorted(set(out)))
+    distinct = tuple(sorted(set(out)))
+    if len(distinct) > MAX_CUTOFFS:
+        raise ValueError(f"at most {MAX_CUTOFFS} cutoffs can be scored at once, got {len(distinct)}; "
+                         "ask for the cutoffs the report needs")
+    return distinct
 
 
 def compute(

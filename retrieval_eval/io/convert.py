@@ -10,7 +10,6 @@ objects: :mod:`retrieval_eval.io.dicts`).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -32,12 +31,13 @@ from .frames import (
     corpus_from_frame, judgments_from_frame, label_frame, queries_from_frame, refuse_swapped,
     run_from_any_frame, run_from_frame,
 )
+from .jsontext import parse_json
 from .judgments import judgment_row, judgments_from_rows, parse_judgments, read_judgments
 from .qrels import from_qrels, read_qrels
 from .queries import parse_queries, queries_from_lines, read_queries
 from .runs import parse_run, read_run, run_from_lines
 from .tabular import read_table_labels, read_table_run
-from .text import decode, is_path, read_bytes
+from .text import decode, is_path, read_bytes, stream_bytes
 from .trec import from_trec_run, order_trec, read_trec_run
 
 __all__ = ["as_corpus", "as_judgments", "as_queries", "as_run", "read_corpus_file", "read_labels",
@@ -310,6 +310,7 @@ def read_labels(path: str | os.PathLike[str], as_chunk_ids: bool = False, split:
     parquet or CSV. ``data`` gives the bytes when they were already read (stdin); ``api``: see
     :func:`~retrieval_eval.io.detect.expect`."""
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "labels", label, api)
     if found.kind == "beir":
@@ -330,13 +331,12 @@ def read_labels(path: str | os.PathLike[str], as_chunk_ids: bool = False, split:
     return read_qrels(path, as_chunk_ids=as_chunk_ids)
 
 
-def _load_dict(path: str | os.PathLike[str], data: bytes | None, label: str) -> dict[str, Any]:
-    """A whole JSON document (a pytrec_eval/ranx dict), refused with its line when invalid."""
-    text = decode(data if data is not None else read_bytes(path), label)
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FormatError(label, err.lineno, f"invalid JSON, {err.msg} (column {err.colno})") from None
+def _load_dict(path: str | os.PathLike, data: bytes | None, label: str) -> dict:
+    """A whole JSON document (a pytrec_eval/ranx dict), by the rule every JSON reader applies
+    (:func:`~retrieval_eval.io.jsontext.parse_json`): a query or a document given twice is
+    refused naming the key and its line, as JSONL inputs refuse a duplicate, instead of the
+    last one silently winning."""
+    obj = parse_json(decode(data if data is not None else read_bytes(path), label), label=label)
     if not isinstance(obj, dict):
         raise FormatError(label, None, "expected a JSON object {qid: {doc: value}}")
     return obj
@@ -353,6 +353,7 @@ def read_run_file(path: str | os.PathLike[str], system: str | None = None, order
     if order not in ("rank", "score"):
         raise ValueError(f"order must be 'rank' or 'score', got {order!r}")
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "run", label, api)
     if found.kind == "json-dict":
@@ -375,6 +376,7 @@ def read_run_file(path: str | os.PathLike[str], system: str | None = None, order
 def read_queries_file(path: str | os.PathLike[str], data: bytes | None = None, label: str | None = None) -> pd.DataFrame:
     """Queries from queries JSONL or BEIR's ``queries.jsonl`` (``_id``, ``text``)."""
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "queries", label)
     if found.kind == "beir-queries":
@@ -389,6 +391,7 @@ def read_queries_file(path: str | os.PathLike[str], data: bytes | None = None, l
 def read_corpus_file(path: str | os.PathLike[str], data: bytes | None = None, label: str | None = None) -> pd.DataFrame:
     """A corpus from a corpus JSON document or BEIR's ``corpus.jsonl``."""
     label = str(path) if label is None else label
+    data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once
     found = sniff_bytes(data[:HEAD], str(path)) if data is not None else sniff(path)
     expect(found, "corpus", label)
     if found.kind == "beir-corpus":

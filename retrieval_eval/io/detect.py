@@ -157,7 +157,7 @@ def sniff_bytes(head: bytes, name: str = "") -> Sniff:
         if text.startswith("{"):
             try:
                 obj = json.loads(text)
-            except ValueError:  # a pretty-printed document, or a broken line: the reader decides
+            except (ValueError, RecursionError):  # pretty-printed, broken or too deep: the reader decides
                 return Sniff(None)
             return _of(_json_kind(obj, Path(lower).name)) if isinstance(obj, dict) else Sniff(None)
         if text.startswith("["):

@@ -101,9 +101,43 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
+                raise _DuplicateKey(key)
             seen.add(key)
     return obj
+
+
+class _DuplicateKey(ValueError):
+    """A key given twice in one object (the key is kept to find its line)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
+        self.key = key
+
+
+def _duplicate_line(content: str, key: str) -> int | None:
+    """The line of the second ``key`` in one object of ``content``, or None when not found.
+
+    Only on the error path: strings are blanked (their length kept, so positions hold), the
+    nesting depth is a cumulative sum, and two occurrences of ``"key":`` whose nearest
+    enclosing ``{`` is the same are the same object's.
+    """
+    blank = _JSON_STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', content)
+    a = np.frombuffer(blank.encode("utf-32-le"), np.uint32)
+    depth = np.cumsum(((a == 0x5B) | (a == 0x7B)).astype(np.int64) - ((a == 0x5D) | (a == 0x7D)))
+    opens = np.flatnonzero(a == 0x7B)
+    pattern = re.compile(re.escape(json.dumps(key)) + r"\s*:")
+    seen: set[int] = set()
+    for m in pattern.finditer(content):
+        p = m.start()
+        if blank[p] != '"':  # inside another string
+            continue
+        before = opens[opens < p]
+        mine = before[depth[before] == depth[p]]
+        owner = int(mine[-1]) if len(mine) else -1
+        if owner in seen:
+            return content.count("\n", 0, p) + 1
+        seen.add(owner)
+    return None
 
 
 #: Strict JSON: no NaN/Infinity (not JSON numbers), no duplicate keys. The raw variant keeps
@@ -156,6 +190,8 @@ def parse_json(content: str, label: str = "json") -> Any:
         obj = _LOADS(content)
     except json.JSONDecodeError as err:
         raise FormatError(label, err.lineno, _json_detail(err)) from None
+    except _DuplicateKey as err:
+        raise FormatError(label, _duplicate_line(content, err.key), _json_detail(err)) from None
     except ValueError as err:
         raise FormatError(label, None, _json_detail(err)) from None
     except RecursionError:

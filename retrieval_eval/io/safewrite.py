@@ -150,7 +150,7 @@ def _new_temp(folder: str, name: str, temps: list[str]) -> int:
     raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
-def _write_temp(folder: str, name: str, data: bytes, like: os.stat_result | None,
+def _write_temp(folder: str, name: str, data: bytes | memoryview, like: os.stat_result | None,
                 temps: list[str], shown: str) -> str:
     """Write ``data`` to a fresh temp file, fsync it, give it ``like``'s mode and owner."""
     fd = _new_temp(folder, name, temps)
@@ -243,6 +243,45 @@ def _signals_remove(temps: list[str]) -> Iterator[None]:
         raise InterruptedError(errno.EINTR, f"interrupted by signal {caught}; nothing was written")
 
 
+def _same_bytes(path: str, data: bytes) -> bool:
+    try:
+        if os.path.getsize(path) != len(data):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read() == data
+    except OSError:
+        return False
+
+
+def _place_backup(tmp: str, first: str, data: bytes) -> str:
+    """Move the finished backup ``tmp`` to ``first`` (``<name>.bak``) when that is free or
+    already holds ``data``, else to the first free ``<name>.bak.N``; returns the path used.
+
+    A free name is taken with ``os.link``, which never replaces an existing file (a backup
+    made meanwhile by another program is kept), then the temp name is removed.
+    """
+    if os.path.lexists(first) and _same_bytes(first, data):
+        os.replace(tmp, first)
+        return first
+    candidates = [first] + [f"{first}.{n}" for n in range(1, 10_000)]
+    for target in candidates:
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            if _same_bytes(target, data):
+                os.unlink(tmp)
+                return target
+            continue
+        except OSError:  # a file system without hard links: check, then rename
+            if os.path.lexists(target):
+                continue
+            os.replace(tmp, target)
+            return target
+        os.unlink(tmp)
+        return target
+    raise WriteRefused(first, "no free backup name (.bak to .bak.9999 all exist); remove old backups")
+
+
 def _remove(temps: list[str]) -> None:
     while temps:
         tmp = temps.pop()
@@ -296,6 +335,7 @@ class LockedFile:
         self.stat: os.stat_result | None = None
         self._digest: bytes | None = None
         self._fd: int | None = None
+        self._backup: str | None = None
 
     def __enter__(self) -> LockedFile:
         try:
@@ -350,11 +390,18 @@ class LockedFile:
 
     @property
     def backup_path(self) -> str:
-        """Where ``replace(backup=True)`` keeps the old bytes: ``<name>.bak`` beside the file
-        itself (beside a link's target, as the path the user gave it when that is no link)."""
+        """Where ``replace(backup=True)`` kept the old bytes (before it runs: where it would
+        keep them first): ``<name>.bak`` beside the file itself (beside a link's target, as the
+        path the user gave it when that is no link), or ``<name>.bak.N`` when ``<name>.bak``
+        already held other bytes (see :meth:`replace`)."""
+        if self._backup is not None:
+            return self._shown_beside(self._backup)
+        return self._shown_beside(self.path + ".bak")
+
+    def _shown_beside(self, real: str) -> str:
         if os.path.realpath(self.shown) != os.path.abspath(self.shown):
-            return self.path + ".bak"
-        return self.shown + ".bak"
+            return real
+        return os.path.join(os.path.dirname(self.shown), os.path.basename(real))
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -384,12 +431,15 @@ class LockedFile:
                 h.update(block)
         return h.digest() == self._digest
 
-    def replace(self, data: bytes, backup: bool = False) -> None:
+    def replace(self, data: bytes | memoryview, backup: bool = False) -> None:
         """Replace the file with ``data``; with ``backup``, keep the bytes read as ``<name>.bak``.
 
         Both files are written to temp files first, fsynced, checked against the file as it was
         read, and only then renamed into place (the backup first): at every instant each of
-        the two names holds a complete file, its old bytes or its new ones.
+        the two names holds a complete file, its old bytes or its new ones. A backup never
+        replaces an older backup that holds other bytes: when ``<name>.bak`` exists and
+        differs, the bytes go to the first free ``<name>.bak.1``, ``<name>.bak.2``, ... (a
+        second ``drift --fix --backup`` would otherwise lose the original file).
         """
         if backup and self.stat is not None and self.data is None:
             raise ValueError("a backup needs the file opened with read=True")
@@ -411,7 +461,7 @@ class LockedFile:
                         "nothing was written, run the command again",
                     )
                 if bak is not None:
-                    os.replace(bak, os.path.join(folder, name + ".bak"))
+                    self._backup = _place_backup(bak, os.path.join(folder, name + ".bak"), self.data or b"")
                     temps.remove(bak)
                 os.replace(new, self.path)
                 temps.remove(new)
@@ -421,7 +471,7 @@ class LockedFile:
                 raise
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, backup: bool = False) -> None:
+def atomic_write_bytes(path: str | os.PathLike, data: bytes | memoryview, backup: bool = False) -> None:
     """Write ``data`` to ``path`` so that it is never half-written (see the module docstring).
 
     Parameters

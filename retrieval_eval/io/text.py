@@ -21,9 +21,9 @@ import pyarrow as pa
 from ..errors import FormatError
 
 __all__ = [
-    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "is_path",
+    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "has_hex_prefix", "is_path",
     "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file",
-    "strip_bom", "utf8_bytes",
+    "stream_bytes", "strip_bom", "utf8_bytes",
 ]
 
 
@@ -51,9 +51,51 @@ def regular_file(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
+def _devnull_rdev() -> int | None:
+    try:
+        return os.stat(os.devnull).st_rdev
+    except OSError:
+        return None
+
+
+def stream_bytes(path: str | os.PathLike) -> bytes | None:
+    """The whole content of ``path`` when it is a pipe, a FIFO or a socket; None for a regular
+    file, a folder or a path that does not exist (the caller reads those as usual).
+
+    A pipe (``<(cat f)``, ``/dev/stdin``) or a named FIFO can be read only once: detecting its
+    format from its first bytes and then opening it again to read it would see an empty or a
+    truncated stream (or wait forever for a second writer). So it is read once, here, into
+    memory, as ``-`` (stdin) is, and the same bytes go to detection and to the reader. A
+    character or block device (``/dev/zero``, a disk) is refused: it is no file of labels or
+    runs, and reading one may never end (``/dev/null``, the empty input, is read as empty).
+
+    Raises
+    ------
+    FormatError
+        A device, or a stream that cannot be read.
+    """
+    import stat
+
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    mode = st.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return read_bytes(path)  # refuses a device
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The whole file, read once; a character or block device other than ``/dev/null`` is
+    refused (``/dev/zero`` would be read until memory runs out)."""
+    import stat
+
     try:
         with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if (stat.S_ISCHR(st.st_mode) and st.st_rdev != _devnull_rdev()) or stat.S_ISBLK(st.st_mode):
+                raise FormatError(str(path), None, "is a device, not a file; give a file, a pipe or - (stdin)")
             return fh.read()
     except OSError as err:
         raise read_error(path, err) from None
@@ -77,10 +119,19 @@ def file_blocks(path: str | os.PathLike[str]) -> Iterator[bytearray]:
         raise read_error(path, err) from None
 
 
-def plain_space_table(path: str | os.PathLike[str]) -> bool:
+def has_hex_prefix(data: bytes | bytearray | memoryview) -> bool:
+    """True when ``0x`` or ``0X`` occurs in ``data``: arrow reads an integer field ``0x10`` as
+    16, where a grade or a rank is ``[+-]?[0-9]+`` (trec_eval reads ``0x10`` as 0), so such
+    a table goes to the careful pass, which refuses the field naming its line. (An id that
+    merely contains ``0x`` costs that slower pass, never a wrong value.)"""
+    return b"0x" in data or b"0X" in data
+
+
+def plain_space_table(path: str | os.PathLike) -> bool:
     """True when a whitespace table file has only the bytes arrow's space-delimited read handles.
 
-    That is: ASCII (so valid UTF-8 and no BOM), no tab, vertical tab or form feed, and no
+    That is: ASCII (so valid UTF-8 and no BOM), no ``0x`` (:func:`has_hex_prefix`), no tab,
+    vertical tab or form feed, and no
     carriage return outside a CRLF line end (arrow would end a line at a lone one; the careful
     pass splits on it inside the line). Empty fields (repeated, leading or trailing spaces) and
     ``#`` lines are found afterwards in arrow's columns (:func:`plain_fields`). The file is
@@ -91,6 +142,8 @@ def plain_space_table(path: str | os.PathLike[str]) -> bool:
     tail: bytes | bytearray = b""
     for block in file_blocks(path):
         if not block.isascii() or b"\t" in block or b"\v" in block or b"\f" in block:
+            return False
+        if has_hex_prefix(block) or (tail == b"0" and block[:1] in (b"x", b"X")):
             return False
         crlf += tail == b"\r" and block[:1] == b"\n"  # a CRLF cut between two blocks
         if b"\r" in block:

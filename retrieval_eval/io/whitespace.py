@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from .columns import read_pool
-from .text import os_file, plain_space_table, strip_bom
+from .text import has_hex_prefix, os_file, plain_space_table, strip_bom
 
 __all__ = [
     "INT_RE", "arrow_table", "delimiter", "parse_float_field", "space_table_file", "table_lines",
@@ -42,7 +42,7 @@ def arrow_table(
     bools: tuple[list[str], list[str]] | None = None,
 ) -> pa.Table | None:
     """Strict pyarrow read of single-space (or single-tab) separated columns, else None."""
-    if not data or data.isspace():
+    if not data or data.isspace() or has_hex_prefix(data):  # arrow would read 0x10 as 16
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
     delim = delimiter(first)

@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -25,7 +23,7 @@ from .columns import LARGE_STRING, arrow_of, group_codes, group_starts, in_group
 from .convert import as_corpus, as_judgments, as_queries, as_run
 from .jsontext import dump_value
 from .judgments import KNOWN_JUDGMENT
-from .safewrite import atomic_write_text
+from .safewrite import atomic_write_bytes, atomic_write_text
 from .text import is_path
 
 __all__ = ["atomic_write_text", "rewrite_judgments", "serialize_judgments", "to_qrels", "to_trec_run",
@@ -472,9 +470,14 @@ def write_queries(queries: Any, path: str | os.PathLike[str] | None = None) -> s
     return text
 
 
-def write_parquet(data: Any, path: str | os.PathLike[str]) -> None:
-    """Write judgments or a run as a parquet table with the data-model columns, atomically
-    (a temporary file in the same folder, then a rename: a crash never leaves half a file).
+def write_parquet(data: Any, path: str | os.PathLike) -> None:
+    """Write judgments or a run as a parquet table with the data-model columns, atomically.
+
+    The table is serialized in memory and written by the same safe writer as every text format
+    (:func:`~retrieval_eval.io.safewrite.atomic_write_bytes`), so the same promises hold: a temp
+    file, fsynced, then renamed; a symbolic link followed; a hard-linked file, a FIFO or a
+    device refused; a new file made by the umask, a rewritten one keeping its mode and owner;
+    temp files removed on SIGTERM and after ``kill -9``.
 
     Which one ``data`` is comes from its columns (``relevance``: judgments). Judgments keep
     every field; their unknown fields (``extra``) are written as JSON text, and ``line`` is
@@ -492,6 +495,11 @@ def write_parquet(data: Any, path: str | os.PathLike[str]) -> None:
     Returns
     -------
     None
+
+    Raises
+    ------
+    WriteRefused, OSError
+        As :func:`~retrieval_eval.io.safewrite.atomic_write_bytes`; nothing was written.
     """
     import pyarrow.parquet as pq
 
@@ -507,16 +515,6 @@ def write_parquet(data: Any, path: str | os.PathLike[str]) -> None:
         r = as_run(data)
         table = pa.Table.from_pandas(r[list(RUN_COLUMNS)], preserve_index=False)
     table = table.replace_schema_metadata(None)
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    atomic_write_bytes(path, memoryview(sink.getvalue()))  # no copy of the serialized table

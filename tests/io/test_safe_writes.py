@@ -121,7 +121,15 @@ def reset(folder: Path, old: bytes, earlier_bak: bytes) -> Path:
     path = folder / "judgments.jsonl"
     path.write_bytes(old)
     (folder / "judgments.jsonl.bak").write_bytes(earlier_bak)
+    (folder / "judgments.jsonl.bak.1").unlink(missing_ok=True)
     return path
+
+
+def backups(path: Path) -> tuple[bytes, bytes | None]:
+    """The ``.bak`` (an earlier backup, never replaced) and the ``.bak.1`` a fix writes beside
+    it (None when there is none yet)."""
+    numbered = path.with_name(path.name + ".bak.1")
+    return path.with_name(path.name + ".bak").read_bytes(), numbered.read_bytes() if numbered.exists() else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,18 +157,19 @@ def test_rule1_kill9_during_drift_fix_backup_leaves_complete_old_or_new_files(bi
             time.sleep(rng.uniform(0.2, 2.0))
         proc.kill()
         proc.wait()
-        got, bak = path.read_bytes(), (folder / "judgments.jsonl.bak").read_bytes()
+        got, (bak, bak1) = path.read_bytes(), backups(path)
         assert got in (old, new), f"kill {i}: the judgments file is neither the old nor the new bytes"
-        assert bak in (earlier, old), f"kill {i}: the .bak is neither the earlier backup nor the old file"
+        assert bak == earlier, f"kill {i}: the earlier backup was replaced"
+        assert bak1 in (None, old), f"kill {i}: the .bak.1 is not the complete old file"
         if got == new:
-            assert bak == old, f"kill {i}: the file was replaced before its backup was in place"
-        outcomes.add((got == new, bak == old, bool(temps(folder))))
+            assert bak1 == old, f"kill {i}: the file was replaced before its backup was in place"
+        outcomes.add((got == new, bak1 == old, bool(temps(folder))))
     left = temps(folder)
     path = reset(folder, old, earlier)
     done = main(*fix_cmd(path, "--backup"))
     assert done.returncode == 0, done.stderr
     assert temps(folder) == [], f"stale temps of killed runs were not removed (before: {left})"
-    assert path.read_bytes() == new and (folder / "judgments.jsonl.bak").read_bytes() == old
+    assert path.read_bytes() == new and backups(path) == (earlier, old)
 
 
 _WRITER = textwrap.dedent("""
@@ -190,6 +199,7 @@ def test_rule1_kill9_at_random_moments_of_the_write_itself(tmp_path):
     for i in range(20):
         target.write_bytes(old)
         target.with_name("labels.jsonl.bak").write_bytes(earlier)
+        target.with_name("labels.jsonl.bak.1").unlink(missing_ok=True)
         proc = subprocess.Popen([PY, str(script), str(SAFEWRITE), str(target), str(tmp_path / "new.bin")],
                                 stdout=subprocess.PIPE)
         assert proc.stdout.readline() == b"ready\n"
@@ -197,10 +207,10 @@ def test_rule1_kill9_at_random_moments_of_the_write_itself(tmp_path):
         proc.kill()
         proc.wait()
         proc.stdout.close()
-        got, bak = target.read_bytes(), target.with_name("labels.jsonl.bak").read_bytes()
-        assert got in (old, new) and bak in (earlier, old), f"kill {i}: a half-written file"
+        got, (bak, bak1) = target.read_bytes(), backups(target)
+        assert got in (old, new) and bak == earlier and bak1 in (None, old), f"kill {i}: a half-written file"
         if got == new:
-            assert bak == old
+            assert bak1 == old
         seen["new" if got == new else "old"] += 1
     safewrite.remove_stale_temps(target)
     assert temps(target.parent) == []

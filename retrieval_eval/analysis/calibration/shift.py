@@ -42,7 +42,7 @@ from ..handoff import viz
 from ..jsonable import jsonable, measurement
 from ..stats import bootstrap_ci, wilson_interval
 
-__all__ = ["SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
+__all__ = ["MAX_BINS", "SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
 
 #: Numbers ``score-shift:<metric>:<ceiling>`` gates can read, from ``ScoreShift.metrics()``.
 SHIFT_GATE_METRICS = ("psi", "ks", "flip_share", "cutoff_shift")
@@ -146,7 +146,7 @@ def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
     before, after : array_like
         The two samples of scores.
     bins : int
-        Quantile bins of ``before`` (at least 2).
+        Quantile bins of ``before``, 2 to :data:`MAX_BINS`.
 
     Returns
     -------
@@ -158,7 +158,7 @@ def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
     Raises
     ------
     ValueError
-        ``bins`` below 2.
+        ``bins`` below 2 or above :data:`MAX_BINS`.
 
     Examples
     --------
@@ -168,8 +168,8 @@ def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
     """
     b = np.asarray(before, dtype=np.float64)
     a = np.asarray(after, dtype=np.float64)
-    if int(bins) < 2:
-        raise ValueError(f"bins must be at least 2, got {bins}")
+    if not 2 <= int(bins) <= MAX_BINS:
+        raise ValueError(f"bins must be between 2 and {MAX_BINS}, got {bins}")
     if b.size == 0 or a.size == 0:
         return math.nan, pd.DataFrame(columns=["bin", "low", "high", "n_before", "n_after",
                                                "share_before", "share_after", "term"])
@@ -286,6 +286,8 @@ class ScoreShift:
 
 def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
     systems = [str(s) for s in pd.unique(run["system"].astype(ID))]
+    if not systems:
+        raise ValueError(f"run_{label} is empty (no rankings): there are no top-1 scores to compare")
     if system is None:
         if len(systems) != 1:
             raise ValueError(f"run_{label} holds systems {', '.join(systems)}: pass system= "
@@ -315,7 +317,7 @@ def _cutoff_rule(quantile: float, guarantee):
     return conformal
 
 
-def score_shift(run_before, run_after, *,  # long: the numpydoc docstring (code: 45 lines)
+def score_shift(run_before, run_after, *,
                 judgments=None, queries=None, negatives=None, system=None, cutoff=None,
                 quantile: float = 0.10, guarantee=None, threshold: int = 1, bins: int = 10,
                 n_resamples: int = 1000, seed=0) -> ScoreShift:
@@ -335,7 +337,8 @@ def score_shift(run_before, run_after, *,  # long: the numpydoc docstring (code:
         calibrated on ``run_before``.
     quantile, guarantee : cutoff rule, as in :func:`retrieval_eval.calibrate`.
     bins : int
-        Quantile bins of the before scores for the PSI (default 10, deciles).
+        Quantile bins of the before scores for the PSI (default 10, deciles; at most
+        :data:`MAX_BINS`).
     n_resamples, seed : the paired bootstrap of the cutoff shift (seeded: same interval on
         every machine).
 
@@ -361,17 +364,10 @@ def score_shift(run_before, run_after, *,  # long: the numpydoc docstring (code:
     >>> same.value("psi"), same.value("ks")
     (0.0, 0.0)
     """
-    if not 0.0 <= float(quantile) <= 1.0:
-        raise ValueError(f"quantile must be in [0, 1], got {quantile}")
-    if int(n_resamples) < 1:
-        raise ValueError("n_resamples must be >= 1")
+    _check_options(quantile, n_resamples, bins)
     g = as_guarantee(guarantee)
-    sb, sa = system if isinstance(system, tuple) else (system, system)
-    rb, name_b = _pick(as_run(run_before), sb, "before")
-    ra, name_a = _pick(as_run(run_after), sa, "after")
-    j = as_judgments([] if judgments is None else judgments)
-    tb = _top1(rb, j, queries, negatives, threshold)
-    ta = _top1(ra, j, queries, negatives, threshold)
+    (tb, name_b), (ta, name_a) = _both_top1(run_before, run_after, system, judgments, queries, negatives,
+                                            threshold)
     both, only_b, only_a, warnings = _shared(tb, ta)
     x, y = (both[c].to_numpy(np.float64) for c in ("score_before", "score_after"))
     ks, ks_p, ks_method = ks_2samp(x, y)
@@ -395,14 +391,45 @@ def score_shift(run_before, run_after, *,  # long: the numpydoc docstring (code:
     ])
     top1 = _shift_top1(both, x, y, acc_b, acc_a, flipped, has_old)
     decisions = _decisions(top1["kind"].to_numpy(dtype=object), acc_b, acc_a, flipped, has_old)
-    settings = {
+    settings = _settings(name_b, name_a, quantile, g, cutoff, old, threshold, bins, n_resamples, seed)
+    return ScoreShift(summary, top1, decisions, bin_table, warnings, settings, only_b, only_a)
+
+
+def _settings(name_b, name_a, quantile, g, cutoff, old, threshold, bins, n_resamples, seed) -> dict[str, Any]:
+    """The last step of :func:`score_shift`: what it was asked for, as JSON-able settings."""
+    return {
         "before": name_b, "after": name_a, "quantile": float(quantile),
         "guarantee": None if g is None else {"alpha": g.alpha, "delta": g.delta},
         "cutoff": None if cutoff is None else float(cutoff), "old_cutoff": old,
         "threshold": int(threshold), "bins": int(bins), "n_resamples": int(n_resamples),
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
     }
-    return ScoreShift(summary, top1, decisions, bin_table, warnings, settings, only_b, only_a)
+
+
+def _both_top1(run_before, run_after, system, judgments, queries, negatives, threshold):
+    """Step one of :func:`score_shift`: each run's system picked and its top-1 rows, with the
+    system's name: ``((top1_before, name), (top1_after, name))``."""
+    sb, sa = system if isinstance(system, tuple) else (system, system)
+    rb, name_b = _pick(as_run(run_before), sb, "before")
+    ra, name_a = _pick(as_run(run_after), sa, "after")
+    j = as_judgments([] if judgments is None else judgments)
+    return (_top1(rb, j, queries, negatives, threshold), name_b), (_top1(ra, j, queries, negatives, threshold), name_a)
+
+
+#: The most PSI bins :func:`score_shift` takes. Each bin is a quantile edge of the before
+#: scores, and a PSI over more bins than a few thousand measures sampling noise, not a shift;
+#: the bound also keeps a mistyped ``--bins 1000000000`` from allocating gigabytes.
+MAX_BINS = 10_000
+
+
+def _check_options(quantile, n_resamples, bins) -> None:
+    """Refuse a quantile outside [0, 1], fewer than one resample, or bins outside 2..MAX_BINS."""
+    if not 0.0 <= float(quantile) <= 1.0:
+        raise ValueError(f"quantile must be in [0, 1], got {quantile}")
+    if int(n_resamples) < 1:
+        raise ValueError("n_resamples must be >= 1")
+    if not 2 <= int(bins) <= MAX_BINS:
+        raise ValueError(f"bins must be between 2 and {MAX_BINS}, got {bins}")
 
 
 def _shared(tb: pd.DataFrame, ta: pd.DataFrame

@@ -102,6 +102,8 @@ def trailing_query(data) -> tuple[int, bytes | None]:
         after = part[starts + len(qid)]
         same &= (after == 32) | (after == 9)
         other = np.flatnonzero(~same)
+        if len(other) and other[-1] + 1 == len(starts):
+            return 0, None  # the last line is the id alone (or binary): the reader refuses it by line
         if len(other):
             return lo + int(starts[other[-1] + 1]), qid
         if lo == 0:
