@@ -111,7 +111,8 @@ def big(tmp_path_factory):
     path = make_case(folder, n_labels=3000, pad=3000)
     old = path.read_bytes()
     done = main(*fix_cmd(path))
-    assert done.returncode == 0, done.stderr
+    # 1: written, with labels whose re-anchoring collides at different grades left to review
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
     new = path.read_bytes()
     assert new != old
     return folder, old, new, b'{"query_id":"q0","doc_uri":"doc://0","relevance":1}\n'
