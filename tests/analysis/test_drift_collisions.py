@@ -123,3 +123,13 @@ def test_review_records_name_status_and_reason():
     records = fix(j, drift(j, MERGED_CORPUS)).review_records()
     assert [r["status"] for r in records] == ["GRADE_CONFLICT"] * 2
     assert set(records[0]) == {"query_id", "doc_uri", "chunk_id", "status", "reason"}
+
+
+def test_labels_that_were_already_duplicates_are_left_to_validate():
+    # two labels of one (query, chunk) in the input: fix moves both and settles nothing; the
+    # duplicate is the input's, and validate reports it before and after alike
+    j = _frame([_label(STALE[0], "Alpha one.", 2), _label(STALE[0], "Alpha one.", 1)])
+    fixed = fix(j, drift(j, MERGED_CORPUS))
+    assert fixed.judgments["chunk_id"].tolist() == [MERGED_ID, MERGED_ID]
+    assert fixed.collapsed == 0 and len(fixed.needs_review) == 0 and fixed.reanchored == 2
+    assert [i.code for i in validate(j).errors] == [i.code for i in validate(fixed.judgments).errors]

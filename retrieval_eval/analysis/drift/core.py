@@ -573,10 +573,11 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
 
     status = f["status"].to_numpy(dtype=object)
     moved = (status == "RE_ANCHORABLE") | (status == "MERGED")
-    key = _strings(judgments_meaning(j), "chunk_id").fillna(_strings(j, "doc_uri")).to_numpy(dtype=object)
+    written = _strings(judgments_meaning(j), "chunk_id").fillna(_strings(j, "doc_uri"))
+    key = written.to_numpy(dtype=object).copy()
     key[moved] = f["reanchor_to"].to_numpy(dtype=object)[moved]
     drop, unmove, conflicts = collisions(_strings(j, "query_id"), pd.Series(key, dtype=object), moved,
-                                         j["relevance"].to_numpy())
+                                         j["relevance"].to_numpy(), written)
     moved &= ~unmove
     exact = moved & (status == "RE_ANCHORABLE")
     stamp = moved | (status == "VALID")

@@ -149,14 +149,16 @@ def match_substrings(
 GRADE_CONFLICT = "GRADE_CONFLICT"
 
 
-def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndarray) -> tuple[
-        np.ndarray, np.ndarray, pd.DataFrame]:
+def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndarray,
+               before: pd.Series) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """Which re-anchors would put two labels of one query on one chunk, and what to do instead.
 
     ``key`` is each label's key after the re-anchors (``chunk_id``, else ``doc_uri``), ``moved``
-    marks the labels re-anchored, ``grade`` their relevance. Only groups of one (query, key)
-    holding at least one moved label are looked at (duplicates the input already had are
-    ``validate``'s to report, not fix's to settle).
+    marks the labels re-anchored, ``grade`` their relevance, ``before`` each label's key as
+    written. Only groups of one (query, key) that hold a moved label and labels of two or more
+    keys as written are looked at: a re-anchor made them collide. Labels that were already
+    duplicates of each other in the input stay as they were (``validate``'s to report, not
+    fix's to settle).
 
     Returns ``(drop, unmove, conflicts)``: ``drop`` marks labels to remove because the group's
     labels all carry one grade (the first in row order stays, with its provenance: the same
@@ -167,13 +169,14 @@ def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndar
     """
     n = len(key)
     frame = pd.DataFrame({"q": qid.to_numpy(dtype=object), "k": key.to_numpy(dtype=object),
-                          "moved": moved, "grade": grade, "row": np.arange(n, dtype=np.int64)})
+                          "moved": moved, "grade": grade, "row": np.arange(n, dtype=np.int64),
+                          "before": before.to_numpy(dtype=object)})
     groups = frame.groupby(["q", "k"], sort=False, dropna=False)
     size = groups["row"].transform("size").to_numpy()
     any_moved = groups["moved"].transform("any").to_numpy(dtype=bool)
     grades = groups["grade"].transform("nunique").to_numpy()
     first = groups["row"].transform("min").to_numpy()
-    hit = (size > 1) & any_moved
+    hit = (size > 1) & any_moved & (groups["before"].transform("nunique").to_numpy() > 1)
     drop = hit & (grades == 1) & (frame["row"].to_numpy() != first)
     unmove = hit & (grades > 1) & moved
     rows = np.flatnonzero(unmove)
