@@ -31,14 +31,14 @@ def env() -> dict[str, str]:
 def cli(*argv, cwd=None, timeout=120) -> subprocess.CompletedProcess:
     """``retrieval-eval ARGV`` in a subprocess of this package."""
     return subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True,
-                          env=env(), cwd=cwd, timeout=timeout)
+                          env=env(), cwd=cwd, timeout=timeout, check=False)
 
 
 def bash(script: str, cwd=None, timeout=120) -> subprocess.CompletedProcess:
     """A bash command line (for ``<(...)`` process substitution); ``RE`` runs the CLI."""
     command = f"RE() {{ {PY} -m retrieval_eval \"$@\"; }}; {script}"
     return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env(), cwd=cwd,
-                          timeout=timeout)
+                          timeout=timeout, check=False)
 
 
 def one_error(proc: subprocess.CompletedProcess) -> str:
@@ -149,7 +149,7 @@ def test_the_library_reads_a_fifo_once(big_qrels, tmp_path):
     writer = _fifo_with_writer(fifo, big_qrels.read_bytes())
     code = ("import sys, retrieval_eval as rev; "
             f"print(len(rev.as_judgments({str(fifo)!r})))")
-    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=env(), timeout=60, check=False)
     writer.join(5)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "10000"
@@ -327,11 +327,13 @@ def test_out_of_memory_is_one_line_exit_2(tiny):
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     qrels, run = tiny
-    from retrieval_eval.cli.common import MAX_CHUNK_ROWS  # a first block of 3 GB, in 2 GB
+    from retrieval_eval.cli.common import (
+        MAX_CHUNK_ROWS,  # a first block of 3 GB, in 2 GB
+    )
 
     proc = subprocess.run([PY, "-m", "retrieval_eval", "score", "--judgments", str(qrels), "--run", str(run),
                            "--chunk-rows", str(MAX_CHUNK_ROWS)], capture_output=True, text=True, env=env(),
-                          preexec_fn=small, timeout=120)
+                          preexec_fn=small, timeout=120, check=False)
     assert "out of memory" in one_error(proc)
 
 

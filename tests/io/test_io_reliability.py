@@ -5,8 +5,8 @@ scores and ids."""
 from __future__ import annotations
 
 import os
-import stat
 import re
+import stat
 from pathlib import Path
 
 import pandas as pd
@@ -102,7 +102,7 @@ def test_parquet_round_trips_judgments(tmp_path):
 
 def test_the_pyarrow_floor_excludes_the_vulnerable_release():
     text = (ROOT / "pyproject.toml").read_text()
-    arrow = Requirement(re.search(r'^\s*"(pyarrow[^"]*)"', text, re.M).group(1))
+    arrow = Requirement(re.search(r'^\s*"(pyarrow[^"]*)"', text, re.MULTILINE).group(1))
     assert not arrow.specifier.contains("14.0.0")
     assert arrow.specifier.contains("14.0.1")
 
