@@ -57,8 +57,30 @@ SLOW_FILES = {
     "tests/cli/test_demo.py": "builds the whole demo page (plots, HTML) twice",
     "tests/io/test_safe_writes.py": "real processes killed mid-write, locks, full disks",
 }
-#: Single tests (every parametrization of each), and why.
+#: Single tests (every parametrization of each, or one with its [id]), and why.
 SLOW_TESTS = {
+    # oracles that compile or search on first use
+    "tests/engine/test_catalogue_ranx.py::test_ranx_names_match_ranx": "ranx compiles its numba kernels",
+    "tests/engine/test_measures_trec.py::test_every_trec_measure_matches_pytrec_eval_on_any_small_input":
+        "property test over every trec_eval measure",
+    "tests/engine/test_metrics.py::test_row_and_query_order_change_nothing": "property test",
+    "tests/engine/test_metrics.py::test_a_repeated_key_never_raises_a_metric": "property test",
+    "tests/io/test_absent.py::test_property_blank_fields_change_nothing": "property test",
+    "tests/io/test_trec_run_rules.py::test_property_line_order_does_not_change_a_run_read_by_rank":
+        "property test",
+    "tests/io/test_fast_jsonl.py::test_constant_and_absent_string_columns_are_compact": "large columns",
+    "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults[continuous-12]": "exact, 2**12 signs",
+    "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults[ties-12]": "exact, 2**12 signs",
+    "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults[zeros-12]": "exact, 2**12 signs",
+    "tests/analysis/test_guarantee.py::test_apply_cutoff_applies_each_querys_stratum_cutoff": "many calibrations",
+    "tests/viz/test_plot_style.py::test_no_title_or_label_is_clipped": "lays out and renders whole figures",
+    "tests/viz/test_tables.py::test_every_result_writes_markdown_and_latex_without_tabulate_or_jinja2":
+        "a child interpreter",
+    "tests/architecture/test_old_paths.py::test_the_packages_import_without_a_deprecation_warning":
+        "a child interpreter",
+    "tests/cli/test_cli_streaming.py::test_chunk_rows_streams_a_small_run": "streams through the CLI",
+    "tests/cli/test_cli_streaming.py::test_a_run_above_the_threshold_is_streamed_with_the_same_report":
+        "streams through the CLI",
     # a child interpreter per case
     "tests/cli/test_cli.py::test_bad_input_is_one_line_and_exit_2": "35 console-script processes",
     "tests/cli/test_cli.py::test_every_bad_case_is_checked": "shares the 35 processes above",
@@ -97,6 +119,13 @@ SLOW_TESTS = {
     "tests/analysis/test_streaming.py::test_streamed_jsonl_file_equals_in_memory": "files in blocks",
     "tests/analysis/test_streaming.py::test_spark_recipe_functions_equal_in_memory": "the Spark recipe's functions",
     "tests/analysis/test_streaming.py::test_a_query_longer_than_a_block_is_one_block": "files in blocks",
+    "tests/analysis/test_streaming.py::test_streamed_frame_equals_in_memory_at_every_block_size[1]":
+        "a block per row",
+    "tests/analysis/test_streaming.py::test_streamed_frame_equals_in_memory_at_every_block_size[7]":
+        "a block per 7 rows",
+    "tests/analysis/test_streaming.py::test_one_stratum_per_query_and_negatives_and_queries_file": "files in blocks",
+    "tests/analysis/test_streaming.py::test_a_streamed_report_equals_the_in_memory_one_given_the_calibration":
+        "streamed report and calibration",
     # big property runs (hundreds of examples, or few slow ones)
     "tests/analysis/test_calibration.py::test_figures_match_the_written_out_definitions": "150 examples",
     "tests/analysis/test_calibration.py::test_random_continuous_scores_with_a_shift_are_never_flagged": "many draws",
@@ -119,7 +148,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 def is_slow(item) -> bool:
     """Whether a collected test is in the slow tier: a notebook cell (nbval), a test of
-    :data:`SLOW_FILES`, or one of :data:`SLOW_TESTS` (any parametrization)."""
+    :data:`SLOW_FILES`, or one of :data:`SLOW_TESTS` (any parametrization, or the one named)."""
     path = Path(str(item.fspath)).resolve()
     if path.suffix == ".ipynb":
         return True
@@ -127,8 +156,9 @@ def is_slow(item) -> bool:
         rel = path.relative_to(_ROOT).as_posix()
     except ValueError:
         return False
-    name = item.nodeid.split("::", 1)[1].split("[", 1)[0] if "::" in item.nodeid else ""
-    return rel in SLOW_FILES or f"{rel}::{name}" in SLOW_TESTS
+    test = item.nodeid.split("::", 1)[1] if "::" in item.nodeid else ""
+    return (rel in SLOW_FILES or f"{rel}::{test.split('[', 1)[0]}" in SLOW_TESTS
+            or f"{rel}::{test}" in SLOW_TESTS)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -21,6 +21,7 @@ def test_every_slow_file_exists(path):
 @pytest.mark.parametrize("node", sorted(SLOW_TESTS))
 def test_every_slow_test_exists(node):
     path, name = node.split("::")
+    name = name.split("[", 1)[0]
     assert path not in SLOW_FILES, f"{node}: its whole file is already slow"
     tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -41,4 +42,7 @@ def test_the_marking_rule():
     assert not is_slow(_Item(ROOT / "tests/analysis/test_drift.py",
                              "tests/analysis/test_drift.py::test_something_else"))
     assert is_slow(_Item(ROOT / "tests/analysis/test_dask.py", "tests/analysis/test_dask.py::test_x"))
+    wilcoxon = "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults"
+    assert is_slow(_Item(ROOT / "tests/analysis/test_stats.py", wilcoxon + "[ties-12]"))
+    assert not is_slow(_Item(ROOT / "tests/analysis/test_stats.py", wilcoxon + "[ties-120]"))
     assert is_slow(_Item(ROOT / "notebooks/01_quickstart.ipynb", "notebooks/01_quickstart.ipynb::Cell 0"))
