@@ -7,7 +7,6 @@ import ast
 from pathlib import Path
 
 import pytest
-
 from conftest import SLOW_FILES, SLOW_TESTS, is_slow
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -101,7 +101,7 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
     if not node.level:
         return node.module or ""
     base = module.split(".")
-    if not MODULES[module].name == "__init__.py":
+    if MODULES[module].name != "__init__.py":
         base = base[:-1]
     if node.level > 1:
         base = base[: len(base) - (node.level - 1)]
@@ -189,7 +189,7 @@ def test_layers_import_downward_only():
             if target in FACES and target != "retrieval_eval":
                 breaches.append(f"{m}:{line} imports the face {target}")
                 continue
-            if target == "retrieval_eval" or target not in MODULES and target.rsplit(".", 1)[0] not in MODULES:
+            if target == "retrieval_eval" or (target not in MODULES and target.rsplit(".", 1)[0] not in MODULES):
                 if mine is not None and target == "retrieval_eval":
                     breaches.append(f"{m}:{line} imports the top-level package")
                 continue
