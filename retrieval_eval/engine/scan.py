@@ -149,8 +149,6 @@ def _steps(cost: np.ndarray) -> np.ndarray:
 
 
 def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
-             # long: the step (below) closes over the scan's read-only state (rankings, labels
-             # by query, costs): two threads run steps with nothing copied or passed.
              queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
              threshold: int = 1, sums: Callable[..., dict[str, np.ndarray]] | None = None, found: tuple[np.ndarray, bool] | None = None,
              ranked: Rankings | None = None, grade_counts: bool = False) -> Scan:
@@ -159,10 +157,10 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
     This is where the run's own order, the first-occurrence rule for a repeated key and the
     last-label-wins rule for a repeated judgment are applied, for every face of the engine.
 
-    The run is read in steps of whole rankings (STEP_ROWS rows). In a step, the ranked ids and
-    the labels of the step's queries are coded by their hashes (:func:`hashes`); a repeated
-    key is then a repeated (ranking, code) pair and a label lookup is a (query, code) pair,
-    and each match is checked on the strings.
+    The run is read in steps of whole rankings (STEP_ROWS rows; :func:`_step`). In a step, the
+    ranked ids and the labels of the step's queries are coded by their hashes (:func:`hashes`);
+    a repeated key is then a repeated (ranking, code) pair and a label lookup is a (query,
+    code) pair, and each match is checked on the strings.
     Only the entries the cutoffs can reach are read: a ranking is cut to its first ``depth``
     raw entries, and taken whole only when it repeated a key there (later entries move up).
 
@@ -179,11 +177,53 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
     number of its winning labels of each grade from 0 to the highest grade of any label, flat
     (``reshape(len(queries), -1)``); negative grades are not counted.
     """
+    rk = rankings(run, queries, found) if ranked is None else ranked
+    plan = _plan(rk, run, depth, judgments, label_codes, threshold, sums, grade_counts)
+    spans = list(zip(plan.steps[:-1].tolist(), plan.steps[1:].tolist()))
+    if len(spans) > 1:
+        # Arrow and numpy release the GIL while they work: two steps run at once.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            results = list(pool.map(lambda span: _step(plan, *span), spans))
+    else:
+        results = [_step(plan, *span) for span in spans]
+    return _joined(plan, results)
+
+
+@dataclass
+class _Plan:
+    """The scan's read-only state, which its steps share (two threads read it; nothing is
+    copied): the rankings, the units (judged queries, or rankings) in scan order with their
+    blocks, the steps, and with judgments the labels sorted by query."""
+
+    rk: Rankings
+    doc_arr: object  # the run's doc ids, an arrow array
+    depth: int | None
+    blocks: np.ndarray  # the rankings read, in scan order
+    unit_of_block: np.ndarray
+    block_at: np.ndarray  # per unit: its first block
+    steps: np.ndarray  # unit boundaries of the steps
+    graded: bool
+    keys: object = None  # the labels' keys (arrow), sorted by query
+    grades: np.ndarray | None = None
+    label_q: np.ndarray | None = None
+    label_at: np.ndarray | None = None  # per query: its first label
+    n_grades: int = 1
+    threshold: int = 1
+    grade_counts: bool = False
+    sums: object = None
+
+
+def _plan(rk: Rankings, run: pd.DataFrame, depth: int | None, judgments, label_codes, threshold,
+          sums, grade_counts) -> _Plan:
+    """The units, their blocks and labels, and the steps (of about STEP_ROWS rows each)."""
     import pyarrow as pa
 
-    rk = rankings(run, queries, found) if ranked is None else ranked
     doc_arr = _arrow(run["doc_id"])
     graded = judgments is not None
+    keys = grades = label_q = label_at = None
+    n_grades = 1
     if graded:
         assert judgments is not None and label_codes is not None  # given together (see above)
         nq = len(rk.queries)
@@ -205,7 +245,6 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
         unit_of_block = rk.query[blocks]
         n_units = nq
     else:
-        label_at = keys = None
         blocks = np.arange(len(rk.starts))
         unit_of_block = blocks
         n_units = len(blocks)
@@ -214,140 +253,204 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
     cost = np.bincount(unit_of_block, weights=reach, minlength=n_units)
     if graded:
         cost += np.diff(label_at)
-    steps = _steps(cost)
+    return _Plan(rk, doc_arr, depth, blocks, unit_of_block, block_at, _steps(cost), graded, keys,
+                 grades, label_q, label_at, n_grades, threshold, grade_counts, sums)
 
-    def step(ua: int, ub: int, exact: bool = False) -> dict[str, np.ndarray]:
-        # long: a collision anywhere in the step redoes all of it with exact codes (one return).
-        """One step: the rankings and labels of units ``ua`` to ``ub``.
 
-        Ids are compared by their 64-bit hashes; every pair of ids the step treats as the same
-        (a repeat in a ranking, a repeated label, an entry and its label) is then checked on
-        the strings. A collision makes the step start again with exact codes (``exact``).
-        """
-        bs = blocks[block_at[ua]:block_at[ub]]
-        length = rk.lengths[bs]
-        take = length if depth is None else np.minimum(length, depth)
-        group = unit_of_block[block_at[ua]:block_at[ub]] - ua  # per ranking: its unit in the step
-        # A key is (group << shift) | code: group a ranking or a unit of the step, code an id.
-        shift = np.uint64(64 - max(len(bs), ub - ua, 1).bit_length())
-        cut_code = np.uint64(64) - shift
-        got: dict[str, np.ndarray] = {}
-        m = 0  # labels in the step
-        if graded:
-            # The last label of a repeated (query, key) pair wins.
-            la, m = int(label_at[ua]), int(label_at[ub] - label_at[ua])
-            labels = _whole(keys.slice(la, m))
-            if exact:  # codes in first-appearance order: the same when docs follow the labels
-                label_code = labels.dictionary_encode().indices.to_numpy(zero_copy_only=False)
-                label_code = label_code.astype(np.uint64)
-            else:
-                label_ids = (labels, *hashes(labels))
-                label_code = label_ids[1] >> cut_code
-            label_local = label_q[la:la + m].astype(np.int64) - ua
-            pairs = label_local.astype(np.uint64) << shift | label_code
-            later = groups(pairs[::-1])[0]  # the first from the end: the last label
-            loser = np.flatnonzero(later != np.arange(m))
-            if not exact and not same(label_ids, m - 1 - loser, label_ids, m - 1 - later[loser]):
-                return step(ua, ub, exact=True)  # every label of a pair is the same key
-            win_rows = (m - 1 - np.flatnonzero(later == np.arange(m)))[::-1]
-            win_pairs = pairs[win_rows]
-            win_grades = grades[la:la + m][win_rows]
-            win_query = label_local[win_rows]
-            n_judged = np.bincount(win_query, minlength=ub - ua)
-            got.update(n_judged=n_judged,
-                       n_relevant=np.bincount(win_query[win_grades >= threshold], minlength=ub - ua))
-            if grade_counts:
-                counted = win_grades >= 0
-                got["grade_counts"] = np.bincount(win_query[counted] * n_grades + win_grades[counted],
-                                                  minlength=(ub - ua) * n_grades)
-            # Each query's ideal ranking: its grades, best first. (Labels come sorted by
-            # query: one stable sort of a nearly sorted key.)
-            low = int(win_grades.min()) if len(win_rows) else 0
-            span = int(win_grades.max()) - low + 1 if len(win_rows) else 1
-            ideal: Any = np.argsort(win_query * span + (span - 1 - (win_grades - low)), kind="stable")
-            i_query, i_grade = win_query[ideal], win_grades[ideal]
-            i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
-            counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
-            ideal = (i_query[counts], i_position[counts], i_grade[counts])
-        while True:
-            local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
-            first = rk.starts[bs]
-            if rk.order is None and bool(np.all(take == length)) and len(bs) and \
-                    bool(np.all(first[1:] == first[:-1] + length[:-1])):
-                # Whole rankings, one after another in the frame: one slice of it.
-                src = None  # rows first[0] on, made only if asked for
-                docs = _whole(doc_arr.slice(int(first[0]), len(local)))
-            else:
-                rows = ranges(first, take)
-                src = rows if rk.order is None else rk.order[rows]
-                docs = fetch(doc_arr, src)
-            if exact:
-                both = pa.concat_arrays(([labels] if graded else []) + [docs]).dictionary_encode()
-                doc_code = both.indices.to_numpy(zero_copy_only=False)[m:].astype(np.uint64)
-            else:
-                doc_ids = (docs, *hashes(docs))
-                doc_code = doc_ids[1] >> cut_code
-            key = local.view(np.uint64) << shift
-            key |= doc_code
-            prev = groups(key, heads=False)[1]
-            dup = np.flatnonzero(prev >= 0)  # an earlier entry of its ranking is the same id
-            if not exact and not same(doc_ids, dup, doc_ids, prev[dup]):
-                return step(ua, ub, exact=True)
-            has_dup = np.bincount(local[dup], minlength=len(bs)) > 0
-            redo = has_dup & (length > take)
-            if not redo.any():
-                break
-            take = np.where(redo, length, take)
-        if src is None and (len(dup) or not graded):
-            src = np.arange(first[0], first[0] + len(local), dtype=np.int64)
-        if len(dup):  # drop the repeats, then cut the rankings taken whole back to ``depth``
-            keep = prev < 0
-            entry = np.flatnonzero(keep)  # positions in ``docs``
-            assert src is not None  # made just above when there are repeats
-            local, src = local[keep], src[keep]
-            kept = np.bincount(local, minlength=len(bs))
-            position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
-            if depth is not None and bool(np.any(take > depth)):
-                cut = position < depth
-                local, src, position, entry = local[cut], src[cut], position[cut], entry[cut]
-                kept = np.minimum(kept, depth)
-            key = None
-        else:  # the usual step: every entry kept, in place
-            entry, kept, position = None, take, None
-        got.update(kept=kept, dup=has_dup)
-        if not graded:
-            if position is None:
-                position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
-            assert src is not None  # made just above for an ungraded scan
-            got.update(row_block=local + block_at[ua], row_position=position, row_source=src)
-            return got
-        # Each kept entry's label, if it has one. With one ranking per query (group is
-        # 0, 1, 2...) and nothing dropped, the repeats' keys are the lookup keys.
-        if key is None or not np.array_equal(group, np.arange(len(bs))):
-            key = group[local].astype(np.uint64) << shift
-            key |= doc_code if entry is None else doc_code[entry]
-        at = find(win_pairs, key)
-        has = np.flatnonzero(at >= 0)
-        at = at[has]
-        if not exact and not same(doc_ids, has if entry is None else entry[has], label_ids, win_rows[at]):
-            return step(ua, ub, exact=True)
-        if position is None:  # an entry's position: its place after its ranking's first entry
-            position_has = has - (np.cumsum(kept) - kept)[local[has]]
-        else:
-            position_has = position[has]
-        assert sums is not None  # a graded scan is given its sums
-        got.update(sums((local[has], position_has, win_grades[at]), len(bs), ideal, ub - ua))
+def _step(plan: _Plan, ua: int, ub: int, exact: bool = False) -> dict[str, np.ndarray]:
+    """One step: the rankings and labels of units ``ua`` to ``ub``.
+
+    Ids are compared by their 64-bit hashes; every pair of ids the step treats as the same
+    (a repeat in a ranking, a repeated label, an entry and its label) is then checked on
+    the strings. A collision makes the step start again with exact codes (``exact``): each
+    part returns None for it.
+    """
+    bs = plan.blocks[plan.block_at[ua]:plan.block_at[ub]]
+    group = plan.unit_of_block[plan.block_at[ua]:plan.block_at[ub]] - ua  # per ranking: its unit
+    # A key is (group << shift) | code: group a ranking or a unit of the step, code an id.
+    shift = np.uint64(64 - max(len(bs), ub - ua, 1).bit_length())
+    got: dict[str, np.ndarray] = {}
+    labels = None
+    if plan.graded:
+        labels = _step_labels(plan, ua, ub, shift, exact, got)
+        if labels is None:
+            return _step(plan, ua, ub, exact=True)  # every label of a pair is the same key
+    entries = _step_entries(plan, bs, shift, exact, labels)
+    if entries is None:
+        return _step(plan, ua, ub, exact=True)
+    got.update(kept=entries.kept, dup=entries.has_dup)
+    if not plan.graded:
+        position, kept = entries.position, entries.kept
+        if position is None:
+            position = np.arange(len(entries.local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+        got.update(row_block=entries.local + plan.block_at[ua], row_position=position,
+                   row_source=entries.src)
         return got
+    graded = _step_graded(plan, entries, labels, group, len(bs), shift, exact, ub - ua)
+    if graded is None:
+        return _step(plan, ua, ub, exact=True)
+    got.update(graded)
+    return got
 
-    spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
-    if len(spans) > 1:
-        # Arrow and numpy release the GIL while they work: two steps run at once.
-        from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-            results = list(pool.map(lambda span: step(*span), spans))
+@dataclass
+class _StepLabels:
+    """A step's labels: the winners of repeated (query, key) pairs and the ideal rankings."""
+
+    labels: object  # the step's label keys (arrow)
+    label_ids: tuple | None  # with their hashes (None with exact codes)
+    m: int  # labels in the step
+    win_rows: np.ndarray
+    win_pairs: np.ndarray
+    win_grades: np.ndarray
+    ideal: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _step_labels(plan: _Plan, ua: int, ub: int, shift, exact: bool,
+                 got: dict[str, np.ndarray]) -> _StepLabels | None:
+    """The last label of a repeated (query, key) pair wins; the step's label counts (into
+    ``got``) and each query's ideal ranking. None on a hash collision."""
+    depth, cut_code = plan.depth, np.uint64(64) - shift
+    la, m = int(plan.label_at[ua]), int(plan.label_at[ub] - plan.label_at[ua])
+    labels = _whole(plan.keys.slice(la, m))
+    label_ids = None
+    if exact:  # codes in first-appearance order: the same when docs follow the labels
+        label_code = labels.dictionary_encode().indices.to_numpy(zero_copy_only=False)
+        label_code = label_code.astype(np.uint64)
     else:
-        results = [step(*span) for span in spans]
+        label_ids = (labels, *hashes(labels))
+        label_code = label_ids[1] >> cut_code
+    label_local = plan.label_q[la:la + m].astype(np.int64) - ua
+    pairs = label_local.astype(np.uint64) << shift | label_code
+    later = groups(pairs[::-1])[0]  # the first from the end: the last label
+    loser = np.flatnonzero(later != np.arange(m))
+    if not exact and not same(label_ids, m - 1 - loser, label_ids, m - 1 - later[loser]):
+        return None
+    win_rows = (m - 1 - np.flatnonzero(later == np.arange(m)))[::-1]
+    win_pairs = pairs[win_rows]
+    win_grades = plan.grades[la:la + m][win_rows]
+    win_query = label_local[win_rows]
+    n_judged = np.bincount(win_query, minlength=ub - ua)
+    got.update(n_judged=n_judged,
+               n_relevant=np.bincount(win_query[win_grades >= plan.threshold], minlength=ub - ua))
+    if plan.grade_counts:
+        counted = win_grades >= 0
+        got["grade_counts"] = np.bincount(win_query[counted] * plan.n_grades + win_grades[counted],
+                                          minlength=(ub - ua) * plan.n_grades)
+    # Each query's ideal ranking: its grades, best first. (Labels come sorted by
+    # query: one stable sort of a nearly sorted key.)
+    low = int(win_grades.min()) if len(win_rows) else 0
+    span = int(win_grades.max()) - low + 1 if len(win_rows) else 1
+    ideal = np.argsort(win_query * span + (span - 1 - (win_grades - low)), kind="stable")
+    i_query, i_grade = win_query[ideal], win_grades[ideal]
+    i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
+    counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
+    return _StepLabels(labels, label_ids, m, win_rows, win_pairs, win_grades,
+                       (i_query[counts], i_position[counts], i_grade[counts]))
+
+
+@dataclass
+class _StepEntries:
+    """A step's ranked entries after duplicates and the depth cut."""
+
+    local: np.ndarray  # per kept entry: its ranking in the step
+    src: np.ndarray | None  # ... its row in the run frame
+    doc_ids: tuple | None  # the entries' ids with their hashes (None with exact codes)
+    doc_code: np.ndarray
+    key: np.ndarray | None  # the (ranking, code) keys, when nothing was dropped
+    entry: np.ndarray | None  # positions of the kept entries among those read (None: all)
+    kept: np.ndarray  # per ranking: entries kept
+    position: np.ndarray | None  # per kept entry: its position (None: in place)
+    has_dup: np.ndarray  # per ranking: a key repeated among the entries read
+
+
+def _step_entries(plan: _Plan, bs: np.ndarray, shift, exact: bool,
+                  labels: _StepLabels | None) -> _StepEntries | None:
+    """Read the step's rankings to ``depth`` (whole when a key repeats there), drop the repeats
+    and cut back to ``depth``. None on a hash collision."""
+    import pyarrow as pa
+
+    rk, depth, cut_code = plan.rk, plan.depth, np.uint64(64) - shift
+    m = labels.m if labels is not None else 0
+    length = rk.lengths[bs]
+    take = length if depth is None else np.minimum(length, depth)
+    doc_ids = None
+    while True:
+        local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
+        first = rk.starts[bs]
+        if rk.order is None and bool(np.all(take == length)) and len(bs) and \
+                bool(np.all(first[1:] == first[:-1] + length[:-1])):
+            # Whole rankings, one after another in the frame: one slice of it.
+            src = None  # rows first[0] on, made only if asked for
+            docs = _whole(plan.doc_arr.slice(int(first[0]), len(local)))
+        else:
+            rows = ranges(first, take)
+            src = rows if rk.order is None else rk.order[rows]
+            docs = fetch(plan.doc_arr, src)
+        if exact:
+            both = pa.concat_arrays(([labels.labels] if plan.graded else []) + [docs]).dictionary_encode()
+            doc_code = both.indices.to_numpy(zero_copy_only=False)[m:].astype(np.uint64)
+        else:
+            doc_ids = (docs, *hashes(docs))
+            doc_code = doc_ids[1] >> cut_code
+        key = local.view(np.uint64) << shift
+        key |= doc_code
+        prev = groups(key, heads=False)[1]
+        dup = np.flatnonzero(prev >= 0)  # an earlier entry of its ranking is the same id
+        if not exact and not same(doc_ids, dup, doc_ids, prev[dup]):
+            return None
+        has_dup = np.bincount(local[dup], minlength=len(bs)) > 0
+        redo = has_dup & (length > take)
+        if not redo.any():
+            break
+        take = np.where(redo, length, take)
+    if src is None and (len(dup) or not plan.graded):
+        src = np.arange(first[0], first[0] + len(local), dtype=np.int64)
+    if len(dup):  # drop the repeats, then cut the rankings taken whole back to ``depth``
+        keep = prev < 0
+        entry = np.flatnonzero(keep)  # positions in ``docs``
+        local, src = local[keep], src[keep]
+        kept = np.bincount(local, minlength=len(bs))
+        position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+        if depth is not None and bool(np.any(take > depth)):
+            cut = position < depth
+            local, src, position, entry = local[cut], src[cut], position[cut], entry[cut]
+            kept = np.minimum(kept, depth)
+        key = None
+    else:  # the usual step: every entry kept, in place
+        entry, kept, position = None, take, None
+    return _StepEntries(local, src, doc_ids, doc_code, key, entry, kept, position, has_dup)
+
+
+def _step_graded(plan: _Plan, entries: _StepEntries, labels: _StepLabels, group: np.ndarray,
+                 n_blocks: int, shift, exact: bool, n_units: int) -> dict[str, np.ndarray] | None:
+    """Each kept entry's label, if it has one, handed to ``sums`` with the ideal rankings.
+    None on a hash collision."""
+    local, entry, kept, key = entries.local, entries.entry, entries.kept, entries.key
+    # With one ranking per query (group is 0, 1, 2...) and nothing dropped, the repeats' keys
+    # are the lookup keys.
+    if key is None or not np.array_equal(group, np.arange(n_blocks)):
+        key = group[local].astype(np.uint64) << shift
+        key |= entries.doc_code if entry is None else entries.doc_code[entry]
+    at = find(labels.win_pairs, key)
+    has = np.flatnonzero(at >= 0)
+    at = at[has]
+    if not exact and not same(entries.doc_ids, has if entry is None else entry[has], labels.label_ids,
+                              labels.win_rows[at]):
+        return None
+    if entries.position is None:  # an entry's position: its place after its ranking's first entry
+        position_has = has - (np.cumsum(kept) - kept)[local[has]]
+    else:
+        position_has = entries.position[has]
+    return plan.sums((local[has], position_has, labels.win_grades[at]), n_blocks, labels.ideal,
+                     n_units)
+
+
+def _joined(plan: _Plan, results: list[dict[str, np.ndarray]]) -> Scan:
+    """The steps' pieces, joined into the :class:`Scan`; the rankings with no repeat above the
+    cutoff are read whole for the report of a repeated key."""
+    import pyarrow as pa
+
     out: dict[str, list[np.ndarray]] = {}
     for got in results:
         for name, values in got.items():
@@ -358,12 +461,13 @@ def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | Non
         pieces = out.pop(name, None)
         return np.concatenate(pieces) if pieces else np.zeros(0, dtype=dtype)
 
+    rk, blocks, depth = plan.rk, plan.blocks, plan.depth
     block_dup = cat("dup", bool)
-    if graded and depth is not None:
+    if plan.graded and depth is not None:
         # The metrics stop at the cutoff, the report of a repeated key does not (SPEC A3):
         # the rankings with no repeat above the cutoff are read whole for one.
         late = np.flatnonzero(~block_dup & (rk.lengths[blocks] > depth))
-        block_dup[late] = _repeat_anywhere(doc_arr, rk, blocks[late])
+        block_dup[late] = _repeat_anywhere(plan.doc_arr, rk, blocks[late])
     pa.default_memory_pool().release_unused()  # the steps' ids, freed: give them back now
     return Scan(
         rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=block_dup,

@@ -306,7 +306,7 @@ def test_the_html_view_shows_the_guarantee_table():
 # -- plots -------------------------------------------------------------------------------------
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")  # one calibration, drawn by several tests; none changes it
 def mondrian_bm25():
     demo = load_demo()
     bm25 = demo.runs[demo.runs["system"] == "bm25"]

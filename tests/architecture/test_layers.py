@@ -11,6 +11,7 @@ them.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -80,6 +81,12 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per run (every check reads every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def layer_of(module: str) -> str | None:
     """The layer of a module (None for a face)."""
     if module in FACES:
@@ -94,7 +101,7 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
     if not node.level:
         return node.module or ""
     base = module.split(".")
-    if not MODULES[module].name == "__init__.py":
+    if MODULES[module].name != "__init__.py":
         base = base[:-1]
     if node.level > 1:
         base = base[: len(base) - (node.level - 1)]
@@ -103,7 +110,7 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
 
 def imports(module: str) -> list[tuple[str, str | None, int]]:
     """Every (imported module, imported name or None, line) of ``module``, at any depth."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = parsed(MODULES[module])
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -125,7 +132,7 @@ def imports(module: str) -> list[tuple[str, str | None, int]]:
 def deferred_lines(module: str) -> set[int]:
     """The lines of ``module``'s imports that run late: inside a function, or only for type
     checking (``if TYPE_CHECKING:``)."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = parsed(MODULES[module])
     out: set[int] = set()
 
     def visit(node, late):
@@ -182,7 +189,7 @@ def test_layers_import_downward_only():
             if target in FACES and target != "retrieval_eval":
                 breaches.append(f"{m}:{line} imports the face {target}")
                 continue
-            if target == "retrieval_eval" or target not in MODULES and target.rsplit(".", 1)[0] not in MODULES:
+            if target == "retrieval_eval" or (target not in MODULES and target.rsplit(".", 1)[0] not in MODULES):
                 if mine is not None and target == "retrieval_eval":
                     breaches.append(f"{m}:{line} imports the top-level package")
                 continue
@@ -284,7 +291,7 @@ def test_no_import_circles():
 def test_no_private_name_crosses_a_module():
     found = set()
     for m in MODULES:
-        tree = ast.parse(MODULES[m].read_text(encoding="utf-8"))
+        tree = parsed(MODULES[m])
         aliases = {}
         for target, name, _ in imports(m):
             if name is not None and name.startswith("_") and name != "__version__":

@@ -177,7 +177,7 @@ def test_the_documented_old_paths_still_import():
     for name in sorted(documented):
         if name in MOVED:
             sys.modules.pop(f"retrieval_eval.analysis.{name}", None)
-            with pytest.warns(DeprecationWarning):
+            with pytest.warns(DeprecationWarning, match=" moved to "):
                 importlib.import_module(f"retrieval_eval.analysis.{name}")
         else:
             with warnings.catch_warnings():

@@ -92,7 +92,7 @@ def _quantile_rows(x: np.ndarray, q: float) -> np.ndarray:
     return np.quantile(x, q, axis=-1, method="linear")
 
 
-def compare_calibration(  # long: the paired bootstrap of both figures, one loop over candidates
+def compare_calibration(
     judgments,
     run,
     queries=None,
@@ -145,20 +145,40 @@ def compare_calibration(  # long: the paired bootstrap of both figures, one loop
     >>> sorted(set(c.table["metric"]))
     ['auroc', 'negative_satisfaction']
     """
+    check_choice("correction", correction, tuple(CORRECTION_LABEL))
+    systems, base, cal = _calibrated(judgments, run, queries, negatives, baseline, quantile, cutoff,
+                                     threshold, seed)
+    warnings = list(cal.warnings)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rows = _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, confidence,
+                           warnings)
+    table = _comparison_table(rows, correction, alpha)
+    return CalibrationComparison(table=table, baseline=base, systems=systems,
+                                 n_resamples=int(n_resamples), confidence=float(confidence),
+                                 correction=correction, alpha=float(alpha), warnings=warnings)
+
+
+def _calibrated(judgments, run, queries, negatives, baseline, quantile, cutoff, threshold, seed):
+    """The systems in run order, the baseline and the calibration (top-1 scores, cutoffs) that
+    the comparison reads."""
     from .core import calibrate
 
-    check_choice("correction", correction, tuple(CORRECTION_LABEL))
     j, r = coerce(judgments, run)
     systems = systems_in_order(r)
     base = pick_baseline(systems, baseline)
     cal = calibrate(j, r, queries=queries, negatives=negatives, quantile=quantile,
                     cutoff=cutoff, threshold=threshold, n_resamples=1, seed=seed)
-    warnings = list(cal.warnings)
     if base not in cal.systems:
         raise ValueError(f"the baseline {base!r} has no scores: calibration cannot be compared")
+    return systems, base, cal
+
+
+def _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, confidence,
+                    warnings) -> list[dict]:
+    """Each candidate's two rows (AUROC, negative satisfaction) against the baseline, from one
+    paired bootstrap per candidate; a candidate that cannot be compared adds a warning."""
     top = cal.top1
     top = top[~top["missing"].to_numpy(bool)]
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     def scores(system: str, kind: str) -> pd.Series:
         t = top[(top["system"] == system) & (top["kind"] == kind)]
@@ -212,6 +232,11 @@ def compare_calibration(  # long: the paired bootstrap of both figures, one loop
                          "delta": vc - vb, "ci_low": float(lo), "ci_high": float(hi),
                          "p_value": p, "n_positive": npos, "n_negative": nneg,
                          "rank_based": bool(rank_based.get(s, False) or rank_based.get(base, False))})
+    return rows
+
+
+def _comparison_table(rows: list[dict], correction: str, alpha: float) -> pd.DataFrame:
+    """The rows as the comparison's table: adjusted p-values, significance, explicit dtypes."""
     table = pd.DataFrame(rows, columns=["system", "metric", "value", "baseline_value", "delta",
                                         "ci_low", "ci_high", "p_value", "n_positive",
                                         "n_negative", "rank_based"])
@@ -224,6 +249,4 @@ def compare_calibration(  # long: the paired bootstrap of both figures, one loop
                           "ci_low": np.float64, "ci_high": np.float64, "p_value": np.float64,
                           "p_adjusted": np.float64, "significant": bool,
                           "n_positive": np.int64, "n_negative": np.int64, "rank_based": bool})
-    return CalibrationComparison(table=table, baseline=base, systems=systems,
-                                 n_resamples=int(n_resamples), confidence=float(confidence),
-                                 correction=correction, alpha=float(alpha), warnings=warnings)
+    return table

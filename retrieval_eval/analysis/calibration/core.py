@@ -89,7 +89,7 @@ class _Warnings:
             self.by_system[name].append(text)
 
 
-def calibrate(judgments, run, queries=None,  # long: the numpydoc docstring (code: 50 lines)
+def calibrate(judgments, run, queries=None,
               negatives=None, quantile: float = 0.10, cutoff=None, threshold: int = 1,
               n_resamples: int = 1000, seed=0, guarantee=None,
               by: str | None = None) -> Calibration:
@@ -160,6 +160,18 @@ def calibrate(judgments, run, queries=None,  # long: the numpydoc docstring (cod
     """
     run = run_of(run)  # an Evaluation stands in for its run (streamed or Dask: its heads)
     g = as_guarantee(guarantee)
+    rows, qt, systems, scored, notes = _calibration_inputs(
+        judgments, run, queries, negatives, quantile, threshold, n_resamples, by)
+    top1 = _top1_table(rows, qt, systems, scored)
+    per = _calibrate_systems(top1, rows, scored, cutoff, float(quantile), g, int(n_resamples),
+                             seed, notes.warn)
+    return _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold,
+                               n_resamples, seed)
+
+
+def _calibration_inputs(judgments, run, queries, negatives, quantile, threshold, n_resamples, by):
+    """Check the settings, read the inputs and start the warnings: the scored rows, the query
+    table, the systems (all, and those with scores) and the warnings so far."""
     if by not in (None, "stratum"):
         raise ValueError(f"by must be None or 'stratum', got {by!r}")
     if not 0.0 <= float(quantile) <= 1.0:
@@ -187,9 +199,13 @@ def calibrate(judgments, run, queries=None,  # long: the numpydoc docstring (cod
     if not negs:
         notes.warn(None, "no negatives: mark out-of-distribution queries with expect_none: true "
                          "in a queries file (or pass negatives=[...]) to measure OOD rejection")
-    top1 = _top1_table(rows, qt, systems, scored)
-    per = _calibrate_systems(top1, rows, scored, cutoff, float(quantile), g, int(n_resamples),
-                             seed, notes.warn)
+    return rows, qt, systems, scored, notes
+
+
+def _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold, n_resamples,
+                        seed) -> Calibration:
+    """The :class:`Calibration` of the per-system figures: summary, intervals, per-stratum
+    shares, the settings that made them and, with a guarantee or ``by``, the guarantee table."""
     summary, intervals = _summary_frames(per["records"], per["intervals"])
     per_stratum = _per_stratum(top1, per["cutoffs"])
     settings = {
