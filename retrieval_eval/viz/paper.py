@@ -23,6 +23,7 @@ __all__ = ["comparison_html", "comparison_table", "metric_label", "paper_table"]
 
 #: The catalogue's families a paper names otherwise (``P_5`` is ``P@5``).
 _SHORT = {"P": "P", "recall": "Recall", "map_cut": "MAP", "success": "Success"}
+_SEED_SHORT = {"precision": "P", "recall": "Recall", "map": "MAP", "mrr": "MRR", "hit_rate": "Hit"}
 _CORR_SHORT = {"holm": "Holm", "bonferroni": "Bonf.", "fdr_bh": "BH", "none": "adj."}
 
 
@@ -62,7 +63,7 @@ def metric_label(column: str) -> tuple[str, int | None, str | None]:
         return (f"{short}@{k}" if short and k is not None and found[0].name == f"{found[0].family}_{k}"
                 else column), k, None
     if base != "ndcg":
-        return column, k, None
+        return (f"{_SEED_SHORT[base]}@{k}" if base in _SEED_SHORT and k is not None else column), k, None
     if gain == "linear":
         return f"nDCG@{k}", k, "linear"
     return f"nDCG@{k} (exp)", k, "exponential"
@@ -111,11 +112,10 @@ def _caption(comparison, cols, gains_named: bool = True) -> str:
             f"letter marks a value significantly better than that system's: {test}, {pairs}, "
             f"{'no' if c.correction == 'none' else _CORR_SHORT[c.correction]} correction across "
             f"{m} comparison{'s' if m != 1 else ''}, alpha {c.alpha:g}.")
-    gains = [(h, g) for _, h, _, g in cols if g is not None]
-    if gains and gains_named:
-        text += " nDCG gain: " + "; ".join(
-            f"{h} {'exponential (2^g - 1)' if g == 'exponential' else 'linear (g, as trec_eval)'}"
-            for h, g in gains) + "."
+    named = {"exponential": "exponential gain 2^g - 1 (the spec's)", "linear": "linear gain g (trec_eval's)"}
+    gains = [(g, [h for _, h, _, gg in cols if gg == g]) for g in named]
+    if gains_named and any(hs for _, hs in gains):
+        text += " " + "; ".join(f"{', '.join(hs)}: {named[g]}" for g, hs in gains if hs) + "."
     return text
 
 
