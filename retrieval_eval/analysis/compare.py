@@ -408,23 +408,30 @@ class Comparison:
                 f"queries={self.n_queries}, significant={n_sig}/{len(self.table)})")
 
     def plot(self, kind: str = "forest", ax=None, *, metric: str | None = None,
-             system: str | None = None, baseline: str | None = None, **kwargs):
+             system: str | None = None, baseline: str | None = None,
+             labels: dict[str, str] | None = None, **kwargs):
         """Draw the comparison; returns a display with ``ax_`` and ``figure_``.
 
         ``kind="forest"``: every comparison's delta with its interval (:class:`ForestDisplay`;
         ``metric`` limits it to one metric; with all pairs a row is named "system - baseline").
         ``kind="per_query"``: one pair's per-query differences on one metric, sorted
         (:class:`retrieval_eval.plotting.PerQueryDeltaDisplay`; defaults: the first candidate
-        against its first baseline, the first metric). Never calls ``plt.show()``.
+        against its first baseline, the first metric). ``labels`` maps system and metric names to
+        the names shown, as in the tables. Never calls ``plt.show()``.
         """
+        name = (lambda x: (labels or {}).get(x, x))
         if kind == "forest":
-            forest = viz("ForestDisplay")
-            if self.pairs == "baseline":
+            forest, colors = viz("ForestDisplay", "system_colors")
+            if self.pairs == "baseline" and not labels:
                 return forest.from_comparison(self, metric=metric).plot(ax=ax, **kwargs)
             t = self.table if metric is None else self.table[self.table["metric"] == self.metric_column(metric)]
             rows = t[["system", "metric", "delta", "ci_low", "ci_high", "significant"]].reset_index(drop=True)
-            rows["system"] = (t["system"].astype(str) + " \u2212 " + t["baseline"].astype(str)).to_numpy()
-            return forest(rows, "each pair's baseline", self.describe()).plot(ax=ax, **kwargs)
+            rows["metric"] = [name(m) for m in t["metric"].astype(str)]
+            rows["system"] = [name(s) if self.pairs == "baseline" else f"{name(s)} \u2212 {name(b)}"
+                              for s, b in zip(t["system"].astype(str), t["baseline"].astype(str))]
+            palette = {name(s): c for s, c in colors(self.systems).items()}
+            return forest(rows, name(self.baseline) if self.pairs == "baseline" else "each pair's baseline",
+                          self.describe(), palette).plot(ax=ax, **kwargs)
         if kind == "per_query":
             metric = self.metric_column(metric)
             system = system or self.candidates[0]
@@ -436,7 +443,7 @@ class Comparison:
             sub = sub[sub["baseline_system"] == baseline]
             disp = viz("PerQueryDeltaDisplay").from_values(
                 sub["query_id"], sub["baseline"].to_numpy(np.float64),
-                sub["candidate"].to_numpy(np.float64), metric, baseline, system)
+                sub["candidate"].to_numpy(np.float64), name(metric), name(baseline), name(system))
             return disp.plot(ax=ax, **kwargs)
         raise ValueError(f"kind must be 'forest' or 'per_query', got {kind!r}")
 

@@ -157,3 +157,21 @@ def test_the_latex_compiles(cmp_all, tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "t.pdf").stat().st_size > 1000
+
+
+def test_labels_reach_the_comparisons_plots():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    c = rev.compare(J, R, metrics=["ndcg@10"], pairs="all", test="t")
+    labels = {"bm25": "BM25", "dense": "Dense", "ndcg@10": "nDCG@10 (exp)"}
+    forest = c.plot("forest", labels=labels)
+    ticks = [t.get_text() for t in forest.ax_.get_yticklabels()]
+    assert ticks[0] == "Dense \u2212 BM25 \u00b7 nDCG@10 (exp)" and len(ticks) == len(c.table)
+    per_query = c.plot("per_query", system="dense", labels=labels)
+    assert "Dense" in per_query.ax_.get_title() and "BM25" in per_query.ax_.get_title()
+    base = rev.compare(J, R, metrics=["ndcg@10"], baseline="bm25", test="t").plot("forest", labels=labels)
+    assert "BM25" in base.ax_.get_xlabel()
+    plt.close("all")
