@@ -123,7 +123,7 @@ def _per_query(given, j, r, metrics, ks, threshold: int, gain: str, queries, neg
         cols, _ = metric_columns(metrics, ks, given.gain, have=set(pq.columns) - INFO_COLUMNS)
         absent = [c for c in cols if c not in pq.columns]
         if absent:
-            raise ValueError(f"the evaluation has no {', '.join(absent)} (cutoffs {list(given.ks)}, "
+            raise ValueError(f"the evaluation has no {', '.join(absent)} (made at k={list(given.ks)}, "
                              f"gain={given.gain!r}); compare the metrics it has, or pass the run")
         return pq, cols, [str(s) for s in given.systems]
     cols, catalogue = metric_columns(metrics, ks, gain)
