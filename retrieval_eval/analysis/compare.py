@@ -111,6 +111,7 @@ def _per_query(given, j, r, metrics, ks, threshold: int, gain: str, queries, neg
     on the frames ``j`` and ``r`` at every cutoff named, with the catalogue measures; a column of
     the other gain (``ndcg`` beside ``ndcg_linear``) takes a second pass (same rows, same order).
     """
+    from ..engine.measures import parse_measure
     from .evaluation import evaluate_frames
 
     if isinstance(given, Evaluation):
@@ -135,8 +136,10 @@ def _per_query(given, j, r, metrics, ks, threshold: int, gain: str, queries, neg
         other = evaluate_frames(j, r, cut, threshold,
                                 "exponential" if gain == "linear" else "linear", queries, negs)
         pq = pq.assign(**{c: other.per_query[c].to_numpy() for c in other_gain})
-    if len(catalogue) == 1 and not set(cols) <= set(pq.columns) and catalogue[0] in pq.columns:
-        cols = [catalogue[0] if c not in pq.columns else c for c in cols]  # a measure under its asked name
+    for asked in catalogue:  # a measure the engine names as it was asked for, not canonically
+        names = [m.name for m in parse_measure(asked)]
+        if len(names) == 1 and names[0] not in pq.columns and asked in pq.columns:
+            cols = [asked if c == names[0] else c for c in cols]
     return pq, cols, [str(s) for s in ev.systems]
 
 

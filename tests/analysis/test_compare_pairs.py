@@ -284,3 +284,13 @@ def test_read_parquet_refuses_a_file_that_is_no_comparison(tmp_path):
     pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "x.parquet")
     with pytest.raises(ValueError, match="not a comparison"):
         Comparison.read_parquet(tmp_path / "x.parquet")
+
+
+def test_a_comparison_without_p_values_reloads_with_nan_not_zero():
+    j = pd.DataFrame([{"query_id": "q1", "doc_id": "a", "relevance": 1}])
+    r = pd.DataFrame([{"system": s, "query_id": "q1", "doc_id": d, "score": 1.0} for s, d in (("x", "a"), ("y", "b"))])
+    c = compare(j, r, metrics=["ndcg", "P_5"], test="t", pairs="all")
+    assert c.table["p_value"].isna().all()
+    back = Comparison.from_dict(json.loads(json.dumps(c.to_dict(), allow_nan=False)))
+    _same(c, back)
+    assert back.table["p_value"].isna().all()
