@@ -187,7 +187,7 @@ def _calibration(calibration, j, r, negs, base, settings, queries, negatives, th
         return None
 
 
-def _empty(baseline, systems, cols, excluded, warnings, settings) -> "Comparison":
+def _empty(baseline, systems, cols, excluded, warnings, settings) -> Comparison:
     """A comparison of nothing: every frame empty with its documented columns."""
     f0, b0, i0 = np.zeros(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=np.int64)
     s0 = pd.array([], dtype=ID)
@@ -200,7 +200,7 @@ def _empty(baseline, systems, cols, excluded, warnings, settings) -> "Comparison
                         **{c: i0 for c in ("wins", "ties", "losses")}})
     return Comparison(table=table, per_query=per_query, wins_ties_losses=wtl,
                       baseline=baseline if settings["pairs"] == "baseline" else None,
-                      systems=list(systems), metrics=cols, missing={s: 0 for s in systems},
+                      systems=list(systems), metrics=cols, missing=dict.fromkeys(systems, 0),
                       excluded=excluded, warnings=warnings, **settings)
 
 
@@ -262,7 +262,8 @@ class Comparison:
         """The systems compared with a baseline (every system but the first of all pairs), in order."""
         if len(self.table):
             return list(dict.fromkeys(self.table["system"].astype(str)))
-        return [s for s in self.systems if s != (self.baseline or (self.systems or [None])[0])]
+        first = self.baseline if self.baseline is not None else (self.systems[0] if self.systems else "")
+        return [s for s in self.systems if s != first]
 
     @property
     def candidate(self) -> str | None:
@@ -313,7 +314,7 @@ class Comparison:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], per_query: pd.DataFrame | None = None) -> "Comparison":
+    def from_dict(cls, data: dict[str, Any], per_query: pd.DataFrame | None = None) -> Comparison:
         """The comparison :meth:`to_dict` wrote (``per_query``: the per-query frame, when kept apart)."""
         frames = {name: frame_of(d) for name, d in data["frames"].items()}
         if per_query is None:
@@ -343,7 +344,7 @@ class Comparison:
         pq.write_table(t.replace_schema_metadata(meta), str(path))
 
     @classmethod
-    def read_parquet(cls, path) -> "Comparison":
+    def read_parquet(cls, path) -> Comparison:
         """The comparison :meth:`to_parquet` wrote to ``path``."""
         import pyarrow.parquet as pq
 
@@ -476,9 +477,9 @@ def _settings(k, test, correction, alpha, confidence, n_resamples, seed, pairs, 
     if int(n_resamples) < 1:
         raise ValueError("n_resamples must be >= 1")
     ks = list(check_ks((k,) if isinstance(k, (int, np.integer)) else tuple(k)))
-    return dict(k=ks[0], ks=ks, test=test, correction=correction, alpha=float(alpha),
-                confidence=float(confidence), n_resamples=int(n_resamples), seed=seed, pairs=pairs,
-                zero_method=zero_method)
+    return {"k": ks[0], "ks": ks, "test": test, "correction": correction, "alpha": float(alpha),
+            "confidence": float(confidence), "n_resamples": int(n_resamples), "seed": seed, "pairs": pairs,
+            "zero_method": zero_method}
 
 
 def _tested(scored, qids, systems, cols, pairs_, settings):

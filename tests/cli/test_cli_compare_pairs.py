@@ -42,7 +42,7 @@ def test_pairs_all_with_several_cutoffs_and_catalogue_names_in_one_call():
 
 def test_the_terminal_report_names_both_systems_and_lists_queries_left_out(tmp_path):
     judgments = tmp_path / "j.jsonl"
-    text = open(J, encoding="utf-8").read()
+    text = J.read_text(encoding="utf-8")
     extra = json.loads(text.splitlines()[0])  # a label of the demo's, moved to a query without positives
     extra.update(query_id="zz-none", relevance=0)
     judgments.write_text(text + json.dumps(extra) + "\n", encoding="utf-8")
@@ -71,7 +71,7 @@ def test_layout_wide_writes_the_paper_table(fmt, marker):
     (["--layout", "tall"], "--layout"),
 ])
 def test_bad_compare_options_are_one_line_usage_errors(args, message):
-    code, out, err = run_cli(*BASE, *args)
+    code, _, err = run_cli(*BASE, *args)
     assert code == 2 and message in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if "error" in line]) == 1
 

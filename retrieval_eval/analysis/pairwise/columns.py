@@ -52,7 +52,7 @@ def metric_columns(metrics, ks: Sequence[int], gain: str, have=None) -> tuple[li
 
 def cutoffs_of(cols: Sequence[str], ks: Sequence[int]) -> tuple[int, ...]:
     """Every cutoff the engine must compute: ``ks`` and the cutoff of each spec metric column."""
-    found = set(int(k) for k in ks)
+    found = {int(k) for k in ks}
     for c in cols:
         try:
             found.add(int(parse_metric(c)[1] or ks[0]))
