@@ -288,7 +288,7 @@ def cmd_calibrate(args: argparse.Namespace, out: Out) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, out: Out) -> int:
-    """Run ``compare``: paired significance tests of systems against a baseline.
+    """Run ``compare``: paired significance tests of systems against a baseline, or of every pair.
 
     Parameters
     ----------
