@@ -18,8 +18,8 @@ from . import term
 from . import trust
 from .common import (BOM, EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input,
                      decode_text, dumps, frame_records, naming)
-from .render import (Out, drift_frame, markdown_to_text, num, plural, render_calibration, render_drift,
-                     render_validation, write_table)
+from .render import (Out, drift_frame, num, plural, render_calibration, render_comparison,
+                     render_drift, render_validation, write_table)
 
 __all__ = ["CONVERT_TARGETS", "cmd_calibrate", "cmd_compare", "cmd_convert", "cmd_demo", "cmd_drift", "cmd_validate"]
 
@@ -306,7 +306,7 @@ def cmd_calibrate(args: argparse.Namespace, out: Out) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, out: Out) -> int:
-    """Run ``compare``: paired significance tests of systems against a baseline.
+    """Run ``compare``: paired significance tests of systems against a baseline, or of every pair.
 
     Parameters
     ----------
@@ -321,16 +321,18 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
         The exit code: 0 computed.
     """
     from ..analysis.decisions.compare import compare
+    from ..analysis.decisions.pairwise.columns import metric_columns
 
     ks = inputs.cutoffs(args.k)
-    if len(ks) > 1:
-        raise CLIError(f"compare tests one cutoff at a time; give one -k (got {','.join(map(str, ks))})")
-    args.k = ks[0]
-    judgments = inputs.load_labels(args).frame
-    run = inputs.load_runs(args)
     options: dict[str, Any] = {}
     if args.metric:
+        try:  # an unknown name is a usage error, named before anything is read
+            metric_columns(args.metric, ks, args.gain)
+        except ValueError as err:
+            raise CLIError(f"--metric: {err}") from None
         options["metrics"] = args.metric
+    judgments = inputs.load_labels(args).frame
+    run = inputs.load_runs(args)
     if args.queries:
         options["queries"] = inputs.load_queries(args.queries)
         inputs.check_negatives(judgments, args.judgments, options["queries"], args.queries, args.threshold)
@@ -347,22 +349,12 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
         from ..analysis.evaluation import evaluate
         from .score import read_judged_option
 
-        run = evaluate(judgments, run, k=(args.k,), threshold=args.threshold, gain=args.gain,
+        run = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain,
                        queries=options.get("queries"), judged=read_judged_option(args, judgments))
-    result = compare(judgments, run, baseline=args.baseline, k=args.k, threshold=args.threshold,
-                     test=args.test, correction=args.correction, gain=args.gain, **options)
-    if args.format and not args.json:
-        write_table(out, result.table, args.format, result.to_markdown(), result.to_latex(), result.warnings)
-    elif args.json:
-        to_dict = getattr(result, "to_dict", None)
-        out.stream.write(dumps(to_dict() if callable(to_dict) else {"table": frame_records(result.table)}))
-    else:
-        out(f"{out.s('compare', 'bold')}  {', '.join(args.run)}  "
-            f"(k={args.k}, test={args.test}, correction={args.correction})")
-        out()
-        out(markdown_to_text(result.to_markdown(), out.s))
-        for warning in result.warnings:
-            out(f"  ! {warning}")
+    result = compare(judgments, run, baseline=args.baseline, k=ks, threshold=args.threshold,
+                     test=args.test, correction=args.correction, gain=args.gain, pairs=args.pairs,
+                     zero_method=args.zero_method, **options)
+    render_comparison(out, args, result)
     return EXIT_OK
 
 

@@ -23,7 +23,7 @@ from .common import PROG, CLIError, finite_float, positive_int
 from .score import cmd_score
 from .term import COLOR_MODES
 from .trec_eval import add_command as add_trec_eval
-from ..analysis.decisions.compare import CORRECTIONS, TESTS
+from ..analysis.decisions.compare import CORRECTIONS, PAIRS, TESTS, ZERO_METHODS
 from ..engine.metrics import GAINS, METRIC_NAMES
 
 #: What ``compare --metric`` takes: the engine's metric names, and trec_eval's linear-gain nDCG.
@@ -326,13 +326,16 @@ def _add_compare(command) -> None:
     inputs.add_labels(p)
     inputs.add_runs(p)
     p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are compared with")
-    inputs.add_cutoffs(p, "cutoff (default 10); one per comparison")
+    p.add_argument("--pairs", choices=PAIRS, default="baseline",
+                   help="compare each system with the baseline (default) or every pair of systems")
+    inputs.add_cutoffs(p, "cutoffs of a bare --metric, e.g. -k 5,10 or -k 5 -k 10 (default 10)")
     p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
                    help="lowest grade that counts as relevant (default 1)")
     p.add_argument("--queries", metavar="FILE",
                    help="queries JSONL: expect_none queries are left out (and, with scores, compared on OOD)")
     p.add_argument("--metric", metavar="NAME", action="append",
-                   help=f"a metric to compare ({', '.join(COMPARE_METRICS)}), repeatable")
+                   help=f"a metric to compare, repeatable: {', '.join(COMPARE_METRICS)} (at every -k, "
+                        "or with its own cutoff: map@100), or any measure score takes (nDCG@10, P_5)")
     p.add_argument("--gain", choices=GAINS, default="exponential",
                    help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g; "
                         "'ndcg_linear' is always linear")
@@ -342,6 +345,12 @@ def _add_compare(command) -> None:
                    help="paired significance test (default randomization)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="multiple-comparison correction across all rows (default holm)")
+    p.add_argument("--zero-method", choices=ZERO_METHODS, default="wilcox",
+                   help="the Wilcoxon test's zero differences: dropped (wilcox, scipy's default), "
+                        "ranked then dropped (pratt) or split between the signs (zsplit)")
+    p.add_argument("--layout", choices=("long", "wide"), default="long",
+                   help="with --format markdown/latex: a row a comparison (long) or the paper's table, "
+                        "a row a system and a column a metric (wide)")
     output_flags(p, "print the comparison table as JSON")
     inputs.add_format(p)
     p.set_defaults(handler=cmd_compare)

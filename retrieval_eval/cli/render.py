@@ -599,3 +599,30 @@ def group_issues(issues: list[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
+def render_comparison(out: Out, args: argparse.Namespace, result: Any) -> None:
+    """``compare``'s output: the table in ``--format`` (long or ``--layout wide``), JSON, or the
+    terminal report (the long table, then every warning: queries left out are listed there).
+
+    Parameters
+    ----------
+    out : Out
+    args : argparse.Namespace
+        ``format``, ``json``, ``layout``, ``run``, ``test``, ``correction``, ``pairs``.
+    result : Comparison
+    """
+    from .common import dumps
+
+    layout = getattr(args, "layout", "long")
+    if args.format and not args.json:
+        write_table(out, result.table, args.format, result.to_markdown(layout=layout),
+                    result.to_latex(layout=layout))
+    elif args.json:
+        out.stream.write(dumps(result.to_dict(per_query=False)))
+    else:
+        pairs = "every pair" if result.pairs == "all" else f"against {result.baseline}"
+        out(f"{out.s('compare', 'bold')}  {', '.join(args.run)}  "
+            f"(k={','.join(map(str, result.ks))}, {pairs}, test={args.test}, correction={args.correction})")
+        out()
+        out(markdown_to_text(result.to_markdown(), out.s))
+        for warning in result.warnings:
+            out(f"  ! {warning}")

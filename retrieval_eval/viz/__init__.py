@@ -45,6 +45,11 @@ EXPORTS = {
     "judged_html": "judged",
     # drift.py
     "DriftDisplay": "drift",
+    # paper.py: a comparison's long and wide (paper) tables
+    "comparison_html": "paper",
+    "comparison_table": "paper",
+    "metric_label": "paper",
+    "paper_table": "paper",
     # plotting.py: the shortcuts result objects' .plot() call
     "plot_calibration": "plotting",
     "plot_comparison": "plotting",

@@ -338,8 +338,9 @@ def test_calibration_true_raises_when_it_cannot_be_computed():
         compare(JUDGMENTS, {"base": BASE, "cand": CAND}, negatives=["q5"], calibration=True)
 
 
-def test_metric_names_with_a_cutoff_must_match_k():
+def test_a_metric_name_with_a_cutoff_keeps_its_cutoff_whatever_k():
+    # issue 33 item 1: map@100 beside ndcg@10 in one call (it used to be refused)
     c = compare(JUDGMENTS, {"base": BASE, "cand": CAND}, metrics=("mrr@5",), k=5)
     assert c.metrics == ["mrr@5"]
-    with pytest.raises(ValueError, match="names cutoff 5"):
-        compare(JUDGMENTS, {"base": BASE, "cand": CAND}, metrics=("mrr@5",), k=10)
+    c = compare(JUDGMENTS, {"base": BASE, "cand": CAND}, metrics=("mrr@5", "mrr"), k=10)
+    assert c.metrics == ["mrr@5", "mrr@10"]

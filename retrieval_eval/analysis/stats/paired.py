@@ -360,10 +360,44 @@ def _wilcoxon_exact_cdf(n: int) -> np.ndarray:
     return np.cumsum(counts)
 
 
-def wilcoxon(a, b=None) -> WilcoxonResult:
-    """Wilcoxon signed-rank test, two-sided, matching ``scipy.stats.wilcoxon`` defaults.
+def _signed_ranks(d: np.ndarray, zero_method: str):
+    """Per row: the ranks of |d|, R+, R-, the half of the zeros' ranks each sign gets
+    (``zsplit``), and the tie term of the ranks the statistic reads."""
+    nonzero = d != 0
+    absd = np.abs(d) if zero_method != "wilcox" else np.where(nonzero, np.abs(d), np.nan)
+    r = rank_average(absd)
+    half_zero = (0.5 * np.where(~nonzero, r, 0.0).sum(axis=1) if zero_method == "zsplit"
+                 else np.zeros(d.shape[0]))
+    r_plus = np.where(d > 0, r, 0.0).sum(axis=1) + half_zero
+    r_minus = np.where(d < 0, r, 0.0).sum(axis=1) + half_zero
+    # wilcox, pratt: the ties among the non-zero |d|; zsplit: among all (the zeros one group)
+    tie = _tie_term(np.where(nonzero, np.abs(d), np.nan) if zero_method != "zsplit" else absd)
+    return r, r_plus, r_minus, half_zero, tie
 
-    Zero differences are dropped (``zero_method="wilcox"``), tied |d| get average ranks. The
+
+def _wilcoxon_normal_p(count: np.ndarray, n: int, r_plus: np.ndarray, tie: np.ndarray,
+                       zero_method: str) -> np.ndarray:
+    """The normal approximation's two-sided p-value of R+ (tie correction, no continuity one)."""
+    c = (count if zero_method == "wilcox" else np.full(len(count), n)).astype(np.float64)
+    mn = c * (c + 1.0) * 0.25
+    var = c * (c + 1.0) * (2.0 * c + 1.0)
+    if zero_method == "pratt":  # the zeros' ranks 1..n0 are out of R+ and of its variance
+        z0 = (n - count).astype(np.float64)
+        mn, var = mn - z0 * (z0 + 1.0) * 0.25, var - z0 * (z0 + 1.0) * (2.0 * z0 + 1.0)
+    se = np.sqrt((var - tie / 2.0) / 24.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (r_plus - mn) / se
+    return np.clip(2.0 * norm_sf(np.abs(z)), 0.0, 1.0)
+
+
+def wilcoxon(a, b=None, zero_method: str = "wilcox") -> WilcoxonResult:
+    """Wilcoxon signed-rank test, two-sided, matching ``scipy.stats.wilcoxon``.
+
+    ``zero_method`` as scipy's: ``"wilcox"`` (scipy's default) drops zero differences before
+    ranking, ``"pratt"`` ranks them with the others and then drops their ranks, ``"zsplit"``
+    ranks them and gives half of their ranks to each sign. IR metrics tie often (two systems
+    both score 0 or 1 on a query), so the choice matters: with ``wilcox`` such queries do not
+    count at all. Tied |d| get average ranks. The
     p-value method per row follows scipy 1.17's ``method="auto"``:
     n (queries, zeros included) <= 50 without ties or zeros -> exact null distribution of R+
     (dynamic programming), ``p = 2 * min(P(R+ <= ceil r), P(R+ >= floor r))``; n <= 13 with
@@ -387,15 +421,13 @@ def wilcoxon(a, b=None) -> WilcoxonResult:
     >>> wilcoxon([0.5, 0.7, 0.9, 0.6, 0.8], [0.4, 0.5, 0.6, 0.55, 0.9])
     WilcoxonResult(statistic=2.5, pvalue=0.25, method='permutation')
     """
+    if zero_method not in ("wilcox", "pratt", "zsplit"):
+        raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
     d, single = _differences(a, b)
     m, n = d.shape
     nonzero = d != 0
     count = nonzero.sum(axis=1)
-    absd = np.where(nonzero, np.abs(d), np.nan)
-    r = rank_average(absd)
-    r_plus = np.where(d > 0, r, 0.0).sum(axis=1)
-    r_minus = np.where(d < 0, r, 0.0).sum(axis=1)
-    tie = _tie_term(absd)
+    r, r_plus, r_minus, half_zero, tie = _signed_ranks(d, zero_method)
     has_ties = tie > 0
     has_zero = count < n
     p = np.full(m, np.nan)
@@ -422,7 +454,7 @@ def wilcoxon(a, b=None) -> WilcoxonResult:
         sgn = np.sign(d[rows])
         # R+ under each assignment: sum of ranks whose flipped difference is positive.
         null = ((signs[:, None, :] * sgn[None, :, :]) > 0).astype(np.float64)
-        null = np.einsum("bkn,kn->bk", null, pos_rank)
+        null = np.einsum("bkn,kn->bk", null, pos_rank) + half_zero[rows]
         obs = r_plus[rows]
         gamma = np.abs(100 * _EPS * obs)
         le = np.count_nonzero(null <= obs + gamma, axis=0)
@@ -430,12 +462,7 @@ def wilcoxon(a, b=None) -> WilcoxonResult:
         p[rows] = np.clip(2.0 * np.minimum(le, ge) / 2.0 ** n, 0.0, 1.0)
         method[rows] = "permutation"
     if asym.any():
-        c = count[asym].astype(np.float64)
-        mn = c * (c + 1.0) * 0.25
-        se = np.sqrt((c * (c + 1.0) * (2.0 * c + 1.0) - tie[asym] / 2.0) / 24.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = (r_plus[asym] - mn) / se
-        p[asym] = np.clip(2.0 * norm_sf(np.abs(z)), 0.0, 1.0)
+        p[asym] = _wilcoxon_normal_p(count[asym], n, r_plus[asym], tie[asym], zero_method)
         method[asym] = "asymptotic"
     p = np.where(count == 0, 1.0, p)
     stat = np.minimum(r_plus, r_minus)
