@@ -18,8 +18,8 @@ from . import term
 from . import trust
 from .common import (BOM, EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input,
                      decode_text, dumps, frame_records, naming)
-from .render import (Out, drift_frame, num, plural, render_calibration, render_comparison,
-                     render_drift, render_validation, write_table)
+from .render import (Out, num, plural, render_calibration, render_comparison, write_table)
+from .render_trust import drift_frame, render_drift, render_validation
 
 __all__ = ["CONVERT_TARGETS", "cmd_calibrate", "cmd_compare", "cmd_convert", "cmd_demo", "cmd_drift", "cmd_validate"]
 
@@ -305,6 +305,17 @@ def cmd_calibrate(args: argparse.Namespace, out: Out) -> int:
 # -----------------------------------------------------------------------------------------------
 
 
+def _check_metrics(names, ks, gain: str) -> None:
+    """Refuse a ``--metric`` that is neither a spec metric nor a catalogue measure (exit 2)."""
+    from ..analysis.decisions.pairwise.columns import metric_columns
+
+    if names:
+        try:
+            metric_columns(names, ks, gain)
+        except ValueError as err:
+            raise CLIError(f"--metric: {err}") from None
+
+
 def cmd_compare(args: argparse.Namespace, out: Out) -> int:
     """Run ``compare``: paired significance tests of systems against a baseline, or of every pair.
 
@@ -321,15 +332,13 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
         The exit code: 0 computed.
     """
     from ..analysis.decisions.compare import compare
-    from ..analysis.decisions.pairwise.columns import metric_columns
 
     ks = inputs.cutoffs(args.k)
     options: dict[str, Any] = {}
+    judged = bool(getattr(args, "judged", None))
     if args.metric:
-        try:  # an unknown name is a usage error, named before anything is read
-            metric_columns(args.metric, ks, args.gain)
-        except ValueError as err:
-            raise CLIError(f"--metric: {err}") from None
+        if not judged:  # an unknown name is a usage error, named before anything is read
+            _check_metrics(args.metric, ks, args.gain)
         options["metrics"] = args.metric
     judgments = inputs.load_labels(args).frame
     run = inputs.load_runs(args)
@@ -351,6 +360,8 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
 
         run = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain,
                        queries=options.get("queries"), judged=read_judged_option(args, judgments))
+        # The judged metrics' names are known once their files are read: the rest are checked now.
+        _check_metrics([m for m in args.metric or () if m not in run.per_query.columns], ks, args.gain)
     result = compare(judgments, run, baseline=args.baseline, k=ks, threshold=args.threshold,
                      test=args.test, correction=args.correction, gain=args.gain, pairs=args.pairs,
                      zero_method=args.zero_method, **options)

@@ -188,7 +188,7 @@ def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result,
     """One row per system: the headline metrics, the calibration verdict, label drift (against
     the run's corpus, from the report, and against the re-chunked corpus) and the gates'
     status ("no gates applied" when there were none)."""
-    from ..analysis.gates import parse_gate
+    from ..analysis.decisions.gates import parse_gate
 
     floors = [g.threshold for g in map(parse_gate, gates)
               if g.kind == "absolute" and g.metric == "negative_satisfaction"]

@@ -17,7 +17,7 @@ import scipy.stats as ss
 from statsmodels.stats.multitest import multipletests
 
 import retrieval_eval as rev
-from retrieval_eval.analysis.compare import Comparison, compare
+from retrieval_eval.analysis.decisions.compare import Comparison, compare
 
 ranx = pytest.importorskip("ranx")
 

@@ -48,13 +48,13 @@ def test_compare_t_test_on_a_judged_metric_matches_scipy(demo, ev):
     pq = _per_query("faithfulness")
     row = c.table.set_index("system").loc["bm25"]
     assert row["delta"] == pytest.approx((pq["bm25"] - pq["dense"]).mean(), abs=1e-12)
-    assert row["p"] == pytest.approx(st.ttest_rel(pq["bm25"], pq["dense"]).pvalue, rel=1e-9)
+    assert row["p_value"] == pytest.approx(st.ttest_rel(pq["bm25"], pq["dense"]).pvalue, rel=1e-9)
 
 
 def test_compare_corrects_across_judged_and_retrieval_metrics(demo, ev):
     c = _compare(demo, ev, metrics=["faithfulness", "ndcg"], test="t", correction="bonferroni")
     assert len(c.table) == 4
-    assert np.allclose(c.table["p_adjusted"], np.minimum(c.table["p"] * 4, 1))
+    assert np.allclose(c.table["p_adjusted"], np.minimum(c.table["p_value"] * 4, 1))
 
 
 def test_cli_compare_judged_metric(tmp_path):
