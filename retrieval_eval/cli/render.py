@@ -439,7 +439,7 @@ def render_comparison(out: Out, args: argparse.Namespace, result: Any) -> None:
     layout = getattr(args, "layout", "long")
     if args.format and not args.json:
         write_table(out, result.table, args.format, result.to_markdown(layout=layout),
-                    result.to_latex(layout=layout))
+                    result.to_latex(layout=layout), result.warnings)
     elif args.json:
         out.stream.write(dumps(result.to_dict(per_query=False)))
     else:
