@@ -433,7 +433,8 @@ class PerQueryDeltaDisplay:
 
     @classmethod
     def from_values(cls, query_ids, baseline_values, candidate_values, metric: str,
-                    baseline: str = "baseline", candidate: str = "candidate"):
+                    baseline: str = "baseline", candidate: str = "candidate",
+                    colors: Mapping[str, str] | None = None):
         """From two aligned arrays of per-query values.
 
         Parameters
@@ -443,6 +444,8 @@ class PerQueryDeltaDisplay:
             The two systems' values, aligned with ``query_ids``.
         metric : str
         baseline, candidate : str, default "baseline", "candidate"
+        colors : mapping, optional
+            ``{system: colour}`` keyed by ``baseline`` / ``candidate`` (the systems' colours).
 
         Returns
         -------
@@ -453,7 +456,7 @@ class PerQueryDeltaDisplay:
         frame = pd.DataFrame({"query_id": pd.array(list(query_ids), dtype=ID),
                               "baseline": b, "candidate": c, "delta": c - b})
         frame = frame.sort_values("delta", ascending=False, kind="stable").reset_index(drop=True)
-        return cls(frame, metric, baseline, candidate)
+        return cls(frame, metric, baseline, candidate, colors)
 
     @classmethod
     def from_evaluation(cls, evaluation, metric: str = "ndcg", k: int | None = None,

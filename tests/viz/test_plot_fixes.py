@@ -102,9 +102,6 @@ def test_per_query_from_comparison_in_system_colours(demo):
     assert "Dense better" in disp.legend_.get_texts()[0].get_text()
 
 
-@pytest.mark.xfail(strict=True, reason="Comparison.plot('per_query') builds its display with "
-                   "from_values (no colours) in analysis/compare.py, h5's file: the lead switches "
-                   "it to PerQueryDeltaDisplay.from_comparison, then this passes (remove the mark)")
 def test_comparison_plot_per_query_in_system_colours(demo):
     cmp = rev.compare(demo.judgments, demo.runs, baseline="bm25", k=10, queries=demo.queries)
     disp = cmp.plot("per_query", metric="ndcg@10", system="dense")

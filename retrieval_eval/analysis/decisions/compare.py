@@ -445,9 +445,10 @@ class Comparison:
             sub = pq[(pq["system"] == system) & (pq["metric"] == metric)]
             baseline = baseline or str(sub["baseline_system"].iloc[0])
             sub = sub[sub["baseline_system"] == baseline]
+            palette = {name(s): c for s, c in viz("system_colors")(self.systems).items()}  # one colour per system
             disp = viz("PerQueryDeltaDisplay").from_values(
                 sub["query_id"], sub["baseline"].to_numpy(np.float64),
-                sub["candidate"].to_numpy(np.float64), name(metric), name(baseline), name(system))
+                sub["candidate"].to_numpy(np.float64), name(metric), name(baseline), name(system), palette)
             return disp.plot(ax=ax, **kwargs)
         raise ValueError(f"kind must be 'forest' or 'per_query', got {kind!r}")
 
