@@ -450,3 +450,8 @@ def render_comparison(out: Out, args: argparse.Namespace, result: Any) -> None:
         out(markdown_to_text(result.to_markdown(), out.s))
         for warning in result.warnings:
             out(f"  ! {warning}")
+        plans = result.planning()
+        if len(plans):  # a difference that is not significant: how many queries it would take
+            out()
+            for row in plans.itertuples(index=False):
+                out(f"  {row.system} vs {row.baseline}, {row.metric}: {row.paragraph}")

@@ -371,6 +371,27 @@ class Comparison:
             test += f" (two-sided, {_ZERO_LABEL[self.zero_method]})"
         return test
 
+    def planning(self, power: float = 0.8) -> pd.DataFrame:
+        """For each difference that is not significant, how many queries it would take.
+
+        From the row's own per-query differences (their variance and mean), at the
+        comparison's alpha and ``power``: the paired sample size of
+        :func:`retrieval_eval.analysis.judged.planning_paragraph`, which says so in a sentence
+        ("with this noise you would need about N queries ..."). Columns ``system``,
+        ``baseline``, ``metric``, ``paragraph``; empty when every difference is significant.
+        """
+        from ..judged.planning import planning_paragraph
+
+        pq, rows = self.per_query, []
+        for r in self.table[~self.table["significant"].astype(bool)].itertuples(index=False):
+            d = pq.loc[(pq["system"] == r.system) & (pq["baseline_system"] == r.baseline)
+                       & (pq["metric"] == r.metric), "delta"]
+            rows.append({"system": r.system, "baseline": r.baseline, "metric": r.metric,
+                         "paragraph": planning_paragraph(d.to_numpy(np.float64), alpha=self.alpha,
+                                                         power=power)})
+        return pd.DataFrame(rows, columns=["system", "baseline", "metric", "paragraph"]).astype(
+            {"system": ID, "baseline": ID, "metric": ID})
+
     def describe(self) -> str:
         """One sentence on how the numbers were made (the caption of every table)."""
         test = self.test_description()

@@ -149,7 +149,7 @@ def planning_paragraph(differences, observed: float | None = None, alpha: float 
         return "Too few queries to estimate the noise; no sample size can be planned."
     delta = float(d.mean()) if observed is None else float(observed)
     var = float(d.var(ddof=1))
-    if delta == 0 or var == 0:
+    if abs(delta) <= 1e-12 * max(1.0, float(np.abs(d).max())) or var == 0:  # 0 up to rounding
         return ("The observed difference is 0 (or the per-query differences do not vary): "
                 "no number of queries would make it significant.")
     vw = 0.0 if var_within is None else float(var_within) / samples
