@@ -180,9 +180,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
 
+    from retrieval_eval import compare, evaluate
     from retrieval_eval.analysis import stats
-    from retrieval_eval import compare
-    from retrieval_eval import evaluate
 
     judgments, run = make_data(args.queries, args.systems, args.seed)
     out: dict = {"queries": args.queries, "systems": args.systems, "resamples": args.resamples}

@@ -278,9 +278,9 @@ def ranx_load(paths: dict[str, Path]):
 
 
 def ranx_compute(data) -> dict[str, float]:
-    from ranx import evaluate
-
     import warnings
+
+    from ranx import evaluate
 
     qrels, run = data
     with warnings.catch_warnings():

@@ -126,7 +126,7 @@ def child(variant: str, run_path: str, qrels_path: str, chunk_rows: int) -> dict
         raise SystemExit(f"unknown variant {variant}")
     out["inner_s"] = time.perf_counter() - started
     out["summary"] = ev.summary.round(12).to_dict()
-    out["queries"] = int(len(ev.per_query))
+    out["queries"] = len(ev.per_query)
     return out
 
 

@@ -4,6 +4,57 @@ The public names, re-exported from the modules that define them. Importing the p
 numpy and pandas only; matplotlib, ipywidgets and pyarrow's heavier parts load when used.
 """
 
+from .analysis.calibration.core import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
+from .analysis.calibration.guarantee import Guarantee
+from .analysis.calibration.shift import ScoreShift, score_shift
+from .analysis.decisions.compare import CalibrationComparison, Comparison, compare, compare_calibration
+from .analysis.decisions.gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
+from .analysis.decisions.report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report
+from .analysis.drift.core import DriftResult, FixResult, drift, fix
+from .analysis.evaluation.core import (
+    Evaluation,
+    ScoreResult,
+    StratumScore,
+    build_report,
+    dedupe,
+    evaluate,
+    judgment_key,
+    query_metrics,
+    relevance_by_query,
+    score,
+    score_by_stratum,
+    worst_stratum,
+)
+from .analysis.evaluation.measurement import Measurement, summarize
+from .analysis.failure import (
+    JudgmentBounds,
+    LabelPool,
+    QueryInspection,
+    RunDiff,
+    calibration_cases,
+    diff_runs,
+    inspect_query,
+    judgment_bounds,
+    label_pool,
+)
+from .analysis.fusion import fuse
+from .analysis.judged import (
+    compare_judged,
+    judged_summary,
+    minimum_detectable_difference,
+    planning_table,
+    ppi_from_judgments,
+    ppi_mean,
+    queries_needed,
+)
+from .analysis.trust.agreement import LabelAgreement, label_agreement
+from .analysis.trust.validation import ValidationIssue, ValidationResult, validate
+from .datasets import load_demo
+
+# The measure catalogue's table and parser (rev.measures() is the table; the package itself is
+# retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
+from .engine.measures import measures, parse_measure
+from .engine.metrics import compute, dedupe_run, metric_name
 from .errors import FormatError
 from .identity import chunk_id, normalize, text_sha
 from .io import (
@@ -32,43 +83,10 @@ from .io import (
     write_run,
 )
 from .io.interop import from_ir_datasets, read_beir, rerank_by_score, to_dict
-from .io.writers import write_parquet
-from .analysis.evaluation.measurement import Measurement, summarize
-from .engine.metrics import compute, dedupe_run, metric_name
-from .analysis.evaluation.core import (
-    build_report,
-    Evaluation,
-    ScoreResult,
-    StratumScore,
-    dedupe,
-    evaluate,
-    judgment_key,
-    query_metrics,
-    relevance_by_query,
-    score,
-    score_by_stratum,
-    worst_stratum,
-)
-from .analysis.trust.validation import ValidationIssue, ValidationResult, validate
-from .analysis.decisions.report import SPEC_VERSION, TOOL_NAME, TOOL_VERSION, Report
-from .analysis.drift.core import DriftResult, FixResult, drift, fix
-from .analysis.decisions.gates import Gate, GateError, GateResult, evaluate_gates, parse_gate, worse_status
-from .analysis.calibration.core import Calibration, apply_cutoff, calibrate, cutoff_sweep, score_rows
-from .analysis.decisions.compare import CalibrationComparison, Comparison, compare, compare_calibration
-from .datasets import load_demo
-from .analysis.calibration.guarantee import Guarantee
-from .analysis.calibration.shift import ScoreShift, score_shift
-from .analysis.trust.agreement import LabelAgreement, label_agreement
-from .analysis.failure import (JudgmentBounds, LabelPool, QueryInspection, RunDiff, calibration_cases, diff_runs,
-                               inspect_query, judgment_bounds, label_pool)
-from .analysis.fusion import fuse
-# The measure catalogue's table and parser (rev.measures() is the table; the package itself is
-# retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
-from .engine.measures import measures, parse_measure
+
 # LLM-judged metrics: judge scores in, query-clustered Measurements, planning, PPI.
 from .io.judge_scores import read_judge_scores
-from .analysis.judged import (compare_judged, judged_summary, minimum_detectable_difference,
-                              planning_table, ppi_from_judgments, ppi_mean, queries_needed)
+from .io.writers import write_parquet
 
 __version__ = TOOL_VERSION
 

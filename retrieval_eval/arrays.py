@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["arrow", "block_starts", "codes", "offsets", "run_starts", "take", "whole"]
 
 
-def arrow(values: Any) -> "pa.Array | pa.ChunkedArray":
+def arrow(values: Any) -> pa.Array | pa.ChunkedArray:
     """The arrow strings behind a column (no copy when the column is arrow-backed)."""
     import pyarrow as pa
 
@@ -31,13 +31,13 @@ def arrow(values: Any) -> "pa.Array | pa.ChunkedArray":
     return pa.array(values)
 
 
-def whole(arr: Any) -> "pa.Array":
+def whole(arr: Any) -> pa.Array:
     import pyarrow as pa
 
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
-def take(arr: Any, rows: np.ndarray) -> "pa.Array":
+def take(arr: Any, rows: np.ndarray) -> pa.Array:
     """``arr.take(rows)`` as one array, chunk by chunk for a chunked array.
 
     (Arrow's own take on a chunked array first concatenates every chunk: a copy of the whole

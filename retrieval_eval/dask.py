@@ -30,8 +30,8 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 import numpy as np
 import pandas as pd
 
-from .errors import FormatError
 from .analysis.evaluation.streaming import Plan
+from .errors import FormatError
 
 #: A row's key: its partition's number times this plus its place in the partition.
 _PART = np.int64(1) << np.int64(40)

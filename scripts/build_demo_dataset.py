@@ -43,7 +43,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from retrieval_eval.identity import chunk_id, h128, normalize, text_sha  # noqa: E402
+from retrieval_eval.identity import chunk_id, h128, normalize, text_sha
 
 OUT = REPO / "retrieval_eval" / "datasets" / "demo"
 LABELS = Path(__file__).resolve().parent / "demo_labels.json"

@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from retrieval_eval import read_judgments, serialize_judgments  # noqa: E402
+from retrieval_eval import read_judgments, serialize_judgments
 
 DEMO = ROOT / "retrieval_eval" / "datasets" / "demo"
 OUT = DEMO / "judgments_lexical.jsonl"
@@ -43,12 +43,7 @@ LABELED_AT = "2026-12-01"
 PER_STRATUM = 6
 EXTRA = 5
 GRADES = ((0.6, 3), (0.4, 2), (0.25, 1))
-STOPWORDS = frozenset("""
-a an and are as at be been but by can could did do does doing done for from get gets had has
-have how i if in into is it its it's me my of on or our should so than that the their them
-then there these they this those to was we what when where which while who why will with
-would you your use used using way ways
-""".split())
+STOPWORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from", "get", "gets", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "use", "used", "using", "way", "ways"])
 WORD = re.compile(r"[a-z0-9_]+")
 
 

@@ -29,18 +29,39 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
-from . import inputs
-from .common import (EXIT_FINDING, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, PROG, CLIError, atomic_write_text,
-                     check_file_options, from_a_library, one_line, out_of_memory, read_text)
-from .parser import (COMMANDS, build_parser, check_command, check_options, help_argv,
-                     join_negative_numbers, version, wants_version)
-from .render import Out
-from .trec_eval import getopt_argv
-from .term import color_enabled, escape
 from ..analysis.decisions.gates import GateError
 from ..errors import FormatError
+from . import inputs
+from .common import (
+    EXIT_FINDING,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    PROG,
+    CLIError,
+    atomic_write_text,
+    check_file_options,
+    from_a_library,
+    one_line,
+    out_of_memory,
+    read_text,
+)
+from .parser import (
+    COMMANDS,
+    build_parser,
+    check_command,
+    check_options,
+    help_argv,
+    join_negative_numbers,
+    version,
+    wants_version,
+)
+from .render import Out
+from .term import color_enabled, escape
+from .trec_eval import getopt_argv
 
 __all__ = ["CLIError", "COMMANDS", "atomic_write_text", "build_parser", "main", "read_text"]
 

@@ -13,12 +13,20 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import inputs
-from . import term
-from . import trust
-from .common import (BOM, EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input,
-                     decode_text, dumps, frame_records, naming)
-from .render import (Out, num, plural, render_calibration, render_comparison, write_table)
+from . import inputs, term, trust
+from .common import (
+    BOM,
+    EXIT_FINDING,
+    EXIT_OK,
+    CLIError,
+    atomic_write_text,
+    check_out_not_input,
+    decode_text,
+    dumps,
+    frame_records,
+    naming,
+)
+from .render import Out, num, plural, render_calibration, render_comparison, write_table
 from .render_trust import drift_frame, render_drift, render_validation
 
 __all__ = ["CONVERT_TARGETS", "cmd_calibrate", "cmd_compare", "cmd_convert", "cmd_demo", "cmd_drift", "cmd_validate"]
@@ -112,8 +120,8 @@ def _drift_fix(args: argparse.Namespace):
     and its mtime. Only the changed lines are rewritten; comments, blank lines and the other
     labels stay byte for byte (:func:`retrieval_eval.io.rewrite_judgments`).
     """
-    from ..analysis.drift.core import drift, fix
     from .. import io as fm
+    from ..analysis.drift.core import drift, fix
     from ..io.safewrite import LockedFile, WriteRefused
 
     path = args.judgments
@@ -222,7 +230,8 @@ def cmd_convert(args: argparse.Namespace, out: Out) -> int:
             text = fm.write_run(run)
     else:
         if args.to not in LABEL_TARGETS:
-            raise CLIError(f"{'--qrels' if args.qrels else '--judgments'} converts to judgments, qrels or parquet, not {args.to}")
+            given = "--qrels" if args.qrels else "--judgments"
+            raise CLIError(f"{given} converts to judgments, qrels or parquet, not {args.to}")
         if args.system:
             raise CLIError("--system applies to --run only")
         labels = inputs.load_labels(args)

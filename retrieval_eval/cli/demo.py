@@ -17,8 +17,8 @@ import html
 import io
 import json
 import math
-import re
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -136,10 +136,10 @@ def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Pat
     """
     from ..analysis.calibration.core import calibrate
     from ..analysis.decisions.compare import compare
-    from ..datasets import load_demo
+    from ..analysis.decisions.gates import apply_gates
     from ..analysis.drift.core import drift
     from ..analysis.evaluation.core import evaluate
-    from ..analysis.decisions.gates import apply_gates
+    from ..datasets import load_demo
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

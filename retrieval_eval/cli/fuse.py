@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from collections.abc import Callable
 
 from . import inputs
 from .common import CLIError, atomic_write_text, check_out_not_input, finite_float

@@ -204,7 +204,8 @@ def load_labels(args: argparse.Namespace) -> LabelSource:
     if chunk_ids and found.kind not in ("qrels", "beir-qrels", "beir", None):
         raise UsageError(f"--as-chunk-ids applies to qrels only, and {path} is {found.words}")
     frame = read_labels(path, as_chunk_ids=chunk_ids, split=split or "test", data=data, label=path)
-    carries = found.kind in ("judgments", "beir") or (found.kind in ("parquet", "csv") and bool(frame["query"].notna().any()))
+    carries = found.kind in ("judgments", "beir") or (
+        found.kind in ("parquet", "csv") and bool(frame["query"].notna().any()))
     return LabelSource(frame, path, found.kind, carries)
 
 
@@ -261,7 +262,8 @@ def check_negatives(judgments, labels_path: str, queries, queries_path: str, thr
     threshold : int
         The lowest relevant grade.
     """
-    from ..analysis.calibration.core import check_negatives as check, negative_ids
+    from ..analysis.calibration.core import check_negatives as check
+    from ..analysis.calibration.core import negative_ids
 
     check(judgments, negative_ids(queries, None), threshold, label=labels_path,
           negatives_label=queries_path)
@@ -279,7 +281,8 @@ def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple
     if system is not None:
         systems = list(dict.fromkeys(run["system"].tolist()))
         if system not in systems:
-            raise UsageError(f"{path}: no system '{system}' in the run (it has {', '.join(map(str, systems)) or 'none'})")
+            has = ", ".join(map(str, systems)) or "none"
+            raise UsageError(f"{path}: no system '{system}' in the run (it has {has})")
         run = run[run["system"] == system].reset_index(drop=True)
     return run, kind
 
@@ -312,7 +315,8 @@ def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) ->
     for path, run in zip(paths, runs):
         for name in pd.unique(run["system"]):
             if name in seen:
-                raise UsageError(f"{seen[name]} and {path} hold the same system '{name}'; give each run a distinct system")
+                raise UsageError(f"{seen[name]} and {path} hold the same system '{name}'; "
+                                 "give each run a distinct system")
             seen[name] = path
     run = pd.concat([r[list(RUN_COLUMNS)] for r in runs], ignore_index=True).astype(RUN_COLUMNS)
     if system is not None:

@@ -12,19 +12,18 @@ import argparse
 import difflib
 import os
 import re
-from typing import Any, Callable, Mapping, NoReturn, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NoReturn
 
-from . import inputs
-from . import failure
+from ..analysis.decisions.compare import CORRECTIONS, PAIRS, TESTS, ZERO_METHODS
+from ..engine.metrics import GAINS, METRIC_NAMES
+from . import failure, inputs, trust
 from . import fuse as fusion
-from . import trust
 from .commands import CONVERT_TARGETS, cmd_calibrate, cmd_compare, cmd_convert, cmd_demo, cmd_drift, cmd_validate
 from .common import PROG, CLIError, finite_float, positive_int
 from .score import cmd_score
 from .term import COLOR_MODES
 from .trec_eval import add_command as add_trec_eval
-from ..analysis.decisions.compare import CORRECTIONS, PAIRS, TESTS, ZERO_METHODS
-from ..engine.metrics import GAINS, METRIC_NAMES
 
 #: What ``compare --metric`` takes: the engine's metric names, and trec_eval's linear-gain nDCG.
 COMPARE_METRICS = (*METRIC_NAMES, "ndcg_linear")

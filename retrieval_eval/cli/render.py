@@ -15,9 +15,9 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from ..analysis.decisions.gates import strata_order, worst_of
 from . import term
 from .common import frame_records, jsonable, one_line
-from ..analysis.decisions.gates import strata_order, worst_of
 
 __all__ = ["Out", "markdown_to_text", "num", "plural",
            "query_lists", "render_calibration", "render_score",

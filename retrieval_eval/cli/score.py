@@ -12,10 +12,10 @@ import argparse
 import os
 from typing import Any
 
+from ..analysis.decisions.gates import Status, apply_gates, check_report, parse_gate, worse_status
 from . import inputs
 from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input, dumps, load_json
 from .render import Out, render_score, write_per_query, write_table
-from ..analysis.decisions.gates import Status, apply_gates, check_report, parse_gate, worse_status
 
 __all__ = ["CALIBRATION_METRICS", "STREAM_BYTES", "STREAM_CHUNK_ROWS", "baseline_for",
            "cmd_score", "load_baseline", "read_judged_option", "stream_rows"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Iterable, Sequence, TextIO
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
 
 __all__ = ["COLOR_MODES", "Style", "color_enabled", "escape", "fmt_number", "table", "visible_len"]
 

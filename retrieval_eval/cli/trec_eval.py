@@ -42,9 +42,9 @@ from __future__ import annotations
 import argparse
 import re
 
+from ..engine.measures.registry import FAMILIES, parse_measure
 from .common import CLIError
 from .term import escape
-from ..engine.measures.registry import FAMILIES, parse_measure
 
 #: trec_eval 10.0's measure order (measures.c's ``te_trec_measures``), restricted to the catalogue.
 TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",

@@ -8,7 +8,8 @@ traceback), ``--json`` for the machine-readable result, ``--out`` written atomic
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import inputs
 from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, dumps, finite_float, positive_int
@@ -35,8 +36,8 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     output_flags : callable
         ``output_flags(p, json_help)`` adds ``--json`` and ``--color``.
     """
-    from ..analysis.trust.agreement import AGREEMENT_GATE_MEASURES
     from ..analysis.calibration.shift import SHIFT_GATE_METRICS
+    from ..analysis.trust.agreement import AGREEMENT_GATE_MEASURES
 
     p = command(
         "score-shift",
@@ -168,7 +169,7 @@ def _finish(args: argparse.Namespace, out, payload: dict[str, Any], gates, lines
 def _table(frame, columns) -> list[str]:
     rows = []
     for name, row in frame.iterrows():  # a handful of measures
-        cells = [f"{str(name):<16}"] + [f"{fmt_number(row[c], 4):>10}" for c in columns]
+        cells = [f"{name!s:<16}"] + [f"{fmt_number(row[c], 4):>10}" for c in columns]
         rows.append("  " + " ".join(cells))
     return ["  " + " ".join([f"{'':<16}"] + [f"{c:>10}" for c in columns])] + rows
 

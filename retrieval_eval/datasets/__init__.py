@@ -63,7 +63,8 @@ class Demo:
     - ``judge_samples``, ``judge_human``, ``judge_truth``: a seeded SIMULATION of an LLM judge
       (3 samples per system and query of faithfulness and answer relevancy, 2 per top-3
       passage of context relevance), human labels on 15 queries, and the true values
-      (``scripts/build_judge_samples.py``; the truth is ``judge_truth``'s ``value``): for judged metrics, their intervals and PPI.
+      (``scripts/build_judge_samples.py``; the truth is ``judge_truth``'s ``value``): for judged
+      metrics, their intervals and PPI.
     """
 
     judgments: pd.DataFrame

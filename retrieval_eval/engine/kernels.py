@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
-from ..arrays import arrow as _arrow, offsets as _offsets, take as _take, whole as _whole
+from ..arrays import arrow as _arrow
+from ..arrays import offsets as _offsets
+from ..arrays import take as _take
+from ..arrays import whole as _whole
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -149,7 +152,7 @@ def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) - np.repeat(offsets - starts, lengths)
 
 
-def fetch(arr: Any, rows: np.ndarray) -> "pa.Array":
+def fetch(arr: Any, rows: np.ndarray) -> pa.Array:
     """``arr.take(rows)`` as one array; a slice when ``rows`` is an ascending range."""
     import pyarrow as pa
 
@@ -318,7 +321,8 @@ def _low_bytes(count: Any) -> Any:
     return (np.uint64(1) << (count * np.uint64(8))) - np.uint64(1)
 
 
-def same(a: tuple[Any, np.ndarray, np.ndarray], i: np.ndarray, b: tuple[Any, np.ndarray, np.ndarray], j: np.ndarray) -> bool:
+def same(a: tuple[Any, np.ndarray, np.ndarray], i: np.ndarray,
+         b: tuple[Any, np.ndarray, np.ndarray], j: np.ndarray) -> bool:
     """Whether string ``a[i]`` equals ``b[j]`` for every pair of positions.
 
     ``a`` and ``b`` are (arrow strings, hashes, lengths) as :func:`hashes` gives them. Equal

@@ -13,7 +13,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..arrays import arrow as _arrow, codes as _codes, take as _take, whole as _whole
+from ..arrays import arrow as _arrow
+from ..arrays import codes as _codes
+from ..arrays import take as _take
+from ..arrays import whole as _whole
 from ..model import ID, UNSTRATIFIED
 from .kernels import lookup, repeats
 

@@ -15,21 +15,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..arrays import arrow as _arrow, codes as _codes
+from ..arrays import arrow as _arrow
+from ..arrays import codes as _codes
+
 # re-exported: callers read them here
-from ..model import ID as ID, UNSTRATIFIED as UNSTRATIFIED, judgment_keys as judgment_keys  # noqa: F401
+from ..model import ID as ID
+from ..model import UNSTRATIFIED as UNSTRATIFIED
+from ..model import judgment_keys as judgment_keys
 from . import scan
-from .labels import strata_of
-from .measures.seed import NAMES, SEED, metric_sums
+
 # Re-exported: the engine's public names as callers have always imported them.
-from .labels import relevance_table as relevance_table, strata_in_order as strata_in_order  # noqa: F401
-from .labels import strata_span_queries as strata_span_queries  # noqa: F401
-from .scan import dedupe_run as dedupe_run  # noqa: F401
+from .labels import relevance_table as relevance_table
+from .labels import strata_in_order as strata_in_order
+from .labels import strata_of
+from .labels import strata_span_queries as strata_span_queries
+from .measures.seed import NAMES, SEED, metric_sums
+from .scan import dedupe_run as dedupe_run
 
 GAINS = ("exponential", "linear")
 #: Per-query metrics, in the order they appear in every table (declared in :mod:`.measures.seed`).
@@ -161,7 +166,8 @@ def compute(
 
 
 
-def _first_reads(judgments: pd.DataFrame, run: pd.DataFrame) -> tuple[np.ndarray, pd.Index, tuple[np.ndarray, bool] | None]:
+def _first_reads(judgments: pd.DataFrame,
+                 run: pd.DataFrame) -> tuple[np.ndarray, pd.Index, tuple[np.ndarray, bool] | None]:
     """Each label's query code, the judged queries, and (for a large run) the run's ranking
     boundaries (:func:`.scan.ranking_starts`; None: the scan finds them)."""
     (label_codes, queries), found = scan.beside_starts(

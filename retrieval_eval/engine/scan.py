@@ -26,7 +26,10 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from ..arrays import arrow as _arrow, block_starts as _block_starts, take as _take, whole as _whole
+from ..arrays import arrow as _arrow
+from ..arrays import block_starts as _block_starts
+from ..arrays import take as _take
+from ..arrays import whole as _whole
 from ..model import ID
 from .kernels import fetch, find, first_appearance, groups, hashes, lookup, one_value, ranges, repeats, same
 from .labels import label_keys
@@ -150,8 +153,9 @@ def _steps(cost: np.ndarray) -> np.ndarray:
 
 def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
              queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
-             threshold: int = 1, sums: Callable[..., dict[str, np.ndarray]] | None = None, found: tuple[np.ndarray, bool] | None = None,
-             ranked: Rankings | None = None, grade_counts: bool = False) -> Scan:
+             threshold: int = 1, sums: Callable[..., dict[str, np.ndarray]] | None = None,
+             found: tuple[np.ndarray, bool] | None = None, ranked: Rankings | None = None,
+             grade_counts: bool = False) -> Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
     This is where the run's own order, the first-occurrence rule for a repeated key and the

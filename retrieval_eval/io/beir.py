@@ -8,9 +8,9 @@ pyarrow when well formed, else line by line, naming the line that is wrong.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd

@@ -214,7 +214,7 @@ def block_rank(first: np.ndarray, n: int) -> np.ndarray:
     return np.cumsum(rank, out=rank)
 
 
-def read_pool() -> "pa.MemoryPool":
+def read_pool() -> pa.MemoryPool:
     """The memory pool arrow's readers build a file's columns in: the system allocator.
 
     arrow's default pool (mimalloc in pyarrow 26) hands freed pages back to the kernel and

@@ -24,12 +24,22 @@ from .columns import arrow_of
 from .corpus import corpus_from_obj, parse_corpus, read_corpus
 from .detect import HEAD, expect, jsonish, sniff, sniff_bytes
 from .dicts import (
-    is_score_dict, judgments_from_dict, labels_from_object, rank_marks, run_from_dict, run_from_object,
+    is_score_dict,
+    judgments_from_dict,
+    labels_from_object,
+    rank_marks,
+    run_from_dict,
+    run_from_object,
     runs_from_objects,
 )
 from .frames import (
-    corpus_from_frame, judgments_from_frame, label_frame, queries_from_frame, refuse_swapped,
-    run_from_any_frame, run_from_frame,
+    corpus_from_frame,
+    judgments_from_frame,
+    label_frame,
+    queries_from_frame,
+    refuse_swapped,
+    run_from_any_frame,
+    run_from_frame,
 )
 from .jsontext import parse_json
 from .judgments import judgment_row, judgments_from_rows, parse_judgments, read_judgments
@@ -373,7 +383,8 @@ def read_run_file(path: str | os.PathLike[str], system: str | None = None, order
     return run
 
 
-def read_queries_file(path: str | os.PathLike[str], data: bytes | None = None, label: str | None = None) -> pd.DataFrame:
+def read_queries_file(path: str | os.PathLike[str], data: bytes | None = None,
+                      label: str | None = None) -> pd.DataFrame:
     """Queries from queries JSONL or BEIR's ``queries.jsonl`` (``_id``, ``text``)."""
     label = str(path) if label is None else label
     data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once

@@ -20,12 +20,27 @@ import pyarrow as pa
 
 from ..errors import FormatError
 from ..model import (
-    CORPUS_COLUMNS, CORPUS_REQUIRED, DEFAULT_SYSTEM, FINGERPRINTS, ID, JUDGMENT_COLUMNS,
-    JUDGMENT_FIELDS, JUDGMENT_REQUIRED, MAX_RELEVANCE, QUERY_REQUIRED, RUN_COLUMNS,
-    RUN_REQUIRED, TOO_LARGE,
+    CORPUS_COLUMNS,
+    CORPUS_REQUIRED,
+    DEFAULT_SYSTEM,
+    FINGERPRINTS,
+    ID,
+    JUDGMENT_COLUMNS,
+    JUDGMENT_FIELDS,
+    JUDGMENT_REQUIRED,
+    MAX_RELEVANCE,
+    QUERY_REQUIRED,
+    RUN_COLUMNS,
+    RUN_REQUIRED,
+    TOO_LARGE,
 )
 from .columns import (
-    constant_strings, na_strings, new_run_frame, object_column, plain_fields, string_array,
+    constant_strings,
+    na_strings,
+    new_run_frame,
+    object_column,
+    plain_fields,
+    string_array,
 )
 from .jsontext import is_int
 from .runs import run_from_lines
@@ -260,7 +275,7 @@ def swapped_columns(columns: Iterable[str], role: str) -> str | None:
     rule behind :func:`refuse_swapped` and the parquet/CSV readers."""
     has = set(columns)
     graded = bool(has & {"relevance", "label"})
-    ranked = bool(has & {"rank", "score"}) and bool(has & {"doc_id", "docno"}) or "ranking" in has
+    ranked = (bool(has & {"rank", "score"}) and bool(has & {"doc_id", "docno"})) or "ranking" in has
     if role == "labels" and ranked and not graded:
         return f"this looks like a run (columns {', '.join(c for c in _RUN_MARKS if c in has)}), not labels"
     if role == "run" and graded and not has & {"rank", "score", "ranking"}:
@@ -269,7 +284,7 @@ def swapped_columns(columns: Iterable[str], role: str) -> str | None:
 
 
 def run_from_frame(df: pd.DataFrame, label: str, system: str | None) -> pd.DataFrame:
-    if _contract_frame(df, RUN_COLUMNS):
+    if _contract_frame(df, RUN_COLUMNS):  # noqa: SIM102 (the contract check first, then its values)
         if (
             _nonempty_strings(df["query_id"])
             and _nonempty_strings(df["doc_id"])

@@ -42,7 +42,12 @@ from .beir import BeirData, read_beir, read_beir_corpus, read_beir_queries
 from .convert import as_corpus, as_judgments, as_queries, as_run, rerank_by_score
 from .detect import sniff
 from .dicts import (
-    is_score_dict, judgments_from_dict, labels_from_object, run_from_dict, run_from_object, runs_from_objects,
+    is_score_dict,
+    judgments_from_dict,
+    labels_from_object,
+    run_from_dict,
+    run_from_object,
+    runs_from_objects,
 )
 from .frames import LABEL_ALIASES, RUN_ALIASES, is_pyterrier_run, label_frame, run_frame
 

@@ -335,7 +335,8 @@ def dump_value(value: Any) -> str:
     if isinstance(value, (float, np.floating)):
         return json.dumps(float(value), allow_nan=False)
     if isinstance(value, Mapping):
-        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{dump_value(v)}" for k, v in value.items()) + "}"
+        items = (f"{json.dumps(str(k), ensure_ascii=False)}:{dump_value(v)}" for k, v in value.items())
+        return "{" + ",".join(items) + "}"
     if isinstance(value, (list, tuple, np.ndarray)):
         return "[" + ",".join(dump_value(v) for v in value) + "]"
     raise TypeError(f"cannot write a value of type {type(value).__name__} as JSON")

@@ -20,12 +20,24 @@ import pyarrow as pa
 from ..errors import FormatError
 from ..model import JUDGMENT_FIELDS, MAX_RELEVANCE, TOO_LARGE, empty_judgments
 from .columns import (
-    LARGE_STRING, arrow_strings, null_strings, numpy_column, object_column, plain_fields, release,
+    LARGE_STRING,
+    arrow_strings,
+    null_strings,
+    numpy_column,
+    object_column,
+    plain_fields,
+    release,
     string_array,
 )
 from .jsontext import is_int, json_lines, json_table, query_id_of
 from .text import (
-    byte_blocks, decode, file_blocks, object_lines, read_bytes, regular_file, utf8_bytes,
+    byte_blocks,
+    decode,
+    file_blocks,
+    object_lines,
+    read_bytes,
+    regular_file,
+    utf8_bytes,
 )
 
 __all__ = [
@@ -38,7 +50,7 @@ _OPTIONAL_JUDGMENT_STR = tuple(f for f in JUDGMENT_FIELDS if f not in ("query_id
 
 def judgment_row(obj: Any, line: int, label: str) -> tuple[Any, ...]:
     """Check one wire-format judgment; the known fields in JUDGMENT_FIELDS order, then extra."""
-    qid = query_id_of(obj, label, line)
+    query_id_of(obj, label, line)  # checked here, read again below
     uri = obj.get("doc_uri")
     if not isinstance(uri, str) or not uri:
         raise FormatError(label, line, "missing doc_uri")

@@ -13,8 +13,15 @@ import pyarrow as pa
 from ..errors import FormatError
 from ..model import JUDGMENT_FIELDS, MAX_RELEVANCE, TOO_LARGE, empty_judgments
 from .columns import (
-    LARGE_STRING, arrow_strings, constant_strings, null_strings, numpy_column, object_column,
-    plain_fields, release, string_array,
+    LARGE_STRING,
+    arrow_strings,
+    constant_strings,
+    null_strings,
+    numpy_column,
+    object_column,
+    plain_fields,
+    release,
+    string_array,
 )
 from .text import checked_bytes, decode, read_bytes, regular_file, utf8_bytes
 from .whitespace import INT_RE, arrow_table, space_table_file, table_lines

@@ -18,12 +18,28 @@ import pyarrow as pa
 from ..errors import FormatError
 from ..model import DEFAULT_SYSTEM
 from .columns import (
-    LARGE_STRING, arrow_strings, block_rank, check_system, constant_strings, group_codes,
-    new_run_frame, no_empty, numpy_column, plain_fields, release, string_array,
+    LARGE_STRING,
+    arrow_strings,
+    block_rank,
+    check_system,
+    constant_strings,
+    group_codes,
+    new_run_frame,
+    no_empty,
+    numpy_column,
+    plain_fields,
+    release,
+    string_array,
 )
 from .jsontext import finite, is_number, json_lines, json_table, query_id_of
 from .text import (
-    byte_blocks, checked_bytes, decode, file_blocks, object_lines, read_bytes, regular_file,
+    byte_blocks,
+    checked_bytes,
+    decode,
+    file_blocks,
+    object_lines,
+    read_bytes,
+    regular_file,
     utf8_bytes,
 )
 
@@ -57,7 +73,8 @@ def _run_json_columns(source: bytes | str | os.PathLike[str], n_lines: int) -> d
     global _RUN_SCHEMA
     if _RUN_SCHEMA is None:
         _RUN_SCHEMA = pa.schema(
-            [("query_id", LARGE_STRING), ("ranking", pa.list_(LARGE_STRING)), ("scores", pa.list_(pa.float64())), ("system", LARGE_STRING)]
+            [("query_id", LARGE_STRING), ("ranking", pa.list_(LARGE_STRING)),
+             ("scores", pa.list_(pa.float64())), ("system", LARGE_STRING)]
         )
     # Unknown fields send the file to the careful pass: arrow would skip them unread (a NaN, a
     # duplicate key or a 100k-deep value in one would pass here and be refused there).

@@ -42,9 +42,10 @@ import secrets
 import signal
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Iterator, NoReturn
+from typing import NoReturn
 
 __all__ = ["LockedFile", "WriteRefused", "atomic_write_bytes", "atomic_write_text", "remove_stale_temps"]
 

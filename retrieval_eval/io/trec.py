@@ -22,13 +22,29 @@ from ..arrays import tie_runs
 from ..errors import FormatError
 from ..model import empty_run
 from .columns import (
-    LARGE_STRING, arrow_strings, block_rank, check_system, constant_strings, group_codes,
-    group_starts, in_group_order, new_run_frame, numpy_column, plain_fields, read_pool, release,
+    LARGE_STRING,
+    arrow_strings,
+    block_rank,
+    check_system,
+    constant_strings,
+    group_codes,
+    group_starts,
+    in_group_order,
+    new_run_frame,
+    numpy_column,
+    plain_fields,
+    read_pool,
+    release,
     utf8_view,
 )
 from .text import checked_bytes, decode, read_bytes, regular_file, utf8_bytes
 from .whitespace import (
-    INT_RE, arrow_table, delimiter, parse_float_field, space_table_file, table_lines,
+    INT_RE,
+    arrow_table,
+    delimiter,
+    parse_float_field,
+    space_table_file,
+    table_lines,
 )
 
 __all__ = ["from_trec_run", "order_trec", "read_trec_run"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -334,12 +334,14 @@ def to_trec_run(run: Any, run_name: str = "retrieval-eval") -> str:
         pc.cast(pa.array(np.where(real, scores, 0.0)), LARGE_STRING),
         pc.cast(pa.array(synthetic.astype(np.int64)), LARGE_STRING),
     )
-    names = pc.if_else(pc.equal(systems, pa.scalar(DEFAULT_SYSTEM, LARGE_STRING)), pa.scalar(run_name, LARGE_STRING), systems)
+    default = pc.equal(systems, pa.scalar(DEFAULT_SYSTEM, LARGE_STRING))
+    names = pc.if_else(default, pa.scalar(run_name, LARGE_STRING), systems)
     for arr, what in ((qids, "query id"), (docs, "doc id"), (names, "run name")):
         _check_trec_field(arr, what)
     names_nl = pc.binary_join_element_wise(names, pa.scalar("", LARGE_STRING), pa.scalar("\n", LARGE_STRING))
     lines = pc.binary_join_element_wise(
-        qids, pa.scalar("Q0", LARGE_STRING), docs, pc.cast(pa.array(ranks), LARGE_STRING), score_text, names_nl, pa.scalar(" ", LARGE_STRING)
+        qids, pa.scalar("Q0", LARGE_STRING), docs, pc.cast(pa.array(ranks), LARGE_STRING), score_text, names_nl,
+        pa.scalar(" ", LARGE_STRING)
     )
     return _joined_text(lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines)
 

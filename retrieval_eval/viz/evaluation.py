@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..model import ID
-from .labels import display_name
-from .draw import font_points, foreground, get_axes, legend_below, select_systems, system_color
-from .style import LOSS_COLOR, THIN_STRATUM, WIN_COLOR, clip_interval, is_bounded, system_colors
 from ..engine.measures.seed import parse_metric
+from ..model import ID
+from .draw import font_points, foreground, get_axes, legend_below, select_systems, system_color
+from .labels import display_name
+from .style import LOSS_COLOR, THIN_STRATUM, WIN_COLOR, clip_interval, is_bounded, system_colors
 
 __all__ = ["MetricAtKDisplay", "PerQueryDeltaDisplay", "StratumDisplay", "t_interval"]
 

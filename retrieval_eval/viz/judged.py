@@ -240,7 +240,8 @@ class PlanningDisplay:
         for m, shade in zip(samples, shades):
             sub = self.table[self.table["samples"] == m].sort_values("queries")
             (self.lines_[m],) = a.plot(sub["queries"], sub["mdd"], marker="o", markersize=3,
-                                       color=str(round(float(shade), 3)), label=f"{m} sample{'s' if m > 1 else ''}/query")
+                                       color=str(round(float(shade), 3)),
+                                       label=f"{m} sample{'s' if m > 1 else ''}/query")
         self.target_line_ = None
         if self.target is not None:
             self.target_line_ = a.axhline(self.target, color="#D55E00", linestyle="--", linewidth=1.2,

@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .html import box, esc, warnings_html
-from .tables import latex, markdown, md_escape, tex
 from ..engine.measures import parse_measure
 from ..engine.measures.seed import parse_metric
+from .html import box, esc, warnings_html
+from .tables import latex, markdown, md_escape, tex
 
 __all__ = ["comparison_html", "comparison_table", "metric_label", "paper_table"]
 
@@ -200,7 +200,8 @@ def paper_table(comparison, fmt: str = "latex", labels: dict[str, str] | None = 
             at += n
         text = text.replace(r"\toprule" + "\n", r"\toprule" + "\n" + " & & " + " & ".join(head)
                             + r" \\" + "\n" + " ".join(rules) + "\n", 1)
-    tail = rf"\caption{{{tex(cap).replace('2' + tex('^') + 'g - 1', '$2^g - 1$')}}}" + "\n" + (rf"\label{{{label}}}" + "\n" if label else "")
+    caption = tex(cap).replace("2" + tex("^") + "g - 1", "$2^g - 1$")
+    tail = rf"\caption{{{caption}}}" + "\n" + (rf"\label{{{label}}}" + "\n" if label else "")
     return text.replace(r"\end{table}", tail + r"\end{table}")
 
 

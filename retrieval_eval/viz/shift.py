@@ -150,7 +150,7 @@ class ScoreShiftDisplay:
         self.title = title
 
     @classmethod
-    def from_shift(cls, shift) -> "ScoreShiftDisplay":
+    def from_shift(cls, shift) -> ScoreShiftDisplay:
         """The two distributions of a score shift.
 
         Parameters
@@ -247,7 +247,7 @@ class StratumCutoffDisplay:
         self.system = system
 
     @classmethod
-    def from_calibration(cls, calibration, system: str | None = None) -> "StratumCutoffDisplay":
+    def from_calibration(cls, calibration, system: str | None = None) -> StratumCutoffDisplay:
         """The per-stratum cutoffs of one system.
 
         Parameters
@@ -366,7 +366,7 @@ class AgreementDisplay:
 
     @classmethod
     def from_agreement(cls, agreement, short_names: tuple[str, str] | None = None
-                       ) -> "AgreementDisplay":
+                       ) -> AgreementDisplay:
         """The confusion matrix of a label agreement.
 
         Parameters

@@ -180,7 +180,7 @@ class CutoffExplorer:
         c = self.calibration.cutoff(system)
         if math.isfinite(c):
             return float(c)
-        lo, hi, _ = self._range(system)
+        lo, _hi, _ = self._range(system)
         return lo
 
     def _range(self, system: str) -> tuple[float, float, float]:

@@ -13,12 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 krippendorff = pytest.importorskip("krippendorff")
-from sklearn.metrics import cohen_kappa_score  # noqa: E402
+from sklearn.metrics import cohen_kappa_score
 
-from retrieval_eval import label_agreement, load_demo  # noqa: E402
-from retrieval_eval.analysis.trust.agreement import (  # noqa: E402
-    cohen_kappa, krippendorff_alpha, overlapping_labels)
-from retrieval_eval.engine.metrics import aggregate, compute  # noqa: E402
+from retrieval_eval import label_agreement, load_demo
+from retrieval_eval.analysis.trust.agreement import cohen_kappa, krippendorff_alpha, overlapping_labels
+from retrieval_eval.engine.metrics import aggregate, compute
 
 GRADES = [0, 1, 2, 3]
 

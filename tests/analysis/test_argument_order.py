@@ -11,8 +11,8 @@ import pytest
 
 import retrieval_eval as rev
 from retrieval_eval import FormatError
-from retrieval_eval.datasets import demo_path
 from retrieval_eval.analysis.evaluation import build_report
+from retrieval_eval.datasets import demo_path
 from retrieval_eval.viz.widgets import explore_cutoff
 
 ORDER = "the order is (judgments, run)"

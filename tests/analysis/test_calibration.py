@@ -22,8 +22,8 @@ from retrieval_eval.analysis.calibration import (
     negative_ids,
     score_rows,
 )
-from retrieval_eval.errors import FormatError
 from retrieval_eval.engine.metrics import aggregate, compute
+from retrieval_eval.errors import FormatError
 
 ID = pd.StringDtype()
 Z = 1.959963984540054  # two-sided 95% normal quantile

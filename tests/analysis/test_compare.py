@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
@@ -122,7 +121,7 @@ def _random_setup(n_queries=40, systems=("a", "b", "c"), seed=0, shift=None):
             judgments.append({"query_id": f"q{q}", "doc_uri": f"d{d}",
                               "relevance": int(rng.integers(0, 3)) if d else 1})
     runs = {}
-    for i, s in enumerate(systems):
+    for _i, s in enumerate(systems):
         lines = []
         for q in range(n_queries):
             docs = [f"d{j}" for j in rng.permutation(10)]

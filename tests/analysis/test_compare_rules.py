@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval as re_
-from retrieval_eval.cli import app as cli
 from retrieval_eval.analysis import stats
-from retrieval_eval.analysis.stats import paired
 from retrieval_eval.analysis.decisions.compare import EXACT_MAX_QUERIES, MIN_PAIRED_QUERIES, compare
+from retrieval_eval.analysis.stats import paired
+from retrieval_eval.cli import app as cli
 
 
 def _exact_sign_flip_p(d) -> float:

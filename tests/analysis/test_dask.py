@@ -11,19 +11,17 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
-
-import dask.dataframe as dd
 from dask.distributed import Client, LocalCluster
+from streaming_cases import assert_same, make_case
 
 import retrieval_eval as re_
-from retrieval_eval import dask as red
 import retrieval_eval.io as formats
+from retrieval_eval import dask as red
 from retrieval_eval.errors import FormatError
-
-from streaming_cases import assert_same, make_case
 
 N_QUERIES, DEPTH = 60_000, 20  # two systems: 2,400,000 run rows
 

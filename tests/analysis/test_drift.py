@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from retrieval_eval.analysis.drift import DRIFT_STATUSES, DriftResult, drift, fix
 from retrieval_eval.identity import chunk_id, normalize, text_sha
-
-from retrieval_eval.io import JUDGMENT_FIELDS as KNOWN  # noqa: E402
+from retrieval_eval.io import JUDGMENT_FIELDS as KNOWN
 
 STRING_COLUMNS = [c for c in KNOWN if c != "relevance"]
 

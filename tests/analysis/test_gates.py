@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from conftest import load_expected
-from retrieval_eval.errors import FormatError
+
 from retrieval_eval.analysis.decisions.gates import (
     Gate,
     GateError,
@@ -18,6 +17,7 @@ from retrieval_eval.analysis.decisions.gates import (
     parse_gate,
     worse_status,
 )
+from retrieval_eval.errors import FormatError
 
 
 def m(value, **extra):

@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 
 import jsonschema
 import pytest
+from conftest import spec_fixtures_dir
 
 import retrieval_eval as re_
-from conftest import spec_fixtures_dir
 
 CASES = ["basic", "strata", "stratum-order", "no-positives", "nothing-scored",
          "duplicate-ranking", "unsound-judgments"]

@@ -17,10 +17,10 @@ if shutil.which("java") is None:
     pytest.skip("no Java runtime for Spark (apt-get install default-jre-headless)",
                 allow_module_level=True)
 
+from test_streaming import assert_same, make_case, one_stratum_per_query
+
 import retrieval_eval as re_
 from retrieval_eval.analysis.evaluation.streaming import Plan
-
-from test_streaming import assert_same, make_case, one_stratum_per_query
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from conftest import load_expected, spec_fixtures_dir
 
 import retrieval_eval as re_
-from conftest import load_expected, spec_fixtures_dir
 
 TOL = 1e-12
 
@@ -54,7 +52,7 @@ def test_basic_to_qrels_lines():
 def test_several_cutoffs_in_one_pass_equal_separate_calls():
     judgments, run = case("basic")
     both = re_.evaluate(judgments, run, k=(1, 3)).summary.iloc[0]
-    for k, key in ((3, "metrics"), (1, "metrics_k1")):
+    for _k, key in ((3, "metrics"), (1, "metrics_k1")):
         for name, value in load_expected("basic")[key].items():
             assert both[name] == pytest.approx(value, abs=TOL)
 

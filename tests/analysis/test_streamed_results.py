@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from streaming_cases import make_case
 
 import retrieval_eval as rev
 import retrieval_eval.io as formats
-
-from streaming_cases import make_case
 
 NEGATIVES = ["q3", "q11", "q12", "q40", "q41", "q42", "q43", "q44", "q45", "q46", "q47", "q60",
              "q61"]

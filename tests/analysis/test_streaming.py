@@ -12,17 +12,16 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import spec_fixtures_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from streaming_cases import assert_same, make_case
 
 import retrieval_eval as re_
 import retrieval_eval.io as formats
+from retrieval_eval.analysis.evaluation.streaming import run_blocks
 from retrieval_eval.datasets import demo_path
 from retrieval_eval.errors import FormatError
-from retrieval_eval.analysis.evaluation.streaming import run_blocks
-
-from conftest import spec_fixtures_dir
-from streaming_cases import assert_same, make_case
 
 
 def one_stratum_per_query(judgments: pd.DataFrame) -> pd.DataFrame:

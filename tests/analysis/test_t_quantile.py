@@ -15,7 +15,7 @@ from scipy import stats
 
 from retrieval_eval.analysis.measurement import summarize, t_half_width
 
-P = Decimal(0.975)  # the float 0.975 exactly, as every float implementation takes it
+P = Decimal(0.975)  # noqa: RUF032 (the float 0.975 exactly, as every float implementation takes it)
 
 
 def _exact_df1() -> float:

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import load_expected, spec_fixtures_dir
+
 from retrieval_eval.cli import app as cli
 from retrieval_eval.cli.term import Style, color_enabled, table, visible_len
 

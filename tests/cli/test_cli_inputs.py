@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import spec_fixtures_dir
 
 import retrieval_eval as rev
-from conftest import spec_fixtures_dir
-from retrieval_eval.io import writers
 from retrieval_eval.cli.app import main
+from retrieval_eval.io import writers
 
 PY = sys.executable
 DATA = Path(__file__).parent.parent / "data"

@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from streaming_cases import make_case
+from test_cli import run_cli
 
-from retrieval_eval.cli import app as cli
-from retrieval_eval.cli import score as score_cmd
 import retrieval_eval.io as formats
 from retrieval_eval.analysis.evaluation import streaming
-
-from test_cli import run_cli
-from streaming_cases import make_case
+from retrieval_eval.cli import score as score_cmd
 
 
 def _report(text: str) -> dict:

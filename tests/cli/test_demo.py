@@ -10,10 +10,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import pandas as pd
+import pytest
 
-from retrieval_eval.cli.demo import DEMO_GATES, calibration_verdict, run_demo  # noqa: E402
+from retrieval_eval.cli.demo import DEMO_GATES, calibration_verdict, run_demo
 
 SYSTEMS = ["dense", "bm25", "rrf"]
 

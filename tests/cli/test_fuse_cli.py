@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import retrieval_eval as rev
@@ -20,7 +19,7 @@ def cli(*argv):
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.fixture()
+@pytest.fixture
 def runs(tmp_path):
     rng = np.random.default_rng(5)
     paths = {}

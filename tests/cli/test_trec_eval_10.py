@@ -26,8 +26,8 @@ import pytest
 
 import retrieval_eval.engine.measures as cat
 from retrieval_eval.cli.app import main
-from retrieval_eval.cli.trec_eval import VERSION_NICKNAMES, getopt_argv
 from retrieval_eval.cli.common import CLIError
+from retrieval_eval.cli.trec_eval import VERSION_NICKNAMES, getopt_argv
 
 trec = importlib.import_module("tests.engine.test_measures_trec")
 
@@ -241,7 +241,7 @@ def test_all_trec_is_the_versions_list(files):
         assert name in new and name not in old
     assert "relstring" not in new  # per query only
     per_query = cli("trec_eval", "-q", "-m", "all_trec", qp, rp)[1]
-    assert per_query.count("relstring             \t") == len({l.split()[0] for l in qp.read_text().splitlines()})
+    assert per_query.count("relstring             \t") == len({line.split()[0] for line in qp.read_text().splitlines()})
     assert set(VERSION_NICKNAMES["10.0"]["all_trec"]) - set(VERSION_NICKNAMES["9.0.8"]["all_trec"]) == {
         "relstring", "rbp", "rbp_resid", "unj"}
 

@@ -124,9 +124,9 @@ def test_complete_averages_over_every_qrels_query(files):
     _, full, _ = cli("trec_eval", "-q", "-c", "-m", "map", "-m", "num_ret", qp, rp)
     assert "\t006\t" not in plain
     assert f"{'map':<22}\t006\t0.0000" in full and f"{'num_ret':<22}\t006\t0" in full
-    maps = [float(l.split("\t")[2]) for l in full.splitlines() if l.startswith("map ") and "\tall\t" not in l]
+    maps = [float(ln.split("\t")[2]) for ln in full.splitlines() if ln.startswith("map ") and "\tall\t" not in ln]
     assert len(maps) == 12
-    full_all = [l for l in full.splitlines() if l.startswith("map ") and "\tall\t" in l][0]
+    full_all = [ln for ln in full.splitlines() if ln.startswith("map ") and "\tall\t" in ln][0]
     assert float(full_all.split("\t")[2]) == pytest.approx(np.mean(maps), abs=1e-4)
 
 

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from retrieval_eval import load_demo, validate, write_run
-from retrieval_eval.datasets import demo_path
 from retrieval_eval.analysis.decisions.gates import GateError, evaluate_gates, parse_gate
+from retrieval_eval.datasets import demo_path
 
 PY = sys.executable
 ID = pd.StringDtype()

@@ -135,9 +135,9 @@ def test_rbp_without_rel_is_graded_and_with_rel_binary():
 
 
 def test_rbp_residual_is_cwl_evals_best_case_bound():
+    from cwl.cwl_eval import RankingMaker
     from cwl.ruler.cwl_ruler import RBPCWLMetric
     from ir_measures.providers.cwl_eval import IrmQrelHandler
-    from cwl.cwl_eval import RankingMaker
 
     for qrels, rows in [(EDGE_QRELS, EDGE_RUN), generated(7)]:
         got = ours(qrels, rows, ["RBP_residual(p=0.8)", "RBP(rel=1,p=0.8)"])

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import retrieval_eval as re_
-import importlib
 
 cat = importlib.import_module("retrieval_eval.engine.measures")  # rev.measures is the table
 from retrieval_eval.engine.measures import parse_measure

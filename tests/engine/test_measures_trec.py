@@ -7,6 +7,7 @@ rankings) and on seeded generated data, at relevance levels 1 and 2.
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -16,7 +17,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval as re_
-import importlib
 
 cat = importlib.import_module("retrieval_eval.engine.measures")  # rev.measures is the table
 

@@ -374,7 +374,9 @@ def test_hashes_of_short_strings_of_one_length_never_collide():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_groups_and_find_match_plain_python(seed):
-    from retrieval_eval.engine.kernels import find as _find, groups as _groups, repeats as _repeats
+    from retrieval_eval.engine.kernels import find as _find
+    from retrieval_eval.engine.kernels import groups as _groups
+    from retrieval_eval.engine.kernels import repeats as _repeats
 
     rng = np.random.default_rng(seed)
     # Enough keys, from a range small enough, that many share a slot and many repeat.

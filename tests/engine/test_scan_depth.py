@@ -12,7 +12,6 @@ import importlib
 
 import numpy as np
 import pytest
-
 from test_measures_trec import assert_agrees
 
 cat = importlib.import_module("retrieval_eval.engine.measures")
@@ -58,7 +57,8 @@ def test_a_measure_without_a_cutoff_reads_the_whole_ranking(depths, request_):
 
 
 def test_max_ret_below_the_cutoffs_still_cuts_first(depths):
-    from test_measures_trec import judgments, run as run_frame
+    from test_measures_trec import judgments
+    from test_measures_trec import run as run_frame
 
     qrels, run = _data(3)
     deep = cat.compute(judgments(qrels), run_frame(run), ["P_5", "map"], max_ret=4)
@@ -70,7 +70,8 @@ def test_max_ret_below_the_cutoffs_still_cuts_first(depths):
 def test_repeats_above_and_below_the_cut_give_the_whole_rankings_values(depths):
     """A ranking repeating a document inside the top k is read further (the repeat drops out
     and later entries move up): the values equal those of a whole-ranking scan."""
-    from test_measures_trec import judgments, run as run_frame
+    from test_measures_trec import judgments
+    from test_measures_trec import run as run_frame
 
     qrels, run = _data(5, repeats=True)
     names = ["P_3", "P_5", "recall_5", "ndcg_cut_5", "map_cut_5", "success_1", "Judged@5"]

@@ -7,14 +7,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from format_helpers import assert_dtypes, refused
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.io as rio
 from retrieval_eval.errors import FormatError
-from retrieval_eval.io import jsontext as io_json
-from retrieval_eval.io import judgments as io_judgments
-from retrieval_eval.io import runs as io_runs
 from retrieval_eval.io import (
     CORPUS_COLUMNS,
     JUDGMENT_COLUMNS,
@@ -43,7 +41,9 @@ from retrieval_eval.io import (
     write_queries,
     write_run,
 )
-from format_helpers import assert_dtypes, refused
+from retrieval_eval.io import jsontext as io_json
+from retrieval_eval.io import judgments as io_judgments
+from retrieval_eval.io import runs as io_runs
 
 # ---------------------------------------------------------------------------------------------
 # Corpus

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from retrieval_eval import identity
-from retrieval_eval.datasets import DEMO_FILES, Demo, demo_path, load_demo
 from retrieval_eval.analysis.drift import drift
+from retrieval_eval.datasets import DEMO_FILES, Demo, demo_path, load_demo
 from retrieval_eval.io import serialize_judgments
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,17 +9,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from format_helpers import JUDGMENT_FILES, J, assert_dtypes, refused, same_outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.io as rio
 from retrieval_eval.errors import FormatError
-from retrieval_eval.io import columns as io_columns
-from retrieval_eval.io import frames as io_frames
-from retrieval_eval.io import jsontext as io_json
-from retrieval_eval.io import judgments as io_judgments
-from retrieval_eval.io import runs as io_runs
-from retrieval_eval.io import text as io_text
 from retrieval_eval.io import (
     JUDGMENT_COLUMNS,
     as_judgments,
@@ -33,8 +28,13 @@ from retrieval_eval.io import (
     read_run,
     read_trec_run,
 )
+from retrieval_eval.io import columns as io_columns
+from retrieval_eval.io import frames as io_frames
+from retrieval_eval.io import jsontext as io_json
+from retrieval_eval.io import judgments as io_judgments
+from retrieval_eval.io import runs as io_runs
+from retrieval_eval.io import text as io_text
 from retrieval_eval.model import ID
-from format_helpers import J, JUDGMENT_FILES, same_outcome, assert_dtypes, refused
 
 
 @pytest.mark.parametrize("case", range(len(JUDGMENT_FILES)))

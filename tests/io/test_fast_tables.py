@@ -6,12 +6,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from format_helpers import assert_dtypes, refused, same_outcome
 
 from retrieval_eval.errors import FormatError
-from retrieval_eval.io import qrels as io_qrels
-from retrieval_eval.io import text as io_text
-from retrieval_eval.io import trec as io_trec
-from retrieval_eval.io import whitespace as io_ws
 from retrieval_eval.io import (
     RUN_COLUMNS,
     from_qrels,
@@ -19,7 +16,10 @@ from retrieval_eval.io import (
     read_qrels,
     read_trec_run,
 )
-from format_helpers import same_outcome, assert_dtypes, refused
+from retrieval_eval.io import qrels as io_qrels
+from retrieval_eval.io import text as io_text
+from retrieval_eval.io import trec as io_trec
+from retrieval_eval.io import whitespace as io_ws
 
 # ---------------------------------------------------------------------------------------------
 # Fast file paths: the same frame or the same message as the careful pass

@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.io as F
-from retrieval_eval.errors import FormatError
 from retrieval_eval.analysis.decisions.gates import apply_gates, evaluate_gates
 from retrieval_eval.analysis.decisions.report import Report
+from retrieval_eval.errors import FormatError
 
 PY = sys.executable
 
@@ -246,7 +246,7 @@ def test_rule8_huge_k_is_a_usage_error_naming_the_largest_k(verb, k, tmp_path):
 def test_rule8_the_largest_k_is_accepted_and_a_larger_one_refused_by_the_api():
     from retrieval_eval.engine.metrics import MAX_K, check_ks, compute
 
-    assert MAX_K == np.iinfo(np.int64).max
+    assert np.iinfo(np.int64).max == MAX_K
     got = compute(F.parse_judgments(_judgments(1)), F.parse_run(RUN), k=MAX_K)
     assert got[f"recall@{MAX_K}"].iloc[0] == 1.0 and got[f"precision@{MAX_K}"].iloc[0] == 2 / MAX_K
     with pytest.raises(ValueError, match="k must be at most 9223372036854775807"):
@@ -295,7 +295,8 @@ def test_rule8_a_score_of_1e308_does_not_make_a_run_rank_based(huge, tmp_path):
 
 def test_rule8_medians_and_quantiles_of_huge_scores_do_not_overflow():
     from retrieval_eval.analysis.calibration.separation import separation_figures as _figures
-    from retrieval_eval.analysis.stats import median as _median, quantile as _quantile
+    from retrieval_eval.analysis.stats import median as _median
+    from retrieval_eval.analysis.stats import quantile as _quantile
 
     big = np.array([1.7e308, 1.6e308, 1.5e308, 1.4e308])
     with np.errstate(all="raise"):

@@ -13,13 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import spec_fixtures_dir
 
 import retrieval_eval as rev
-from conftest import spec_fixtures_dir
-from retrieval_eval.io import detect
-from retrieval_eval.io import interop
-from retrieval_eval.io import writers
 from retrieval_eval.errors import FormatError
+from retrieval_eval.io import detect, interop, writers
 
 DATA = Path(__file__).parent.parent / "data"
 BEIR = DATA / "beir-scifact-mini"

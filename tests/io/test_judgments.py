@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import load_expected, spec_fixtures_dir
+from format_helpers import J, assert_dtypes, refused
 
 import retrieval_eval.io as rio
 from retrieval_eval.io import (
@@ -28,7 +29,6 @@ from retrieval_eval.io import (
     write_corpus,
     write_judgments,
 )
-from format_helpers import J, assert_dtypes, refused
 
 # ---------------------------------------------------------------------------------------------
 # Spec fixtures

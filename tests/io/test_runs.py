@@ -7,13 +7,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from format_helpers import assert_dtypes, refused
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval_eval.io as rio
 from retrieval_eval.errors import FormatError
-from retrieval_eval.io import jsontext as io_json
-from retrieval_eval.io import runs as io_runs
 from retrieval_eval.io import (
     RUN_COLUMNS,
     as_run,
@@ -25,7 +24,8 @@ from retrieval_eval.io import (
     read_run,
     write_run,
 )
-from format_helpers import assert_dtypes, refused
+from retrieval_eval.io import jsontext as io_json
+from retrieval_eval.io import runs as io_runs
 
 # ---------------------------------------------------------------------------------------------
 # Runs

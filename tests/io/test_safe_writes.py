@@ -8,6 +8,7 @@ Every test runs the real console entry point in a subprocess where the failure i
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -20,13 +21,11 @@ import textwrap
 import time
 from pathlib import Path
 
-import io
-
 import pytest
 
 import retrieval_eval as rev
-from retrieval_eval.cli import app as cli_module
 import retrieval_eval.io as formats
+from retrieval_eval.cli import app as cli_module
 from retrieval_eval.io import safewrite
 
 PY = sys.executable
@@ -518,8 +517,8 @@ def test_issue12_drift_fix_exit_status_is_the_same_with_and_without_json(tmp_pat
 
 # A property: whatever surrounds the labels, the rewrite touches only the changed lines.
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 _CASE = None
 

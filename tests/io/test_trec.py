@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from format_helpers import assert_dtypes, refused
 
 import retrieval_eval.io as rio
 from retrieval_eval.io import (
@@ -18,7 +19,6 @@ from retrieval_eval.io import (
     to_qrels,
     to_trec_run,
 )
-from format_helpers import assert_dtypes, refused
 
 # ---------------------------------------------------------------------------------------------
 # TREC runs

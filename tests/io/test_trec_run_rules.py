@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval_eval.engine.metrics import compute
 from retrieval_eval.errors import FormatError
+from retrieval_eval.io import from_trec_run, read_trec_run
 from retrieval_eval.io import qrels as io_qrels
 from retrieval_eval.io import trec as io_trec
-from retrieval_eval.io import from_trec_run, read_trec_run
-from retrieval_eval.engine.metrics import compute
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

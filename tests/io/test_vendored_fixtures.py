@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 import conftest
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDORED = ROOT / "tests" / "fixtures" / "spec"

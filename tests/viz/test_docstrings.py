@@ -12,10 +12,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-import retrieval_eval.viz as viz  # noqa: E402
+import retrieval_eval.viz as viz
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(viz.__path__))
 CALLABLES = sorted(n for n in viz.EXPORTS

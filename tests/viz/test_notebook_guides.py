@@ -12,10 +12,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import nbformat  # noqa: E402
-import pytest  # noqa: E402
+import nbformat
+import pytest
 
-from retrieval_eval.datasets import demo_path  # noqa: E402
+from retrieval_eval.datasets import demo_path
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: The file names the closing snippets use, and the demo file each stands for.

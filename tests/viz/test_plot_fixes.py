@@ -14,8 +14,8 @@ from retrieval_eval.viz.style import system_colors
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.colors as mcolors  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.colors as mcolors
+import matplotlib.pyplot as plt
 
 
 @pytest.fixture(autouse=True)

@@ -8,18 +8,17 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from matplotlib.colors import to_hex  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matplotlib.colors import to_hex
 
-from retrieval_eval.viz import style as _style  # noqa: E402
-from retrieval_eval import viz as P  # noqa: E402
-from retrieval_eval.analysis.calibration import calibrate  # noqa: E402
-from retrieval_eval.analysis.evaluation import evaluate  # noqa: E402
+from retrieval_eval import viz as P
+from retrieval_eval.analysis.calibration import calibrate
+from retrieval_eval.analysis.evaluation import evaluate
+from retrieval_eval.viz import style as _style
 
 SYSTEMS = ["alpha", "beta", "gamma", "delta"]
 

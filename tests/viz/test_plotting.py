@@ -11,15 +11,15 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
 
-from retrieval_eval import viz as P  # noqa: E402
-from retrieval_eval.analysis.calibration import calibrate  # noqa: E402
-from retrieval_eval.analysis.drift import DriftResult, DriftSummary  # noqa: E402
-from retrieval_eval.analysis.evaluation import evaluate  # noqa: E402
+from retrieval_eval import viz as P
+from retrieval_eval.analysis.calibration import calibrate
+from retrieval_eval.analysis.drift import DriftResult, DriftSummary
+from retrieval_eval.analysis.evaluation import evaluate
 
 # Student-t 0.975 quantiles from a printed table (independent of retrieval_eval.analysis.stats).
 T975 = {1: 12.706204736174707, 2: 4.302652729911275}

@@ -10,9 +10,9 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import load_expected, spec_fixtures_dir
 
 import retrieval_eval as rev
-from conftest import load_expected, spec_fixtures_dir
 from retrieval_eval.viz import tables
 
 

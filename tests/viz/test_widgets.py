@@ -7,12 +7,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import pytest  # noqa: E402
+import pytest
 
 pytest.importorskip("ipywidgets")
 
-from retrieval_eval.analysis.calibration import calibrate  # noqa: E402
-from retrieval_eval.viz.widgets import CutoffExplorer, explore_cutoff  # noqa: E402
+from retrieval_eval.analysis.calibration import calibrate
+from retrieval_eval.viz.widgets import CutoffExplorer, explore_cutoff
 
 # System A: positives' top-1 0.9, 0.8, 0.7, 0.6 (cutoff p10 = 0.63); negatives 0.2, 0.6, 0.1.
 # System B: positives' top-1 0.5, 0.45, 0.3, 0.2 (cutoff p10 = 0.23); negatives 0.35, 0.1, 0.05.

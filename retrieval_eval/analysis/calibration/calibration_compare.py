@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import stats
 from ...engine.metrics import ID
-from ..handoff import viz
+from .. import stats
 from ..evaluation.result import coerce
+from ..handoff import viz
 
 CORRECTION_LABEL = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg",
                      "none": "no"}

@@ -12,14 +12,15 @@ they are defined): ``top1`` of a query is its rank-1 row there.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ...errors import FormatError
 from ...engine.labels import query_strata
 from ...engine.metrics import dedupe_run, relevance_table
+from ...errors import FormatError
 from ...model import ID, UNSTRATIFIED
 
 __all__ = [
@@ -70,9 +71,8 @@ def judgments_frame(judgments) -> pd.DataFrame:
     >>> int(j["relevance"].iloc[0])
     2
     """
-    from ...io.absent import judgments_meaning
-
     from ...io import as_judgments, refuse_swapped
+    from ...io.absent import judgments_meaning
 
     if not isinstance(judgments, pd.DataFrame):
         return judgments_meaning(as_judgments(judgments))
@@ -143,8 +143,8 @@ def queries_frame(queries) -> pd.DataFrame | None:
     """
     if queries is None:
         return None
-    from ...io.absent import queries_meaning
     from ...io import as_queries
+    from ...io.absent import queries_meaning
 
     return queries_meaning(as_queries(queries))
 

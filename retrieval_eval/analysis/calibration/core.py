@@ -42,23 +42,33 @@ Decisions stated once:
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...model import ID
-from .calibration_input import (KINDS, check_negatives, judgments_frame, negative_ids,
-                                no_scores_message, queries_frame, query_table, run_frame,
-                                score_rows, scored_rows)
+from ..evaluation.heads import run_of
+from ..jsonable import jsonable
+from ..stats import wilson_interval
+from .calibration_input import (
+    KINDS,
+    check_negatives,
+    judgments_frame,
+    negative_ids,
+    no_scores_message,
+    queries_frame,
+    query_table,
+    run_frame,
+    score_rows,
+    scored_rows,
+)
 from .calibration_result import MIN_SAMPLES, SUMMARY_COLUMNS, Calibration
 from .cutoffs import apply_cutoff, cutoff_for, cutoff_sweep, fixed_systems
-from ..evaluation.heads import run_of
 from .guarantee import Guarantee, as_guarantee, conformal_cutoff, guarantee_table, query_cutoffs
-from ..jsonable import jsonable
 from .rank_based import RANK_BASED_ATTR, rank_reasons
 from .separation import pairwise_wins, separation_figures, separation_intervals
-from ..stats import wilson_interval
 
 __all__ = [
     "Calibration",

@@ -12,18 +12,27 @@
 from __future__ import annotations
 
 import math
-from typing import Mapping, cast
+from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from ...engine.metrics import aggregate, compute, relevance_table
 from ...model import ID
-from .calibration_input import (check_negatives, judgments_frame, negative_ids, no_scores_message,
-                                queries_frame, query_table, run_frame, scored_rows)
+from ..stats import quantile as safe_quantile
+from .calibration_input import (
+    check_negatives,
+    judgments_frame,
+    negative_ids,
+    no_scores_message,
+    queries_frame,
+    query_table,
+    run_frame,
+    scored_rows,
+)
 from .calibration_result import Calibration
 from .guarantee import stratum_limits
-from ..stats import quantile as safe_quantile
 
 __all__ = ["apply_cutoff", "cutoff_for", "cutoff_sweep", "fixed_systems"]
 

@@ -31,8 +31,9 @@ the numbers against ``scipy.stats.beta`` and ``binomtest``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, overload
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd

@@ -37,7 +37,7 @@ def _decimals(values: np.ndarray) -> int | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _rrf_table(c: int) -> np.ndarray:
     a = np.arange(1, _RRF_DEPTH + 1, dtype=np.float64)
     single = 1.0 / (c + a)

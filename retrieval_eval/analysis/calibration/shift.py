@@ -36,11 +36,11 @@ import pandas as pd
 
 from ...io import as_judgments, as_run
 from ...model import ID
-from .calibration_input import score_rows
-from .guarantee import as_guarantee, conformal_rank
 from ..handoff import viz
 from ..jsonable import jsonable, measurement
 from ..stats import bootstrap_ci, wilson_interval
+from .calibration_input import score_rows
+from .guarantee import as_guarantee, conformal_rank
 
 __all__ = ["MAX_BINS", "SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
 

@@ -10,9 +10,8 @@ the paper's table); the metrics are any mix of the spec's metrics at any cutoffs
 catalogue's measures. The correction for multiple testing then runs over every row of the
 call, because that is the family a reader scans for "significant" results.
 
-:func:`compare_calibration` does the same for the out-of-distribution figures of
-:func:`retrieval_eval.calibration.calibrate` (AUROC, negative satisfaction), by a paired
-bootstrap over queries.
+:func:`compare_calibration` does the same for the OOD figures of :func:`retrieval_eval.calibration.calibrate`
+(AUROC, negative satisfaction), by a paired bootstrap over queries.
 
 The rules of :func:`compare`:
 
@@ -36,9 +35,8 @@ The rules of :func:`compare`:
   ``"zsplit"`` splits their ranks between the signs) or ``"bootstrap"``. With at most
   :data:`EXACT_MAX_QUERIES` (16) queries the resampling tests give the exact randomization
   p-value (all ``2**n`` sign assignments); with fewer than :data:`MIN_PAIRED_QUERIES` (5) no
-  row is marked significant. The correction runs once over every (pair, metric) row of the call:
-  that is the family a reader scans. Intervals are percentile bootstrap intervals of the mean
-  difference. Everything is seeded by ``seed``.
+  row is marked significant. The correction runs once over every (pair, metric) row of the call.
+  Intervals are percentile bootstrap intervals of the mean difference, seeded by ``seed``.
 * ``calibration="auto"`` also compares the out-of-distribution figures against the baseline
   (:func:`compare_calibration`, at most 2,000 resamples) when negatives are declared and the run
   has scores, a failure becoming a warning; ``True`` requires it, ``False`` skips it.
@@ -54,18 +52,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...engine.metrics import ID, check_ks
 from .. import stats
-from ...engine.metrics import ID
-from ..calibration.calibration_compare import (CORRECTION_LABEL, CalibrationComparison, check_choice,
-                                  compare_calibration, pick_baseline, systems_in_order)
+from ..calibration.calibration_compare import (
+    CORRECTION_LABEL,
+    CalibrationComparison,
+    check_choice,
+    compare_calibration,
+    pick_baseline,
+    systems_in_order,
+)
+from ..evaluation.result import Evaluation, coerce
 from ..handoff import viz
 from ..jsonable import jsonable
 from .pairwise.columns import INFO_COLUMNS, cutoffs_of, metric_columns
-from .pairwise.cube import (EXACT_MAX_QUERIES, MIN_PAIRED_QUERIES, pair_indices, result_frames,
-                            run_test, value_cube)
+from .pairwise.cube import EXACT_MAX_QUERIES, MIN_PAIRED_QUERIES, pair_indices, result_frames, run_test, value_cube
 from .pairwise.frames import frame_dict, frame_of, restore_dtypes
-from ..evaluation.result import Evaluation, coerce
-from ...engine.metrics import check_ks
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -444,7 +446,7 @@ class Comparison:
         against its first baseline, the first metric). ``labels`` maps system and metric names to
         the names shown, as in the tables. Never calls ``plt.show()``.
         """
-        name = (lambda x: (labels or {}).get(x, x))
+        name = (lambda x: (labels or {}).get(x, x))  # noqa: E731 (a display name, or the name)
         if kind == "forest":
             forest, colors = viz("ForestDisplay", "system_colors")
             if self.pairs == "baseline" and not labels:
@@ -577,7 +579,7 @@ def compare(judgments, run, baseline: str | None = None, k: int | Sequence[int] 
         return _empty(baseline, [], cols, [], ["the run is empty: nothing to compare"], settings)
     base = pick_baseline(systems, baseline)
     negs = negative_ids(queries, negatives)
-    check_negatives(j, negs, threshold)  # as score and calibrate: an expect_none query with a positive is a contradiction
+    check_negatives(j, negs, threshold)  # as score and calibrate: a positive on an expect_none query
     pq, cols, systems = _per_query(run, j, r, metrics, settings["ks"], threshold, gain, queries, negs)
     excluded_mask = (pq["no_positives"] | pq["negative"]).to_numpy(bool)
     excluded = [str(q) for q in pd.unique(pq.loc[excluded_mask, "query_id"])]

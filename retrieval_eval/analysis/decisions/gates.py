@@ -13,8 +13,7 @@ A third outcome, INDETERMINATE, exists because "I cannot tell" is not "it failed
 be "it passed" either: a gate on a metric that was never computed, on a delta with no baseline,
 or on an interval that does not exist refuses to decide rather than guess.
 
-Reports are the spec's JSON dicts (``spec-fixtures/schemas/report.schema.json``); any object
-with a ``to_dict()`` returning one is accepted too.
+Reports are the spec's JSON dicts (``spec-fixtures/schemas/report.schema.json``), or objects whose ``to_dict()`` is one.
 """
 
 from __future__ import annotations
@@ -23,8 +22,9 @@ import copy
 import difflib
 import math
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping, Sequence, cast
+from typing import Any, Literal, cast
 
 from ...errors import FormatError
 
@@ -203,8 +203,8 @@ def parse_gate(expression: str) -> Gate:
 def _trust_gate(expression: str, parts: list[str]) -> Gate:
     """``score-shift:<metric>:<ceiling>`` (FAIL above it) or ``label-agreement:<measure>:<floor>``
     (FAIL below it), read from a result's ``score_shift`` / ``label_agreement`` block."""
-    from ..trust.agreement import AGREEMENT_GATE_MEASURES
     from ..calibration.shift import SHIFT_GATE_METRICS
+    from ..trust.agreement import AGREEMENT_GATE_MEASURES
 
     kind, known = ((parts[0], SHIFT_GATE_METRICS) if parts[0] == "score-shift"
                    else (parts[0], AGREEMENT_GATE_MEASURES))
@@ -478,7 +478,7 @@ def _evaluate_delta(gate: Gate, value: float, baseline: Mapping[str, Any] | None
         f"{raw}: {metric} {moved}, from {base:.4f} to {value:.4f}, beyond the allowed change of {threshold:+}")
 
 
-def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
+def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping | None) -> tuple[GateResult, str | None]:
     """One gate, after the checks all kinds share. A metric the report lacks is INDETERMINATE
     naming the report's nearest names (SPEC A6), never a usage error: a judged metric not
     judged this time, a cutoff not computed, a typo; the gate is right for the next report."""

@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..handoff import viz
 from ..evaluation.measurement import Measurement
 from ..evaluation.strata import stratum_scores
+from ..handoff import viz
 
 TOOL_NAME = "retrieval-eval"
 TOOL_VERSION = "0.1.0"
@@ -34,13 +34,13 @@ class Report:
         self._data = data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Report":
+    def from_dict(cls, data: dict[str, Any]) -> Report:
         from .gates import check_report
 
         return cls(copy.deepcopy(check_report(data)))
 
     @classmethod
-    def read(cls, path) -> "Report":
+    def read(cls, path) -> Report:
         """Read a report JSON file (a ``--baseline``), by the rule the CLI reads it with.
 
         A BOM is accepted; ``NaN``, a duplicate key, nesting deeper than
@@ -70,7 +70,7 @@ class Report:
     def metrics(self) -> dict[str, Measurement]:
         return {k: Measurement.from_dict(v) for k, v in self._data["metrics"].items()}
 
-    def with_gates(self, gates, baseline=None) -> "Report":
+    def with_gates(self, gates, baseline=None) -> Report:
         """A new report whose verdict includes ``gates`` (a gate never upgrades a verdict)."""
         from .gates import apply_gates
 
@@ -129,7 +129,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
     validation = ev.validation
     pq = ev.per_query[ev.per_query["system"] == system]
     positive = pq[~pq["no_positives"] & ~pq["negative"]]
-    queries_scored = int(len(positive))
+    queries_scored = len(positive)
     names = [c for c in ev.summary.columns if c != "n" and c not in set(ev.judged_metrics)]
     metrics, not_computed = _metrics(ev.summary.loc[system], names, queries_scored)
     corpus_info, drift_result = _corpus(ev, corpus, drift_result)
@@ -191,14 +191,14 @@ def _corpus(ev, corpus, drift_result):
     when a corpus is given without a drift result)."""
     if corpus is None:
         return {"fingerprint": None}, drift_result
-    from ...io.absent import corpus_meaning
     from ...io import as_corpus
+    from ...io.absent import corpus_meaning
 
     c = corpus_meaning(as_corpus(corpus))
     info = {
         "fingerprint": c.attrs.get("corpus_fingerprint"),
         "documents": int(c["doc_uri"].nunique()),
-        "chunks": int(len(c)),
+        "chunks": len(c),
     }
     if drift_result is None:
         from ..drift import drift

@@ -10,7 +10,13 @@ that module had, without a warning.
 from __future__ import annotations
 
 from .core import (
-    DRIFT_STATUSES, DriftResult, DriftSummary, FixResult, drift, fix, match_substrings,
+    DRIFT_STATUSES,
+    DriftResult,
+    DriftSummary,
+    FixResult,
+    drift,
+    fix,
+    match_substrings,
     match_text_sha,
 )
 

@@ -32,17 +32,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...io.absent import corpus_meaning, judgments_meaning
-from ...io import as_corpus, as_judgments
 from ...identity import text_sha
+from ...io import as_corpus, as_judgments
+from ...io.absent import corpus_meaning, judgments_meaning
 from ...model import ID as _STRING
-from .drift_match import MERGED as _MERGED, ORPHANED as _ORPHANED, RE_ANCHORABLE as _RE_ANCHORABLE
-from .drift_match import SPLIT as _SPLIT, UNDECIDED as _UNDECIDED, VALID as _VALID
+from ..handoff import viz
+from .drift_match import MERGED as _MERGED
+from .drift_match import ORPHANED as _ORPHANED
+from .drift_match import RE_ANCHORABLE as _RE_ANCHORABLE
+from .drift_match import SPLIT as _SPLIT
+from .drift_match import UNDECIDED as _UNDECIDED
+from .drift_match import VALID as _VALID
 from .drift_match import collisions, match_substrings, match_text_sha, needs_review
 from .drift_match import isin as _isin
 from .drift_match import missing as _missing
 from .drift_match import strings as _strings
-from ..handoff import viz
 
 __all__ = [
     "DRIFT_STATUSES",

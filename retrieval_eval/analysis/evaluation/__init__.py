@@ -14,10 +14,28 @@ before, without a warning.
 from __future__ import annotations
 
 from .core import (
-    DEFAULT_K, DEFAULT_THRESHOLD, Evaluation, Measurement, ScoreResult, StrataScores, StratumScore,
-    build_report, coerce, dedupe, evaluate, evaluate_frames, finish_evaluation, judgment_key,
-    measurements, negative_id_list, query_metrics, relevance_by_query, score, score_by_stratum,
-    stratum_scores, worst_stratum,
+    DEFAULT_K,
+    DEFAULT_THRESHOLD,
+    Evaluation,
+    Measurement,
+    ScoreResult,
+    StrataScores,
+    StratumScore,
+    build_report,
+    coerce,
+    dedupe,
+    evaluate,
+    evaluate_frames,
+    finish_evaluation,
+    judgment_key,
+    measurements,
+    negative_id_list,
+    query_metrics,
+    relevance_by_query,
+    score,
+    score_by_stratum,
+    stratum_scores,
+    worst_stratum,
 )
 
 __all__ = [

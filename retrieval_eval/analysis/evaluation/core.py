@@ -100,7 +100,7 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
 
 
 def _with_judged(ev: Evaluation, judged) -> Evaluation:
-    """``ev`` with the judged metrics of ``judged`` attached (:func:`retrieval_eval.analysis.judged.attach.attach_judged`)."""
+    """``ev`` with the judged metrics of ``judged`` attached (:func:`..judged.attach.attach_judged`)."""
     if judged is not None:
         from ..judged.attach import attach_judged
 
@@ -172,8 +172,8 @@ def dedupe(ranking: Sequence[str]) -> list[str]:
 
 def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
     """Group judgments by query, as ``query_id -> (key -> relevance)``; the last label wins."""
-    from ...io.absent import judgments_meaning
     from ...io import as_judgments
+    from ...io.absent import judgments_meaning
 
     table = engine.relevance_table(judgments_meaning(as_judgments(judgments)))
     out: dict[str, dict[str, int]] = {}

@@ -27,8 +27,8 @@ def coerce(judgments, run):
     Judgments read as every path reads them (an empty optional field is an absent one); a
     result that carries its run (:class:`Evaluation`) gives the run it holds (:func:`run_of`).
     """
-    from ...io.absent import judgments_meaning
     from ...io import as_judgments, as_run
+    from ...io.absent import judgments_meaning
 
     return judgments_meaning(as_judgments(judgments)), as_run(run_of(run))
 

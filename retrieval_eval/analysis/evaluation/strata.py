@@ -20,8 +20,8 @@ from .measurement import Measurement
 
 def query_strata_from(queries) -> pd.Series:
     """``query_id -> stratum`` from a queries file (queries without one are left out)."""
-    from ...io.absent import queries_meaning
     from ...io import as_queries
+    from ...io.absent import queries_meaning
 
     q = queries_meaning(as_queries(queries))
     q = q[q["stratum"].notna()].drop_duplicates("query_id")

@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from ... import arrays
-from ...engine import kernels, metrics as engine
-from ...errors import FormatError
+from ...engine import kernels
+from ...engine import metrics as engine
 from ...engine.metrics import ID
+from ...errors import FormatError
 from .blocks import frame_blocks, is_parquet, parquet_blocks, relabel, trailing_query
 from .heads import block_heads, join_heads
 from .result import finish_evaluation, negative_id_list
@@ -197,7 +198,7 @@ def _lines(path, first_bytes: int) -> Generator[tuple[bytes, int], int | None, N
     size = first_bytes
     offset = 0
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115 (closed by the blocks it yields, past this function)
     except OSError as err:
         raise _read_error(path, err) from None
     with fh:
@@ -297,8 +298,8 @@ class Plan:
     """
 
     def __init__(self, judgments, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential"):
-        from ...io.absent import judgments_meaning
         from ...io import as_judgments
+        from ...io.absent import judgments_meaning
 
         # The labels as in-memory evaluate reads them: an empty optional field is an absent one.
         self.judgments = judgments_meaning(as_judgments(judgments))

@@ -81,7 +81,7 @@ class JudgmentBounds:
 
     def __repr__(self) -> str:
         return (f"JudgmentBounds(k={self.k}, grade={self.grade}, {len(self.summary)} system x measure, "
-                f"{int(self.comparisons['could_flip'].sum()) if len(self.comparisons) else 0} comparison(s) could flip)")
+                f"{int(self.comparisons['could_flip'].sum()) if len(self.comparisons) else 0} could flip)")
 
 
 def _summary(rows: pd.DataFrame) -> pd.DataFrame:

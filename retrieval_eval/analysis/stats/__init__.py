@@ -32,12 +32,19 @@ Conventions that change a number, stated once:
 from __future__ import annotations
 
 from .agreement import cohen_kappa, krippendorff_alpha
-from .bootstrap import (TIE, BootstrapResult, auroc_ci, bootstrap_ci, bootstrap_pvalue,
-                        median_difference_ci)
+from .bootstrap import TIE, BootstrapResult, auroc_ci, bootstrap_ci, bootstrap_pvalue, median_difference_ci
 from .corrections import adjust_pvalues, wilson_interval
 from .location import difference, median, median_difference, quantile
-from .paired import (RandomizationResult, TTestResult, WilcoxonResult, paired_bootstrap,
-                     paired_randomization, paired_t, sign_flips, wilcoxon)
+from .paired import (
+                        RandomizationResult,
+                        TTestResult,
+                        WilcoxonResult,
+                        paired_bootstrap,
+                        paired_randomization,
+                        paired_t,
+                        sign_flips,
+                        wilcoxon,
+)
 from .ranks import auroc, rank_average
 from .special import betainc, erfc, norm_cdf, norm_ppf, norm_sf, t_cdf, t_ppf, t_sf, t_two_tail
 

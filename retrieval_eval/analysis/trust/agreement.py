@@ -41,8 +41,7 @@ from ...io import as_judgments, as_run
 from ...model import ID, UNSTRATIFIED
 from ..handoff import viz
 from ..jsonable import jsonable, measurement
-from ..stats.agreement import (cohen_kappa, confusion_counts, kappa_from_confusion,
-                               krippendorff_alpha)
+from ..stats.agreement import cohen_kappa, confusion_counts, kappa_from_confusion, krippendorff_alpha
 
 __all__ = [
     "AGREEMENT_GATE_MEASURES",

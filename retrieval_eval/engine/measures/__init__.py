@@ -19,7 +19,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from .registry import FAMILIES, Measure, UnknownMeasure, make, measures, parse_measure, parse_measures
+from .registry import Measure, UnknownMeasure, make, measures, parse_measure, parse_measures
 from .scan import Arrays, scan
 
 __all__ = ["TREC_VERSIONS", "Measure", "UnknownMeasure", "compute", "make", "measures", "parse_measure",

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .declare import Family
-
 from .scan import UNJUDGED
 
 if TYPE_CHECKING:

@@ -53,7 +53,7 @@ def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None
 
 def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     p, normalize = measure.param
-    nq, ng = a.q_levels.shape
+    _, ng = a.q_levels.shape
     L = a.q_levels[:, 1:].sum(axis=1)[a.r_query] if ng > 1 else np.zeros(a.n, dtype=np.int64)
     D = np.maximum(a.r_ret, L)
     i = np.arange(int(D.max()) + 1 if a.n else 1, dtype=float)

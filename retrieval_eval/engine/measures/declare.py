@@ -8,7 +8,6 @@ next to the code that computes them; :mod:`.registry` collects them into :data:`
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field
 from typing import Any
 

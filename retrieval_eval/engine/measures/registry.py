@@ -38,15 +38,45 @@ from typing import Any, NoReturn
 
 import pandas as pd
 
-from . import (ap, bpref, compat, counts, cwl, err, gains, irm, judged, ndcg, ranks, ranx_names, rbp,
-               relstring, sets, trec_params, trec_rbp, unjudged, variants)
-from .declare import (  # noqa: F401  (re-exported: the registry's names)
-    fmt_param,
-    make as make,
-    name_of,
-    CUTOFFS, FAMILIES as FAMILIES, RECALL_LEVELS, RPREC_MULTS, SUCCESS_CUTOFFS, Family, Measure as Measure,
+from . import (
+    ap,
+    bpref,
+    compat,
+    counts,
+    cwl,
+    err,
+    gains,
+    irm,
+    judged,
+    ndcg,
+    ranks,
+    ranx_names,
+    rbp,
+    relstring,
+    sets,
+    trec_params,
+    trec_rbp,
+    unjudged,
+    variants,
 )
-
+from .declare import (  # noqa: F401  (re-exported: the registry's names)
+    CUTOFFS,
+    RECALL_LEVELS,
+    RPREC_MULTS,
+    SUCCESS_CUTOFFS,
+    Family,
+    fmt_param,
+    name_of,
+)
+from .declare import (
+    FAMILIES as FAMILIES,
+)
+from .declare import (
+    Measure as Measure,
+)
+from .declare import (
+    make as make,
+)
 
 #: The family modules, in the order of :func:`measures`' table. Each declares
 #: ``FAMILIES = (Family(...), ...)`` and ``compute(measure, arrays, level) -> np.ndarray``.

@@ -268,7 +268,8 @@ def _label_levels(judgments: pd.DataFrame) -> np.ndarray:
     return q_levels.reshape(len(queries), ng).astype(np.int64)
 
 
-def _labelled(found: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int, ideal: Any, n_units: int) -> dict[str, np.ndarray]:
+def _labelled(found: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int, ideal: Any,
+              n_units: int) -> dict[str, np.ndarray]:
     """The scan's ``sums`` hook: a step's labelled entries, kept as they are (with the step's
     number of rankings and entries, to place them among every step's)."""
     local, position, grade = found

@@ -4,7 +4,8 @@
 With ret the documents retrieved, relret the relevant ones among them and R the relevant
 labels: set_P = relret / ret, set_recall = relret / R, set_relative_P = relret / min(ret, R),
 set_map = set_P * set_recall, set_F = (1 + b) set_P set_recall / (b set_P + set_recall)
-(0 when both are 0; trec_eval's b is the usual F-beta's beta**2). Each is 0 where its denominator is 0. Verified against pytrec_eval.
+(0 when both are 0; trec_eval's b is the usual F-beta's beta**2). Each is 0 where its denominator
+is 0. Verified against pytrec_eval.
 """
 
 from __future__ import annotations

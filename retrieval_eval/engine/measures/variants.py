@@ -1,9 +1,10 @@
 """ir_measures' variants of a measure: ``judged_only=True`` and nDCG's ``gains={...}``.
 
 * ``judged_only=True`` (trec_eval's ``-J``): the documents without a label (or with a negative
-  grade: pool documents left unjudged) are taken out of each ranking before the measure is computed, the ones below moving up. ir_measures allows
-  it on ``P``, ``RR``, ``Rprec``, ``AP``, ``nDCG``, ``R``, ``SetAP``, ``SetF``, ``SetP``,
-  ``Success`` and ``IPrec``; so does this. Named ``<measure>(judged_only=True)``.
+  grade: pool documents left unjudged) are taken out of each ranking before the measure is
+  computed, the ones below moving up. ir_measures allows it on ``P``, ``RR``, ``Rprec``, ``AP``,
+  ``nDCG``, ``R``, ``SetAP``, ``SetF``, ``SetP``, ``Success`` and ``IPrec``; so does this.
+  Named ``<measure>(judged_only=True)``.
 * ``gains={grade: gain, ...}`` (nDCG, as in ir_measures): each judged grade counts as the
   gain it maps to (integers >= 0; a grade left out keeps its own), in the ranking and in the
   ideal. Named ``<measure>(gains={0:0,1:1,2:5})``: ``ndcg(gains={1:3,2:9})`` (trec_eval's

@@ -11,8 +11,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ... import stats
 from ....engine.metrics import ID
+from ... import stats
 
 __all__ = ["EXACT_MAX_QUERIES", "MIN_PAIRED_QUERIES", "pair_indices", "result_frames", "run_test",
            "value_cube"]

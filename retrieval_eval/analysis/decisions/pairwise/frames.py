@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...jsonable import jsonable
 from ....engine.metrics import ID
+from ...jsonable import jsonable
 
 __all__ = ["frame_dict", "frame_of", "restore_dtypes"]
 
