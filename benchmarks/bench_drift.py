@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from retrieval_eval.drift import drift, fix
+from retrieval_eval import drift, fix
 from retrieval_eval.identity import text_sha
 
 

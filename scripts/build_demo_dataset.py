@@ -471,7 +471,7 @@ def dataset_card(corpus, corpus_v2, queries, judgments, run_rows, revision) -> s
     """The README, with every number computed from what was just built."""
     from collections import Counter
 
-    from retrieval_eval.drift import drift
+    from retrieval_eval import drift
 
     statuses = ["VALID", "RE_ANCHORABLE", "MERGED", "SPLIT", "ORPHANED"]
     wire = [{k: v for k, v in j.items() if v is not None} for j in judgments]
