@@ -78,6 +78,7 @@ _PLAIN = {
     "recip_rank": "recip_rank", "setp": "set_P", "setr": "set_recall", "setf": "set_F",
     "setap": "set_map", "setrelp": "set_relative_P", "numq": "num_q", "numret": "num_ret",
     "numrel": "num_rel", "numrelret": "num_rel_ret", "11pt": "11pt_avg",
+    "precision": "set_P",  # ranx's precision without k: the whole ranking (plain recall is trec_eval's)
 }
 _PLAIN_CASE = {"nDCG": "ndcg"}
 

@@ -1,0 +1,49 @@
+"""What the peers' ported cases share: their (qrels, run) shapes turned into our frames, and
+our values of a measure, per query and as the mean the peers report.
+
+The peers hold qrels and runs as ``{query: {doc: grade or score}}`` dicts (pytrec_eval, ranx,
+ir_measures' tuples) or as ordered lists of doc ids (ranx's numba arrays): ``ordered=True``
+keeps a run's listed order as its ranking (the peers' own order for those), otherwise the
+ranking is trec_eval's (score, then doc id, both descending).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pandas as pd
+
+import retrieval_eval as re_
+from retrieval_eval.io.dicts import judgments_from_dict, run_from_dict
+
+cat = importlib.import_module("retrieval_eval.engine.measures")
+
+
+def run_frame(run: dict, ordered: bool = False) -> pd.DataFrame:
+    """Our run frame of ``{query: {doc: score}}`` (or ``{query: [doc, ...]}`` when ``ordered``)."""
+    if not ordered:
+        return run_from_dict(run)
+    rows = [(q, str(d), float(len(docs) - i), i + 1) for q, docs in run.items() for i, d in enumerate(docs)]
+    df = pd.DataFrame(rows, columns=["query_id", "doc_id", "score", "rank"])
+    df.insert(0, "system", "run")
+    return re_.as_run(df)
+
+
+def per_query(qrels: dict, run: dict, name: str, ordered: bool = False, complete: bool = True,
+              level: int = 1, compat: str = "9.0.8") -> pd.Series:
+    """Our per-query values of the measure ``name`` (one name, one measure), indexed by query.
+
+    ``complete``: every judged query is scored, an unanswered one as an empty ranking (what
+    ranx and ir_measures do; pytrec_eval and trec_eval without ``-c`` skip it). ``compat``:
+    pytrec_eval and ir_measures embed trec_eval 9.0.8.
+    """
+    (m,) = cat.parse_measure(name)
+    j = judgments_from_dict({q: {str(d): g for d, g in docs.items()} for q, docs in qrels.items()})
+    got = cat.compute(j, run_frame(run, ordered), [m], level=level, complete=complete,
+                      order="rank" if ordered else "trec", compat=compat)
+    return got.set_index("query_id")[m.name]
+
+
+def mean(qrels: dict, run: dict, name: str, **kw) -> float:
+    """The mean over the judged queries, as ranx's ``evaluate`` and trectools report it."""
+    return float(per_query(qrels, run, name, **kw).mean())
