@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pandas as pd
 
 import retrieval_eval as re_
@@ -38,10 +39,30 @@ def per_query(qrels: dict, run: dict, name: str, ordered: bool = False, complete
     pytrec_eval and ir_measures embed trec_eval 9.0.8.
     """
     (m,) = cat.parse_measure(name)
-    j = judgments_from_dict({q: {str(d): g for d, g in docs.items()} for q, docs in qrels.items()})
-    got = cat.compute(j, run_frame(run, ordered), [m], level=level, complete=complete,
+    got = cat.compute(judgments(qrels), run_frame(run, ordered), [m], level=level, complete=complete,
                       order="rank" if ordered else "trec", compat=compat)
     return got.set_index("query_id")[m.name]
+
+
+def judgments(qrels: dict) -> pd.DataFrame:
+    """Our judgments frame of ``{query: {doc: grade}}``, a negative grade kept as given (trec_eval
+    reads -1 as "in the pool, not judged"; the dict reader clamps it to 0, the engine does not)."""
+    j = judgments_from_dict({q: {str(d): max(g, 0) for d, g in docs.items()} for q, docs in qrels.items()})
+    pairs = [(q, str(d)) for q, docs in qrels.items() for d in docs]
+    assert list(zip(j["query_id"], j["doc_uri"])) == pairs  # the reader keeps the dict's order
+    return j.assign(relevance=np.array([g for docs in qrels.values() for g in docs.values()], dtype=np.int64))
+
+
+def trec_text(text: str, kind: str) -> dict:
+    """TREC qrels (``q 0 doc grade``) or run (``q Q0 doc rank score tag``) lines as a dict."""
+    out: dict = {}
+    for line in text.strip().splitlines():
+        f = line.split()
+        if kind == "qrels":
+            out.setdefault(f[0], {})[f[2]] = int(f[3])
+        else:
+            out.setdefault(f[0], {})[f[2]] = float(f[4])
+    return out
 
 
 def mean(qrels: dict, run: dict, name: str, **kw) -> float:

@@ -223,9 +223,11 @@ def _parse(text: str) -> list[Measure]:
         return [make(fam, cut, rel)]
     family = _PLAIN_CASE.get(base) or (base if base in FAMILIES else _PLAIN.get(base.lower()))
     if rest.startswith("_") and family is not None and FAMILIES[family].param == "beta":
-        if rel is not None:
-            _bad(text, "beta= goes without rel=")
-        return _parse(f"{family}{rest}")  # SetF(beta=0.5) is set_F_0.5
+        out = _parse(f"{family}{rest}")  # SetF(beta=0.5) is set_F_0.5
+        if rel is not None and not 1 <= rel == int(rel):
+            _bad(text, f"rel must be an integer >= 1, got {rel}")
+        return out if rel is None else [
+            Measure(m.family, m.param, rel, name=name_of(FAMILIES[m.family], m.param, rel)) for m in out]
     if rest:
         _bad(text)
     if base.lower() == "numret" and rel is not None:

@@ -1,0 +1,221 @@
+"""ir_measures' own test cases that evaluate a (qrels, run, measure), ported: our value equals theirs.
+
+Source: github.com/terrierteam/ir_measures (Apache License 2.0), commit
+dc04a88f49b181a4fc5e7a35e4410735ea4470bd: tests/test_pytrec_eval.py (its pytrec_eval provider's
+cases) and tests/test_judged.py. The qrels, runs, measure names and expected values are theirs,
+quoted with attribution; the layout is ours. Each case is read with our registry under
+ir_measures' own spelling (``SetF(rel=1, beta=0.5)``, ``IPrec(rel=2)@0.1``, ``nDCG(gains=...)``)
+and computed with trec_eval 9.0.8's definitions (what ir_measures' pytrec_eval embeds); a
+negative grade (-1) is kept as trec_eval reads it, in the pool but not judged.
+
+Counted in docs/conformance.md: every per-query value and every aggregate is one case.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.peers.peer_helpers import cat, judgments, run_frame, trec_text
+
+ir_measures = pytest.importorskip("ir_measures")
+
+# Their qrels and runs (TREC text), each once.
+TEXT_0 = """
+0 0 D0 0
+0 0 D1 1
+0 0 D2 1
+0 0 D3 2
+0 0 D4 0
+1 0 D0 1
+1 0 D3 2
+1 0 D5 2
+"""
+TEXT_1 = """
+0 0 D0 1 0.8 run
+0 0 D2 2 0.7 run
+0 0 D1 3 0.3 run
+0 0 D3 4 0.4 run
+0 0 D4 5 0.1 run
+1 0 D1 1 0.8 run
+1 0 D3 2 0.7 run
+1 0 D4 3 0.3 run
+1 0 D2 4 0.4 run
+"""
+TEXT_2 = """
+0 0 D0 0
+0 0 D1 1
+0 0 D2 1
+0 0 D3 2
+0 0 D4 0
+1 0 D0 1
+1 0 D3 2
+1 0 D5 0
+"""
+TEXT_3 = """
+0 0 D0 0
+0 0 D1 1
+0 0 D2 2
+0 0 D3 2
+0 0 D4 0
+1 0 D0 1
+1 0 D3 2
+1 0 D5 0
+"""
+TEXT_4 = """
+0 0 D0 1 0.8 run
+0 0 D2 2 0.7 run
+0 0 D1 3 0.3 run
+0 0 D3 4 0.4 run
+0 0 D4 5 0.1 run
+1 0 D1 1 0.8 run
+1 0 D4 2 0.7 run
+1 0 D3 3 0.3 run
+1 0 D2 4 0.4 run
+"""
+TEXT_5 = """
+0 0 D0 1
+0 0 D1 1
+0 0 D2 2
+0 0 D3 2
+0 0 D4 0
+1 0 D0 1
+1 0 D3 2
+1 0 D5 0
+"""
+TEXT_6 = """
+0 0 D0 1
+0 0 D1 -1
+0 0 D2 0
+0 0 D3 2
+0 0 D4 0
+1 0 D0 1
+1 0 D3 2
+1 0 D4 -1
+1 0 D5 0
+"""
+TEXT_7 = """
+0 0 D0 -1
+0 0 D1 1
+0 0 D3 2
+0 0 D4 1
+1 0 D0 1
+1 0 D3 0
+1 0 D4 -1
+"""
+TEXT_8 = """
+0 0 D0 1 0.8 run
+0 0 D2 2 0.7 run
+0 0 D1 3 0.3 run
+0 0 D3 4 0.4 run
+0 0 D4 5 0.1 run
+1 0 D1 1 0.8 run
+1 0 D0 2 0.7 run
+1 0 D3 3 0.3 run
+1 0 D2 4 0.4 run
+"""
+
+# (their test, their measure, qrels, run, {query: value}, aggregate or None, tolerance)
+CASES = [
+    ('NumRet', 'NumRet', TEXT_0, TEXT_1, {'0': 5.0, '1': 4.0}, 9.0, 0),
+    ('NumRet', 'NumRet(rel=1)', TEXT_0, TEXT_1, {'0': 3.0, '1': 1.0}, 4.0, 0),
+    ('NumRet', 'NumRet(rel=2)', TEXT_0, TEXT_1, {'0': 1.0, '1': 1.0}, 2.0, 0),
+    ('NumRet', 'NumRet(rel=3)', TEXT_0, TEXT_1, {'0': 0.0, '1': 0.0}, 0.0, 0),
+    ('NumQ', 'NumQ', TEXT_0, TEXT_1, {'0': 1.0, '1': 1.0}, 2.0, 0),
+    ('NumRel', 'NumRel', TEXT_2, TEXT_1, {'0': 3.0, '1': 2.0}, 5.0, 0),
+    ('Success', 'Success@2', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.0}, 0.5, 0),
+    ('Success', 'Success(rel=2)@2', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.0}, 0.5, 0),
+    ('Success', 'Success(rel=3)@2', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
+    ('SetP', 'SetP(rel=1)', TEXT_3, TEXT_4, {'0': 0.6, '1': 0.25}, 0.425, 0),
+    ('SetP', 'SetRelP(rel=1)', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.5}, 0.75, 0),
+    ('SetP', 'SetP(rel=2)', TEXT_3, TEXT_4, {'0': 0.4, '1': 0.25}, 0.325, 0),
+    ('SetP', 'SetRelP(rel=2)', TEXT_3, TEXT_4, {'0': 1.0, '1': 1.0}, 1.0, 0),
+    ('SetP', 'SetP(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
+    ('SetR', 'SetR(rel=1)', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.5}, 0.75, 0),
+    ('SetR', 'SetR(rel=2)', TEXT_3, TEXT_4, {'0': 1.0, '1': 1.0}, 1.0, 0),
+    ('SetR', 'SetR(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
+    ('SetAP', 'SetAP(rel=1)', TEXT_3, TEXT_4, {'0': 0.6, '1': 0.125}, 0.3625, 0),
+    ('SetAP', 'SetAP(rel=2)', TEXT_3, TEXT_4, {'0': 0.4, '1': 0.25}, 0.325, 0),
+    ('SetAP', 'SetAP(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
+    ('SetF', 'SetF(rel=1)', TEXT_3, TEXT_4, {'0': 0.75, '1': 0.33333}, 0.5417, 5e-05),
+    ('SetF', 'SetF(rel=1, beta=0.5)', TEXT_3, TEXT_4, {'0': 0.6923, '1': 0.3}, 0.49615, 5e-05),
+    ('SetF', 'SetF(rel=1, beta=2.0)', TEXT_3, TEXT_4, {'0': 0.81818, '1': 0.375}, 0.59659, 5e-05),
+    ('SetF', 'SetF(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 5e-05),
+    ('IPrec', 'IPrec@0.25', TEXT_5, TEXT_4, {'0': 1.0, '1': 0.25}, 0.625, 0),
+    ('IPrec', 'IPrec@0.5', TEXT_5, TEXT_4, {'0': 1.0, '1': 0.25}, 0.625, 0),
+    ('IPrec', 'IPrec@0.75', TEXT_5, TEXT_4, {'0': 1.0, '1': 0.0}, 0.5, 0),
+    ('IPrec', 'IPrec(rel=2)@0.1', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
+    ('IPrec', 'IPrec(rel=2)@0.25', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
+    ('IPrec', 'IPrec(rel=2)@0.5', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
+    ('IPrec', 'IPrec(rel=2)@0.75', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
+    ('infAP', 'AP', TEXT_6, TEXT_4, {'0': 0.8333, '1': 0.125}, 0.47916666666666663, 5e-05),
+    ('infAP', 'infAP', TEXT_6, TEXT_4, {'0': 0.8333, '1': 0.1875}, 0.510416, 5e-05),
+    ('infAP', 'AP(rel=2)', TEXT_6, TEXT_4, {'0': 0.33333, '1': 0.25}, 0.2917, 5e-05),
+    ('infAP', 'infAP(rel=2)', TEXT_6, TEXT_4, {'0': 0.33333, '1': 0.375}, 0.3542, 5e-05),
+    ('nDCG', 'nDCG', TEXT_6, TEXT_4, {'0': 0.76018, '1': 0.32739}, None, 5e-05),
+    ('nDCG', 'nDCG@3', TEXT_6, TEXT_4, {'0': 0.76018, '1': 0.0}, None, 5e-05),
+    ('nDCG', 'nDCG(gains={0:1,1:4})', TEXT_6, TEXT_4, {'0': 0.97177, '1': 0.14949}, None, 5e-05),
+    ('P', 'P@4', TEXT_7, TEXT_8, {'0': 0.5, '1': 0.25}, None, 5e-05),
+    ('P', 'P(judged_only=True)@4', TEXT_7, TEXT_8, {'0': 0.75, '1': 0.25}, None, 5e-05),
+]
+
+#: Cases we cannot run, with the reason (none is silently dropped).
+UNSUPPORTED: dict[str, str] = {}
+
+
+def ours(qrels_text, run_text, name):
+    qrels, run = trec_text(qrels_text, "qrels"), trec_text(run_text, "run")
+    (m,) = cat.parse_measure(name)
+    got = cat.compute(judgments(qrels), run_frame(run), [m], compat="9.0.8")
+    return got.set_index("query_id")[m.name], cat.summarize(got, [m])[m.name].iloc[0]
+
+
+@pytest.mark.parametrize("test, name, qrels, run, want, agg, tol", CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_ir_measures_pytrec_eval_cases(test, name, qrels, run, want, agg, tol):
+    if name in UNSUPPORTED:
+        pytest.skip(UNSUPPORTED[name])
+    got, summary = ours(qrels, run, name)
+    assert sorted(got.index) == sorted(want)
+    for q, v in want.items():
+        assert got[q] == pytest.approx(v, abs=max(tol, 1e-12)), q
+    if agg is not None:
+        assert summary == pytest.approx(agg, abs=max(tol, 1e-12))
+
+
+JUDGED_QRELS = TEXT_0
+JUDGED_RUN = TEXT_1
+
+
+@pytest.mark.parametrize("name, want", [
+    ("Judged", {"0": 1.0, "1": 1 / 4}), ("Judged(cutoff=1000)", {"0": 1.0, "1": 1 / 4}),
+    ("Judged(cutoff=10)", {"0": 1.0, "1": 1 / 4}), ("Judged(cutoff=3)", {"0": 1.0, "1": 1 / 3}),
+    ("Judged(cutoff=1)", {"0": 1.0, "1": 0.0}),
+])
+def test_ir_measures_judged_cases(name, want):
+    """tests/test_judged.py: ir_measures' plain ``Judged`` is Judged@10."""
+    got, _ = ours(JUDGED_QRELS, JUDGED_RUN, name)
+    assert {q: got[q] for q in got.index} == pytest.approx(want, abs=1e-4)
+
+
+# tests/test_pytrec_eval.py, test_judged_only: each measure with judged_only=True on the run equals
+# the measure on the run without its unjudged documents (D0 graded -1 counts as unjudged), and
+# differs from the measure on the whole run.
+JO_QRELS = "0 0 D0 -1\n0 0 D1 1\n0 0 D3 2\n0 0 D4 1"
+JO_RUN = "0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run"
+JO_REMOVED = "0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run"
+JUDGED_ONLY = ["P@4", "RR", "Rprec", "AP", "AP@4", "nDCG", "nDCG@4", "R@2", "SetP", "SetAP", "SetF",
+               "Success@2", "IPrec@0.5"]
+
+
+def judged_only(name):
+    base, at, cut = name.partition("@")
+    return f"{base}(judged_only=True){at}{cut}"
+
+
+@pytest.mark.parametrize("name", JUDGED_ONLY)
+def test_ir_measures_judged_only_cases(name):
+    got, _ = ours(JO_QRELS, JO_RUN, judged_only(name))
+    removed, _ = ours(JO_QRELS, JO_REMOVED, name)
+    whole, _ = ours(JO_QRELS, JO_RUN, name)
+    assert got["0"] == pytest.approx(removed["0"], abs=1e-4)
+    assert got["0"] != pytest.approx(whole["0"], abs=1e-4)
