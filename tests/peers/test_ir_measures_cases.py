@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.peers.peer_helpers import cat, judgments, run_frame, trec_text
+from tests.peers.peer_helpers import cat, judgments, per_query, run_frame, trec_text
 
 ir_measures = pytest.importorskip("ir_measures")
 
@@ -219,3 +219,68 @@ def test_ir_measures_judged_only_cases(name):
     whole, _ = ours(JO_QRELS, JO_RUN, name)
     assert got["0"] == pytest.approx(removed["0"], abs=1e-4)
     assert got["0"] != pytest.approx(whole["0"], abs=1e-4)
+
+
+# tests/test_gdeval.py: its gdeval provider, whose nDCG is gdeval's (exponential gain, log2
+# discount): ir_measures' spelling of that definition is nDCG(dcg='exp-log2')@k, which is how
+# our registry reads it (plain nDCG@k is trec_eval's linear-gain one, in ir_measures too).
+# gdeval prints 5 decimals: the expected values are rounded, hence the tolerance.
+GDEVAL = [  # (their provider's measure, our name for its definition, {query: value}, aggregate)
+    ("nDCG@20", "nDCG(dcg='exp-log2')@20", {"0": 0.6201, "1": 0.35099}, 0.485545),
+    ("nDCG@2", "nDCG(dcg='exp-log2')@2", {"0": 0.17377, "1": 0.38685}, 0.28031),
+    ("ERR@20", "ERR@20", {"0": 0.10175, "1": 0.09375}, 0.09775),
+    ("ERR@2", "ERR@2", {"0": 0.03125, "1": 0.09375}, 0.0625),
+]
+
+
+@pytest.mark.parametrize("theirs, name, want, agg", GDEVAL, ids=[c[0] for c in GDEVAL])
+def test_ir_measures_gdeval_cases(theirs, name, want, agg):
+    got, summary = ours(TEXT_0, TEXT_1, name)
+    assert {q: got[q] for q in got.index} == pytest.approx(want, abs=1e-5)
+    assert summary == pytest.approx(agg, abs=1e-5)
+
+
+# tests/test_cwl_eval.py with tests/cwl.qrels and tests/cwl.run: its cwl_eval provider, "based on
+# a manual execution of cwl-eval", to 4 decimals. The run ranks D1 ... D10 for each topic with
+# the scores 4.3 4.2 4.1 3.9 3.8 3.7 3.6 3.5 3.4 3.3 (distinct: no tie order to decide).
+CWL_QRELS = {
+    "T1": {"D1": 1, "D2": 0, "D3": 1, "D4": 1, "D7": 1, "D8": 0, "D9": 1, "D10": 0},
+    "T2": {"D1": 1, "D2": 1, "D5": 1, "D6": 0, "D7": 1, "D8": 1, "D9": 1, "D10": 0},
+    "T3": {"D4": 0, "D5": 0, "D6": 1, "D7": 1, "D8": 1, "D9": 0, "D10": 1},
+}
+CWL_SCORES = [4.3, 4.2, 4.1, 3.9, 3.8, 3.7, 3.6, 3.5, 3.4, 3.3]
+CWL_RUN = {t: {f"D{i + 1}": s for i, s in enumerate(CWL_SCORES)} for t in ("T1", "T2", "T3")}
+CWL = [
+    ("AP", (0.7087, 0.7438, 0.3068)),
+    ("BPM(T=1.0, max_rel=1)@20", (1.0000, 1.0000, 0.1667)),
+    ("BPM(T=2.0, max_rel=1)@10", (0.6667, 1.0000, 0.2857)),
+    ("INSQ(T=1.0, max_rel=1)", (0.5872, 0.6629, 0.0880)),
+    ("INSQ(T=2.0, max_rel=1)", (0.4513, 0.5068, 0.1292)),
+    ("INST(T=1.0, max_rel=1)", (0.7934, 0.9226, 0.0888)),
+    ("INST(T=2.0, max_rel=1)", (0.5994, 0.6924, 0.1397)),
+    ("SDCG(max_rel=1)@10", (0.5645, 0.6531, 0.2848)),
+    ("NERR8(max_rel=1)@10", (1.0000, 1.0000, 0.1667)),
+    ("NERR9(max_rel=1)@10", (1.0000, 1.0000, 0.0680)),
+    ("NERR10(p=0.8, max_rel=1)", (1.0000, 1.0000, 0.0888)),
+    ("NERR11(T=2.0, max_rel=1)", (1.0000, 1.0000, 0.0691)),
+    ("P@1", (1.0000, 1.0000, 0.0000)),
+    ("P@10", (0.5000, 0.6000, 0.4000)),
+    ("P@20", (0.2500, 0.3000, 0.2000)),
+    ("P@5", (0.6000, 0.6000, 0.0000)),
+    ("RBP(p=0.9, rel=1)", (0.3501, 0.3996, 0.1988)),
+    ("RR", (1.0000, 1.0000, 0.1667)),
+]
+#: The cwl_eval measures the catalogue lacks (their cases are skipped, naming the measure).
+CWL_UNSUPPORTED = {"BPM": "BPM (the bejeweled player model) is not in the catalogue",
+                   "INSQ": "INSQ is not in the catalogue (INST is)"}
+
+
+@pytest.mark.parametrize("name, want", CWL, ids=[c[0] for c in CWL])
+def test_ir_measures_cwl_eval_cases(name, want):
+    family = name.split("(")[0]
+    if family in CWL_UNSUPPORTED:
+        with pytest.raises(ValueError, match="unknown measure"):
+            cat.parse_measure(name)  # refused, never read as something else
+        pytest.skip(f"unsupported: {CWL_UNSUPPORTED[family]}")
+    got = per_query(CWL_QRELS, CWL_RUN, name)
+    assert got.loc[["T1", "T2", "T3"]].tolist() == pytest.approx(list(want), abs=1e-4)
