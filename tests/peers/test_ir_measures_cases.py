@@ -329,3 +329,37 @@ def test_ir_measures_provider_accuracy_is_unsupported(scenario):
     with pytest.raises(ValueError, match="unknown measure"):
         cat.parse_measure("Accuracy()")
     pytest.skip("unsupported: Accuracy (ir_measures' accuracy provider) is not in the catalogue")
+
+
+# tests/test_ranx.py: its ranx provider, query 0 of TEXT_0 / TEXT_1 (NumRet(rel=2) is computed
+# there but has no expected value, so it is not a case).
+RANX_PROVIDER = [
+    ("P@5", 0.6), ("P(rel=2)@5", 0.2), ("SetP", 0.6), ("SetP(rel=2)@5", 0.2), ("R@5", 1.0),
+    ("R(rel=2)@5", 1.0), ("R@2", 0.3333333333333333), ("R(rel=2)@2", 0.0), ("SetR", 1.0),
+    ("SetR(rel=2)@5", 1.0), ("RR", 0.5), ("RR(rel=2)", 0.3333333333333333), ("RR@10", 0.5),
+    ("RR(rel=2)@10", 0.3333333333333333), ("RR@2", 0.5), ("RR(rel=2)@2", 0.0),
+    ("AP", 0.6388888888888888), ("AP(rel=2)", 0.3333333333333333), ("AP@10", 0.6388888888888888),
+    ("AP(rel=2)@10", 0.3333333333333333), ("AP@2", 0.16666666666666666), ("AP(rel=2)@2", 0.0),
+    ("Success@10", 1.0), ("Success(rel=2)@10", 1.0), ("Success@2", 1.0), ("Success(rel=2)@2", 0.0),
+    ("NumRet(rel=1)", 3.0), ("nDCG", 0.6584645692843067), ("nDCG@5", 0.6584645692843067),
+    ("nDCG@2", 0.23981246656813146), ("nDCG(dcg='exp-log2')", 0.6201040599710453),
+    ("nDCG(dcg='exp-log2')@5", 0.6201040599710453), ("nDCG(dcg='exp-log2')@2", 0.17376534287144002),
+    ("Rprec", 0.6666666666666666), ("Rprec(rel=2)", 0.0),
+]
+#: Spellings of that file the registry refuses, with the reason.
+RANX_PROVIDER_UNSUPPORTED = {
+    "SetP(rel=2)@5": "a set measure with a cutoff (ir_measures' ranx provider reads it as P@5): "
+                     "the set measures read the whole retrieved set; P(rel=2)@5 is the measure",
+    "SetR(rel=2)@5": "a set measure with a cutoff (read as R@5 there): R(rel=2)@5 is the measure",
+    "nDCG(dcg='exp-log2')": "gdeval's nDCG without a cutoff: the catalogue has it with one only",
+}
+
+
+@pytest.mark.parametrize("name, want", RANX_PROVIDER, ids=[c[0] for c in RANX_PROVIDER])
+def test_ir_measures_ranx_provider_cases(name, want):
+    if name in RANX_PROVIDER_UNSUPPORTED:
+        with pytest.raises(ValueError, match="unknown measure"):
+            cat.parse_measure(name)
+        pytest.skip(f"unsupported: {RANX_PROVIDER_UNSUPPORTED[name]}")
+    got, _ = ours(kept(TEXT_0, ("0",)), kept(TEXT_1, ("0",)), name)
+    assert got["0"] == pytest.approx(want, abs=1e-9)
