@@ -363,3 +363,11 @@ def test_ir_measures_ranx_provider_cases(name, want):
         pytest.skip(f"unsupported: {RANX_PROVIDER_UNSUPPORTED[name]}")
     got, _ = ours(kept(TEXT_0, ("0",)), kept(TEXT_1, ("0",)), name)
     assert got["0"] == pytest.approx(want, abs=1e-9)
+
+
+def test_ir_measures_aggregate_case():
+    """tests/test_aggregate.py: P@5 over TEXT_0 and TEXT_1 with D0 appended to query 1 at rank 5:
+    the aggregate 0.5, over 2 queries."""
+    got, summary = ours(TEXT_0, TEXT_1 + "\n1 0 D0 5 0.1 run", "P@5")
+    assert len(got) == 2
+    assert summary == 0.5
