@@ -58,6 +58,8 @@ def trec_text(text: str, kind: str) -> dict:
     out: dict = {}
     for line in text.strip().splitlines():
         f = line.split()
+        if not f:
+            continue
         if kind == "qrels":
             out.setdefault(f[0], {})[f[2]] = int(f[3])
         else:
