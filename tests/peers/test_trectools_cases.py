@@ -18,10 +18,10 @@ first 30 rows of its 10 topics (checked when the reduction was made): the rankin
 
 from __future__ import annotations
 
-import pytest
-
 import json
 from pathlib import Path
+
+import pytest
 
 from tests.peers.peer_helpers import mean, per_query
 
