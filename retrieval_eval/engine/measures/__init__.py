@@ -76,8 +76,8 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | I
         One row per evaluated (system, query_id), systems in first-appearance order, queries
         in the order the judgments list them, with one float column per measure named
         canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` is 1 a query, as pytrec_eval and
-        ir_measures give it: its summary, the number of queries, is their sum). ``attrs["measures"]`` holds the parsed :class:`Measure` list, and
-        ``attrs["repeats"]`` the ``(system, query_id)`` of each evaluated ranking that repeats
+        ir_measures give it: its summary, the number of queries, is their sum).
+        ``attrs["measures"]`` holds the parsed :class:`Measure` list, and ``attrs["repeats"]`` the ``(system, query_id)`` of each evaluated ranking that repeats
         a doc id (kept once, at its first place; trec_eval refuses such a run).
 
     Raises
