@@ -77,8 +77,9 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | I
         in the order the judgments list them, with one float column per measure named
         canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` is 1 a query, as pytrec_eval and
         ir_measures give it: its summary, the number of queries, is their sum).
-        ``attrs["measures"]`` holds the parsed :class:`Measure` list, and ``attrs["repeats"]`` the ``(system, query_id)`` of each evaluated ranking that repeats
-        a doc id (kept once, at its first place; trec_eval refuses such a run).
+        ``attrs["measures"]`` holds the parsed :class:`Measure` list, and ``attrs["repeats"]``
+        the ``(system, query_id)`` of each evaluated ranking that repeats a doc id (kept once,
+        at its first place; trec_eval refuses such a run).
 
     Raises
     ------
