@@ -39,7 +39,8 @@ def values(measure: Measure, arrays: Arrays, level: int = 1) -> np.ndarray:
 
 def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | Iterable[str | Measure], level: int = 1,
             max_ret: int | None = None, complete: bool = False,
-            order: str = "trec", num_docs: int = 0, compat: str = "10.0") -> pd.DataFrame:
+            order: str = "trec", num_docs: int = 0, compat: str = "10.0",
+            systems: Iterable[str] = ()) -> pd.DataFrame:
     """Per-query values of the measures ``names`` for every system of ``run``.
 
     Parameters
@@ -65,16 +66,20 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | I
         10.0 (the current NIST release, the default) rounds ``iprec_at_recall``'s and
         ``11pt_avg``'s recall cutoff to the nearest integer (``lround(x R)``); 9.0.8 (what
         pytrec_eval embeds) takes ``floor(x R + 0.9)``.
+    systems : list of str
+        Systems evaluated even if the run has no row of theirs: with ``complete`` each then
+        scores every labelled query as an empty ranking (0, the rule for an unanswered query).
 
     Returns
     -------
     pandas.DataFrame
         One row per evaluated (system, query_id), systems in first-appearance order, queries
         in the order the judgments list them, with one float column per measure named
-        canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` has no per-query value and is left
-        out). ``attrs["measures"]`` holds the parsed :class:`Measure` list, and
-        ``attrs["repeats"]`` the ``(system, query_id)`` of each evaluated ranking that repeats
-        a doc id (kept once, at its first place; trec_eval refuses such a run).
+        canonically (``P_10``, ``ndcg_cut_10``; ``num_q`` is 1 a query, as pytrec_eval and
+        ir_measures give it: its summary, the number of queries, is their sum).
+        ``attrs["measures"]`` holds the parsed :class:`Measure` list, and ``attrs["repeats"]``
+        the ``(system, query_id)`` of each evaluated ranking that repeats a doc id (kept once,
+        at its first place; trec_eval refuses such a run).
 
     Raises
     ------
@@ -89,12 +94,13 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | I
     if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)) or num_docs < 0:
         raise ValueError(f"num_docs (trec_eval's -N) must be an integer >= 0, got {num_docs!r}")
     ms = parse_measures(names)
-    need = [m.depth for m in ms if m.family != "num_q"]
+    need = [m.depth for m in ms if m.family != "num_q"]  # num_q reads no ranking
     depth = None if not need or None in need else max(cast("list[int]", need))  # a measure without a cutoff reads all
-    a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth)
+    a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth,
+             add_systems=systems)
     a.num_docs = int(num_docs)
     a.trec_version = compat
-    cols = {m.name: values(m, a, int(level)) for m in ms if m.family != "num_q"}
+    cols = {m.name: values(m, a, int(level)) for m in ms}
     frame = pd.DataFrame({
         "system": pd.array(a.systems.take(a.r_system).to_numpy(), dtype=ID),
         "query_id": pd.array(a.queries.take(a.r_query).to_numpy(), dtype=ID),
@@ -153,15 +159,17 @@ def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
     The hook behind ``evaluate(..., measures=[...])``. Rankings keep the run's own order (as
     every other number of ``evaluate``; a TREC run read with ``order="score"`` is in
     trec_eval's order). Every judged query of every system gets a value, a query the system
-    did not answer as an empty ranking (trec_eval's ``-c``). The summary column of each measure
+    did not answer as an empty ranking (trec_eval's ``-c``), a system whose run has no row at
+    all included: an unanswered query scores 0 (``num_q`` 1), never NaN. The summary column of each measure
     is trec_eval's aggregate over those queries (mean; geometric mean for ``gm_*``; sum for
     the counts), queries without relevant labels included, as trec_eval includes them;
     ``relstring`` (a per-query string) has none.
-    Returns the measures added (``num_q`` has no per-query column).
+    Returns the measures added.
     """
-    extra = compute(judgments, run, names, level=level, complete=True, order="rank", compat=compat)
+    extra = compute(judgments, run, names, level=level, complete=True, order="rank", compat=compat,
+                    systems=per_query["system"].drop_duplicates().astype(str).tolist())
     ms = extra.attrs["measures"]
-    cols = [m.name for m in ms if m.family != "num_q"]
+    cols = [m.name for m in ms]
     clash = [c for c in cols if c in per_query.columns]
     if clash:
         raise ValueError(f"measure column(s) {clash} already in the per-query frame")

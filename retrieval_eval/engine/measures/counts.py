@@ -20,10 +20,13 @@ if TYPE_CHECKING:
 
 FAMILIES = (
     Family("num_q", "counts", None, aggregate="count", kind="int",
-           definition="Number of queries evaluated (trec_eval prints only its 'all' value).",
-           aliases=("NumQ",)),
+           definition="Number of queries evaluated: 1 a query, summed (trec_eval prints only its "
+                      "'all' value).",
+           aliases=("NumQ",), reads_rel=False),
     Family("num_ret", "counts", None, aggregate="sum", kind="int",
-           definition="Number of documents retrieved (after -M).", aliases=("NumRet",)),
+           definition="Number of documents retrieved (after -M); ir_measures' NumRet(rel=r) is "
+                      "num_rel_ret at level r.",
+           aliases=("NumRet",), reads_rel=False),
     Family("num_rel", "counts", None, aggregate="sum", kind="int",
            definition="Number of relevant documents judged (grade >= the relevance level).",
            aliases=("NumRel",)),
@@ -37,6 +40,8 @@ FAMILIES = (
 
 def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     f = measure.family
+    if f == "num_q":  # each evaluated query counts once (pytrec_eval's and ir_measures' per-query 1)
+        return np.ones(len(a.r_ret), dtype=float)
     if f == "num_ret":
         return a.r_ret.astype(float)
     if f == "num_rel":

@@ -42,6 +42,9 @@ class Family:
     #: A parameter the plain name goes without (``param`` None), for the table of
     #: :func:`.registry.measures`: ``"gains: grade=gain,... (default: the grade)"``.
     optional: str = ""
+    #: Whether its value depends on the relevance level (``rel=``): a family that does not read
+    #: it (``num_ret``, ``Judged``) refuses ``rel=`` rather than ignore it.
+    reads_rel: bool = True
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,8 @@ def make(family: str, param: Any = None, rel: int | None = None) -> Measure:
         if fam.param == "beta" and param != 1.0:
             raise ValueError(f"{family}: only beta 1 is in the catalogue (the one checked "
                              "against trec_eval)")
+    if rel is not None and not fam.reads_rel:
+        raise ValueError(f"{family} does not read a relevance level: rel={rel!r} would be ignored")
     if rel is not None and (isinstance(rel, bool) or int(rel) != rel or rel < 1):
         raise ValueError(f"rel must be an integer >= 1, got {rel!r}")
     return Measure(family, param, None if rel is None else int(rel), name=name_of(fam, param, rel))

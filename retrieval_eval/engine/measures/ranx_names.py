@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 _V = "ranx 0.3"
 FAMILIES = (
-    Family("f1", "ranx_names", "cutoff", (10,), style="at", verified=_V, aliases=("F1",),
-           definition="F1 at k: the harmonic mean of P@k and recall@k."),
+    # label f1: named f1@10; the family is f1_cut because ranx's plain f1 is the whole ranking's
+    Family("f1_cut", "ranx_names", "cutoff", (10,), style="at", verified=_V, aliases=("F1",), label="f1",
+           definition="F1 at k: the harmonic mean of P@k and recall@k (ranx's f1 without k is set_F)."),
     Family("dcg", "ranx_names", "cutoff", (10,), style="at", verified=_V, aliases=("DCG",),
            definition="DCG at k, unnormalized, linear gain: sum grade / log2(rank + 1)."),
     Family("dcg_burges", "ranx_names", "cutoff", (10,), style="at", verified=_V,
@@ -36,7 +37,8 @@ FAMILIES = (
 
 
 def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
-    """``f1@10``, ``dcg@10``, ``dcg_burges@10``, ``rbp.95`` as measures, or None."""
+    """``f1@10``, ``dcg@10``, ``dcg_burges@10``, ``rbp.95`` as measures, or None. ranx's ``f1``
+    without a cutoff is the F1 of the whole ranking (ranx's k = 0), trec_eval's ``set_F``."""
     m = re.fullmatch(r"rbp\.(\d+)", text.strip())
     if m:
         from .rbp import parse as rbp
@@ -45,13 +47,16 @@ def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None
     call = split_call(text)
     if call is None or call[0].lower() not in ("f1", "dcg", "dcg_burges") or call[1]:
         return None
-    return [make(call[0].lower(), 10 if call[2] is None else call[2])]
+    family = "f1_cut" if call[0].lower() == "f1" else call[0].lower()
+    if call[2] is None:  # ranx's k = 0: the whole ranking (f1 is then trec_eval's set_F); dcg@10
+        return [make("set_F", 1.0)] if family == "f1_cut" else [make(family, 10)]
+    return [make(family, call[2])]
 
 
 def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     k = int(measure.param)
     top = a.l_pos < k  # unlabelled entries gain 0 and are not relevant
-    if measure.family == "f1":
+    if measure.family == "f1_cut":
         hits = a.l_sum(mask=top & (a.l_rel >= level)).astype(float)
         R = a.num_rel(level).astype(float)
         total = k + R  # 2 P R / (P + R) = 2 hits / (k + R)

@@ -108,6 +108,7 @@ _PLAIN = {
     "recip_rank": "recip_rank", "setp": "set_P", "setr": "set_recall", "setf": "set_F",
     "setap": "set_map", "setrelp": "set_relative_P", "numq": "num_q", "numret": "num_ret",
     "numrel": "num_rel", "numrelret": "num_rel_ret", "11pt": "11pt_avg",
+    "precision": "set_P",  # ranx's precision without k: the whole ranking (plain recall is trec_eval's)
 }
 _PLAIN_CASE = {"nDCG": "ndcg"}
 
@@ -117,7 +118,9 @@ def _families_by_lower() -> dict[str, str]:
 
 
 def _split_rel(text: str) -> tuple[str, int | None, str]:
-    """``P(rel=2)@5`` -> ("P", 2, "@5"); ``RBP(p=0.8)`` keeps args it does not know."""
+    """``P(rel=2)@5`` -> ("P", 2, "@5"); ir_measures' keyword spellings of the cutoff and of
+    beta are read too: ``Judged(cutoff=5)`` -> ("Judged", None, "@5"), ``SetF(beta=0.5)`` ->
+    ("SetF", None, "_0.5"). Any other argument is refused, never ignored."""
     m = re.fullmatch(r"([A-Za-z0-9_\-]+)\(([^)]*)\)(.*)", text)
     if not m:
         base, at, cut = text.partition("@")
@@ -125,10 +128,15 @@ def _split_rel(text: str) -> tuple[str, int | None, str]:
     base, args, rest = m.groups()
     rel = None
     for arg in filter(None, (a.strip() for a in args.split(","))):
-        key, _, value = arg.partition("=")
-        if key.strip() != "rel" or not re.fullmatch(r"-?\d+", value.strip()):
+        key, _, value = (x.strip() for x in arg.partition("="))
+        if key == "rel" and re.fullmatch(r"-?\d+", value):
+            rel = int(value)
+        elif key == "cutoff" and not rest and re.fullmatch(r"\d+", value):
+            rest = f"@{value}"
+        elif key == "beta" and not rest and re.fullmatch(r"\d+(\.\d*)?|\.\d+", value):
+            rest = f"_{value}"
+        else:
             raise UnknownMeasure(text, f"unsupported argument {arg!r}")
-        rel = int(value)
     return base, rel, rest
 
 
@@ -247,9 +255,17 @@ def _parse(text: str) -> list[Measure]:
         if fam is None:
             _bad(text, "no such measure with a cutoff")
         return [make(fam, cut, rel)]
+    family = _PLAIN_CASE.get(base) or (base if base in FAMILIES else _PLAIN.get(base.lower()))
+    if rest.startswith("_") and family is not None and FAMILIES[family].param == "beta":
+        out = _parse(f"{family}{rest}")  # SetF(beta=0.5) is set_F_0.5
+        if rel is not None and not 1 <= rel == int(rel):
+            _bad(text, f"rel must be an integer >= 1, got {rel}")
+        return out if rel is None else [
+            Measure(m.family, m.param, rel, name=name_of(FAMILIES[m.family], m.param, rel)) for m in out]
     if rest:
         _bad(text)
-    family = _PLAIN_CASE.get(base) or (base if base in FAMILIES else _PLAIN.get(base.lower()))
+    if base.lower() == "numret" and rel is not None:
+        return [make("num_rel_ret", None, rel)]  # ir_measures: NumRet(rel=r) counts grades >= r
     if family is not None:
         fam = FAMILIES[family]
         return [make(family, None, rel)] if fam.param is None else [

@@ -28,7 +28,7 @@ Measures reduce the arrays with ``np.bincount`` / cumulative sums.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -278,7 +278,8 @@ def _labelled(found: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int, i
 
 
 def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
-         complete: bool = False, order: str = "trec", depth: int | None = None) -> Arrays:
+         complete: bool = False, order: str = "trec", depth: int | None = None,
+         add_systems: Iterable[str] = ()) -> Arrays:
     # long: one pass, read top to bottom: rankings, the engine's scan, then the arrays' order.
     """The per-ranking arrays of ``run`` against ``judgments`` (frames of the data model).
 
@@ -286,7 +287,9 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
     of every system, an unanswered one as an empty ranking); ``order``: ``"trec"`` (score,
     then doc id, both descending) or ``"rank"`` (the run's own order); ``depth``: read no
     deeper than this (what the measures asked for need, see :attr:`Measure.depth`; ``r_ret``
-    then counts at most ``depth`` entries).
+    then counts at most ``depth`` entries); ``add_systems``: systems kept even without a row in
+    ``run`` (after the run's own, in the order given), each with no ranking of its own until
+    ``complete`` gives it every labelled query as an empty one.
     """
     if order not in ("trec", "rank"):
         raise ValueError(f"order must be 'trec' or 'rank', got {order!r}")
@@ -324,6 +327,9 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
     if max_ret == 0:
         r_ret = np.zeros_like(r_ret)
         l_block = l_pos = l_grade = none
+    more = [s for s in dict.fromkeys(str(x) for x in add_systems) if s not in set(systems)]
+    if more:  # appended: the run's systems keep their codes
+        systems = pd.Index([*systems.tolist(), *more], dtype=ID)
     if complete and len(systems):
         have = np.zeros((len(systems), nq), dtype=bool)
         have[r_system, r_query] = True
