@@ -350,7 +350,7 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
             _check_metrics(args.metric, ks, args.gain)
         options["metrics"] = args.metric
     judgments = inputs.load_labels(args).frame
-    run = inputs.load_runs(args)
+    run: Any = inputs.load_runs(args)
     if args.queries:
         options["queries"] = inputs.load_queries(args.queries)
         inputs.check_negatives(judgments, args.judgments, options["queries"], args.queries, args.threshold)

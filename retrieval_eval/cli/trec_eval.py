@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import Any, cast
 
 from ..engine.measures.registry import FAMILIES, parse_measure
 from .common import CLIError
@@ -387,7 +388,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
             lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
         if want_num_q:
             lines.append(_line("num_q", "all", len(per_query), "int"))
-        row = summary.iloc[0] if len(summary) else None  # -m runid alone: no measure, no row
+        row = cast(Any, summary.iloc[0] if len(summary) else None)  # -m runid alone: no measure, no row
         lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
                      if m.family not in PER_QUERY_ONLY)
     if lines:

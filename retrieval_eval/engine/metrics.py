@@ -67,7 +67,7 @@ MAX_K = 2**63 - 1
 MAX_CUTOFFS = 100
 
 
-def check_ks(k) -> tuple[int, ...]:
+def check_ks(k: int | np.integer | Iterable[int | np.integer]) -> tuple[int, ...]:
     """Normalize ``k`` (an int or an iterable of ints) to a sorted tuple of distinct cutoffs.
 
     Each cutoff is an integer from 1 to :data:`MAX_K`, and there are at most

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -202,25 +202,25 @@ class _Plan:
     blocks, the steps, and with judgments the labels sorted by query."""
 
     rk: Rankings
-    doc_arr: object  # the run's doc ids, an arrow array
+    doc_arr: Any  # the run's doc ids, an arrow array
     depth: int | None
     blocks: np.ndarray  # the rankings read, in scan order
     unit_of_block: np.ndarray
     block_at: np.ndarray  # per unit: its first block
     steps: np.ndarray  # unit boundaries of the steps
     graded: bool
-    keys: object = None  # the labels' keys (arrow), sorted by query
+    keys: Any = None  # the labels' keys (arrow), sorted by query
     grades: np.ndarray | None = None
     label_q: np.ndarray | None = None
     label_at: np.ndarray | None = None  # per query: its first label
     n_grades: int = 1
     threshold: int = 1
     grade_counts: bool = False
-    sums: object = None
+    sums: Any = None
 
 
-def _plan(rk: Rankings, run: pd.DataFrame, depth: int | None, judgments, label_codes, threshold,
-          sums, grade_counts) -> _Plan:
+def _plan(rk: Rankings, run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None,
+          label_codes: np.ndarray | None, threshold: int, sums: Any, grade_counts: bool) -> _Plan:
     """The units, their blocks and labels, and the steps (of about STEP_ROWS rows each)."""
     import pyarrow as pa
 
@@ -256,7 +256,7 @@ def _plan(rk: Rankings, run: pd.DataFrame, depth: int | None, judgments, label_c
     reach = rk.lengths[blocks] if depth is None else np.minimum(rk.lengths[blocks], depth)
     cost = np.bincount(unit_of_block, weights=reach, minlength=n_units)
     if graded:
-        cost += np.diff(label_at)
+        cost += np.diff(cast(np.ndarray, label_at))
     return _Plan(rk, doc_arr, depth, blocks, unit_of_block, block_at, _steps(cost), graded, keys,
                  grades, label_q, label_at, n_grades, threshold, grade_counts, sums)
 
@@ -288,9 +288,9 @@ def _step(plan: _Plan, ua: int, ub: int, exact: bool = False) -> dict[str, np.nd
         if position is None:
             position = np.arange(len(entries.local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
         got.update(row_block=entries.local + plan.block_at[ua], row_position=position,
-                   row_source=entries.src)
+                   row_source=cast(np.ndarray, entries.src))
         return got
-    graded = _step_graded(plan, entries, labels, group, len(bs), shift, exact, ub - ua)
+    graded = _step_graded(plan, entries, cast(_StepLabels, labels), group, len(bs), shift, exact, ub - ua)
     if graded is None:
         return _step(plan, ua, ub, exact=True)
     got.update(graded)
@@ -302,7 +302,7 @@ class _StepLabels:
     """A step's labels: the winners of repeated (query, key) pairs and the ideal rankings."""
 
     labels: object  # the step's label keys (arrow)
-    label_ids: tuple | None  # with their hashes (None with exact codes)
+    label_ids: tuple[Any, np.ndarray, np.ndarray] | None  # with their hashes (None with exact codes)
     m: int  # labels in the step
     win_rows: np.ndarray
     win_pairs: np.ndarray
@@ -310,14 +310,15 @@ class _StepLabels:
     ideal: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _step_labels(plan: _Plan, ua: int, ub: int, shift, exact: bool,
+def _step_labels(plan: _Plan, ua: int, ub: int, shift: np.uint64, exact: bool,
                  got: dict[str, np.ndarray]) -> _StepLabels | None:
     """The last label of a repeated (query, key) pair wins; the step's label counts (into
     ``got``) and each query's ideal ranking. None on a hash collision."""
     depth, cut_code = plan.depth, np.uint64(64) - shift
+    assert plan.label_at is not None and plan.label_q is not None and plan.grades is not None  # graded
     la, m = int(plan.label_at[ua]), int(plan.label_at[ub] - plan.label_at[ua])
     labels = _whole(plan.keys.slice(la, m))
-    label_ids = None
+    label_ids: Any = None
     if exact:  # codes in first-appearance order: the same when docs follow the labels
         label_code = labels.dictionary_encode().indices.to_numpy(zero_copy_only=False)
         label_code = label_code.astype(np.uint64)
@@ -359,7 +360,7 @@ class _StepEntries:
 
     local: np.ndarray  # per kept entry: its ranking in the step
     src: np.ndarray | None  # ... its row in the run frame
-    doc_ids: tuple | None  # the entries' ids with their hashes (None with exact codes)
+    doc_ids: tuple[Any, np.ndarray, np.ndarray] | None  # the entries' ids with their hashes (None with exact codes)
     doc_code: np.ndarray
     key: np.ndarray | None  # the (ranking, code) keys, when nothing was dropped
     entry: np.ndarray | None  # positions of the kept entries among those read (None: all)
@@ -368,7 +369,7 @@ class _StepEntries:
     has_dup: np.ndarray  # per ranking: a key repeated among the entries read
 
 
-def _step_entries(plan: _Plan, bs: np.ndarray, shift, exact: bool,
+def _step_entries(plan: _Plan, bs: np.ndarray, shift: np.uint64, exact: bool,
                   labels: _StepLabels | None) -> _StepEntries | None:
     """Read the step's rankings to ``depth`` (whole when a key repeats there), drop the repeats
     and cut back to ``depth``. None on a hash collision."""
@@ -378,7 +379,7 @@ def _step_entries(plan: _Plan, bs: np.ndarray, shift, exact: bool,
     m = labels.m if labels is not None else 0
     length = rk.lengths[bs]
     take = length if depth is None else np.minimum(length, depth)
-    doc_ids = None
+    doc_ids: Any = None
     while True:
         local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
         first = rk.starts[bs]
@@ -392,12 +393,12 @@ def _step_entries(plan: _Plan, bs: np.ndarray, shift, exact: bool,
             src = rows if rk.order is None else rk.order[rows]
             docs = fetch(plan.doc_arr, src)
         if exact:
-            both = pa.concat_arrays(([labels.labels] if plan.graded else []) + [docs]).dictionary_encode()
+            both = pa.concat_arrays(([cast(Any, labels).labels] if plan.graded else []) + [docs]).dictionary_encode()
             doc_code = both.indices.to_numpy(zero_copy_only=False)[m:].astype(np.uint64)
         else:
             doc_ids = (docs, *hashes(docs))
             doc_code = doc_ids[1] >> cut_code
-        key = local.view(np.uint64) << shift
+        key: np.ndarray | None = local.view(np.uint64) << shift
         key |= doc_code
         prev = groups(key, heads=False)[1]
         dup = np.flatnonzero(prev >= 0)  # an earlier entry of its ranking is the same id
@@ -413,7 +414,7 @@ def _step_entries(plan: _Plan, bs: np.ndarray, shift, exact: bool,
     if len(dup):  # drop the repeats, then cut the rankings taken whole back to ``depth``
         keep = prev < 0
         entry = np.flatnonzero(keep)  # positions in ``docs``
-        local, src = local[keep], src[keep]
+        local, src = local[keep], cast(np.ndarray, src)[keep]
         kept = np.bincount(local, minlength=len(bs))
         position = np.arange(len(local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
         if depth is not None and bool(np.any(take > depth)):
@@ -427,7 +428,7 @@ def _step_entries(plan: _Plan, bs: np.ndarray, shift, exact: bool,
 
 
 def _step_graded(plan: _Plan, entries: _StepEntries, labels: _StepLabels, group: np.ndarray,
-                 n_blocks: int, shift, exact: bool, n_units: int) -> dict[str, np.ndarray] | None:
+                 n_blocks: int, shift: np.uint64, exact: bool, n_units: int) -> dict[str, np.ndarray] | None:
     """Each kept entry's label, if it has one, handed to ``sums`` with the ideal rankings.
     None on a hash collision."""
     local, entry, kept, key = entries.local, entries.entry, entries.kept, entries.key
@@ -439,8 +440,8 @@ def _step_graded(plan: _Plan, entries: _StepEntries, labels: _StepLabels, group:
     at = find(labels.win_pairs, key)
     has = np.flatnonzero(at >= 0)
     at = at[has]
-    if not exact and not same(entries.doc_ids, has if entry is None else entry[has], labels.label_ids,
-                              labels.win_rows[at]):
+    if not exact and not same(cast(Any, entries.doc_ids), has if entry is None else entry[has],
+                              cast(Any, labels.label_ids), labels.win_rows[at]):
         return None
     if entries.position is None:  # an entry's position: its place after its ranking's first entry
         position_has = has - (np.cumsum(kept) - kept)[local[has]]

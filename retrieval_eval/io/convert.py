@@ -341,7 +341,7 @@ def read_labels(path: str | os.PathLike[str], as_chunk_ids: bool = False, split:
     return read_qrels(path, as_chunk_ids=as_chunk_ids)
 
 
-def _load_dict(path: str | os.PathLike, data: bytes | None, label: str) -> dict:
+def _load_dict(path: str | os.PathLike[str], data: bytes | None, label: str) -> dict[str, Any]:
     """A whole JSON document (a pytrec_eval/ranx dict), by the rule every JSON reader applies
     (:func:`~retrieval_eval.io.jsontext.parse_json`): a query or a document given twice is
     refused naming the key and its line, as JSONL inputs refuse a duplicate, instead of the

@@ -151,7 +151,7 @@ def runs_from_objects(items: Any) -> dict[str, Any] | None:
     return out
 
 
-def rank_marks(runs: Mapping) -> dict[str, str]:
+def rank_marks(runs: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     """``{name: why}`` for the frames of a dict of runs that carry a rank-based mark
     (``attrs["rank_based"]``, set by :func:`retrieval_eval.analysis.fusion.fuse`), each under
     the name the dict gives it: reading the dict makes one frame, and the mark must follow."""

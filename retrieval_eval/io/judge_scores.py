@@ -24,7 +24,7 @@ from __future__ import annotations
 import io as _stdio
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -92,7 +92,7 @@ def _records(source: Any, label: str) -> tuple[pd.DataFrame, bool]:
     return pd.DataFrame.from_records(rows).assign(**{_LINE: np.asarray(lines, dtype=np.int64)}), False
 
 
-def _fail(label: str, raw: pd.DataFrame, mask, detail) -> None:
+def _fail(label: str, raw: pd.DataFrame, mask: Any, detail: Callable[..., str]) -> None:
     """Raise on the first row of ``mask``; ``detail(i)`` words the problem of row ``i``."""
     mask = np.asarray(mask, dtype=bool)
     if mask.any():
@@ -101,12 +101,12 @@ def _fail(label: str, raw: pd.DataFrame, mask, detail) -> None:
 
 
 def _numbers(col: pd.Series, raw: pd.DataFrame, label: str, what: str, csv: bool,
-             where=None) -> np.ndarray:
+             where: Callable[[int], str] | None = None) -> np.ndarray:
     """The column as float64, refusing a missing, non-numeric (a boolean too) or non-finite
     cell; ``where(i)``, when given, adds to the message which column row ``i`` came from."""
     values = col.to_numpy(dtype=object)
 
-    def fail(mask, detail) -> None:
+    def fail(mask: Any, detail: Callable[[int], str]) -> None:
         _fail(label, raw, mask, lambda i: detail(i) + (where(i) if where is not None else ""))
 
     if csv:
@@ -153,7 +153,7 @@ def _to_tidy(raw: pd.DataFrame, label: str, csv: bool) -> pd.DataFrame:
     return tidy.iloc[order].reset_index(drop=True)
 
 
-def _query_ids(raw: pd.DataFrame, judgments, label: str) -> pd.Series:
+def _query_ids(raw: pd.DataFrame, judgments: pd.DataFrame | None, label: str) -> pd.Series:
     """The rows' query ids, from ``query_id`` or matched by query text to the judgments."""
     if "query_id" in raw.columns:
         qid = raw["query_id"]
@@ -177,7 +177,7 @@ def _query_ids(raw: pd.DataFrame, judgments, label: str) -> pd.Series:
     return qid.astype(str)
 
 
-def read_judge_scores(source, judgments=None, ranges: Mapping[str, tuple[float, float]] | None = None,
+def read_judge_scores(source: Any, judgments: Any = None, ranges: Mapping[str, tuple[float, float]] | None = None,
                       system: str | None = None, label: str | None = None) -> pd.DataFrame:
     """Read LLM judge scores into one tidy frame.
 
@@ -286,7 +286,7 @@ def _samples(out: pd.DataFrame, tidy: pd.DataFrame, label: str, csv: bool) -> np
     return order
 
 
-def _check_ranges(out: pd.DataFrame, tidy: pd.DataFrame, ranges, label: str) -> None:
+def _check_ranges(out: pd.DataFrame, tidy: pd.DataFrame, ranges: Mapping[str, Any] | None, label: str) -> None:
     for name, (low, high) in (ranges or {}).items():
         at = (out["metric"] == name).to_numpy(dtype=bool)
         bad = at & ((out["value"].to_numpy() < low) | (out["value"].to_numpy() > high))
@@ -294,7 +294,7 @@ def _check_ranges(out: pd.DataFrame, tidy: pd.DataFrame, ranges, label: str) -> 
             f"{name} value {float(out['value'].iloc[i])!r} is outside its declared range [{low}, {high}]"))
 
 
-def _unjudged(out: pd.DataFrame, judgments, label: str) -> list[str]:
+def _unjudged(out: pd.DataFrame, judgments: pd.DataFrame | None, label: str) -> list[str]:
     """Query ids with scores but no judgment, warned about once (their scores are kept)."""
     if judgments is None:
         return []

@@ -472,7 +472,7 @@ class LockedFile:
                 raise
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes | memoryview, backup: bool = False) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | memoryview, backup: bool = False) -> None:
     """Write ``data`` to ``path`` so that it is never half-written (see the module docstring).
 
     Parameters

@@ -58,7 +58,7 @@ def _devnull_rdev() -> int | None:
         return None
 
 
-def stream_bytes(path: str | os.PathLike) -> bytes | None:
+def stream_bytes(path: str | os.PathLike[str]) -> bytes | None:
     """The whole content of ``path`` when it is a pipe, a FIFO or a socket; None for a regular
     file, a folder or a path that does not exist (the caller reads those as usual).
 
@@ -86,7 +86,7 @@ def stream_bytes(path: str | os.PathLike) -> bytes | None:
     return read_bytes(path)  # refuses a device
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole file, read once; a character or block device other than ``/dev/null`` is
     refused (``/dev/zero`` would be read until memory runs out)."""
     import stat
@@ -127,7 +127,7 @@ def has_hex_prefix(data: bytes | bytearray | memoryview) -> bool:
     return b"0x" in data or b"0X" in data
 
 
-def plain_space_table(path: str | os.PathLike) -> bool:
+def plain_space_table(path: str | os.PathLike[str]) -> bool:
     """True when a whitespace table file has only the bytes arrow's space-delimited read handles.
 
     That is: ASCII (so valid UTF-8 and no BOM), no ``0x`` (:func:`has_hex_prefix`), no tab,
@@ -143,7 +143,7 @@ def plain_space_table(path: str | os.PathLike) -> bool:
     for block in file_blocks(path):
         if not block.isascii() or b"\t" in block or b"\v" in block or b"\f" in block:
             return False
-        if has_hex_prefix(block) or (tail == b"0" and block[:1] in (b"x", b"X")):
+        if has_hex_prefix(block) or (tail == b"0" and cast(bytes, block[:1]) in (b"x", b"X")):
             return False
         crlf += tail == b"\r" and block[:1] == b"\n"  # a CRLF cut between two blocks
         if b"\r" in block:

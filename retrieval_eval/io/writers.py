@@ -472,7 +472,7 @@ def write_queries(queries: Any, path: str | os.PathLike[str] | None = None) -> s
     return text
 
 
-def write_parquet(data: Any, path: str | os.PathLike) -> None:
+def write_parquet(data: Any, path: str | os.PathLike[str]) -> None:
     """Write judgments or a run as a parquet table with the data-model columns, atomically.
 
     The table is serialized in memory and written by the same safe writer as every text format

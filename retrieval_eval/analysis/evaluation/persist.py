@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -128,7 +128,7 @@ def write_result(kind: str, meta: dict[str, Any], frames: dict[str, pd.DataFrame
         if frame is None:
             layout[name] = None
             continue
-        d = frame_to_dict(frame.iloc[:0])
+        d = cast("dict[str, Any]", frame_to_dict(frame.iloc[:0]))
         d.pop("data")
         d["attrs"] = jsonable(dict(frame.attrs))
         atomic_write_bytes(os.path.join(path, f"{name}.parquet"), _frame_bytes(frame, d["dtypes"]))

@@ -6,8 +6,9 @@ or a two-label stratum produces confident-looking numbers that mean nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -107,7 +108,7 @@ def _row_issues(j: pd.DataFrame, qid: pd.Series, keys: pd.Series) -> list[Valida
     sha = j["text_sha"].astype(ID)
     bad_sha = (sha.notna() & ~sha.str.match(TEXT_SHA_PATTERN).fillna(False)).to_numpy(bool)
     issues: list[ValidationIssue] = []
-    for i in np.flatnonzero(dup | inconsistent | bad_chunk | bad_sha):
+    for i in cast("Iterable[int]", np.flatnonzero(dup | inconsistent | bad_chunk | bad_sha)):
         q = qid.iat[i]
         if bad_chunk[i]:
             issues.append(ValidationIssue("error", "bad-chunk-id", f"malformed chunk_id on query {q}: {chunk.iat[i]}"))
@@ -123,7 +124,7 @@ def _row_issues(j: pd.DataFrame, qid: pd.Series, keys: pd.Series) -> list[Valida
 
 
 def _set_issues(j: pd.DataFrame, qid: pd.Series, human: np.ndarray, synthetic: np.ndarray,
-                fingerprints: np.ndarray, strata: dict[str, int], other) -> list[ValidationIssue]:
+                fingerprints: Any, strata: dict[str, int], other) -> list[ValidationIssue]:
     """The findings about the set as a whole, in the spec's fixed order."""
     n = len(j)
     issues: list[ValidationIssue] = []

@@ -34,7 +34,7 @@ import difflib
 import re
 import threading
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import pandas as pd
 
@@ -287,7 +287,7 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     """Parse a name or a list of names (or :class:`Measure` values, kept as they are);
     duplicates (same canonical name) kept once, in order."""
     if isinstance(names, (str, Measure)) or irm.is_ir_measure(names):
-        names = [names]
+        names = [cast("str | Measure", names)]
     out: dict[str, Measure] = {}
     for n in names:
         for m in ([n] if isinstance(n, Measure) else parse_measure(n)):
