@@ -34,13 +34,20 @@ def test_the_variable_overrides_and_a_missing_folder_fails(monkeypatch, tmp_path
         conftest.spec_fixtures_dir()
 
 
-def test_ci_runs_exactly_the_readme_command_with_nothing_from_shared():
+def test_the_readmes_test_command_is_ci_itself_with_nothing_from_shared():
+    """The README's test command runs .ci/run, so the two are one thing; .ci/run installs the
+    project fresh, lints, type-checks and runs every test, notebooks included."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     block = re.search(r"Run the whole test suite.*?```bash\n(.*?)\n```", readme, re.S)
     assert block is not None
-    command = block.group(1).strip()
-    assert command in ci.splitlines()
+    assert block.group(1).strip() == "bash .ci/run"
+    lines = ci.splitlines()
+    assert "rm -rf .venv" in lines and "python3 -m venv .venv" in lines
+    assert ".venv/bin/pip install -q '.[test,dev]'" in lines
+    assert ".venv/bin/ruff check ." in lines and ".venv/bin/mypy retrieval_eval" in lines
+    assert any(re.fullmatch(r"\.venv/bin/python -m pytest .*--nbval --nbval-current-env tests notebooks", x)
+               for x in lines)
     assert "shared" not in ci and "RETRIEVAL_EVAL_SPEC_FIXTURES" not in ci
 
 

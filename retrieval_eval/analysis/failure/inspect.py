@@ -18,13 +18,13 @@ import pandas as pd
 
 from ...engine.labels import relevance_table
 from ...engine.measures.seed import metric_sums
-from ...engine.metrics import compute, metric_columns
+from ...engine.metrics import compute, metric_columns, metric_name
 from ...io.convert import as_corpus, as_judgments, as_queries, as_run
 from ...model import ID, UNSTRATIFIED
 from ..handoff import viz
 from .entries import check_query, one_system, ranked, texts
 
-__all__ = ["QueryInspection", "entry_gains", "inspect_query"]
+__all__ = ["QueryInspection", "contributions", "entry_gains", "inspect_query"]
 
 
 def entry_gains(grade: np.ndarray, rank: np.ndarray, gain: str = "exponential") -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +64,8 @@ class QueryInspection:
 
     * ``ranking``: one row per entry of the top k: ``rank``, ``key``, ``score``, ``grade``
       (NaN when unjudged), ``judged``, ``relevant`` (grade >= threshold), ``gain`` and
-      ``discounted_gain`` (the entry's terms of nDCG's DCG), ``text`` (NA when unknown).
+      ``discounted_gain`` (the entry's terms of nDCG's DCG), ``contrib_<metric>@k`` (its share of
+      precision, recall, nDCG and MRR at k: :func:`contributions`), ``text`` (NA when unknown).
     * ``missed``: the relevant keys not in the top k: ``key``, ``grade``, ``rank`` (where the
       run has them further down; NaN when not retrieved at all), ``text``.
     * ``metrics``: the query's seed metrics at k (the engine's), name -> value.
@@ -152,6 +153,33 @@ def _missed(qid: str, judgments: pd.DataFrame, whole: pd.DataFrame, k: int, thre
                            kind="stable").reset_index(drop=True)
 
 
+def contributions(ranking: pd.DataFrame, labels: pd.DataFrame, k: int, threshold: int,
+                  gain: str) -> pd.DataFrame:
+    """Each top-k entry's share of the query's metrics at k: what it adds to ``precision@k``
+    (relevant / k), ``recall@k`` (relevant / R, R the query's relevant labels), ``ndcg@k`` or
+    ``ndcg_linear@k`` (its
+    discounted gain over the ideal DCG at k, the ideal built from the labels' grades with the
+    engine's gain and discount) and ``mrr@k`` (1 / rank at the first relevant entry). Each column
+    sums to the engine's value of that metric, so a person sees which entries made the number.
+    NaN for a query without relevant labels (its metrics do not exist)."""
+    table = relevance_table(labels)
+    n_rel = int((table["relevance"] >= threshold).sum())
+    rel = ranking["relevant"].to_numpy(bool)
+    ideal = np.sort(table["relevance"].to_numpy(np.int64)[table["relevance"].to_numpy() > 0])[::-1][:k]
+    idcg = float(entry_gains(ideal, np.arange(1, len(ideal) + 1), gain)[1].sum())
+    first = np.zeros(len(rel))
+    if rel.any():
+        at = int(np.argmax(rel))
+        first[at] = 1.0 / float(ranking["rank"].iloc[at])
+    missing = np.nan if n_rel == 0 else None
+    return pd.DataFrame({
+        f"precision@{k}": missing if missing is not None else rel / k,
+        f"recall@{k}": missing if missing is not None else rel / n_rel,
+        metric_name("ndcg", k, gain): missing if missing is not None else ranking["discounted_gain"].to_numpy() / idcg,
+        f"mrr@{k}": missing if missing is not None else first,
+    }, index=ranking.index)
+
+
 def inspect_query(judgments, run, query_id, system=None, k: int = 10, corpus=None, queries=None,
                   calibration=None, threshold: int = 1, gain: str = "exponential") -> QueryInspection:
     """Returns one query's top ``k`` with its labels, gains and text, and the relevant keys it missed.
@@ -211,6 +239,7 @@ def inspect_query(judgments, run, query_id, system=None, k: int = 10, corpus=Non
     ranking = top[["rank", "key", "score", "grade", "judged"]].copy()
     ranking["relevant"] = grade >= threshold
     ranking["gain"], ranking["discounted_gain"] = g, dg
+    ranking = ranking.join(contributions(ranking, labels, k, threshold, gain).add_prefix("contrib_"))
     ranking["text"] = pd.array(text.reindex(ranking["key"]).to_numpy(), dtype=ID)
     q_text, stratum, expect_none = _query_facts(qid, judgments, queries)
     top1 = float(top["score"].iloc[0]) if len(top) else float("nan")
