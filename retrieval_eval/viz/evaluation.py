@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.measures.seed import parse_metric
-from ..model import ID
+from ..model import ID, UNSTRATIFIED
 from .draw import font_points, foreground, get_axes, legend_below, select_systems, system_color
 from .labels import display_name
 from .style import LOSS_COLOR, THIN_STRATUM, WIN_COLOR, clip_interval, is_bounded, system_colors
@@ -166,7 +166,7 @@ class StratumDisplay:
         for s in systems:
             w = evaluation.worst_stratum(name, s)
             mine = values.index.get_level_values("system") == s
-            if w is not None and mine.sum() > 1:  # one stratum is no "worst" of anything
+            if w is not None and (mine.sum() > 1 or w["name"] != UNSTRATIFIED):  # no strata: no worst
                 worst |= mine & (
                     values.index.get_level_values("stratum") == w["name"])
         values["worst"] = worst

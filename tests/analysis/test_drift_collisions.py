@@ -14,7 +14,7 @@ import pandas as pd
 
 import retrieval_eval as rev
 from retrieval_eval.analysis.drift import drift, fix
-from retrieval_eval.analysis.validation import validate
+from retrieval_eval.analysis.trust.validation import validate
 from retrieval_eval.identity import chunk_id, text_sha
 
 DEMO = rev.load_demo()

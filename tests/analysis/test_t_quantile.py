@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from retrieval_eval.analysis.measurement import summarize, t_half_width
+from retrieval_eval.analysis.evaluation.measurement import summarize, t_half_width
 
 P = Decimal(0.975)  # noqa: RUF032 (the float 0.975 exactly, as every float implementation takes it)
 
