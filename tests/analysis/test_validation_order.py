@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import retrieval_eval as rev
-from retrieval_eval.analysis.validation import validate
+from retrieval_eval.analysis.trust.validation import validate
 
 GOOD = "c1:" + "a" * 32
 

@@ -207,7 +207,7 @@ def test_score_shift_refuses_a_billion_bins_at_once():
 
 
 def test_score_shift_takes_the_largest_bins():
-    from retrieval_eval.analysis.shift import MAX_BINS
+    from retrieval_eval.analysis.calibration.shift import MAX_BINS
 
     proc = cli("score-shift", "--run-before", RUN, "--run-after", RUN, "--system", "dense",
                "--bins", MAX_BINS, "--json")
