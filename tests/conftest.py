@@ -84,11 +84,21 @@ SLOW_FILES = {
     "tests/viz/test_browser.py": "headless Chromium over the demo page and every notebook",
     "tests/cli/test_demo.py": "builds the whole demo page (plots, HTML) twice",
     "tests/io/test_safe_writes.py": "real processes killed mid-write, locks, full disks",
+    "tests/cli/test_cli_reliability.py": "a child interpreter per case (pipes, FIFOs, devices)",
+    "tests/viz/test_browser_failure.py": "headless Chromium over the diff page",
+    "tests/analysis/test_fusion.py": "ranx compiles its numba kernels (every case against ranx.fuse)",
+    "tests/io/test_ranx_inputs.py": "ranx compiles its numba kernels",
 }
 #: Single tests (every parametrization of each, or one with its [id]), and why.
 SLOW_TESTS = {
     # oracles that compile or search on first use
     "tests/engine/test_catalogue_ranx.py::test_ranx_names_match_ranx": "ranx compiles its numba kernels",
+    "tests/analysis/test_compare_pairs.py::test_means_equal_ranx_for_every_cutoff_and_name": "ranx compiles",
+    "tests/analysis/test_compare_pairs.py::test_randomization_p_values_agree_with_ranx_fisher_within_monte_carlo_error":
+        "ranx compiles; 10,000 resamples per row",
+    "tests/analysis/test_judged_stats.py::test_summary_does_not_depend_on_row_order": "property test",
+    "tests/viz/test_failure_pages.py::test_the_diff_page_repeats_byte_for_byte_across_hash_seeds":
+        "a child interpreter per hash seed",
     "tests/engine/test_measures_trec.py::test_every_trec_measure_matches_pytrec_eval_on_any_small_input":
         "property test over every trec_eval measure",
     "tests/engine/test_metrics.py::test_row_and_query_order_change_nothing": "property test",
