@@ -171,13 +171,13 @@ def contributions(ranking: pd.DataFrame, labels: pd.DataFrame, k: int, threshold
     if rel.any():
         at = int(np.argmax(rel))
         first[at] = 1.0 / float(ranking["rank"].iloc[at])
-    missing = np.nan if n_rel == 0 else None
-    return pd.DataFrame({
-        f"precision@{k}": missing if missing is not None else rel / k,
-        f"recall@{k}": missing if missing is not None else rel / n_rel,
-        metric_name("ndcg", k, gain): missing if missing is not None else ranking["discounted_gain"].to_numpy() / idcg,
-        f"mrr@{k}": missing if missing is not None else first,
+    out = pd.DataFrame({
+        f"precision@{k}": rel / k,
+        f"recall@{k}": rel / max(n_rel, 1),
+        metric_name("ndcg", k, gain): ranking["discounted_gain"].to_numpy() / (idcg or 1.0),
+        f"mrr@{k}": first,
     }, index=ranking.index)
+    return out if n_rel else out * np.nan  # no relevant label: the metrics do not exist
 
 
 def inspect_query(judgments, run, query_id, system=None, k: int = 10, corpus=None, queries=None,
