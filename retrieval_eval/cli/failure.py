@@ -16,14 +16,7 @@ from collections.abc import Callable
 
 from ..engine.metrics import GAINS
 from . import inputs
-from .common import (
-    EXIT_OK,
-    CLIError,
-    atomic_write_text,
-    check_out_not_input,
-    dumps,
-    positive_int,
-)
+from .common import EXIT_OK, CLIError, atomic_write_text, check_out_not_input, dumps, positive_int
 from .term import fmt_number
 
 __all__ = ["COMMANDS", "add_commands", "cmd_diff", "cmd_pool"]

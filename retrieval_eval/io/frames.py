@@ -34,14 +34,7 @@ from ..model import (
     RUN_REQUIRED,
     TOO_LARGE,
 )
-from .columns import (
-    constant_strings,
-    na_strings,
-    new_run_frame,
-    object_column,
-    plain_fields,
-    string_array,
-)
+from .columns import constant_strings, na_strings, new_run_frame, object_column, plain_fields, string_array
 from .jsontext import is_int
 from .runs import run_from_lines
 

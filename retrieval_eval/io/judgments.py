@@ -30,15 +30,7 @@ from .columns import (
     string_array,
 )
 from .jsontext import is_int, json_lines, json_table, query_id_of
-from .text import (
-    byte_blocks,
-    decode,
-    file_blocks,
-    object_lines,
-    read_bytes,
-    regular_file,
-    utf8_bytes,
-)
+from .text import byte_blocks, decode, file_blocks, object_lines, read_bytes, regular_file, utf8_bytes
 
 __all__ = [
     "KNOWN_JUDGMENT", "judgment_row", "judgments_from_rows", "parse_judgments", "read_judgments",

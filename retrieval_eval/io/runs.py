@@ -32,16 +32,7 @@ from .columns import (
     string_array,
 )
 from .jsontext import finite, is_number, json_lines, json_table, query_id_of
-from .text import (
-    byte_blocks,
-    checked_bytes,
-    decode,
-    file_blocks,
-    object_lines,
-    read_bytes,
-    regular_file,
-    utf8_bytes,
-)
+from .text import byte_blocks, checked_bytes, decode, file_blocks, object_lines, read_bytes, regular_file, utf8_bytes
 
 __all__ = ["parse_run", "read_run", "run_from_lines"]
 

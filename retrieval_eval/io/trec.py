@@ -38,14 +38,7 @@ from .columns import (
     utf8_view,
 )
 from .text import checked_bytes, decode, read_bytes, regular_file, utf8_bytes
-from .whitespace import (
-    INT_RE,
-    arrow_table,
-    delimiter,
-    parse_float_field,
-    space_table_file,
-    table_lines,
-)
+from .whitespace import INT_RE, arrow_table, delimiter, parse_float_field, space_table_file, table_lines
 
 __all__ = ["from_trec_run", "order_trec", "read_trec_run"]
 

@@ -14,15 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .style import (
-    DARK_PALETTE,
-    DARK_POSITIVE_COLOR,
-    HIGHLIGHT_COLOR,
-    PALETTE,
-    POSITIVE_COLOR,
-    color_of,
-    system_colors,
-)
+from .style import DARK_PALETTE, DARK_POSITIVE_COLOR, HIGHLIGHT_COLOR, PALETTE, POSITIVE_COLOR, color_of, system_colors
 
 __all__ = [
     "fmt_score",

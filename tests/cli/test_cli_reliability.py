@@ -327,9 +327,7 @@ def test_out_of_memory_is_one_line_exit_2(tiny):
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     qrels, run = tiny
-    from retrieval_eval.cli.common import (
-        MAX_CHUNK_ROWS,  # a first block of 3 GB, in 2 GB
-    )
+    from retrieval_eval.cli.common import MAX_CHUNK_ROWS  # a first block of 3 GB, in 2 GB
 
     proc = subprocess.run([PY, "-m", "retrieval_eval", "score", "--judgments", str(qrels), "--run", str(run),
                            "--chunk-rows", str(MAX_CHUNK_ROWS)], capture_output=True, text=True, env=env(),

@@ -9,13 +9,7 @@ import pytest
 from format_helpers import assert_dtypes, refused, same_outcome
 
 from retrieval_eval.errors import FormatError
-from retrieval_eval.io import (
-    RUN_COLUMNS,
-    from_qrels,
-    from_trec_run,
-    read_qrels,
-    read_trec_run,
-)
+from retrieval_eval.io import RUN_COLUMNS, from_qrels, from_trec_run, read_qrels, read_trec_run
 from retrieval_eval.io import qrels as io_qrels
 from retrieval_eval.io import text as io_text
 from retrieval_eval.io import trec as io_trec

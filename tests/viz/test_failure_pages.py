@@ -9,14 +9,7 @@ import re
 import pytest
 
 import retrieval_eval as rev
-from retrieval_eval.viz import (
-    bounds_html,
-    diff_html,
-    grade_badge,
-    inspection_html,
-    pool_html,
-    query_diff_html,
-)
+from retrieval_eval.viz import bounds_html, diff_html, grade_badge, inspection_html, pool_html, query_diff_html
 
 EVIL = "<script>alert(1)</script>"
 LONG = "word " * 400

@@ -9,16 +9,7 @@ that module had, without a warning.
 
 from __future__ import annotations
 
-from .core import (
-    DRIFT_STATUSES,
-    DriftResult,
-    DriftSummary,
-    FixResult,
-    drift,
-    fix,
-    match_substrings,
-    match_text_sha,
-)
+from .core import DRIFT_STATUSES, DriftResult, DriftSummary, FixResult, drift, fix, match_substrings, match_text_sha
 
 __all__ = [
     "DRIFT_STATUSES", "DriftResult", "DriftSummary", "FixResult", "drift", "fix",

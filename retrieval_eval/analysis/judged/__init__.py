@@ -9,20 +9,9 @@ correlation), :mod:`.paired` (paired comparison of two systems judged on the sam
 
 from __future__ import annotations
 
-from .measurement import (
-                          JUDGED_COLUMNS,
-                          judged_measurements,
-                          judged_summary,
-                          naive_summary,
-                          query_means,
-)
+from .measurement import JUDGED_COLUMNS, judged_measurements, judged_summary, naive_summary, query_means
 from .paired import compare_judged
-from .planning import (
-                          minimum_detectable_difference,
-                          planning_paragraph,
-                          planning_table,
-                          queries_needed,
-)
+from .planning import minimum_detectable_difference, planning_paragraph, planning_table, queries_needed
 from .ppi import ppi_from_judgments, ppi_mean
 
 __all__ = ["JUDGED_COLUMNS", "compare_judged", "judged_measurements", "judged_summary",

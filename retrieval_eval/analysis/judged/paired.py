@@ -16,13 +16,7 @@ import pandas as pd
 
 from ...model import ID
 from ..evaluation.measurement import t_half_width
-from ..stats import (
-    adjust_pvalues,
-    paired_bootstrap,
-    paired_randomization,
-    paired_t,
-    wilcoxon,
-)
+from ..stats import adjust_pvalues, paired_bootstrap, paired_randomization, paired_t, wilcoxon
 from .measurement import query_means
 
 __all__ = ["COMPARE_COLUMNS", "TESTS", "compare_judged"]

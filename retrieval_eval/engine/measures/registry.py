@@ -59,24 +59,10 @@ from . import (
     unjudged,
     variants,
 )
-from .declare import (  # noqa: F401  (re-exported: the registry's names)
-    CUTOFFS,
-    RECALL_LEVELS,
-    RPREC_MULTS,
-    SUCCESS_CUTOFFS,
-    Family,
-    fmt_param,
-    name_of,
-)
-from .declare import (
-    FAMILIES as FAMILIES,
-)
-from .declare import (
-    Measure as Measure,
-)
-from .declare import (
-    make as make,
-)
+from .declare import CUTOFFS, RECALL_LEVELS, RPREC_MULTS, SUCCESS_CUTOFFS, Family, fmt_param, name_of  # noqa: F401  (re-exported: the registry's names)
+from .declare import FAMILIES as FAMILIES
+from .declare import Measure as Measure
+from .declare import make as make
 
 #: The family modules, in the order of :func:`measures`' table. Each declares
 #: ``FAMILIES = (Family(...), ...)`` and ``compute(measure, arrays, level) -> np.ndarray``.
