@@ -34,9 +34,7 @@ def text_sha(text: str) -> str:
     return "t1:" + h128(normalize(text))
 
 
-def chunk_id(
-    doc_uri: str, doc_revision: str, ordinal: int, text: str, chunker_fingerprint: str
-) -> str:
+def chunk_id(doc_uri: str, doc_revision: str, ordinal: int, text: str, chunker_fingerprint: str) -> str:
     """Content-addressed chunk id: ``c1:`` + h128 of the five parts joined by U+001F."""
     parts = (doc_uri, doc_revision, str(int(ordinal)), normalize(text), chunker_fingerprint)
     return "c1:" + h128(SEP.join(parts))

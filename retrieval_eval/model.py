@@ -17,10 +17,26 @@ from collections.abc import Mapping
 import pandas as pd
 
 __all__ = [
-    "CORPUS_COLUMNS", "CORPUS_REQUIRED", "DEFAULT_SYSTEM", "FINGERPRINTS", "ID", "JUDGMENT_COLUMNS",
-    "JUDGMENT_FIELDS", "JUDGMENT_REQUIRED", "MAX_RELEVANCE", "QUERY_COLUMNS", "QUERY_REQUIRED",
-    "RUN_COLUMNS", "RUN_REQUIRED", "TOO_LARGE", "UNSTRATIFIED", "empty_corpus", "empty_judgments",
-    "empty_queries", "empty_run", "judgment_keys",
+    "CORPUS_COLUMNS",
+    "CORPUS_REQUIRED",
+    "DEFAULT_SYSTEM",
+    "FINGERPRINTS",
+    "ID",
+    "JUDGMENT_COLUMNS",
+    "JUDGMENT_FIELDS",
+    "JUDGMENT_REQUIRED",
+    "MAX_RELEVANCE",
+    "QUERY_COLUMNS",
+    "QUERY_REQUIRED",
+    "RUN_COLUMNS",
+    "RUN_REQUIRED",
+    "TOO_LARGE",
+    "UNSTRATIFIED",
+    "empty_corpus",
+    "empty_judgments",
+    "empty_queries",
+    "empty_run",
+    "judgment_keys",
 ]
 
 #: The dtype of every id column: pandas' string dtype (pyarrow-backed under pandas 3).
@@ -64,12 +80,7 @@ RUN_COLUMNS: dict[str, str] = {
 
 
 #: Queries frame.
-QUERY_COLUMNS: dict[str, str] = {
-    "query_id": "string",
-    "query": "string",
-    "stratum": "string",
-    "expect_none": "bool",
-}
+QUERY_COLUMNS: dict[str, str] = {"query_id": "string", "query": "string", "stratum": "string", "expect_none": "bool"}
 
 
 #: Corpus frame (fingerprints in ``df.attrs``).

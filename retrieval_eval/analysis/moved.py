@@ -66,8 +66,11 @@ class OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module):
         old = module.__name__
         new = f"{LAYER}.{MOVED[old.rpartition('.')[2]]}"
-        warnings.warn(f"{old} moved to {new}; import it from there (the old path will be removed)",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{old} moved to {new}; import it from there (the old path will be removed)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         # importlib returns what sys.modules holds under the name once the module has run
         sys.modules[old] = importlib.import_module(new)
 

@@ -84,8 +84,10 @@ def check_ks(k: int | np.integer | Iterable[int | np.integer]) -> tuple[int, ...
         out.append(int(value))
     distinct = tuple(sorted(set(out)))
     if len(distinct) > MAX_CUTOFFS:
-        raise ValueError(f"at most {MAX_CUTOFFS} cutoffs can be scored at once, got {len(distinct)}; "
-                         "ask for the cutoffs the report needs")
+        raise ValueError(
+            f"at most {MAX_CUTOFFS} cutoffs can be scored at once, got {len(distinct)}; "
+            "ask for the cutoffs the report needs"
+        )
     return distinct
 
 
@@ -128,14 +130,14 @@ def compute(
         raise ValueError(f"threshold must be an integer >= 1, got {threshold!r}")
     ks = check_ks(k)
     label_codes, queries, found = _first_reads(judgments, run)
-    sc = scan.scan_run(run, ks[-1], judgments, queries, label_codes, threshold,
-                       sums=metric_sums(ks, threshold, gain), found=found)
+    sc = scan.scan_run(
+        run, ks[-1], judgments, queries, label_codes, threshold, sums=metric_sums(ks, threshold, gain), found=found
+    )
     rk = sc.rankings
     systems = rk.systems if len(rk.systems) else pd.Index(["run"], dtype=ID)
     nq, ns = len(queries), len(systems)
     # The scan's sums per ranking (and per query), with no step at all when nothing is judged.
-    sums = {name: sc.sums.get(name, np.zeros((0, len(ks)))) for name in
-            ("hits", "dcg", "ap", "judged", "idcg")}
+    sums = {name: sc.sums.get(name, np.zeros((0, len(ks)))) for name in ("hits", "dcg", "ap", "judged", "idcg")}
     first_hit = sc.sums.get("first_hit", np.zeros(0))
     n_relevant = sc.sums.get("n_relevant", np.zeros(0, dtype=np.int64))
     n_judged = sc.sums.get("n_judged", np.zeros(0, dtype=np.int64))
@@ -165,13 +167,12 @@ def compute(
     return frame
 
 
-
-def _first_reads(judgments: pd.DataFrame,
-                 run: pd.DataFrame) -> tuple[np.ndarray, pd.Index, tuple[np.ndarray, bool] | None]:
+def _first_reads(
+    judgments: pd.DataFrame, run: pd.DataFrame
+) -> tuple[np.ndarray, pd.Index, tuple[np.ndarray, bool] | None]:
     """Each label's query code, the judged queries, and (for a large run) the run's ranking
     boundaries (:func:`.scan.ranking_starts`; None: the scan finds them)."""
-    (label_codes, queries), found = scan.beside_starts(
-        run, lambda: _codes(_arrow(judgments["query_id"])))
+    (label_codes, queries), found = scan.beside_starts(run, lambda: _codes(_arrow(judgments["query_id"])))
     return label_codes, queries, found
 
 
@@ -193,8 +194,16 @@ def _ranking_facts(sc: scan.Scan, run: pd.DataFrame, cell: np.ndarray, grid: int
     return present, dup_grid, retrieved, top1
 
 
-def _columns(sums: dict[str, np.ndarray], first_hit: np.ndarray, cell: np.ndarray, grid: int, nrel: np.ndarray,
-             ns: int, ks: tuple[int, ...], gain: str) -> dict[str, np.ndarray]:
+def _columns(
+    sums: dict[str, np.ndarray],
+    first_hit: np.ndarray,
+    cell: np.ndarray,
+    grid: int,
+    nrel: np.ndarray,
+    ns: int,
+    ks: tuple[int, ...],
+    gain: str,
+) -> dict[str, np.ndarray]:
     """Each seed metric at each cutoff, one value per (system, query) cell, in table order:
     the scan's per-ranking sums spread on the grid, then each declaration's formula."""
 
@@ -205,12 +214,20 @@ def _columns(sums: dict[str, np.ndarray], first_hit: np.ndarray, cell: np.ndarra
 
     safe_nrel = np.where(nrel > 0, nrel, 1.0)
     fh = spread(first_hit, np.inf)
-    at = [SimpleNamespace(hits=spread(sums["hits"][:, c]), dcg=spread(sums["dcg"][:, c]),
-                          idcg=np.tile(sums["idcg"][:, c], ns), ap=spread(sums["ap"][:, c]),
-                          judged=spread(sums["judged"][:, c]), first_hit=fh, nrel=nrel,
-                          safe_nrel=safe_nrel) for c in range(len(ks))]
-    return {metric_name(s.name, kk, gain): s.formula(at[c], kk)
-            for s in SEED for c, kk in enumerate(ks)}
+    at = [
+        SimpleNamespace(
+            hits=spread(sums["hits"][:, c]),
+            dcg=spread(sums["dcg"][:, c]),
+            idcg=np.tile(sums["idcg"][:, c], ns),
+            ap=spread(sums["ap"][:, c]),
+            judged=spread(sums["judged"][:, c]),
+            first_hit=fh,
+            nrel=nrel,
+            safe_nrel=safe_nrel,
+        )
+        for c in range(len(ks))
+    ]
+    return {metric_name(s.name, kk, gain): s.formula(at[c], kk) for s in SEED for c, kk in enumerate(ks)}
 
 
 def metric_columns(per_query: pd.DataFrame) -> list[str]:
@@ -229,9 +246,7 @@ def aggregate(per_query: pd.DataFrame, by: Sequence[str] = ("system",)) -> pd.Da
     by = list(by)
     scored = per_query[~per_query["no_positives"]]
     means = scored.groupby(by, sort=False, observed=True)[cols].mean()
-    counts = (~per_query["no_positives"]).groupby(
-        [per_query[c] for c in by], sort=False, observed=True
-    ).sum()
+    counts = (~per_query["no_positives"]).groupby([per_query[c] for c in by], sort=False, observed=True).sum()
     out = means.reindex(counts.index).round(12)
     out.insert(0, "n", counts.astype(np.int64))
     return out

@@ -18,8 +18,17 @@ from collections.abc import Iterable
 import pandas as pd
 
 #: The optional string fields of a judgment (SPEC A2): everything but query_id and doc_uri.
-JUDGMENT_OPTIONAL = ("query", "chunk_id", "text_sha", "chunk_text", "corpus_fingerprint",
-                     "labeled_by", "labeled_at", "stratum", "notes")
+JUDGMENT_OPTIONAL = (
+    "query",
+    "chunk_id",
+    "text_sha",
+    "chunk_text",
+    "corpus_fingerprint",
+    "labeled_by",
+    "labeled_at",
+    "stratum",
+    "notes",
+)
 #: The optional string fields of a query line.
 QUERY_OPTIONAL = ("query", "stratum")
 #: The optional string fields of a corpus chunk (its chunk_id and doc_uri are required).

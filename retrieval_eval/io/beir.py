@@ -54,8 +54,9 @@ def _jsonl_columns(path: Path, fields: tuple[str, ...]) -> dict[str, list[Any]]:
     label = str(path)
     schema = pa.schema([(f, pa.large_string()) for f in fields])
     try:
-        table = pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=schema,
-                                                                 unexpected_field_behavior="ignore"))
+        table = pj.read_json(
+            path, parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+        )
         ids = table.column("_id")
         if ids.null_count == 0 and not pa.compute.any(pa.compute.equal(ids, "")).as_py():
             return {f: table.column(f) for f in fields}
@@ -100,8 +101,9 @@ def read_beir_queries(path: str | os.PathLike[str]) -> pd.DataFrame:
     """BEIR's ``queries.jsonl`` (``_id``, ``text``) as the queries frame (``query_id = _id``,
     ``query = text``; ``metadata`` is not kept)."""
     cols = _jsonl_columns(Path(path), ("_id", "text"))
-    return queries_from_frame(pd.DataFrame({"query_id": _strings(cols["_id"]), "query": _strings(cols["text"])}),
-                              label=str(path))
+    return queries_from_frame(
+        pd.DataFrame({"query_id": _strings(cols["_id"]), "query": _strings(cols["text"])}), label=str(path)
+    )
 
 
 def read_beir_corpus(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -110,8 +112,12 @@ def read_beir_corpus(path: str | os.PathLike[str]) -> pd.DataFrame:
     rides along as a column."""
     cols = _jsonl_columns(Path(path), ("_id", "title", "text"))
     ids = _strings(cols["_id"])
-    return corpus_from_frame(pd.DataFrame({"chunk_id": ids, "doc_uri": ids, "text": _strings(cols["text"]),
-                                           "title": _strings(cols["title"])}), label=str(path))
+    return corpus_from_frame(
+        pd.DataFrame(
+            {"chunk_id": ids, "doc_uri": ids, "text": _strings(cols["text"]), "title": _strings(cols["title"])}
+        ),
+        label=str(path),
+    )
 
 
 def read_beir(folder: str | os.PathLike[str], split: str = "test") -> BeirData:
@@ -133,8 +139,11 @@ def read_beir(folder: str | os.PathLike[str], split: str = "test") -> BeirData:
     """
     root = Path(folder)
     if not root.is_dir():
-        raise FormatError(str(folder), None, "not a folder; a BEIR dataset is a folder with "
-                          "corpus.jsonl, queries.jsonl and qrels/<split>.tsv")
+        raise FormatError(
+            str(folder),
+            None,
+            "not a folder; a BEIR dataset is a folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv",
+        )
     qrels = root / "qrels" / f"{split}.tsv"
     if qrels.is_file():
         judgments = read_qrels(qrels)
@@ -147,6 +156,7 @@ def read_beir(folder: str | os.PathLike[str], split: str = "test") -> BeirData:
     corpus = read_beir_corpus(root / "corpus.jsonl") if (root / "corpus.jsonl").is_file() else empty_corpus()
     if len(judgments) and len(queries):
         text = pd.Series(queries["query"].array, index=queries["query_id"].to_numpy(dtype=object))
-        judgments = judgments.assign(query=pd.array(text.reindex(judgments["query_id"].to_numpy(dtype=object))
-                                                    .to_numpy(dtype=object), dtype=ID))
+        judgments = judgments.assign(
+            query=pd.array(text.reindex(judgments["query_id"].to_numpy(dtype=object)).to_numpy(dtype=object), dtype=ID)
+        )
     return BeirData(corpus, queries, judgments, split)

@@ -50,8 +50,18 @@ from .tabular import read_table_labels, read_table_run
 from .text import decode, is_path, read_bytes, stream_bytes
 from .trec import from_trec_run, order_trec, read_trec_run
 
-__all__ = ["as_corpus", "as_judgments", "as_queries", "as_run", "read_corpus_file", "read_labels",
-           "read_queries_file", "read_run_file", "refuse_swapped", "rerank_by_score"]
+__all__ = [
+    "as_corpus",
+    "as_judgments",
+    "as_queries",
+    "as_run",
+    "read_corpus_file",
+    "read_labels",
+    "read_queries_file",
+    "read_run_file",
+    "refuse_swapped",
+    "rerank_by_score",
+]
 
 
 def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
@@ -304,8 +314,14 @@ def rerank_by_score(run: Any, label: str = "run") -> pd.DataFrame:
     run = as_run(run, label=label)
     if len(run) and run["score"].isna().all():
         raise FormatError(label, None, "order 'score' needs scores, and the run has none")
-    return order_trec(arrow_of(run["system"]), arrow_of(run["query_id"]), arrow_of(run["doc_id"]),
-                      run["rank"].to_numpy(), run["score"].to_numpy(dtype=np.float64), "score")
+    return order_trec(
+        arrow_of(run["system"]),
+        arrow_of(run["query_id"]),
+        arrow_of(run["doc_id"]),
+        run["rank"].to_numpy(),
+        run["score"].to_numpy(dtype=np.float64),
+        "score",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,8 +329,14 @@ def rerank_by_score(run: Any, label: str = "run") -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 
 
-def read_labels(path: str | os.PathLike[str], as_chunk_ids: bool = False, split: str = "test",
-                data: bytes | None = None, label: str | None = None, api: bool = False) -> pd.DataFrame:
+def read_labels(
+    path: str | os.PathLike[str],
+    as_chunk_ids: bool = False,
+    split: str = "test",
+    data: bytes | None = None,
+    label: str | None = None,
+    api: bool = False,
+) -> pd.DataFrame:
     """Judgments from a file or folder of any labels format: judgments JSONL, TREC or BEIR
     qrels, a BEIR folder (its ``qrels/<split>.tsv``, query text from ``queries.jsonl``),
     parquet or CSV. ``data`` gives the bytes when they were already read (stdin); ``api``: see
@@ -330,8 +352,9 @@ def read_labels(path: str | os.PathLike[str], as_chunk_ids: bool = False, split:
     if found.kind in ("parquet", "csv"):
         return read_table_labels(path, found.kind, data=data, label=label, api=api)
     if as_chunk_ids and found.kind == "judgments":
-        raise FormatError(label, None, "--as-chunk-ids (as_chunk_ids=True) applies to qrels, "
-                          "and this file is judgments JSONL")
+        raise FormatError(
+            label, None, "--as-chunk-ids (as_chunk_ids=True) applies to qrels, and this file is judgments JSONL"
+        )
     if found.kind == "judgments" or (found.kind is None and jsonish(path, data)):
         if data is not None:
             return parse_judgments(decode(data, label), label=label)
@@ -352,8 +375,14 @@ def _load_dict(path: str | os.PathLike[str], data: bytes | None, label: str) -> 
     return obj
 
 
-def read_run_file(path: str | os.PathLike[str], system: str | None = None, order: str = "rank",
-                  data: bytes | None = None, label: str | None = None, api: bool = False) -> pd.DataFrame:
+def read_run_file(
+    path: str | os.PathLike[str],
+    system: str | None = None,
+    order: str = "rank",
+    data: bytes | None = None,
+    label: str | None = None,
+    api: bool = False,
+) -> pd.DataFrame:
     """A run from a file of any run format: JSONL, TREC, parquet or CSV.
 
     ``order="rank"`` keeps each ranking's own order (the JSONL list, the TREC rank column);
@@ -383,8 +412,9 @@ def read_run_file(path: str | os.PathLike[str], system: str | None = None, order
     return run
 
 
-def read_queries_file(path: str | os.PathLike[str], data: bytes | None = None,
-                      label: str | None = None) -> pd.DataFrame:
+def read_queries_file(
+    path: str | os.PathLike[str], data: bytes | None = None, label: str | None = None
+) -> pd.DataFrame:
     """Queries from queries JSONL or BEIR's ``queries.jsonl`` (``_id``, ``text``)."""
     label = str(path) if label is None else label
     data = stream_bytes(path) if data is None else data  # a pipe or FIFO: read once

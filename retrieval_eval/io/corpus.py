@@ -1,5 +1,4 @@
-"""Corpus JSON (SPEC A2): ``{"corpus_fingerprint", "chunker_fingerprint", "chunks": [...]}``.
-"""
+"""Corpus JSON (SPEC A2): ``{"corpus_fingerprint", "chunker_fingerprint", "chunks": [...]}``."""
 
 from __future__ import annotations
 

@@ -56,8 +56,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "csv": ("a CSV table", "table"),
 }
 
-_ROLE_WORDS = {"labels": "labels", "run": "a run", "queries": "queries", "corpus": "a corpus",
-               "report": "a report"}
+_ROLE_WORDS = {"labels": "labels", "run": "a run", "queries": "queries", "corpus": "a corpus", "report": "a report"}
 #: role -> the CLI option and the Python function that read it.
 READ_WITH = {
     "labels": "--judgments or --qrels (as_judgments)",
@@ -199,7 +198,8 @@ def expect(found: Sniff, role: str, label: str, api: bool = False) -> None:
         return
     swapped = api and {found.role, role} == {"labels", "run"}
     raise FormatError(
-        label, None,
+        label,
+        None,
         f"looks like {found.words} ({found.role}), not {_ROLE_WORDS[role]}; "
         f"pass it with {READ_WITH[found.role]}" + (f"; {ORDER_HINT}" if swapped else ""),
     )
@@ -213,6 +213,12 @@ def jsonish(path: str | os.PathLike[str], data: bytes | None) -> bool:
     if data is None:
         first = first_content_line(path)
     else:
-        first = next((ln.strip() for ln in data[:HEAD].decode("utf-8", "replace").splitlines()
-                      if ln.strip() and not ln.strip().startswith(("//", "#"))), "")
+        first = next(
+            (
+                ln.strip()
+                for ln in data[:HEAD].decode("utf-8", "replace").splitlines()
+                if ln.strip() and not ln.strip().startswith(("//", "#"))
+            ),
+            "",
+        )
     return first.lstrip("\ufeff").startswith(("{", "["))

@@ -22,10 +22,7 @@ from ..model import DEFAULT_SYSTEM, ID, JUDGMENT_COLUMNS, empty_run
 from .frames import judgments_from_frame
 from .trec import order_trec
 
-__all__ = [
-    "is_score_dict", "judgments_from_dict", "labels_from_object", "run_from_dict",
-    "run_from_object",
-]
+__all__ = ["is_score_dict", "judgments_from_dict", "labels_from_object", "run_from_dict", "run_from_object"]
 
 
 def is_score_dict(obj: Any) -> bool:
@@ -64,8 +61,11 @@ def _bad_value(qids: list[Any], docs: list[Any], values: list[Any], ok: np.ndarr
 def _numbers(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """The values as float64 and a mask of those that were real numbers (not bool, not text)."""
     arr = np.asarray(values, dtype=object)
-    is_num = np.fromiter((isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-                          for v in arr), dtype=bool, count=len(arr))
+    is_num = np.fromiter(
+        (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in arr),
+        dtype=bool,
+        count=len(arr),
+    )
     out = np.full(len(arr), np.nan)
     out[is_num] = arr[is_num].astype(np.float64)
     return out, is_num
@@ -81,8 +81,14 @@ def run_from_dict(d: Mapping[Any, Any], system: str | None = None, label: str = 
     if not qids:
         return empty_run()
     name = system or DEFAULT_SYSTEM
-    return order_trec(name, pa.array(qids, pa.large_string()), pa.array(docs, pa.large_string()),
-                       np.zeros(len(qids), np.int64), scores, "score")
+    return order_trec(
+        name,
+        pa.array(qids, pa.large_string()),
+        pa.array(docs, pa.large_string()),
+        np.zeros(len(qids), np.int64),
+        scores,
+        "score",
+    )
 
 
 def judgments_from_dict(d: Mapping[Any, Any], label: str = "judgments") -> pd.DataFrame:
@@ -93,15 +99,21 @@ def judgments_from_dict(d: Mapping[Any, Any], label: str = "judgments") -> pd.Da
     integral = ok & np.isfinite(grades) & (grades == np.round(grades))
     if len(ok) and not integral.all():
         if ok.all():
-            raise FormatError(label, None, "grades must be integers, and these are fractional "
-                              "scores: {qid: {doc: score}} is a run; pass it as the run (--run, as_run)")
+            raise FormatError(
+                label,
+                None,
+                "grades must be integers, and these are fractional "
+                "scores: {qid: {doc: score}} is a run; pass it as the run (--run, as_run)",
+            )
         _bad_value(qids, docs, values, integral, label, "relevance must be an integer")
-    frame = pd.DataFrame({
-        "query_id": pd.array(qids, dtype=ID),
-        "doc_uri": pd.array(docs, dtype=ID),
-        "relevance": np.maximum(grades, 0).astype(np.int64),
-        "line": np.arange(1, len(qids) + 1, dtype=np.int64),
-    })
+    frame = pd.DataFrame(
+        {
+            "query_id": pd.array(qids, dtype=ID),
+            "doc_uri": pd.array(docs, dtype=ID),
+            "relevance": np.maximum(grades, 0).astype(np.int64),
+            "line": np.arange(1, len(qids) + 1, dtype=np.int64),
+        }
+    )
     out = judgments_from_frame(frame, label)
     return out[list(JUDGMENT_COLUMNS)]
 
@@ -137,16 +149,19 @@ def runs_from_objects(items: Any) -> dict[str, Any] | None:
     rows would merge into one system."""
     if not isinstance(items, (list, tuple)) or not items:
         return None
-    if not all(callable(getattr(o, "to_dict", None)) and not isinstance(o, (Mapping, pd.DataFrame, pd.Series))
-               for o in items):
+    if not all(
+        callable(getattr(o, "to_dict", None)) and not isinstance(o, (Mapping, pd.DataFrame, pd.Series)) for o in items
+    ):
         return None
     out: dict[str, Any] = {}
     for i, o in enumerate(items, start=1):
         name = getattr(o, "name", None)
         name = name if isinstance(name, str) and name else f"run{i}"
         if name in out:
-            raise ValueError(f"two runs of the list are named {name!r}; give them distinct names "
-                             "(Run(..., name=...)) or pass a dict {name: run}")
+            raise ValueError(
+                f"two runs of the list are named {name!r}; give them distinct names "
+                "(Run(..., name=...)) or pass a dict {name: run}"
+            )
         out[name] = o
     return out
 
@@ -155,6 +170,14 @@ def rank_marks(runs: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     """``{name: why}`` for the frames of a dict of runs that carry a rank-based mark
     (``attrs["rank_based"]``, set by :func:`retrieval_eval.analysis.fusion.fuse`), each under
     the name the dict gives it: reading the dict makes one frame, and the mark must follow."""
-    return {"rank_based": marks} if (marks := {
-        n: "; ".join(map(str, r.attrs["rank_based"].values())) for n, r in runs.items()
-        if isinstance(r, pd.DataFrame) and r.attrs.get("rank_based")}) else {}
+    return (
+        {"rank_based": marks}
+        if (
+            marks := {
+                n: "; ".join(map(str, r.attrs["rank_based"].values()))
+                for n, r in runs.items()
+                if isinstance(r, pd.DataFrame) and r.attrs.get("rank_based")
+            }
+        )
+        else {}
+    )

@@ -39,10 +39,22 @@ from .jsontext import is_int
 from .runs import run_from_lines
 
 __all__ = [
-    "LABEL_ALIASES", "RUN_ALIASES", "carry_columns", "check_columns", "corpus_from_frame",
-    "is_missing_scalar", "is_pyterrier_run", "judgments_from_frame", "label_frame",
-    "queries_from_frame", "refuse_swapped", "run_frame", "run_from_any_frame", "run_from_frame",
-    "string_column", "swapped_columns",
+    "LABEL_ALIASES",
+    "RUN_ALIASES",
+    "carry_columns",
+    "check_columns",
+    "corpus_from_frame",
+    "is_missing_scalar",
+    "is_pyterrier_run",
+    "judgments_from_frame",
+    "label_frame",
+    "queries_from_frame",
+    "refuse_swapped",
+    "run_frame",
+    "run_from_any_frame",
+    "run_from_frame",
+    "string_column",
+    "swapped_columns",
 ]
 
 

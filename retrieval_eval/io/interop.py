@@ -52,11 +52,26 @@ from .dicts import (
 from .frames import LABEL_ALIASES, RUN_ALIASES, is_pyterrier_run, label_frame, run_frame
 
 __all__ = [
-    "BeirData", "IrDataset", "from_ir_datasets", "read_beir", "rerank_by_score", "to_dict",
+    "BeirData",
+    "IrDataset",
+    "from_ir_datasets",
+    "read_beir",
+    "rerank_by_score",
+    "to_dict",
     # re-exported from the modules that read each shape
-    "LABEL_ALIASES", "RUN_ALIASES", "is_pyterrier_run", "is_score_dict", "judgments_from_dict",
-    "label_frame", "labels_from_object", "read_beir_corpus", "read_beir_queries", "run_frame",
-    "run_from_dict", "run_from_object", "runs_from_objects",
+    "LABEL_ALIASES",
+    "RUN_ALIASES",
+    "is_pyterrier_run",
+    "is_score_dict",
+    "judgments_from_dict",
+    "label_frame",
+    "labels_from_object",
+    "read_beir_corpus",
+    "read_beir_queries",
+    "run_frame",
+    "run_from_dict",
+    "run_from_object",
+    "runs_from_objects",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -187,9 +202,12 @@ def from_ir_datasets(dataset: Any, docs: bool = True) -> IrDataset:
         q = q.rename(columns={"doc_id": "doc_uri"})
         if len(q):
             q = q.assign(relevance=np.maximum(pd.to_numeric(q["relevance"]).to_numpy(), 0))
-        judgments = as_judgments(q[[c for c in q.columns if c in ("query_id", "doc_uri", "relevance")]]
-                                 if len(q) else pd.DataFrame(columns=["query_id", "doc_uri", "relevance"]),
-                                 label=f"{label} qrels")
+        judgments = as_judgments(
+            q[[c for c in q.columns if c in ("query_id", "doc_uri", "relevance")]]
+            if len(q)
+            else pd.DataFrame(columns=["query_id", "doc_uri", "relevance"]),
+            label=f"{label} qrels",
+        )
     if _has(dataset, "queries"):
         q = _records(dataset.queries_iter(), f"{label} queries")
         field = _text_field(q, ("text", "title", "query"))

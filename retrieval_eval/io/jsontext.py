@@ -26,8 +26,17 @@ from .columns import read_pool
 from .text import decode, os_file, read_bytes, strip_bom
 
 __all__ = [
-    "MAX_JSON_DEPTH", "dump_value", "finite", "is_int", "is_number", "json_lines", "json_table",
-    "not_object", "parse_json", "query_id_of", "read_json",
+    "MAX_JSON_DEPTH",
+    "dump_value",
+    "finite",
+    "is_int",
+    "is_number",
+    "json_lines",
+    "json_table",
+    "not_object",
+    "parse_json",
+    "query_id_of",
+    "read_json",
 ]
 
 

@@ -42,13 +42,38 @@ JUDGE_SCORE_COLUMNS = ("system", "query_id", "metric", "key", "sample", "value",
 
 #: Columns of a wide frame that are not metrics: ids, and the text columns ragas and the
 #: usual judge loops carry beside the scores.
-TEXT_COLUMNS = frozenset({
-    "query_id", "system", "sample", "judge", "chunk_id", "doc_uri", "key", "labeled_by",
-    "labeled_at", "stratum", "notes", "query", "user_input", "question", "response", "answer",
-    "retrieved_contexts", "contexts", "reference", "ground_truth", "ground_truths",
-    "reference_contexts", "retrieved_context_ids", "reference_context_ids", "multi_responses",
-    "rubrics", "reference_tool_calls", "reasoning",
-})
+TEXT_COLUMNS = frozenset(
+    {
+        "query_id",
+        "system",
+        "sample",
+        "judge",
+        "chunk_id",
+        "doc_uri",
+        "key",
+        "labeled_by",
+        "labeled_at",
+        "stratum",
+        "notes",
+        "query",
+        "user_input",
+        "question",
+        "response",
+        "answer",
+        "retrieved_contexts",
+        "contexts",
+        "reference",
+        "ground_truth",
+        "ground_truths",
+        "reference_contexts",
+        "retrieved_context_ids",
+        "reference_context_ids",
+        "multi_responses",
+        "rubrics",
+        "reference_tool_calls",
+        "reasoning",
+    }
+)
 
 _QUERY_TEXT = ("user_input", "question")
 _LINE = "\x00line"
@@ -65,8 +90,7 @@ def _records(source: Any, label: str) -> tuple[pd.DataFrame, bool]:
             raise FormatError(label, bad + 1, not_object(source[bad]))
         return pd.DataFrame.from_records(source).assign(**{_LINE: np.arange(1, len(source) + 1)}), False
     if not is_path(source):
-        raise TypeError(f"judge scores: expected a path, a DataFrame or a list of dicts, "
-                        f"got {type(source).__name__}")
+        raise TypeError(f"judge scores: expected a path, a DataFrame or a list of dicts, got {type(source).__name__}")
     from .detect import sniff
 
     kind = sniff(source).kind if os.path.exists(source) else None
@@ -100,8 +124,9 @@ def _fail(label: str, raw: pd.DataFrame, mask: Any, detail: Callable[..., str]) 
         raise FormatError(label, int(raw[_LINE].iloc[i]), detail(i))
 
 
-def _numbers(col: pd.Series, raw: pd.DataFrame, label: str, what: str, csv: bool,
-             where: Callable[[int], str] | None = None) -> np.ndarray:
+def _numbers(
+    col: pd.Series, raw: pd.DataFrame, label: str, what: str, csv: bool, where: Callable[[int], str] | None = None
+) -> np.ndarray:
     """The column as float64, refusing a missing, non-numeric (a boolean too) or non-finite
     cell; ``where(i)``, when given, adds to the message which column row ``i`` came from."""
     values = col.to_numpy(dtype=object)
@@ -112,11 +137,22 @@ def _numbers(col: pd.Series, raw: pd.DataFrame, label: str, what: str, csv: bool
     if csv:
         fail((col.astype(str).str.strip() == "").to_numpy(), lambda i: f"{what} is empty")
         parsed = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
-        fail(np.isnan(parsed) & ~col.str.strip().str.lower().isin(["nan"]).to_numpy(),
-             lambda i: f"{what} must be a number, got {values[i]!r}")
+        fail(
+            np.isnan(parsed) & ~col.str.strip().str.lower().isin(["nan"]).to_numpy(),
+            lambda i: f"{what} must be a number, got {values[i]!r}",
+        )
     else:
-        kinds = np.array([isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
-                          for v in values], dtype=bool) if col.dtype == object else np.zeros(len(col), bool)
+        kinds = (
+            np.array(
+                [
+                    isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
+                    for v in values
+                ],
+                dtype=bool,
+            )
+            if col.dtype == object
+            else np.zeros(len(col), bool)
+        )
         if col.dtype == bool:
             kinds[:] = True
         fail(kinds & pd.notna(col).to_numpy(), lambda i: f"{what} must be a number, got {values[i]!r}")
@@ -144,8 +180,12 @@ def _to_tidy(raw: pd.DataFrame, label: str, csv: bool) -> pd.DataFrame:
         return raw
     metrics = [c for c in raw.columns if c != _LINE and str(c) not in TEXT_COLUMNS]
     if not metrics:
-        raise FormatError(label, None, "no score column: expected tidy rows (query_id, metric, value) "
-                                       "or one column per metric (faithfulness, answer_relevancy, ...)")
+        raise FormatError(
+            label,
+            None,
+            "no score column: expected tidy rows (query_id, metric, value) "
+            "or one column per metric (faithfulness, answer_relevancy, ...)",
+        )
     ids = [c for c in raw.columns if c not in metrics]
     tidy = raw.melt(id_vars=ids, value_vars=metrics, var_name="metric", value_name="value")
     # Keep the file's order: every metric of line 1, then of line 2 ...
@@ -162,23 +202,31 @@ def _query_ids(raw: pd.DataFrame, judgments: pd.DataFrame | None, label: str) ->
         return qid.astype(str)
     text_col = next((c for c in _QUERY_TEXT if c in raw.columns), None)
     if text_col is None:
-        raise FormatError(label, None, "missing column query_id (or user_input / question to match "
-                                       "the judgments' query text)")
+        raise FormatError(
+            label, None, "missing column query_id (or user_input / question to match the judgments' query text)"
+        )
     if judgments is None:
-        raise FormatError(label, None, f"no query_id column: pass the judgments to match {text_col} "
-                                       "to their query text")
+        raise FormatError(
+            label, None, f"no query_id column: pass the judgments to match {text_col} to their query text"
+        )
     j = judgments[judgments["query"].notna()] if "query" in judgments.columns else judgments.iloc[:0]
     by_text = dict(zip(j["query"].astype(str).str.strip(), j["query_id"].astype(str)))
     text = raw[text_col].astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
     qid = text.map(by_text)
     shown = raw[text_col].to_numpy(dtype=object)
-    _fail(label, raw, qid.isna().to_numpy(),
-          lambda i: f"{text_col} {str(shown[i])[:80]!r} matches no judged query's text")
+    _fail(
+        label, raw, qid.isna().to_numpy(), lambda i: f"{text_col} {str(shown[i])[:80]!r} matches no judged query's text"
+    )
     return qid.astype(str)
 
 
-def read_judge_scores(source: Any, judgments: Any = None, ranges: Mapping[str, tuple[float, float]] | None = None,
-                      system: str | None = None, label: str | None = None) -> pd.DataFrame:
+def read_judge_scores(
+    source: Any,
+    judgments: Any = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
+    system: str | None = None,
+    label: str | None = None,
+) -> pd.DataFrame:
     """Read LLM judge scores into one tidy frame.
 
     Parameters
@@ -230,26 +278,34 @@ def read_judge_scores(source: Any, judgments: Any = None, ranges: Mapping[str, t
     n = len(tidy)
     qid = _query_ids(tidy, judgments, label)
     metric = tidy["metric"]
-    _fail(label, tidy, ~metric.map(lambda v: isinstance(v, str) and v != "").to_numpy(dtype=bool),
-          lambda i: "missing metric")
+    _fail(
+        label,
+        tidy,
+        ~metric.map(lambda v: isinstance(v, str) and v != "").to_numpy(dtype=bool),
+        lambda i: "missing metric",
+    )
     wide = "metric" not in raw.columns  # a wide row's value came from the metric's column
-    value = _numbers(tidy["value"], tidy, label, "value", csv,
-                     where=(lambda i: f" (column {metric.iloc[i]})") if wide else None)
+    value = _numbers(
+        tidy["value"], tidy, label, "value", csv, where=(lambda i: f" (column {metric.iloc[i]})") if wide else None
+    )
     # The key of a per-passage score: chunk_id when present, else doc_uri (SPEC A2's rule).
     key_col = tidy.get("chunk_id")
     if "doc_uri" in tidy.columns:
-        key_col = tidy["doc_uri"] if key_col is None else key_col.where(key_col.notna() & (key_col != ""),
-                                                                        tidy["doc_uri"])
-    out = pd.DataFrame({
-        "system": _strings(tidy["system"], n) if "system" in tidy.columns else pd.array([system] * n, dtype=ID),
-        "query_id": pd.array(qid.to_numpy(dtype=object), dtype=ID),
-        "metric": pd.array(metric.astype(str).to_numpy(dtype=object), dtype=ID),
-        "key": _strings(key_col, n),
-        "sample": np.zeros(n, dtype=np.int64),
-        "value": value,
-        "judge": _strings(tidy.get("judge"), n),
-        "labeled_by": _strings(tidy.get("labeled_by"), n),
-    })
+        key_col = (
+            tidy["doc_uri"] if key_col is None else key_col.where(key_col.notna() & (key_col != ""), tidy["doc_uri"])
+        )
+    out = pd.DataFrame(
+        {
+            "system": _strings(tidy["system"], n) if "system" in tidy.columns else pd.array([system] * n, dtype=ID),
+            "query_id": pd.array(qid.to_numpy(dtype=object), dtype=ID),
+            "metric": pd.array(metric.astype(str).to_numpy(dtype=object), dtype=ID),
+            "key": _strings(key_col, n),
+            "sample": np.zeros(n, dtype=np.int64),
+            "value": value,
+            "judge": _strings(tidy.get("judge"), n),
+            "labeled_by": _strings(tidy.get("labeled_by"), n),
+        }
+    )
     _check_ranges(out, tidy, ranges, label)
     out["sample"] = _samples(out, tidy, label, csv)
     out.attrs["unjudged"] = _unjudged(out, judgments, label)
@@ -269,8 +325,12 @@ def _samples(out: pd.DataFrame, tidy: pd.DataFrame, label: str, csv: bool) -> np
     if given.any():
         sample = np.zeros(n)
         sample[given] = _numbers(tidy["sample"][given], tidy[given], label, "sample", csv)
-        _fail(label, tidy, given & ((sample < 0) | (sample != np.floor(sample))),
-              lambda i: f"sample must be a non-negative integer, got {tidy['sample'].iloc[i]!r}")
+        _fail(
+            label,
+            tidy,
+            given & ((sample < 0) | (sample != np.floor(sample))),
+            lambda i: f"sample must be a non-negative integer, got {tidy['sample'].iloc[i]!r}",
+        )
         before = pd.Series(given).groupby([g.to_numpy() for g in group]).cumsum().to_numpy() - given
         order = np.where(given, sample, order - before)
     order = order.astype(np.int64)
@@ -280,9 +340,12 @@ def _samples(out: pd.DataFrame, tidy: pd.DataFrame, label: str, csv: bool) -> np
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         first = int(tidy[_LINE].groupby(by.ngroup().to_numpy()).transform("first").iloc[i])
-        raise FormatError(label, int(tidy[_LINE].iloc[i]),
-                          f"duplicate score for query {out['query_id'].iloc[i]}, metric "
-                          f"{out['metric'].iloc[i]}, sample {order[i]}, already on line {first}")
+        raise FormatError(
+            label,
+            int(tidy[_LINE].iloc[i]),
+            f"duplicate score for query {out['query_id'].iloc[i]}, metric "
+            f"{out['metric'].iloc[i]}, sample {order[i]}, already on line {first}",
+        )
     return order
 
 
@@ -290,8 +353,14 @@ def _check_ranges(out: pd.DataFrame, tidy: pd.DataFrame, ranges: Mapping[str, An
     for name, (low, high) in (ranges or {}).items():
         at = (out["metric"] == name).to_numpy(dtype=bool)
         bad = at & ((out["value"].to_numpy() < low) | (out["value"].to_numpy() > high))
-        _fail(label, tidy, bad, lambda i, name=name, low=low, high=high: (
-            f"{name} value {float(out['value'].iloc[i])!r} is outside its declared range [{low}, {high}]"))
+        _fail(
+            label,
+            tidy,
+            bad,
+            lambda i, name=name, low=low, high=high: (
+                f"{name} value {float(out['value'].iloc[i])!r} is outside its declared range [{low}, {high}]"
+            ),
+        )
 
 
 def _unjudged(out: pd.DataFrame, judgments: pd.DataFrame | None, label: str) -> list[str]:
@@ -302,6 +371,9 @@ def _unjudged(out: pd.DataFrame, judgments: pd.DataFrame | None, label: str) -> 
     ids = [q for q in pd.unique(out["query_id"].astype(object)) if q not in known]
     if ids:
         shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-        warnings.warn(f"{label}: {len(ids)} scored {'query has' if len(ids) == 1 else 'queries have'} "
-                      f"no judgments ({shown})", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{label}: {len(ids)} scored {'query has' if len(ids) == 1 else 'queries have'} no judgments ({shown})",
+            UserWarning,
+            stacklevel=3,
+        )
     return ids

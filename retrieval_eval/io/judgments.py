@@ -32,9 +32,7 @@ from .columns import (
 from .jsontext import is_int, json_lines, json_table, query_id_of
 from .text import byte_blocks, decode, file_blocks, object_lines, read_bytes, regular_file, utf8_bytes
 
-__all__ = [
-    "KNOWN_JUDGMENT", "judgment_row", "judgments_from_rows", "parse_judgments", "read_judgments",
-]
+__all__ = ["KNOWN_JUDGMENT", "judgment_row", "judgments_from_rows", "parse_judgments", "read_judgments"]
 
 
 _OPTIONAL_JUDGMENT_STR = tuple(f for f in JUDGMENT_FIELDS if f not in ("query_id", "doc_uri", "relevance"))

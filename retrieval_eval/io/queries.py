@@ -1,5 +1,4 @@
-"""Queries JSONL (SPEC B2): ``{"query_id", "query"?, "stratum"?, "expect_none"?}`` a line.
-"""
+"""Queries JSONL (SPEC B2): ``{"query_id", "query"?, "stratum"?, "expect_none"?}`` a line."""
 
 from __future__ import annotations
 

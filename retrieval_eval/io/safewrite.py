@@ -151,8 +151,9 @@ def _new_temp(folder: str, name: str, temps: list[str]) -> int:
     raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
-def _write_temp(folder: str, name: str, data: bytes | memoryview, like: os.stat_result | None,
-                temps: list[str], shown: str) -> str:
+def _write_temp(
+    folder: str, name: str, data: bytes | memoryview, like: os.stat_result | None, temps: list[str], shown: str
+) -> str:
     """Write ``data`` to a fresh temp file, fsync it, give it ``like``'s mode and owner."""
     fd = _new_temp(folder, name, temps)
     tmp = temps[-1]
@@ -353,8 +354,9 @@ class LockedFile:
                 self.stat = None
                 return self
             _refuse_kind(self.shown, st)
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-                         | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(
+                self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+            )
             try:
                 fst = os.fstat(fd)
                 _refuse_kind(self.shown, fst)
@@ -421,7 +423,10 @@ class LockedFile:
         old = self.stat
         assert old is not None
         if (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (
-            old.st_dev, old.st_ino, old.st_size, old.st_mtime_ns
+            old.st_dev,
+            old.st_ino,
+            old.st_size,
+            old.st_mtime_ns,
         ):
             return False
         if self._digest is None:
@@ -453,8 +458,7 @@ class LockedFile:
                 new = _write_temp(folder, name, data, self.stat, temps, self.shown)
                 bak = None
                 if backup and self.stat is not None:
-                    bak = _write_temp(folder, name + ".bak", self.data or b"", self.stat, temps,
-                                      self.shown)
+                    bak = _write_temp(folder, name + ".bak", self.data or b"", self.stat, temps, self.shown)
                 if self.stat is not None and not self._unchanged():
                     raise WriteRefused(
                         self.shown,

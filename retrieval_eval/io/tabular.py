@@ -38,8 +38,9 @@ def _csv_table(path: Any, data: bytes | None, label: str) -> pa.Table:
 
     source = pa.BufferReader(data) if data is not None else str(path)
     header = _csv_header(path, data, label)
-    convert = pcsv.ConvertOptions(column_types={c: pa.large_string() for c in header},
-                                  strings_can_be_null=True, quoted_strings_can_be_null=False)
+    convert = pcsv.ConvertOptions(
+        column_types={c: pa.large_string() for c in header}, strings_can_be_null=True, quoted_strings_can_be_null=False
+    )
     try:
         return pcsv.read_csv(source, convert_options=convert)
     except pa.ArrowInvalid:
@@ -52,9 +53,12 @@ def _csv_table(path: Any, data: bytes | None, label: str) -> pa.Table:
         return "skip"
 
     try:
-        pcsv.read_csv(pa.BufferReader(data) if data is not None else str(path), convert_options=convert,
-                      read_options=pcsv.ReadOptions(use_threads=False),
-                      parse_options=pcsv.ParseOptions(invalid_row_handler=on_bad))
+        pcsv.read_csv(
+            pa.BufferReader(data) if data is not None else str(path),
+            convert_options=convert,
+            read_options=pcsv.ReadOptions(use_threads=False),
+            parse_options=pcsv.ParseOptions(invalid_row_handler=on_bad),
+        )
     except pa.ArrowInvalid as err:
         raise FormatError(label, None, f"not a CSV table ({_one_line(err)})") from None
     if bad:
@@ -106,8 +110,12 @@ def _parquet_table(path: Any, data: bytes | None, label: str) -> pa.Table:
         meta = pq.read_metadata(source)
         size = len(data) if data is not None else os.path.getsize(path)
         if meta.num_rows > max(PARQUET_FREE_ROWS, MAX_PARQUET_ROWS_PER_BYTE * size):
-            raise FormatError(label, None, f"holds {meta.num_rows:,} rows in {size:,} bytes, more than "
-                              f"{MAX_PARQUET_ROWS_PER_BYTE} rows per byte: refused unread as a decompression bomb")
+            raise FormatError(
+                label,
+                None,
+                f"holds {meta.num_rows:,} rows in {size:,} bytes, more than "
+                f"{MAX_PARQUET_ROWS_PER_BYTE} rows per byte: refused unread as a decompression bomb",
+            )
         return pq.read_table(pa.BufferReader(data) if data is not None else str(path))
     except (pa.ArrowInvalid, OSError) as err:
         raise FormatError(label, None, f"not a readable parquet file ({_one_line(err)})") from None
@@ -133,8 +141,11 @@ def _text_column(table: pa.Table, name: str, where: _Where, required: bool) -> N
     if pa.types.is_dictionary(t):
         t = t.value_type
     if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t)):
-        raise FormatError(where.label, None, f"column {name} holds {t}, and ids must be text "
-                          "(a number is never turned into an id: 007 and 7 differ)")
+        raise FormatError(
+            where.label,
+            None,
+            f"column {name} holds {t}, and ids must be text (a number is never turned into an id: 007 and 7 differ)",
+        )
     if required and len(col):
         empty = pc.fill_null(pc.equal(pc.utf8_length(col.cast(pa.large_string())), 0), True)
         if pc.any(empty).as_py():
@@ -156,8 +167,9 @@ def _number_column(table: pa.Table, name: str, where: _Where, integer: bool, wha
             row = int(np.flatnonzero(~ok.to_numpy(zero_copy_only=False))[0])
             raise where.error(row, f"{what}, found {col[row].as_py()!r}")
         col = pc.cast(pc.utf8_trim_whitespace(col), pa.int64() if integer else pa.float64())
-    elif pa.types.is_boolean(col.type) or not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
-                                               or pa.types.is_null(col.type)):
+    elif pa.types.is_boolean(col.type) or not (
+        pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_null(col.type)
+    ):
         raise FormatError(where.label, None, f"column {name} holds {col.type}: {what}")
     values = col.to_numpy(zero_copy_only=False).astype(np.float64)
     if integer:
@@ -189,12 +201,18 @@ def _refuse_swapped(columns: list[str], role: str, label: str, api: bool) -> Non
     swapped = swapped_columns(columns, role)
     if swapped:
         other = "run" if role == "labels" else "labels"
-        raise FormatError(label, None, f"{swapped}; pass it with {READ_WITH[other]}"
-                          + (f"; {ORDER_HINT}" if api else ""))
+        raise FormatError(
+            label, None, f"{swapped}; pass it with {READ_WITH[other]}" + (f"; {ORDER_HINT}" if api else "")
+        )
 
 
-def read_table_labels(path: str | os.PathLike[str], fmt: str | None = None, data: bytes | None = None,
-                      label: str | None = None, api: bool = False) -> pd.DataFrame:
+def read_table_labels(
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    data: bytes | None = None,
+    label: str | None = None,
+    api: bool = False,
+) -> pd.DataFrame:
     """Judgments from a parquet or CSV table (``fmt``: ``"parquet"``/``"csv"``, else by the
     file's kind). Columns: ``query_id``, ``doc_uri``, ``relevance`` (or PyTerrier's ``qid``,
     ``docno``, ``label``; ir_measures' ``doc_id``), and any optional judgment field; an
@@ -208,8 +226,12 @@ def read_table_labels(path: str | os.PathLike[str], fmt: str | None = None, data
     table = table.rename_columns(list(label_frame(pd.DataFrame(columns=table.column_names)).columns))
     missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in table.column_names]
     if missing:
-        raise FormatError(label, None, f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                          "(judgments need query_id, doc_uri, relevance; or PyTerrier's qid, docno, label)")
+        raise FormatError(
+            label,
+            None,
+            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            "(judgments need query_id, doc_uri, relevance; or PyTerrier's qid, docno, label)",
+        )
     for name in table.column_names:
         if name in JUDGMENT_FIELDS and name != "relevance":
             _text_column(table, name, where, required=name in ("query_id", "doc_uri"))
@@ -245,8 +267,14 @@ def _extra_values(col: pa.ChunkedArray, where: _Where) -> np.ndarray:
     return out
 
 
-def read_table_run(path: str | os.PathLike[str], fmt: str | None = None, system: str | None = None,
-                   data: bytes | None = None, label: str | None = None, api: bool = False) -> pd.DataFrame:
+def read_table_run(
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    system: str | None = None,
+    data: bytes | None = None,
+    label: str | None = None,
+    api: bool = False,
+) -> pd.DataFrame:
     """A run from a parquet or CSV table: ``query_id, doc_id`` and optionally ``system``,
     ``rank``, ``score`` (or PyTerrier's ``qid, docno, score, rank`` with 0-based ranks).
     Without ``rank`` the row order is the ranking order, as for a frame."""
@@ -256,23 +284,35 @@ def read_table_run(path: str | os.PathLike[str], fmt: str | None = None, system:
     _refuse_swapped(table.column_names, "run", label, api)
     pyterrier = "qid" in table.column_names and "docno" in table.column_names
     names = table.column_names
-    rename = {"qid": "query_id" if "query_id" not in names else "qid",
-              "docno": "doc_id" if "doc_id" not in names else "docno"}
+    rename = {
+        "qid": "query_id" if "query_id" not in names else "qid",
+        "docno": "doc_id" if "doc_id" not in names else "docno",
+    }
     table = table.rename_columns([rename.get(c, c) for c in names])
     pyterrier = pyterrier and "query_id" not in names
     missing = [c for c in ("query_id", "doc_id") if c not in table.column_names]
     if missing:
-        raise FormatError(label, None, f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                          "(a run needs query_id, doc_id; or PyTerrier's qid, docno)")
+        raise FormatError(
+            label,
+            None,
+            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            "(a run needs query_id, doc_id; or PyTerrier's qid, docno)",
+        )
     for name in ("query_id", "doc_id", "system"):
         if name in table.column_names:
             _text_column(table, name, where, required=name != "system")
     if "score" in table.column_names:
-        table = table.set_column(table.column_names.index("score"), "score",
-                                 _number_column(table, "score", where, False, "score must be a number"))
+        table = table.set_column(
+            table.column_names.index("score"),
+            "score",
+            _number_column(table, "score", where, False, "score must be a number"),
+        )
     if "rank" in table.column_names:
-        table = table.set_column(table.column_names.index("rank"), "rank",
-                                 _number_column(table, "rank", where, True, "rank must be an integer"))
+        table = table.set_column(
+            table.column_names.index("rank"),
+            "rank",
+            _number_column(table, "rank", where, True, "rank must be an integer"),
+        )
     frame = _frame(table)
     if "score" in frame.columns:
         _refuse_partial_scores(frame, where)
@@ -297,8 +337,11 @@ def _refuse_partial_scores(frame: pd.DataFrame, where: _Where) -> None:
     bad = missing & scored.to_numpy(dtype=bool)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise where.error(row, f"score is missing (empty, NaN or null) in query {frame['query_id'].iloc[row]}, "
-                          "whose other rows have scores; a ranking has a score on every row or on none")
+        raise where.error(
+            row,
+            f"score is missing (empty, NaN or null) in query {frame['query_id'].iloc[row]}, "
+            "whose other rows have scores; a ranking has a score on every row or on none",
+        )
 
 
 def _kind(path: Any) -> str:

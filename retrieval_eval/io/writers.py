@@ -26,8 +26,18 @@ from .judgments import KNOWN_JUDGMENT
 from .safewrite import atomic_write_bytes, atomic_write_text
 from .text import is_path
 
-__all__ = ["atomic_write_text", "rewrite_judgments", "serialize_judgments", "to_qrels", "to_trec_run",
-           "write_corpus", "write_judgments", "write_parquet", "write_queries", "write_run"]
+__all__ = [
+    "atomic_write_text",
+    "rewrite_judgments",
+    "serialize_judgments",
+    "to_qrels",
+    "to_trec_run",
+    "write_corpus",
+    "write_judgments",
+    "write_parquet",
+    "write_queries",
+    "write_run",
+]
 
 
 def serialize_judgments(judgments: Any) -> str:
@@ -340,8 +350,13 @@ def to_trec_run(run: Any, run_name: str = "retrieval-eval") -> str:
         _check_trec_field(arr, what)
     names_nl = pc.binary_join_element_wise(names, pa.scalar("", LARGE_STRING), pa.scalar("\n", LARGE_STRING))
     lines = pc.binary_join_element_wise(
-        qids, pa.scalar("Q0", LARGE_STRING), docs, pc.cast(pa.array(ranks), LARGE_STRING), score_text, names_nl,
-        pa.scalar(" ", LARGE_STRING)
+        qids,
+        pa.scalar("Q0", LARGE_STRING),
+        docs,
+        pc.cast(pa.array(ranks), LARGE_STRING),
+        score_text,
+        names_nl,
+        pa.scalar(" ", LARGE_STRING),
     )
     return _joined_text(lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines)
 
@@ -389,8 +404,11 @@ def to_qrels(judgments: Any, label: str | None = None) -> str:
             what = col if col == "query_id" else ("chunk_id" if pd.notna(df["chunk_id"].iloc[at]) else "doc_uri")
             line = int(df["line"].iloc[at])
             where = "" if line > 0 else f"row {at}: "
-            raise FormatError(label, line if line > 0 else None,
-                              f"{where}{what} {values.iloc[at]!r} contains whitespace; TREC qrels cannot hold it")
+            raise FormatError(
+                label,
+                line if line > 0 else None,
+                f"{where}{what} {values.iloc[at]!r} contains whitespace; TREC qrels cannot hold it",
+            )
     rel = df["relevance"].astype(str).astype(object)
     lines = df["query_id"].astype(object) + " 0 " + key.astype(object) + " " + rel
     return "\n".join(lines.tolist()) + "\n"
@@ -510,8 +528,9 @@ def write_parquet(data: Any, path: str | os.PathLike[str]) -> None:
         cols: dict[str, Any] = {c: j[c] for c in JUDGMENT_FIELDS}
         extra = j["extra"].to_numpy(dtype=object)
         if any(v is not None for v in extra):
-            cols["extra"] = pd.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in extra],
-                                     dtype=ID)
+            cols["extra"] = pd.array(
+                [None if v is None else json.dumps(v, ensure_ascii=False) for v in extra], dtype=ID
+            )
         table = pa.Table.from_pandas(pd.DataFrame(cols), preserve_index=False)
     else:
         r = as_run(data)

@@ -19,8 +19,7 @@ from .. import stats
 from ..evaluation.result import coerce
 from ..handoff import viz
 
-CORRECTION_LABEL = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg",
-                     "none": "no"}
+CORRECTION_LABEL = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg", "none": "no"}
 
 
 def check_choice(name: str, value: str, allowed) -> None:
@@ -34,13 +33,14 @@ def systems_in_order(run: pd.DataFrame) -> list[str]:
 
 def pick_baseline(systems: list[str], baseline: str | None) -> str:
     if len(systems) < 2:
-        raise ValueError(f"comparing needs at least two systems; the run has {len(systems)}"
-                         + (f" ({systems[0]})" if systems else ""))
+        raise ValueError(
+            f"comparing needs at least two systems; the run has {len(systems)}"
+            + (f" ({systems[0]})" if systems else "")
+        )
     if baseline is None:
         return systems[0]
     if baseline not in systems:
-        raise ValueError(f"baseline {baseline!r} is not a system of the run; "
-                         f"it has {', '.join(systems)}")
+        raise ValueError(f"baseline {baseline!r} is not a system of the run; it has {', '.join(systems)}")
     return baseline
 
 
@@ -72,11 +72,14 @@ class CalibrationComparison:
         esc, table, warnings_html = viz("esc", "table", "warnings_html")
 
         shown = self.table.set_index(["system", "metric"])[
-            ["value", "baseline_value", "delta", "ci_low", "ci_high", "p_adjusted",
-             "n_positive", "n_negative"]]
-        return (f"<p><b>Out-of-distribution calibration</b> against {esc(self.baseline)} "
-                f"({self.confidence:.0%} paired bootstrap, {self.n_resamples:,} resamples)</p>"
-                + table(shown) + warnings_html(self.warnings))
+            ["value", "baseline_value", "delta", "ci_low", "ci_high", "p_adjusted", "n_positive", "n_negative"]
+        ]
+        return (
+            f"<p><b>Out-of-distribution calibration</b> against {esc(self.baseline)} "
+            f"({self.confidence:.0%} paired bootstrap, {self.n_resamples:,} resamples)</p>"
+            + table(shown)
+            + warnings_html(self.warnings)
+        )
 
     def _repr_html_(self) -> str:
         box = viz("box")
@@ -84,8 +87,7 @@ class CalibrationComparison:
         return box("Calibration comparison", self._body_html())
 
     def __repr__(self) -> str:
-        return (f"CalibrationComparison(baseline={self.baseline!r}, systems={self.systems}, "
-                f"rows={len(self.table)})")
+        return f"CalibrationComparison(baseline={self.baseline!r}, systems={self.systems}, rows={len(self.table)})"
 
 
 def _quantile_rows(x: np.ndarray, q: float) -> np.ndarray:
@@ -146,16 +148,21 @@ def compare_calibration(
     ['auroc', 'negative_satisfaction']
     """
     check_choice("correction", correction, tuple(CORRECTION_LABEL))
-    systems, base, cal = _calibrated(judgments, run, queries, negatives, baseline, quantile, cutoff,
-                                     threshold, seed)
+    systems, base, cal = _calibrated(judgments, run, queries, negatives, baseline, quantile, cutoff, threshold, seed)
     warnings = list(cal.warnings)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    rows = _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, confidence,
-                           warnings)
+    rows = _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, confidence, warnings)
     table = _comparison_table(rows, correction, alpha)
-    return CalibrationComparison(table=table, baseline=base, systems=systems,
-                                 n_resamples=int(n_resamples), confidence=float(confidence),
-                                 correction=correction, alpha=float(alpha), warnings=warnings)
+    return CalibrationComparison(
+        table=table,
+        baseline=base,
+        systems=systems,
+        n_resamples=int(n_resamples),
+        confidence=float(confidence),
+        correction=correction,
+        alpha=float(alpha),
+        warnings=warnings,
+    )
 
 
 def _calibrated(judgments, run, queries, negatives, baseline, quantile, cutoff, threshold, seed):
@@ -166,15 +173,23 @@ def _calibrated(judgments, run, queries, negatives, baseline, quantile, cutoff, 
     j, r = coerce(judgments, run)
     systems = systems_in_order(r)
     base = pick_baseline(systems, baseline)
-    cal = calibrate(j, r, queries=queries, negatives=negatives, quantile=quantile,
-                    cutoff=cutoff, threshold=threshold, n_resamples=1, seed=seed)
+    cal = calibrate(
+        j,
+        r,
+        queries=queries,
+        negatives=negatives,
+        quantile=quantile,
+        cutoff=cutoff,
+        threshold=threshold,
+        n_resamples=1,
+        seed=seed,
+    )
     if base not in cal.systems:
         raise ValueError(f"the baseline {base!r} has no scores: calibration cannot be compared")
     return systems, base, cal
 
 
-def _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, confidence,
-                    warnings) -> list[dict]:
+def _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, confidence, warnings) -> list[dict]:
     """Each candidate's two rows (AUROC, negative satisfaction) against the baseline, from one
     paired bootstrap per candidate; a candidate that cannot be compared adds a warning."""
     top = cal.top1
@@ -205,8 +220,7 @@ def _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, conf
         P = np.stack([pb.reindex(pos_ids).to_numpy(), pc.reindex(pos_ids).to_numpy()])
         N = np.stack([nb.reindex(neg_ids).to_numpy(), nc.reindex(neg_ids).to_numpy()])
         if npos == 0 or nneg == 0:
-            warnings.append(f"{s}: no positive or negative scored by both systems; "
-                            "calibration not compared")
+            warnings.append(f"{s}: no positive or negative scored by both systems; calibration not compared")
             continue
         ip = rng.integers(0, npos, size=(n_resamples, npos))
         ineg = rng.integers(0, nneg, size=(n_resamples, nneg))
@@ -219,8 +233,7 @@ def _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, conf
             c_b = np.full(n_resamples, fixed) if fixed is not None else _quantile_rows(pos_b, quantile)
             figures[which] = {
                 "auroc": (float(stats.auroc(pos, neg)), stats.auroc(pos_b, neg_b)),
-                "negative_satisfaction": (float(np.mean(neg < c_obs)),
-                                          np.mean(neg_b < c_b[:, None], axis=1)),
+                "negative_satisfaction": (float(np.mean(neg < c_obs)), np.mean(neg_b < c_b[:, None], axis=1)),
             }
         for metric in ("auroc", "negative_satisfaction"):
             vb, db = figures[0][metric]
@@ -228,25 +241,60 @@ def _candidate_rows(cal, systems, base, rng, cutoff, quantile, n_resamples, conf
             dist = dc - db
             lo, hi = np.quantile(dist, [alpha_ci / 2, 1 - alpha_ci / 2])
             p = stats.bootstrap_pvalue(dist)  # ties within 1e-12 of 0 count on both sides
-            rows.append({"system": s, "metric": metric, "value": vc, "baseline_value": vb,
-                         "delta": vc - vb, "ci_low": float(lo), "ci_high": float(hi),
-                         "p_value": p, "n_positive": npos, "n_negative": nneg,
-                         "rank_based": bool(rank_based.get(s, False) or rank_based.get(base, False))})
+            rows.append(
+                {
+                    "system": s,
+                    "metric": metric,
+                    "value": vc,
+                    "baseline_value": vb,
+                    "delta": vc - vb,
+                    "ci_low": float(lo),
+                    "ci_high": float(hi),
+                    "p_value": p,
+                    "n_positive": npos,
+                    "n_negative": nneg,
+                    "rank_based": bool(rank_based.get(s, False) or rank_based.get(base, False)),
+                }
+            )
     return rows
 
 
 def _comparison_table(rows: list[dict], correction: str, alpha: float) -> pd.DataFrame:
     """The rows as the comparison's table: adjusted p-values, significance, explicit dtypes."""
-    table = pd.DataFrame(rows, columns=["system", "metric", "value", "baseline_value", "delta",
-                                        "ci_low", "ci_high", "p_value", "n_positive",
-                                        "n_negative", "rank_based"])
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "system",
+            "metric",
+            "value",
+            "baseline_value",
+            "delta",
+            "ci_low",
+            "ci_high",
+            "p_value",
+            "n_positive",
+            "n_negative",
+            "rank_based",
+        ],
+    )
     padj = stats.adjust_pvalues(table["p_value"].to_numpy(np.float64), correction)
     table.insert(table.columns.get_loc("p_value") + 1, "p_adjusted", padj)
-    table.insert(table.columns.get_loc("p_adjusted") + 1, "significant",
-                 np.asarray(padj <= alpha, dtype=bool))
-    table = table.astype({"system": ID, "metric": ID, "value": np.float64,
-                          "baseline_value": np.float64, "delta": np.float64,
-                          "ci_low": np.float64, "ci_high": np.float64, "p_value": np.float64,
-                          "p_adjusted": np.float64, "significant": bool,
-                          "n_positive": np.int64, "n_negative": np.int64, "rank_based": bool})
+    table.insert(table.columns.get_loc("p_adjusted") + 1, "significant", np.asarray(padj <= alpha, dtype=bool))
+    table = table.astype(
+        {
+            "system": ID,
+            "metric": ID,
+            "value": np.float64,
+            "baseline_value": np.float64,
+            "delta": np.float64,
+            "ci_low": np.float64,
+            "ci_high": np.float64,
+            "p_value": np.float64,
+            "p_adjusted": np.float64,
+            "significant": bool,
+            "n_positive": np.int64,
+            "n_negative": np.int64,
+            "rank_based": bool,
+        }
+    )
     return table

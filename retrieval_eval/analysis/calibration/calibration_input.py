@@ -80,8 +80,9 @@ def judgments_frame(judgments) -> pd.DataFrame:
     missing = [c for c in ("query_id", "doc_uri", "relevance") if c not in judgments.columns]
     if missing:
         raise ValueError(f"judgments need columns {', '.join(missing)} (docs/data-model.md)")
-    add: dict[str, Any] = {c: _na_strings(len(judgments))
-                           for c in ("chunk_id", "stratum", "query") if c not in judgments.columns}
+    add: dict[str, Any] = {
+        c: _na_strings(len(judgments)) for c in ("chunk_id", "stratum", "query") if c not in judgments.columns
+    }
     if "line" not in judgments.columns:
         add["line"] = np.zeros(len(judgments), dtype=np.int64)
     return judgments_meaning(judgments.assign(**add) if add else judgments)
@@ -191,8 +192,13 @@ def negative_ids(queries=None, negatives=None) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1, label: str = "judgments",
-                    negatives_label: str | None = None) -> None:
+def check_negatives(
+    judgments,
+    negatives: Iterable[str],
+    threshold: int = 1,
+    label: str = "judgments",
+    negatives_label: str | None = None,
+) -> None:
     """Raise :class:`FormatError` when a negative has a label at or above ``threshold``.
 
     A query marked ``expect_none`` claims the corpus holds nothing for it; a relevant label
@@ -241,7 +247,8 @@ def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1, lab
     line = int(first["line"]) if int(first["line"]) > 0 else None
     where = f" in {negatives_label}" if negatives_label else ""
     raise FormatError(
-        label, line,
+        label,
+        line,
         f"query {str(first['query_id'])!r} is marked expect_none{where} but has a label with relevance "
         f"{int(first['relevance'])} >= threshold {threshold} on {str(key)!r}{more}; "
         "remove the label or the expect_none mark",
@@ -252,8 +259,7 @@ def check_negatives(judgments, negatives: Iterable[str], threshold: int = 1, lab
 # Rows.
 
 
-def query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
-                 threshold: int) -> pd.DataFrame:
+def query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str], threshold: int) -> pd.DataFrame:
     """One row per known query (judged, negative or in the queries table): kind, stratum, text.
 
     Stratum: the judgments' (the engine's rule: a query's first label), else the queries
@@ -289,8 +295,7 @@ def query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
     table = pd.DataFrame(index=ids)
     nr = n_rel.reindex(ids).fillna(0).astype(np.int64).to_numpy()
     is_judged = ids.isin(judged)
-    kind = np.where(is_judged & (nr > 0), "positive",
-                    np.where(is_judged, "no_positives", "unjudged"))
+    kind = np.where(is_judged & (nr > 0), "positive", np.where(is_judged, "no_positives", "unjudged"))
     kind = np.where(ids.isin(pd.Index(negs, dtype=ID)), "negative", kind)
     table["kind"] = pd.array(kind, dtype=ID)
     strata = pd.Series(query_strata(j, judged), index=judged.to_numpy(), dtype=ID)
@@ -300,8 +305,9 @@ def query_table(j: pd.DataFrame, q: pd.DataFrame | None, negs: list[str],
     query = text.reindex(ids.to_numpy())
     if q is not None:
         qq = q.drop_duplicates("query_id", keep="first").set_index("query_id")
-        stratum = stratum.mask(stratum.isna() | (stratum == UNSTRATIFIED),
-                               qq["stratum"].reindex(ids.to_numpy()).to_numpy())
+        stratum = stratum.mask(
+            stratum.isna() | (stratum == UNSTRATIFIED), qq["stratum"].reindex(ids.to_numpy()).to_numpy()
+        )
         query = query.fillna(qq["query"].reindex(ids.to_numpy()))
     table["stratum"] = pd.array(stratum.fillna(UNSTRATIFIED).to_numpy(), dtype=ID)
     table["query"] = pd.array(query.to_numpy(), dtype=ID)
@@ -335,8 +341,7 @@ def scored_rows(r: pd.DataFrame, j: pd.DataFrame, qt: pd.DataFrame, threshold: i
     ['d1', 'd2']
     """
     d = dedupe_run(r)[["system", "query_id", "rank", "doc_id", "score"]]
-    d = d.astype({"system": ID, "query_id": ID, "doc_id": ID, "rank": np.int64,
-                  "score": np.float64})
+    d = d.astype({"system": ID, "query_id": ID, "doc_id": ID, "rank": np.int64, "score": np.float64})
     rel = relevance_table(j).rename(columns={"key": "doc_id"})
     rel["relevance"] = rel["relevance"].astype(np.float64)
     out = d.merge(rel, on=["query_id", "doc_id"], how="left", sort=False)
@@ -347,8 +352,7 @@ def scored_rows(r: pd.DataFrame, j: pd.DataFrame, qt: pd.DataFrame, threshold: i
     out["kind"] = out["kind"].fillna("unjudged").astype(ID)
     out["stratum"] = out["stratum"].fillna(UNSTRATIFIED).astype(ID)
     out["query"] = out["query"].astype(ID)
-    return out[["system", "query_id", "rank", "doc_id", "score", "relevance", "relevant", "kind",
-                "stratum", "query"]]
+    return out[["system", "query_id", "rank", "doc_id", "score", "relevance", "relevant", "kind", "stratum", "query"]]
 
 
 def score_rows(judgments, run, queries=None, threshold: int = 1, negatives=None) -> pd.DataFrame:
@@ -392,7 +396,6 @@ def score_rows(judgments, run, queries=None, threshold: int = 1, negatives=None)
     return scored_rows(r, j, query_table(j, q, negs, threshold), threshold)
 
 
-
 def no_scores_message(system: str) -> str:
     """Why a system without scores cannot be calibrated (one message, every entry point).
 
@@ -410,6 +413,4 @@ def no_scores_message(system: str) -> str:
     >>> no_scores_message("bm25")[:27]
     "system 'bm25' has no scores"
     """
-    return (f"system {system!r} has no scores: calibration needs the absolute relevance score "
-            "of each hit (SPEC B1)")
-
+    return f"system {system!r} has no scores: calibration needs the absolute relevance score of each hit (SPEC B1)"

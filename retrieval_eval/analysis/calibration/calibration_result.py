@@ -18,9 +18,19 @@ __all__ = ["Calibration", "MIN_SAMPLES", "SUMMARY_COLUMNS"]
 MIN_SAMPLES = 10
 #: Summary columns, in table order.
 SUMMARY_COLUMNS = (
-    "cutoff", "quantile", "n_positive", "n_negative", "negative_satisfaction",
-    "positive_retention", "separation_margin", "auroc", "aupr_in", "aupr_out", "fpr@95tpr",
-    "threshold@95tpr", "rank_based",
+    "cutoff",
+    "quantile",
+    "n_positive",
+    "n_negative",
+    "negative_satisfaction",
+    "positive_retention",
+    "separation_margin",
+    "auroc",
+    "aupr_in",
+    "aupr_out",
+    "fpr@95tpr",
+    "threshold@95tpr",
+    "rank_based",
 )
 
 
@@ -74,15 +84,13 @@ class Calibration:
     def _row(self, system: str) -> pd.Series:
         if system not in self.systems:
             why = next((w for w in self.system_warnings.get(system, []) if "no scores" in w), None)
-            raise KeyError(why or f"no calibrated system {system!r}; "
-                                  f"calibrated: {', '.join(self.systems)}")
+            raise KeyError(why or f"no calibrated system {system!r}; calibrated: {', '.join(self.systems)}")
         return self.summary.loc[system]
 
     def _indeterminate(self, system: str) -> str | None:
         row = self._row(system)
         reasons = []
-        for label, n in (("negatives", int(row["n_negative"])),
-                         ("positives", int(row["n_positive"]))):
+        for label, n in (("negatives", int(row["n_negative"])), ("positives", int(row["n_positive"]))):
             if n < MIN_SAMPLES:
                 reasons.append(f"only {n} {label} with a top-1 score (fewer than {MIN_SAMPLES})")
         if bool(row["rank_based"]):
@@ -127,18 +135,20 @@ class Calibration:
         if self.guarantee is not None:
             mine = self.guarantee[self.guarantee["system"] == system]
             extra["guarantee"] = mine.drop(columns="system").to_dict(orient="records")
-        return jsonable({
-            "system": system,
-            "cutoff": float(row["cutoff"]),
-            "method": "conformal" if conformal else "fixed" if fixed else "quantile",
-            "quantile": None if fixed else float(row["quantile"]),
-            "n_positive": int(row["n_positive"]),
-            "n_negative": int(row["n_negative"]),
-            "missing_negatives": list(self.missing_negatives.get(system, [])),
-            "rank_based": bool(row["rank_based"]),
-            "warnings": list(self.system_warnings.get(system, [])),
-            **extra,
-        })
+        return jsonable(
+            {
+                "system": system,
+                "cutoff": float(row["cutoff"]),
+                "method": "conformal" if conformal else "fixed" if fixed else "quantile",
+                "quantile": None if fixed else float(row["quantile"]),
+                "n_positive": int(row["n_positive"]),
+                "n_negative": int(row["n_negative"]),
+                "missing_negatives": list(self.missing_negatives.get(system, [])),
+                "rank_based": bool(row["rank_based"]),
+                "warnings": list(self.system_warnings.get(system, [])),
+                **extra,
+            }
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The summary table (a copy)."""
@@ -167,22 +177,39 @@ class Calibration:
         from ..evaluation.persist import FORMAT_VERSION, frame_to_dict
 
         frames = {n: frame_to_dict(getattr(self, n)) for n in self.FRAMES if rows or n != "rows"}
-        return {**self._report_dict(), "kind": "Calibration", "version": FORMAT_VERSION,
-                "rank_reasons": jsonable(self.settings.get("rank_reasons", {})),
-                "system_warnings": jsonable(self.system_warnings), "frames": frames}
+        return {
+            **self._report_dict(),
+            "kind": "Calibration",
+            "version": FORMAT_VERSION,
+            "rank_reasons": jsonable(self.settings.get("rank_reasons", {})),
+            "system_warnings": jsonable(self.system_warnings),
+            "frames": frames,
+        }
 
     def _meta(self) -> dict[str, Any]:
-        return {"settings": jsonable(self.settings), "warnings": list(self.warnings),
-                "missing_negatives": jsonable(self.missing_negatives),
-                "missing_positives": jsonable(self.missing_positives),
-                "system_warnings": jsonable(self.system_warnings)}
+        return {
+            "settings": jsonable(self.settings),
+            "warnings": list(self.warnings),
+            "missing_negatives": jsonable(self.missing_negatives),
+            "missing_positives": jsonable(self.missing_positives),
+            "system_warnings": jsonable(self.system_warnings),
+        }
 
     @classmethod
     def _rebuild(cls, meta: dict[str, Any], frames: dict[str, Any]) -> Calibration:
-        return cls(frames["summary"], frames["top1"], frames["per_stratum"], frames["intervals"],
-                   list(meta["warnings"]), dict(meta["missing_negatives"]),
-                   dict(meta["missing_positives"]), dict(meta["settings"]),
-                   dict(meta.get("system_warnings") or {}), frames.get("rows"), frames.get("guarantee"))
+        return cls(
+            frames["summary"],
+            frames["top1"],
+            frames["per_stratum"],
+            frames["intervals"],
+            list(meta["warnings"]),
+            dict(meta["missing_negatives"]),
+            dict(meta["missing_positives"]),
+            dict(meta["settings"]),
+            dict(meta.get("system_warnings") or {}),
+            frames.get("rows"),
+            frames.get("guarantee"),
+        )
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Calibration:
@@ -212,17 +239,18 @@ class Calibration:
 
     def _report_dict(self) -> dict[str, Any]:
         summary = self.summary.reset_index()
-        return jsonable({
-            "settings": {k: v for k, v in self.settings.items() if k != "rank_reasons"},
-            "summary": summary.to_dict(orient="records"),
-            "metrics": {s: self.metrics(s) for s in self.systems},
-            "per_stratum": self.per_stratum.to_dict(orient="records"),
-            "warnings": list(self.warnings),
-            "missing_negatives": self.missing_negatives,
-            "missing_positives": self.missing_positives,
-            **({} if self.guarantee is None
-               else {"guarantee": self.guarantee.to_dict(orient="records")}),
-        })
+        return jsonable(
+            {
+                "settings": {k: v for k, v in self.settings.items() if k != "rank_reasons"},
+                "summary": summary.to_dict(orient="records"),
+                "metrics": {s: self.metrics(s) for s in self.systems},
+                "per_stratum": self.per_stratum.to_dict(orient="records"),
+                "warnings": list(self.warnings),
+                "missing_negatives": self.missing_negatives,
+                "missing_positives": self.missing_positives,
+                **({} if self.guarantee is None else {"guarantee": self.guarantee.to_dict(orient="records")}),
+            }
+        )
 
     def plot(self, kind: str = "distribution", ax=None, system=None, **kwargs):
         """Draw this calibration: ``"distribution"`` (top-1 scores with the cutoff), ``"roc"``,
@@ -235,30 +263,35 @@ class Calibration:
         box, esc, table, warnings_html = viz("box", "esc", "table", "warnings_html")
 
         s = self.settings
-        how = (f"cutoff = {s['quantile']:.0%} quantile of the positives' top-1 scores"
-               if s.get("cutoff") is None else "fixed cutoff (production behaviour)")
+        how = (
+            f"cutoff = {s['quantile']:.0%} quantile of the positives' top-1 scores"
+            if s.get("cutoff") is None
+            else "fixed cutoff (production behaviour)"
+        )
         if self.guarantee is not None:
             how += f"; {_guarantee_text(s)}"
-        body = (table(self.summary, max_rows=20)
-                + ("" if self.guarantee is None else table(self.guarantee.set_index(
-                    ["system", "stratum"]), max_rows=40))
-                + warnings_html(self.warnings)
-                + f"<div>{esc(how)}; intervals: Wilson 95% for shares, percentile bootstrap "
-                  f"({s['n_resamples']} resamples, seed {s['seed']}) for auroc and margin. "
-                  "Details: .top1, .per_stratum, .intervals</div>")
+        body = (
+            table(self.summary, max_rows=20)
+            + ("" if self.guarantee is None else table(self.guarantee.set_index(["system", "stratum"]), max_rows=40))
+            + warnings_html(self.warnings)
+            + f"<div>{esc(how)}; intervals: Wilson 95% for shares, percentile bootstrap "
+            f"({s['n_resamples']} resamples, seed {s['seed']}) for auroc and margin. "
+            "Details: .top1, .per_stratum, .intervals</div>"
+        )
         return box("Calibration (out-of-distribution queries)", body)
 
     def __repr__(self) -> str:
-        return (f"Calibration(systems={self.systems}, warnings={len(self.warnings)})\n"
-                + self.summary.to_string())
-
+        return f"Calibration(systems={self.systems}, warnings={len(self.warnings)})\n" + self.summary.to_string()
 
 
 def _guarantee_text(settings: Mapping[str, Any]) -> str:
     g, by = settings.get("guarantee"), settings.get("by")
-    text = ("" if g is None else f"split-conformal cutoff: retention >= {1 - g['alpha']:.0%} "
-            f"for a new positive, bounds at {1 - g['delta']:.0%} confidence")
+    text = (
+        ""
+        if g is None
+        else f"split-conformal cutoff: retention >= {1 - g['alpha']:.0%} "
+        f"for a new positive, bounds at {1 - g['delta']:.0%} confidence"
+    )
     if by is not None:
         text += ("; " if text else "") + f"one cutoff per {by} (Mondrian)"
     return text
-

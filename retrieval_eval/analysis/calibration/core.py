@@ -95,14 +95,23 @@ class _Warnings:
     def warn(self, system: str | None, text: str) -> None:
         """Record a warning; one about no system in particular concerns every system."""
         self.all.append(text)
-        for name in ([system] if system is not None else list(self.by_system)):
+        for name in [system] if system is not None else list(self.by_system):
             self.by_system[name].append(text)
 
 
-def calibrate(judgments, run, queries=None,
-              negatives=None, quantile: float = 0.10, cutoff=None, threshold: int = 1,
-              n_resamples: int = 1000, seed=0, guarantee=None,
-              by: str | None = None) -> Calibration:
+def calibrate(
+    judgments,
+    run,
+    queries=None,
+    negatives=None,
+    quantile: float = 0.10,
+    cutoff=None,
+    threshold: int = 1,
+    n_resamples: int = 1000,
+    seed=0,
+    guarantee=None,
+    by: str | None = None,
+) -> Calibration:
     """Calibrate a relevance cutoff per system and measure how well it rejects OOD queries.
 
     For each system with scores: ``top1`` of a query is the score of its rank-1 row in
@@ -171,12 +180,11 @@ def calibrate(judgments, run, queries=None,
     run = run_of(run)  # an Evaluation stands in for its run (streamed or Dask: its heads)
     g = as_guarantee(guarantee)
     rows, qt, systems, scored, notes = _calibration_inputs(
-        judgments, run, queries, negatives, quantile, threshold, n_resamples, by)
+        judgments, run, queries, negatives, quantile, threshold, n_resamples, by
+    )
     top1 = _top1_table(rows, qt, systems, scored)
-    per = _calibrate_systems(top1, rows, scored, cutoff, float(quantile), g, int(n_resamples),
-                             seed, notes.warn)
-    return _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold,
-                               n_resamples, seed)
+    per = _calibrate_systems(top1, rows, scored, cutoff, float(quantile), g, int(n_resamples), seed, notes.warn)
+    return _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold, n_resamples, seed)
 
 
 def _calibration_inputs(judgments, run, queries, negatives, quantile, threshold, n_resamples, by):
@@ -207,36 +215,62 @@ def _calibration_inputs(judgments, run, queries, negatives, quantile, threshold,
     if not systems:  # an empty run is an empty result, not an error (nothing was ranked)
         notes.warn(None, "the run is empty: no system to calibrate")
     if not negs:
-        notes.warn(None, "no negatives: mark out-of-distribution queries with expect_none: true "
-                         "in a queries file (or pass negatives=[...]) to measure OOD rejection")
+        notes.warn(
+            None,
+            "no negatives: mark out-of-distribution queries with expect_none: true "
+            "in a queries file (or pass negatives=[...]) to measure OOD rejection",
+        )
     return rows, qt, systems, scored, notes
 
 
-def _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold, n_resamples,
-                        seed) -> Calibration:
+def _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold, n_resamples, seed) -> Calibration:
     """The :class:`Calibration` of the per-system figures: summary, intervals, per-stratum
     shares, the settings that made them and, with a guarantee or ``by``, the guarantee table."""
     summary, intervals = _summary_frames(per["records"], per["intervals"])
     per_stratum = _per_stratum(top1, per["cutoffs"])
     settings = {
-        "quantile": float(quantile), "cutoff": jsonable(cutoff) if cutoff is not None else None,
-        "threshold": int(threshold), "n_resamples": int(n_resamples),
+        "quantile": float(quantile),
+        "cutoff": jsonable(cutoff) if cutoff is not None else None,
+        "threshold": int(threshold),
+        "n_resamples": int(n_resamples),
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
-        "min_samples": MIN_SAMPLES, "rank_reasons": per["rank_reasons"],
+        "min_samples": MIN_SAMPLES,
+        "rank_reasons": per["rank_reasons"],
     }
     if g is None and by is None:
-        return Calibration(summary, top1, per_stratum, intervals, notes.all,
-                           per["missing_negatives"], per["missing_positives"], settings,
-                           dict(notes.by_system), rows)
-    gtable, per_stratum = _guaranteed(top1, summary, settings, per_stratum, per["cutoffs"], g, by,
-                                      cutoff, float(quantile), notes.warn)
-    return Calibration(summary, top1, per_stratum, intervals, notes.all,
-                       per["missing_negatives"], per["missing_positives"], settings,
-                       dict(notes.by_system), rows, gtable)
+        return Calibration(
+            summary,
+            top1,
+            per_stratum,
+            intervals,
+            notes.all,
+            per["missing_negatives"],
+            per["missing_positives"],
+            settings,
+            dict(notes.by_system),
+            rows,
+        )
+    gtable, per_stratum = _guaranteed(
+        top1, summary, settings, per_stratum, per["cutoffs"], g, by, cutoff, float(quantile), notes.warn
+    )
+    return Calibration(
+        summary,
+        top1,
+        per_stratum,
+        intervals,
+        notes.all,
+        per["missing_negatives"],
+        per["missing_positives"],
+        settings,
+        dict(notes.by_system),
+        rows,
+        gtable,
+    )
 
 
-def calibrate_scores(y_true, y_score, *, cutoff=None, quantile: float = 0.10,
-                     name: str = "system", n_resamples: int = 1000, seed=0) -> Calibration:
+def calibrate_scores(
+    y_true, y_score, *, cutoff=None, quantile: float = 0.10, name: str = "system", n_resamples: int = 1000, seed=0
+) -> Calibration:
     """A :class:`Calibration` of bare (label, top-1 score) pairs, one per query.
 
     For scores that come from outside a run (a classifier's confidence, a notebook's arrays):
@@ -286,25 +320,30 @@ def calibrate_scores(y_true, y_score, *, cutoff=None, quantile: float = 0.10,
     n = y.size
     qids = np.char.add("q", np.arange(n).astype(str)).astype(object)
     docs = np.char.add("d", np.arange(n).astype(str)).astype(object)
-    run = pd.DataFrame({
-        "system": pd.array([name] * n, dtype=ID),
-        "query_id": pd.array(qids, dtype=ID),
-        "rank": np.ones(n, dtype=np.int64),
-        "doc_id": pd.array(docs, dtype=ID),
-        "score": s,
-    })
+    run = pd.DataFrame(
+        {
+            "system": pd.array([name] * n, dtype=ID),
+            "query_id": pd.array(qids, dtype=ID),
+            "rank": np.ones(n, dtype=np.int64),
+            "doc_id": pd.array(docs, dtype=ID),
+            "score": s,
+        }
+    )
     npos = int(y.sum())
-    judgments = pd.DataFrame({
-        "query_id": pd.array(qids[y], dtype=ID),
-        "doc_uri": pd.array(docs[y], dtype=ID),
-        "chunk_id": pd.array([pd.NA] * npos, dtype=ID),
-        "relevance": np.ones(npos, dtype=np.int64),
-        "stratum": pd.array([pd.NA] * npos, dtype=ID),
-        "query": pd.array([pd.NA] * npos, dtype=ID),
-        "line": np.zeros(npos, dtype=np.int64),
-    })
-    return calibrate(judgments, run, negatives=list(qids[~y]), quantile=quantile,
-                     cutoff=cutoff, n_resamples=n_resamples, seed=seed)
+    judgments = pd.DataFrame(
+        {
+            "query_id": pd.array(qids[y], dtype=ID),
+            "doc_uri": pd.array(docs[y], dtype=ID),
+            "chunk_id": pd.array([pd.NA] * npos, dtype=ID),
+            "relevance": np.ones(npos, dtype=np.int64),
+            "stratum": pd.array([pd.NA] * npos, dtype=ID),
+            "query": pd.array([pd.NA] * npos, dtype=ID),
+            "line": np.zeros(npos, dtype=np.int64),
+        }
+    )
+    return calibrate(
+        judgments, run, negatives=list(qids[~y]), quantile=quantile, cutoff=cutoff, n_resamples=n_resamples, seed=seed
+    )
 
 
 def _top1_table(rows: pd.DataFrame, qt: pd.DataFrame, systems: list, scored: list) -> pd.DataFrame:
@@ -313,28 +352,42 @@ def _top1_table(rows: pd.DataFrame, qt: pd.DataFrame, systems: list, scored: lis
     first = rows[rows["rank"] == 1]
     present = first[["system", "query_id"]]
     wanted_ids = qt.index[qt["kind"].isin(["positive", "negative"])]
-    grid = pd.DataFrame({
-        "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(wanted_ids)), dtype=ID),
-        "query_id": pd.array(np.tile(wanted_ids.to_numpy(dtype=object), len(systems)), dtype=ID),
-    })
+    grid = pd.DataFrame(
+        {
+            "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(wanted_ids)), dtype=ID),
+            "query_id": pd.array(np.tile(wanted_ids.to_numpy(dtype=object), len(systems)), dtype=ID),
+        }
+    )
     absent = grid.merge(present, on=["system", "query_id"], how="left", indicator=True)
     absent = absent[absent["_merge"] == "left_only"].drop(columns="_merge")
     absent = absent.merge(qt.reset_index(), on="query_id", how="left")
-    top1 = pd.concat([
-        pd.DataFrame({
-            "system": first["system"].to_numpy(), "query_id": first["query_id"].to_numpy(),
-            "kind": first["kind"].to_numpy(), "stratum": first["stratum"].to_numpy(),
-            "query": first["query"].to_numpy(), "top1_doc_id": first["doc_id"].to_numpy(),
-            "top1_score": first["score"].to_numpy(np.float64),
-        }),
-        pd.DataFrame({
-            "system": absent["system"].to_numpy(), "query_id": absent["query_id"].to_numpy(),
-            "kind": absent["kind"].to_numpy(), "stratum": absent["stratum"].to_numpy(),
-            "query": absent["query"].to_numpy(),
-            "top1_doc_id": pd.array([pd.NA] * len(absent), dtype=ID),
-            "top1_score": np.full(len(absent), np.nan),
-        }),
-    ], ignore_index=True)
+    top1 = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "system": first["system"].to_numpy(),
+                    "query_id": first["query_id"].to_numpy(),
+                    "kind": first["kind"].to_numpy(),
+                    "stratum": first["stratum"].to_numpy(),
+                    "query": first["query"].to_numpy(),
+                    "top1_doc_id": first["doc_id"].to_numpy(),
+                    "top1_score": first["score"].to_numpy(np.float64),
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "system": absent["system"].to_numpy(),
+                    "query_id": absent["query_id"].to_numpy(),
+                    "kind": absent["kind"].to_numpy(),
+                    "stratum": absent["stratum"].to_numpy(),
+                    "query": absent["query"].to_numpy(),
+                    "top1_doc_id": pd.array([pd.NA] * len(absent), dtype=ID),
+                    "top1_score": np.full(len(absent), np.nan),
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
     for c in ("system", "query_id", "kind", "stratum", "query", "top1_doc_id"):
         top1[c] = top1[c].astype(ID)
     top1["missing"] = ~np.isfinite(top1["top1_score"].to_numpy(np.float64))
@@ -344,14 +397,28 @@ def _top1_table(rows: pd.DataFrame, qt: pd.DataFrame, systems: list, scored: lis
     return top1
 
 
-def _calibrate_systems(top1: pd.DataFrame, rows: pd.DataFrame, scored: list, cutoff,
-                       quantile: float, g: Guarantee | None, n_resamples: int, seed,
-                       warn: Callable[[str | None, str], None]) -> dict[str, Any]:
+def _calibrate_systems(
+    top1: pd.DataFrame,
+    rows: pd.DataFrame,
+    scored: list,
+    cutoff,
+    quantile: float,
+    g: Guarantee | None,
+    n_resamples: int,
+    seed,
+    warn: Callable[[str | None, str], None],
+) -> dict[str, Any]:
     """Per scored system: its cutoff, figures, interval rows, missing queries and rank
     reasons; fills ``top1``'s ``above_cutoff`` and ``pairwise_win``. One pass per system,
     everything inside vectorized over queries."""
-    out: dict[str, Any] = {"records": [], "intervals": [], "missing_negatives": {},
-                           "missing_positives": {}, "rank_reasons": {}, "cutoffs": {}}
+    out: dict[str, Any] = {
+        "records": [],
+        "intervals": [],
+        "missing_negatives": {},
+        "missing_positives": {},
+        "rank_reasons": {},
+        "cutoffs": {},
+    }
     sys_col = top1["system"].to_numpy(dtype=object)
     kind_col = top1["kind"].to_numpy(dtype=object)
     miss_col = top1["missing"].to_numpy()
@@ -362,12 +429,14 @@ def _calibrate_systems(top1: pd.DataFrame, rows: pd.DataFrame, scored: list, cut
     for s in scored:
         mine = sys_col == s
         is_pos, is_neg = mine & (kind_col == "positive"), mine & (kind_col == "negative")
-        for key, label, m in (("missing_negatives", "negative", is_neg),
-                              ("missing_positives", "positive", is_pos)):
+        for key, label, m in (("missing_negatives", "negative", is_neg), ("missing_positives", "positive", is_pos)):
             out[key][s] = [str(x) for x in qid_col[m & miss_col]]
             if out[key][s]:
-                warn(s, f"system {s!r}: {len(out[key][s])} {label}(s) have no top-1 score (not "
-                        f"in the run or unscored) and are left out: {_names(out[key][s])}")
+                warn(
+                    s,
+                    f"system {s!r}: {len(out[key][s])} {label}(s) have no top-1 score (not "
+                    f"in the run or unscored) and are left out: {_names(out[key][s])}",
+                )
         pos_m, neg_m = is_pos & ~miss_col, is_neg & ~miss_col
         pos, neg = score_col[pos_m], score_col[neg_m]
         c, qv = cutoff_for(s, cutoff, quantile, pos)
@@ -381,28 +450,43 @@ def _calibrate_systems(top1: pd.DataFrame, rows: pd.DataFrame, scored: list, cut
         out["rank_reasons"][s] = reasons
         if reasons:
             n_q = int(np.count_nonzero(mine & ~miss_col))
-            warn(s, f"system {s!r}: {'; '.join(reasons)}; scores look determined by rank (RRF?), "
-                    "so they carry no absolute relevance and cannot separate OOD queries "
-                    f"({n_q} queries)")
+            warn(
+                s,
+                f"system {s!r}: {'; '.join(reasons)}; scores look determined by rank (RRF?), "
+                "so they carry no absolute relevance and cannot separate OOD queries "
+                f"({n_q} queries)",
+            )
         for label, n in (("negatives", neg.size), ("positives", pos.size)):
             if n < MIN_SAMPLES:
-                warn(s, f"system {s!r}: only {n} {label} with a top-1 score (fewer than "
-                        f"{MIN_SAMPLES}): calibration figures are indeterminate")
+                warn(
+                    s,
+                    f"system {s!r}: only {n} {label} with a top-1 score (fewer than "
+                    f"{MIN_SAMPLES}): calibration figures are indeterminate",
+                )
         if not math.isnan(c):
             above[mine & ~miss_col] = (score_col[mine & ~miss_col] >= c).astype(np.int8)
         win[pos_m] = pairwise_wins(pos, np.sort(neg), True)
         win[neg_m] = pairwise_wins(neg, np.sort(pos), False)
-        out["records"].append({"system": s, "cutoff": c, "quantile": qv,
-                               "n_positive": int(pos.size), "n_negative": int(neg.size), **fig,
-                               "rank_based": bool(reasons)})
+        out["records"].append(
+            {
+                "system": s,
+                "cutoff": c,
+                "quantile": qv,
+                "n_positive": int(pos.size),
+                "n_negative": int(neg.size),
+                **fig,
+                "rank_based": bool(reasons),
+            }
+        )
         out["intervals"].extend(_interval_rows(s, fig, pos, neg, c, n_resamples, seed))
     top1["above_cutoff"] = pd.array(np.where(above < 0, None, above == 1), dtype="boolean")  # type: ignore[call-overload]
     top1["pairwise_win"] = win
     return out
 
 
-def _interval_rows(s: str, fig: dict[str, float], pos: np.ndarray, neg: np.ndarray, c: float,
-                   n_resamples: int, seed) -> list[dict[str, Any]]:
+def _interval_rows(
+    s: str, fig: dict[str, float], pos: np.ndarray, neg: np.ndarray, c: float, n_resamples: int, seed
+) -> list[dict[str, Any]]:
     """One row per reported figure of system ``s``: its value, n and interval (a share's
     Wilson interval is filled in later, for every share at once, from ``hits``)."""
     boot = separation_intervals(pos, neg, n_resamples, seed)
@@ -411,25 +495,31 @@ def _interval_rows(s: str, fig: dict[str, float], pos: np.ndarray, neg: np.ndarr
     boot_label = f"percentile bootstrap 95% ({n_resamples} resamples, seed {seed})"
     out = []
     for name, value, n, ci, hits, how in (
-        ("negative_satisfaction", fig["negative_satisfaction"], neg.size, None, ns,
-         "wilson 95%"),
+        ("negative_satisfaction", fig["negative_satisfaction"], neg.size, None, ns, "wilson 95%"),
         ("positive_retention", fig["positive_retention"], pos.size, None, ps, "wilson 95%"),
         ("auroc", fig["auroc"], pos.size + neg.size, boot["auroc"], 0, boot_label),
-        ("separation_margin", fig["separation_margin"], pos.size + neg.size,
-         boot["separation_margin"], 0, boot_label),
+        ("separation_margin", fig["separation_margin"], pos.size + neg.size, boot["separation_margin"], 0, boot_label),
         ("aupr_in", fig["aupr_in"], pos.size + neg.size, (math.nan, math.nan), 0, ""),
         ("aupr_out", fig["aupr_out"], pos.size + neg.size, (math.nan, math.nan), 0, ""),
         ("fpr@95tpr", fig["fpr@95tpr"], neg.size, (math.nan, math.nan), 0, ""),
     ):
         lo, hi = ci if ci is not None else (math.nan, math.nan)
-        out.append({"system": s, "metric": name, "value": value, "n": int(n),
-                    "ci_low": lo, "ci_high": hi, "interval": how,
-                    "hits": hits if ci is None else -1})
+        out.append(
+            {
+                "system": s,
+                "metric": name,
+                "value": value,
+                "n": int(n),
+                "ci_low": lo,
+                "ci_high": hi,
+                "interval": how,
+                "hits": hits if ci is None else -1,
+            }
+        )
     return out
 
 
-def _summary_frames(records: list[dict], interval_rows: list[dict]
-                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _summary_frames(records: list[dict], interval_rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The summary (one row per system) and the intervals (one row per system and figure)."""
     summary = pd.DataFrame.from_records(records, columns=["system", *SUMMARY_COLUMNS])
     summary["system"] = summary["system"].astype(ID)
@@ -438,13 +528,14 @@ def _summary_frames(records: list[dict], interval_rows: list[dict]
     summary["n_negative"] = summary["n_negative"].astype(np.int64)
     summary["rank_based"] = summary["rank_based"].astype(bool)
     intervals = pd.DataFrame.from_records(
-        interval_rows,
-        columns=["system", "metric", "value", "n", "ci_low", "ci_high", "interval", "hits"])
+        interval_rows, columns=["system", "metric", "value", "n", "ci_low", "ci_high", "interval", "hits"]
+    )
     # Wilson intervals for every share at once (one normal quantile, not one per share).
     wil = ((intervals["hits"] >= 0) & (intervals["n"] > 0) & intervals["value"].notna()).to_numpy()
     if wil.any():
-        lo, hi = wilson_interval(intervals.loc[wil, "hits"].to_numpy(np.float64),
-                                 intervals.loc[wil, "n"].to_numpy(np.float64))
+        lo, hi = wilson_interval(
+            intervals.loc[wil, "hits"].to_numpy(np.float64), intervals.loc[wil, "n"].to_numpy(np.float64)
+        )
         intervals.loc[wil, "ci_low"], intervals.loc[wil, "ci_high"] = lo, hi
     intervals = intervals.drop(columns="hits")
     intervals["system"] = intervals["system"].astype(ID)
@@ -453,10 +544,18 @@ def _summary_frames(records: list[dict], interval_rows: list[dict]
     return summary, intervals
 
 
-def _guaranteed(top1: pd.DataFrame, summary: pd.DataFrame, settings: dict[str, Any],
-                per_stratum: pd.DataFrame, cutoffs: dict[str, float], g: Guarantee | None,
-                by: str | None, cutoff, quantile: float,
-                warn: Callable[[str | None, str], None]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _guaranteed(
+    top1: pd.DataFrame,
+    summary: pd.DataFrame,
+    settings: dict[str, Any],
+    per_stratum: pd.DataFrame,
+    cutoffs: dict[str, float],
+    g: Guarantee | None,
+    by: str | None,
+    cutoff,
+    quantile: float,
+    warn: Callable[[str | None, str], None],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """With ``guarantee=`` or ``by=``: the guarantee table and the per-stratum table under it;
     records the settings and each system's method, and each query's stratum cutoff in
     ``top1["above_cutoff"]``."""
@@ -464,8 +563,7 @@ def _guaranteed(top1: pd.DataFrame, summary: pd.DataFrame, settings: dict[str, A
     settings["by"] = by
     given = frozenset(fixed_systems(cutoff, list(cutoffs)))
     if g is not None:  # how each system's cutoff was set (plots name it)
-        summary["method"] = pd.array(["fixed" if str(x) in given else "conformal"
-                                      for x in summary.index], dtype=ID)
+        summary["method"] = pd.array(["fixed" if str(x) in given else "conformal" for x in summary.index], dtype=ID)
     gtable, notes = guarantee_table(top1, g, by, cutoffs, quantile, MIN_SAMPLES, given)
     for s, text in notes:
         warn(s, text)
@@ -483,54 +581,79 @@ def _names(ids: list[str], limit: int = 5) -> str:
     return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
-def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float],
-                 limits: np.ndarray | None = None) -> pd.DataFrame:
+def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float], limits: np.ndarray | None = None) -> pd.DataFrame:
     """(system, kind, stratum) rows for positives and negatives with a top-1 score;
     ``limits`` (one per ``top1`` row) replaces the system's cutoff with per-query ones."""
     keep = (~top1["missing"] & top1["kind"].isin(["positive", "negative"])).to_numpy(bool)
     t = top1[keep]
-    cut = (t["system"].map(cutoffs).to_numpy(np.float64) if limits is None
-           else np.asarray(limits, dtype=np.float64)[keep])
+    cut = (
+        t["system"].map(cutoffs).to_numpy(np.float64) if limits is None else np.asarray(limits, dtype=np.float64)[keep]
+    )
     score = t["top1_score"].to_numpy(np.float64)
     neg = (t["kind"] == "negative").to_numpy()
     success = np.where(neg, score < cut, score >= cut).astype(np.float64)
     success[np.isnan(cut)] = np.nan
-    frame = pd.DataFrame({
-        "system": t["system"].to_numpy(), "kind": t["kind"].to_numpy(),
-        "stratum": t["stratum"].to_numpy(), "success": success,
-        "win": t["pairwise_win"].to_numpy(np.float64), "score": score,
-    })
+    frame = pd.DataFrame(
+        {
+            "system": t["system"].to_numpy(),
+            "kind": t["kind"].to_numpy(),
+            "stratum": t["stratum"].to_numpy(),
+            "success": success,
+            "win": t["pairwise_win"].to_numpy(np.float64),
+            "score": score,
+        }
+    )
     g = frame.groupby(["system", "kind", "stratum"], sort=False, observed=True)
-    out = pd.DataFrame({
-        "n": g.size(),
-        "hits": g["success"].sum(min_count=1),
-        "share": g["success"].mean(),
-        "auroc": g["win"].mean(),
-        "median_top1": g["score"].median(),
-    }).reset_index()
+    out = pd.DataFrame(
+        {
+            "n": g.size(),
+            "hits": g["success"].sum(min_count=1),
+            "share": g["success"].mean(),
+            "auroc": g["win"].mean(),
+            "median_top1": g["score"].median(),
+        }
+    ).reset_index()
     if limits is None:
         out["cutoff"] = out["system"].map(cutoffs).astype(np.float64)
     else:
-        out["cutoff"] = (pd.DataFrame({"system": t["system"].to_numpy(),
-                                       "kind": t["kind"].to_numpy(),
-                                       "stratum": t["stratum"].to_numpy(), "cut": cut})
-                         .groupby(["system", "kind", "stratum"], sort=False)["cut"].first()
-                         .reindex(pd.MultiIndex.from_frame(out[["system", "kind", "stratum"]]))
-                         .to_numpy(np.float64))
+        out["cutoff"] = (
+            pd.DataFrame(
+                {
+                    "system": t["system"].to_numpy(),
+                    "kind": t["kind"].to_numpy(),
+                    "stratum": t["stratum"].to_numpy(),
+                    "cut": cut,
+                }
+            )
+            .groupby(["system", "kind", "stratum"], sort=False)["cut"]
+            .first()
+            .reindex(pd.MultiIndex.from_frame(out[["system", "kind", "stratum"]]))
+            .to_numpy(np.float64)
+        )
     ok = out["share"].notna().to_numpy()
     lo = np.full(len(out), np.nan)
     hi = np.full(len(out), np.nan)
     if ok.any():
-        lo[ok], hi[ok] = wilson_interval(out.loc[ok, "hits"].to_numpy(),
-                                         out.loc[ok, "n"].to_numpy())
+        lo[ok], hi[ok] = wilson_interval(out.loc[ok, "hits"].to_numpy(), out.loc[ok, "n"].to_numpy())
     out["share_ci_low"], out["share_ci_high"] = lo, hi
-    out["figure"] = np.where(out["kind"] == "negative", "negative_satisfaction",
-                             "positive_retention")
+    out["figure"] = np.where(out["kind"] == "negative", "negative_satisfaction", "positive_retention")
     order = {s: i for i, s in enumerate(cutoffs)}  # systems in run order
-    out = out.sort_values(["system", "kind", "stratum"], kind="stable",
-                          key=lambda c: c.map(order) if c.name == "system" else c)
-    cols = ["system", "stratum", "kind", "n", "cutoff", "figure", "share", "share_ci_low",
-            "share_ci_high", "auroc", "median_top1"]
+    out = out.sort_values(
+        ["system", "kind", "stratum"], kind="stable", key=lambda c: c.map(order) if c.name == "system" else c
+    )
+    cols = [
+        "system",
+        "stratum",
+        "kind",
+        "n",
+        "cutoff",
+        "figure",
+        "share",
+        "share_ci_low",
+        "share_ci_high",
+        "auroc",
+        "median_top1",
+    ]
     out = out[cols].reset_index(drop=True)
     for c in ("system", "stratum", "kind", "figure"):
         out[c] = out[c].astype(ID)

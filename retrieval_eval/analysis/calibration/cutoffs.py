@@ -187,8 +187,9 @@ def _default_cutoffs(top: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return np.unique(np.r_[inner, ends])
 
 
-def cutoff_sweep(judgments, run, queries=None, negatives=None, cutoffs=None, k: int = 10,
-                 threshold: int = 1) -> pd.DataFrame:
+def cutoff_sweep(
+    judgments, run, queries=None, negatives=None, cutoffs=None, k: int = 10, threshold: int = 1
+) -> pd.DataFrame:
     """The trade-off a cutoff makes, per system and cutoff: one tidy row each.
 
     Parameters
@@ -252,28 +253,27 @@ def cutoff_sweep(judgments, run, queries=None, negatives=None, cutoffs=None, k: 
         frame, cut_run = _sweep_system(s, mine, grid, int(k))
         pieces.append(frame)
         runs.append(cut_run)
-    return _with_recall(pd.concat(pieces, ignore_index=True), pd.concat(runs, ignore_index=True),
-                        j, negs, int(k), threshold)
+    return _with_recall(
+        pd.concat(pieces, ignore_index=True), pd.concat(runs, ignore_index=True), j, negs, int(k), threshold
+    )
 
 
-def _sweep_system(s: str, mine: pd.DataFrame, grid: np.ndarray | None,
-                  k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _sweep_system(s: str, mine: pd.DataFrame, grid: np.ndarray | None, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One system's sweep rows (all but recall) and its cut runs, one synthetic system per
     cutoff, for one call of the engine."""
     # top = the rank-1 score (as in calibrate); best = the highest score of the ranking,
     # which decides whether anything is left after the cutoff.
     first = mine[(mine["rank"] == 1).to_numpy()]
-    per_q = pd.DataFrame({
-        "kind": first["kind"].to_numpy(),
-        "top": first["score"].to_numpy(np.float64),
-        "best": mine.groupby("query_id", sort=False)["score"].max()
-                    .reindex(first["query_id"]).to_numpy(np.float64),
-    })
-    per_q = per_q[per_q["kind"].isin(["positive", "negative"]).to_numpy()
-                  & np.isfinite(per_q["top"].to_numpy())]
+    per_q = pd.DataFrame(
+        {
+            "kind": first["kind"].to_numpy(),
+            "top": first["score"].to_numpy(np.float64),
+            "best": mine.groupby("query_id", sort=False)["score"].max().reindex(first["query_id"]).to_numpy(np.float64),
+        }
+    )
+    per_q = per_q[per_q["kind"].isin(["positive", "negative"]).to_numpy() & np.isfinite(per_q["top"].to_numpy())]
     if grid is None:
-        grid = _default_cutoffs(per_q["top"].to_numpy(np.float64),
-                                mine["score"].to_numpy(np.float64))
+        grid = _default_cutoffs(per_q["top"].to_numpy(np.float64), mine["score"].to_numpy(np.float64))
     grid = np.unique(grid)
     is_neg = (per_q["kind"] == "negative").to_numpy()
     top = per_q["top"].to_numpy(np.float64)
@@ -283,21 +283,19 @@ def _sweep_system(s: str, mine: pd.DataFrame, grid: np.ndarray | None,
     npos, nneg = int((~is_neg).sum()), int(is_neg.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         n_answered = answered.sum(axis=1)
-        frame = pd.DataFrame({
-            "system": s,
-            "cutoff": grid,
-            "n_positive": npos,
-            "n_negative": nneg,
-            "negative_satisfaction":
-                (top[None, is_neg] < c).sum(axis=1) / nneg if nneg else np.nan,
-            "positive_retention":
-                (top[None, ~is_neg] >= c).sum(axis=1) / npos if npos else np.nan,
-            "abstain_rate": (~answered[:, ~is_neg]).sum(axis=1) / npos if npos else np.nan,
-            "risk": np.where(n_answered > 0,
-                             answered[:, is_neg].sum(axis=1) / np.maximum(n_answered, 1),
-                             np.nan),
-            "coverage": n_answered / (npos + nneg) if npos + nneg else np.nan,
-        })
+        frame = pd.DataFrame(
+            {
+                "system": s,
+                "cutoff": grid,
+                "n_positive": npos,
+                "n_negative": nneg,
+                "negative_satisfaction": (top[None, is_neg] < c).sum(axis=1) / nneg if nneg else np.nan,
+                "positive_retention": (top[None, ~is_neg] >= c).sum(axis=1) / npos if npos else np.nan,
+                "abstain_rate": (~answered[:, ~is_neg]).sum(axis=1) / npos if npos else np.nan,
+                "risk": np.where(n_answered > 0, answered[:, is_neg].sum(axis=1) / np.maximum(n_answered, 1), np.nan),
+                "coverage": n_answered / (npos + nneg) if npos + nneg else np.nan,
+            }
+        )
     # Only the positives' rankings can change recall. When every ranking's scores are
     # non-increasing, a cutoff removes a suffix, so the first k rows are all that can
     # reach the top k: the rest are left out (exactly the same recall, far fewer rows).
@@ -309,18 +307,21 @@ def _sweep_system(s: str, mine: pd.DataFrame, grid: np.ndarray | None,
         keep = (src["rank"] <= k).to_numpy()
         src, score = src[keep], score[keep]
     ci, ri = np.nonzero(score[None, :] >= c)
-    cut_run = pd.DataFrame({
-        "system": pd.array([f"{s}{_SEP}{i}" for i in range(len(grid))], dtype=ID).take(ci),
-        "query_id": src["query_id"].array.take(ri),
-        "rank": src["rank"].to_numpy(np.int64)[ri],
-        "doc_id": src["doc_id"].array.take(ri),
-        "score": score[ri],
-    })
+    cut_run = pd.DataFrame(
+        {
+            "system": pd.array([f"{s}{_SEP}{i}" for i in range(len(grid))], dtype=ID).take(ci),
+            "query_id": src["query_id"].array.take(ri),
+            "rank": src["rank"].to_numpy(np.int64)[ri],
+            "doc_id": src["doc_id"].array.take(ri),
+            "score": score[ri],
+        }
+    )
     return frame, cut_run
 
 
-def _with_recall(out: pd.DataFrame, cut: pd.DataFrame, j: pd.DataFrame, negs: list[str], k: int,
-                 threshold: int) -> pd.DataFrame:
+def _with_recall(
+    out: pd.DataFrame, cut: pd.DataFrame, j: pd.DataFrame, negs: list[str], k: int, threshold: int
+) -> pd.DataFrame:
     """The sweep rows with ``recall@k`` of every cut run (one engine call for all of them)."""
     recall_name = f"recall@{k}"
     for col in ("query_id", "doc_id"):

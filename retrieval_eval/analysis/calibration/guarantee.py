@@ -60,9 +60,21 @@ __all__ = [
 POOLED = "_pooled"
 #: Columns of :func:`guarantee_table`, in order.
 GUARANTEE_COLUMNS = (
-    "system", "stratum", "source", "alpha", "delta", "n_positive", "rank", "cutoff",
-    "coverage", "coverage_ci_low", "coverage_ci_high", "n_negative", "negatives_refused",
-    "negative_satisfaction", "negative_satisfaction_lower",
+    "system",
+    "stratum",
+    "source",
+    "alpha",
+    "delta",
+    "n_positive",
+    "rank",
+    "cutoff",
+    "coverage",
+    "coverage_ci_low",
+    "coverage_ci_high",
+    "n_negative",
+    "negatives_refused",
+    "negative_satisfaction",
+    "negative_satisfaction_lower",
 )
 
 
@@ -114,8 +126,10 @@ def as_guarantee(value: Any) -> Guarantee | None:
             raise ValueError(f"guarantee takes alpha and delta, not {', '.join(sorted(unknown))}")
         return Guarantee(**{k: float(v) for k, v in value.items()})
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError("guarantee must be alpha (a number), {'alpha': .., 'delta': ..} or a "
-                        f"Guarantee, not {type(value).__name__}")
+        raise TypeError(
+            "guarantee must be alpha (a number), {'alpha': .., 'delta': ..} or a "
+            f"Guarantee, not {type(value).__name__}"
+        )
     return Guarantee(alpha=float(value))
 
 
@@ -284,8 +298,7 @@ def clopper_pearson_lower(successes, n, delta: float) -> np.ndarray | float:
     >>> round(clopper_pearson_lower(10, 10, 0.05), 4)
     0.7411
     """
-    x, nn = np.broadcast_arrays(np.asarray(successes, dtype=np.float64),
-                                np.asarray(n, dtype=np.float64))
+    x, nn = np.broadcast_arrays(np.asarray(successes, dtype=np.float64), np.asarray(n, dtype=np.float64))
     if ((x < 0) | (x > nn)).any():
         raise ValueError("successes must lie in [0, n]")
     out = beta_ppf(delta, np.where(x > 0, x, 1.0), nn - x + 1.0)
@@ -298,10 +311,15 @@ def clopper_pearson_lower(successes, n, delta: float) -> np.ndarray | float:
 # The table.
 
 
-def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | None,
-                    cutoffs: Mapping[str, float], quantile: float, min_samples: int,
-                    fixed: frozenset[str] = frozenset()
-                    ) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+def guarantee_table(
+    top1: pd.DataFrame,
+    guarantee: Guarantee | None,
+    by: str | None,
+    cutoffs: Mapping[str, float],
+    quantile: float,
+    min_samples: int,
+    fixed: frozenset[str] = frozenset(),
+) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
     """Per system (and per stratum of its positives with ``by="stratum"``): the cutoff and
     what it promises.
 
@@ -349,8 +367,7 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
     """
     rows, notes = _guarantee_rows(top1, guarantee, by, cutoffs, quantile, min_samples, fixed)
     delta = guarantee.delta if guarantee is not None else math.nan
-    table = pd.DataFrame.from_records(rows, columns=[c for c in GUARANTEE_COLUMNS
-                                                     if c not in _DERIVED])
+    table = pd.DataFrame.from_records(rows, columns=[c for c in GUARANTEE_COLUMNS if c not in _DERIVED])
     n_pos = table["n_positive"].to_numpy(np.float64)
     k = table["rank"].to_numpy(np.float64)
     conformal = (table["source"] == "conformal").to_numpy() & (k >= 1)
@@ -363,8 +380,11 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
     has = np.isfinite(table["cutoff"].to_numpy(np.float64)) & (n_neg > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(has, refused / np.where(n_neg > 0, n_neg, 1.0), np.nan)
-    lower = (np.where(has, clopper_pearson_lower(refused, n_neg, delta), np.nan)
-             if guarantee is not None and len(table) else np.full(len(table), np.nan))
+    lower = (
+        np.where(has, clopper_pearson_lower(refused, n_neg, delta), np.nan)
+        if guarantee is not None and len(table)
+        else np.full(len(table), np.nan)
+    )
     table.insert(8, "coverage", np.asarray(cov, dtype=np.float64))
     table.insert(9, "coverage_ci_low", np.asarray(lo, dtype=np.float64))
     table.insert(10, "coverage_ci_high", np.asarray(hi, dtype=np.float64))
@@ -380,9 +400,15 @@ def guarantee_table(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
     return table[list(GUARANTEE_COLUMNS)], notes
 
 
-def _guarantee_rows(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | None,
-                    cutoffs: Mapping[str, float], quantile: float, min_samples: int,
-                    fixed: frozenset[str]) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+def _guarantee_rows(
+    top1: pd.DataFrame,
+    guarantee: Guarantee | None,
+    by: str | None,
+    cutoffs: Mapping[str, float],
+    quantile: float,
+    min_samples: int,
+    fixed: frozenset[str],
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     """The rows of :func:`guarantee_table` before its derived columns, and its warnings."""
     t = top1[~top1["missing"].to_numpy(bool) & top1["kind"].isin(["positive", "negative"])]
     rows: list[dict[str, Any]] = []
@@ -402,8 +428,10 @@ def _guarantee_rows(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
             n = int(scores.size)
             k = conformal_rank(n, alpha) if guarantee is not None else 0
             if name == POOLED:
-                c, source = pooled, ("fixed" if system in fixed else
-                                     "conformal" if guarantee is not None else "quantile")
+                c, source = (
+                    pooled,
+                    ("fixed" if system in fixed else "conformal" if guarantee is not None else "quantile"),
+                )
             elif guarantee is not None and k >= 1:
                 c, source = conformal_cutoff(scores, alpha), "conformal"
             elif guarantee is None and n >= min_samples:
@@ -412,32 +440,53 @@ def _guarantee_rows(top1: pd.DataFrame, guarantee: Guarantee | None, by: str | N
                 c, source = pooled, "pooled"
                 small.append(f"{name} ({n})")
             if name == POOLED and guarantee is not None and k < 1 and system not in fixed:
-                notes.append((system, (
-                    f"system {system!r}: {n} positives are too few for a retention guarantee "
-                    f"at alpha = {alpha:g} (it needs n + 1 >= 1/alpha, n >= "
-                    f"{math.ceil(round(1.0 / alpha, 9)) - 1}): no cutoff is returned")))
+                notes.append(
+                    (
+                        system,
+                        (
+                            f"system {system!r}: {n} positives are too few for a retention guarantee "
+                            f"at alpha = {alpha:g} (it needs n + 1 >= 1/alpha, n >= "
+                            f"{math.ceil(round(1.0 / alpha, 9)) - 1}): no cutoff is returned"
+                        ),
+                    )
+                )
             refused = int(np.searchsorted(neg, c, side="left")) if math.isfinite(c) else 0
-            rows.append({
-                "system": system, "stratum": name, "source": source, "alpha": alpha,
-                "delta": delta, "n_positive": n,
-                "rank": k if source == "conformal" else 0, "cutoff": c,
-                "n_negative": int(neg.size), "negatives_refused": refused,
-            })
+            rows.append(
+                {
+                    "system": system,
+                    "stratum": name,
+                    "source": source,
+                    "alpha": alpha,
+                    "delta": delta,
+                    "n_positive": n,
+                    "rank": k if source == "conformal" else 0,
+                    "cutoff": c,
+                    "n_negative": int(neg.size),
+                    "negatives_refused": refused,
+                }
+            )
         if small:
-            need = (f"n + 1 >= 1/alpha = {1.0 / alpha:g}" if guarantee is not None
-                    else f"at least {min_samples} positives")
-            notes.append((system, (
-                f"system {system!r}: stratum(s) {', '.join(small)} have too few positives to "
-                f"calibrate on their own ({need}); they use the pooled cutoff")))
+            need = (
+                f"n + 1 >= 1/alpha = {1.0 / alpha:g}" if guarantee is not None else f"at least {min_samples} positives"
+            )
+            notes.append(
+                (
+                    system,
+                    (
+                        f"system {system!r}: stratum(s) {', '.join(small)} have too few positives to "
+                        f"calibrate on their own ({need}); they use the pooled cutoff"
+                    ),
+                )
+            )
     return rows, notes
 
 
-_DERIVED = ("coverage", "coverage_ci_low", "coverage_ci_high", "negative_satisfaction",
-            "negative_satisfaction_lower")
+_DERIVED = ("coverage", "coverage_ci_low", "coverage_ci_high", "negative_satisfaction", "negative_satisfaction_lower")
 
 
-def stratum_limits(table: pd.DataFrame, top1: pd.DataFrame, system: pd.Series,
-                   query_id: pd.Series, pooled: np.ndarray) -> np.ndarray:
+def stratum_limits(
+    table: pd.DataFrame, top1: pd.DataFrame, system: pd.Series, query_id: pd.Series, pooled: np.ndarray
+) -> np.ndarray:
     """The cutoff for each row of a run under per-stratum cutoffs.
 
     A query's stratum is the one calibration gave it (``top1``); its cutoff is the stratum's
@@ -471,15 +520,14 @@ def stratum_limits(table: pd.DataFrame, top1: pd.DataFrame, system: pd.Series,
     strata = top1[["system", "query_id", "stratum"]].drop_duplicates(["system", "query_id"])
     own = table[table["stratum"] != POOLED][["system", "stratum", "cutoff"]]
     per_query = strata.merge(own, on=["system", "stratum"], how="inner")
-    keys = pd.DataFrame({"system": system.astype(ID).to_numpy(),
-                         "query_id": query_id.astype(ID).to_numpy()})
-    found = keys.merge(per_query[["system", "query_id", "cutoff"]], on=["system", "query_id"],
-                       how="left", sort=False)["cutoff"].to_numpy(np.float64)
+    keys = pd.DataFrame({"system": system.astype(ID).to_numpy(), "query_id": query_id.astype(ID).to_numpy()})
+    found = keys.merge(per_query[["system", "query_id", "cutoff"]], on=["system", "query_id"], how="left", sort=False)[
+        "cutoff"
+    ].to_numpy(np.float64)
     return np.where(np.isnan(found), pooled, found)
 
 
-def query_cutoffs(table: pd.DataFrame, top1: pd.DataFrame, pooled: Mapping[str, float]
-                  ) -> np.ndarray:
+def query_cutoffs(table: pd.DataFrame, top1: pd.DataFrame, pooled: Mapping[str, float]) -> np.ndarray:
     """The cutoff each row of ``top1`` meets (its stratum's, else its system's pooled one).
 
     Parameters
@@ -505,4 +553,3 @@ def query_cutoffs(table: pd.DataFrame, top1: pd.DataFrame, pooled: Mapping[str, 
     """
     base = top1["system"].map(dict(pooled)).to_numpy(np.float64)
     return stratum_limits(table, top1, top1["system"], top1["query_id"], base)
-

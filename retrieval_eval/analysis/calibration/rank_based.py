@@ -31,7 +31,7 @@ _RRF_DEPTH = 100
 def _decimals(values: np.ndarray) -> int | None:
     """The fewest decimals (0..9) every value is written with, or None (full precision)."""
     for d in range(0, 10):
-        scaled = values * 10.0 ** d
+        scaled = values * 10.0**d
         if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
             return d
     return None
@@ -59,7 +59,7 @@ def _rrf_match(scores: np.ndarray) -> tuple[int, float, bool] | None:
     if d is not None and d <= 4:
         return None
     if d is not None:
-        tol = 0.5 * 10.0 ** -d + 1e-12
+        tol = 0.5 * 10.0**-d + 1e-12
     else:
         tol = 1e-9 * max(1.0, float(np.max(np.abs(scores))))
     normalizable = float(scores.max()) <= 1.0 + tol
@@ -149,13 +149,11 @@ def rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
     finite = top1[np.isfinite(top1)]
     distinct = _distinct(finite)
     if n >= 10 and distinct <= max(3, min(int(0.05 * n), 10)):
-        reasons.append(f"top-1 scores take only {distinct} distinct value{'s' * (distinct != 1)} "
-                       f"across {n} queries")
+        reasons.append(f"top-1 scores take only {distinct} distinct value{'s' * (distinct != 1)} across {n} queries")
     head = rows[(rows["rank"] <= 10) & np.isfinite(rows["score"].to_numpy())]
     raw_head = head["score"].to_numpy(np.float64)
     unit, e = _unit(raw_head)  # spreads in units of 2**e: no overflow, the same ratio
-    head = pd.DataFrame({"rank": head["rank"].to_numpy(), "query_id": head["query_id"].to_numpy(),
-                         "score": unit})
+    head = pd.DataFrame({"rank": head["rank"].to_numpy(), "query_id": head["query_id"].to_numpy(), "score": unit})
     by_rank = head.groupby("rank", sort=True)["score"]
     counts = by_rank.count()
     usable = counts[counts >= 2].index
@@ -166,20 +164,22 @@ def rank_reasons(rows: pd.DataFrame, top1: np.ndarray) -> list[str]:
         resid = h["score"].to_numpy() - means
         dof = max(len(h) - len(usable), 1)
         with np.errstate(under="ignore"):
-            within = math.sqrt(float(np.sum(resid ** 2)) / dof)
+            within = math.sqrt(float(np.sum(resid**2)) / dof)
             between = float(np.std(grouped.mean().to_numpy()))
         if between > 0 and within <= 0.05 * between:
             with np.errstate(over="ignore"):
                 shown = float(np.ldexp(within, e))
             reasons.append(
                 f"the score is a function of rank (across queries, scores at the same rank "
-                f"vary by {shown:.3g}, {within / between:.1%} of their spread between ranks)")
+                f"vary by {shown:.3g}, {within / between:.1%} of their spread between ranks)"
+            )
         elif between == 0 and within == 0:
             reasons.append("every hit has the same score")
     match = _rrf_match(raw_head)
     if match is not None:
         c, share, normalized = match
-        reasons.append(f"{share:.0%} of the top-10 scores are reciprocal-rank-fusion sums "
-                       f"of 1/({c} + rank) terms{' (normalized)' if normalized else ''}")
+        reasons.append(
+            f"{share:.0%} of the top-10 scores are reciprocal-rank-fusion sums "
+            f"of 1/({c} + rank) terms{' (normalized)' if normalized else ''}"
+        )
     return reasons
-

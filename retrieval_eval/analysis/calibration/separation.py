@@ -14,8 +14,14 @@ import numpy as np
 
 from ..stats import bootstrap_ci, median_difference
 
-__all__ = ["average_precision", "coded_auroc", "pairwise_wins", "separation_figures",
-           "separation_intervals", "threshold_95"]
+__all__ = [
+    "average_precision",
+    "coded_auroc",
+    "pairwise_wins",
+    "separation_figures",
+    "separation_intervals",
+    "threshold_95",
+]
 
 
 def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -206,8 +212,7 @@ def coded_auroc(n_values: int):
     return statistic
 
 
-def separation_intervals(pos: np.ndarray, neg: np.ndarray, n_resamples: int,
-               seed) -> dict[str, tuple[float, float]]:
+def separation_intervals(pos: np.ndarray, neg: np.ndarray, n_resamples: int, seed) -> dict[str, tuple[float, float]]:
     """Seeded percentile intervals for AUROC and the separation margin.
 
     Positives and negatives are resampled separately (the design fixes how many of each were
@@ -244,10 +249,7 @@ def separation_intervals(pos: np.ndarray, neg: np.ndarray, n_resamples: int,
     pos, neg = np.sort(pos), np.sort(neg)
     values, codes = np.unique(np.r_[pos, neg], return_inverse=True)
     codes = codes.astype(np.float64)
-    a = bootstrap_ci(coded_auroc(values.size), codes[:pos.size], codes[pos.size:],
-                     n_resamples=n_resamples, seed=seed)
+    a = bootstrap_ci(coded_auroc(values.size), codes[: pos.size], codes[pos.size :], n_resamples=n_resamples, seed=seed)
     with np.errstate(invalid="ignore"):  # an inf margin (stats.difference) has no interval
         m = bootstrap_ci(median_difference, pos, neg, n_resamples=n_resamples, seed=seed)
-    return {"auroc": (float(a.ci_low), float(a.ci_high)),
-            "separation_margin": (float(m.ci_low), float(m.ci_high))}
-
+    return {"auroc": (float(a.ci_low), float(a.ci_high)), "separation_margin": (float(m.ci_low), float(m.ci_high))}

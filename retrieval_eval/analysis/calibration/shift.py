@@ -171,20 +171,27 @@ def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
     if not 2 <= int(bins) <= MAX_BINS:
         raise ValueError(f"bins must be between 2 and {MAX_BINS}, got {bins}")
     if b.size == 0 or a.size == 0:
-        return math.nan, pd.DataFrame(columns=["bin", "low", "high", "n_before", "n_after",
-                                               "share_before", "share_after", "term"])
+        return math.nan, pd.DataFrame(
+            columns=["bin", "low", "high", "n_before", "n_after", "share_before", "share_after", "term"]
+        )
     edges = np.unique(np.quantile(b, np.arange(1, int(bins)) / int(bins)))
     nb = np.bincount(np.searchsorted(edges, b, side="right"), minlength=edges.size + 1)
     na = np.bincount(np.searchsorted(edges, a, side="right"), minlength=edges.size + 1)
     sb = np.maximum(nb, 0.5) / b.size
     sa = np.maximum(na, 0.5) / a.size
     term = (sa - sb) * np.log(sa / sb)
-    table = pd.DataFrame({
-        "bin": np.arange(edges.size + 1, dtype=np.int64),
-        "low": np.r_[-np.inf, edges], "high": np.r_[edges, np.inf],
-        "n_before": nb.astype(np.int64), "n_after": na.astype(np.int64),
-        "share_before": nb / b.size, "share_after": na / a.size, "term": term,
-    })
+    table = pd.DataFrame(
+        {
+            "bin": np.arange(edges.size + 1, dtype=np.int64),
+            "low": np.r_[-np.inf, edges],
+            "high": np.r_[edges, np.inf],
+            "n_before": nb.astype(np.int64),
+            "n_after": na.astype(np.int64),
+            "share_before": nb / b.size,
+            "share_after": na / a.size,
+            "term": term,
+        }
+    )
     return float(term.sum()), table
 
 
@@ -247,14 +254,18 @@ class ScoreShift:
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: ``{"score_shift": metrics(), "decisions": [...], "bins": [...], ...}``;
         the ``score_shift`` block is what ``score-shift:<metric>:<ceiling>`` gates read."""
-        return jsonable({
-            "score_shift": self.metrics(),
-            "summary": self.summary.reset_index().to_dict(orient="records"),
-            "decisions": self.decisions.to_dict(orient="records"),
-            "bins": self.bins.to_dict(orient="records"),
-            "only_before": self.only_before, "only_after": self.only_after,
-            "warnings": list(self.warnings), "settings": self.settings,
-        })
+        return jsonable(
+            {
+                "score_shift": self.metrics(),
+                "summary": self.summary.reset_index().to_dict(orient="records"),
+                "decisions": self.decisions.to_dict(orient="records"),
+                "bins": self.bins.to_dict(orient="records"),
+                "only_before": self.only_before,
+                "only_after": self.only_after,
+                "warnings": list(self.warnings),
+                "settings": self.settings,
+            }
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The summary table (a copy)."""
@@ -271,17 +282,22 @@ class ScoreShift:
         box, esc, table, warnings_html = viz("box", "esc", "table", "warnings_html")
 
         s = self.settings
-        body = (table(self.summary, max_rows=20) + table(self.decisions.set_index("kind"))
-                + warnings_html(self.warnings)
-                + f"<div>{esc(s['before'])} → {esc(s['after'])}; PSI over {s['bins']} quantile "
-                  f"bins of the before scores; cutoff interval: paired percentile bootstrap "
-                  f"({s['n_resamples']} resamples, seed {s['seed']}). Details: .top1, .bins</div>")
+        body = (
+            table(self.summary, max_rows=20)
+            + table(self.decisions.set_index("kind"))
+            + warnings_html(self.warnings)
+            + f"<div>{esc(s['before'])} → {esc(s['after'])}; PSI over {s['bins']} quantile "
+            f"bins of the before scores; cutoff interval: paired percentile bootstrap "
+            f"({s['n_resamples']} resamples, seed {s['seed']}). Details: .top1, .bins</div>"
+        )
         return box("Score shift (top-1 scores, same queries)", body)
 
     def __repr__(self) -> str:
-        return (f"ScoreShift({self.settings['before']} -> {self.settings['after']}, "
-                f"{len(self.top1)} queries, warnings={len(self.warnings)})\n"
-                + self.summary[["value", "n", "ci_low", "ci_high"]].to_string())
+        return (
+            f"ScoreShift({self.settings['before']} -> {self.settings['after']}, "
+            f"{len(self.top1)} queries, warnings={len(self.warnings)})\n"
+            + self.summary[["value", "n", "ci_low", "ci_high"]].to_string()
+        )
 
 
 def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
@@ -290,8 +306,9 @@ def _pick(run: pd.DataFrame, system, label: str) -> tuple[pd.DataFrame, str]:
         raise ValueError(f"run_{label} is empty (no rankings): there are no top-1 scores to compare")
     if system is None:
         if len(systems) != 1:
-            raise ValueError(f"run_{label} holds systems {', '.join(systems)}: pass system= "
-                             "(--system) to say which one to compare")
+            raise ValueError(
+                f"run_{label} holds systems {', '.join(systems)}: pass system= (--system) to say which one to compare"
+            )
         return run, systems[0]
     if system not in systems:
         raise ValueError(f"run_{label} has no system {system!r} (it has {', '.join(systems)})")
@@ -308,6 +325,7 @@ def _cutoff_rule(quantile: float, guarantee):
     """A vectorized rule: rows of positive top-1 scores -> one cutoff per row."""
     if guarantee is None:
         return lambda x: np.quantile(x, quantile, axis=-1, method="linear")
+
     def conformal(x: np.ndarray) -> np.ndarray:
         k = conformal_rank(x.shape[-1], guarantee.alpha)
         if k < 1:
@@ -317,10 +335,22 @@ def _cutoff_rule(quantile: float, guarantee):
     return conformal
 
 
-def score_shift(run_before, run_after, *,
-                judgments=None, queries=None, negatives=None, system=None, cutoff=None,
-                quantile: float = 0.10, guarantee=None, threshold: int = 1, bins: int = 10,
-                n_resamples: int = 1000, seed=0) -> ScoreShift:
+def score_shift(
+    run_before,
+    run_after,
+    *,
+    judgments=None,
+    queries=None,
+    negatives=None,
+    system=None,
+    cutoff=None,
+    quantile: float = 0.10,
+    guarantee=None,
+    threshold: int = 1,
+    bins: int = 10,
+    n_resamples: int = 1000,
+    seed=0,
+) -> ScoreShift:
     """Compare the top-1 score distributions of the same queries under two runs.
 
     Parameters
@@ -366,29 +396,31 @@ def score_shift(run_before, run_after, *,
     """
     _check_options(quantile, n_resamples, bins)
     g = as_guarantee(guarantee)
-    (tb, name_b), (ta, name_a) = _both_top1(run_before, run_after, system, judgments, queries, negatives,
-                                            threshold)
+    (tb, name_b), (ta, name_a) = _both_top1(run_before, run_after, system, judgments, queries, negatives, threshold)
     both, only_b, only_a, warnings = _shared(tb, ta)
     x, y = (both[c].to_numpy(np.float64) for c in ("score_before", "score_after"))
     ks, ks_p, ks_method = ks_2samp(x, y)
     index, bin_table = psi(x, y, bins)
     is_pos = (both["kind"] == "positive").to_numpy()
-    c_before, c_after, shift_ci = _cutoffs(x[is_pos], y[is_pos], float(quantile), g,
-                                           int(n_resamples), seed, cutoff, warnings)
+    c_before, c_after, shift_ci = _cutoffs(
+        x[is_pos], y[is_pos], float(quantile), g, int(n_resamples), seed, cutoff, warnings
+    )
     old = float(cutoff) if cutoff is not None else c_before
     acc_b, acc_a, has_old = x >= old, y >= old, math.isfinite(old)
     flipped = acc_b != acc_a
     boot_label = f"paired percentile bootstrap 95% ({int(n_resamples)} resamples, seed {seed})"
     n_pos, nan = int(is_pos.sum()), (math.nan, math.nan)
-    summary = _summary([
-        ("ks", ks, len(both), nan, ""),
-        ("ks_pvalue", ks_p, len(both), nan, ks_method),
-        ("psi", index, len(both), nan, ""),
-        ("cutoff_before", c_before, n_pos, nan, ""),
-        ("cutoff_after", c_after, n_pos, nan, ""),
-        ("cutoff_shift", c_after - c_before, n_pos, shift_ci, boot_label),
-        ("flip_share", *_flip_share(flipped, has_old), "wilson 95%"),
-    ])
+    summary = _summary(
+        [
+            ("ks", ks, len(both), nan, ""),
+            ("ks_pvalue", ks_p, len(both), nan, ks_method),
+            ("psi", index, len(both), nan, ""),
+            ("cutoff_before", c_before, n_pos, nan, ""),
+            ("cutoff_after", c_after, n_pos, nan, ""),
+            ("cutoff_shift", c_after - c_before, n_pos, shift_ci, boot_label),
+            ("flip_share", *_flip_share(flipped, has_old), "wilson 95%"),
+        ]
+    )
     top1 = _shift_top1(both, x, y, acc_b, acc_a, flipped, has_old)
     decisions = _decisions(top1["kind"].to_numpy(dtype=object), acc_b, acc_a, flipped, has_old)
     settings = _settings(name_b, name_a, quantile, g, cutoff, old, threshold, bins, n_resamples, seed)
@@ -398,10 +430,15 @@ def score_shift(run_before, run_after, *,
 def _settings(name_b, name_a, quantile, g, cutoff, old, threshold, bins, n_resamples, seed) -> dict[str, Any]:
     """The last step of :func:`score_shift`: what it was asked for, as JSON-able settings."""
     return {
-        "before": name_b, "after": name_a, "quantile": float(quantile),
+        "before": name_b,
+        "after": name_a,
+        "quantile": float(quantile),
         "guarantee": None if g is None else {"alpha": g.alpha, "delta": g.delta},
-        "cutoff": None if cutoff is None else float(cutoff), "old_cutoff": old,
-        "threshold": int(threshold), "bins": int(bins), "n_resamples": int(n_resamples),
+        "cutoff": None if cutoff is None else float(cutoff),
+        "old_cutoff": old,
+        "threshold": int(threshold),
+        "bins": int(bins),
+        "n_resamples": int(n_resamples),
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
     }
 
@@ -432,21 +469,23 @@ def _check_options(quantile, n_resamples, bins) -> None:
         raise ValueError(f"bins must be between 2 and {MAX_BINS}, got {bins}")
 
 
-def _shared(tb: pd.DataFrame, ta: pd.DataFrame
-            ) -> tuple[pd.DataFrame, list[str], list[str], list[str]]:
+def _shared(tb: pd.DataFrame, ta: pd.DataFrame) -> tuple[pd.DataFrame, list[str], list[str], list[str]]:
     """The queries both runs scored (``score_before``, ``score_after``), those only one run
     scored, and the warnings they call for."""
-    both = tb.merge(ta[["query_id", "score"]], on="query_id", how="inner",
-                    suffixes=("_before", "_after"), sort=False)
+    both = tb.merge(ta[["query_id", "score"]], on="query_id", how="inner", suffixes=("_before", "_after"), sort=False)
     only_b = [str(q) for q in tb["query_id"][~tb["query_id"].isin(ta["query_id"])]]
     only_a = [str(q) for q in ta["query_id"][~ta["query_id"].isin(tb["query_id"])]]
     warnings: list[str] = []
     if only_b or only_a:
-        warnings.append(f"{len(only_b)} queries scored only before and {len(only_a)} only after "
-                        "are left out: every figure is over the queries both runs scored")
+        warnings.append(
+            f"{len(only_b)} queries scored only before and {len(only_a)} only after "
+            "are left out: every figure is over the queries both runs scored"
+        )
     if len(both) < MIN_QUERIES:
-        warnings.append(f"only {len(both)} queries scored by both runs (fewer than "
-                        f"{MIN_QUERIES}): every shift figure is indeterminate")
+        warnings.append(
+            f"only {len(both)} queries scored by both runs (fewer than "
+            f"{MIN_QUERIES}): every shift figure is indeterminate"
+        )
     return both, only_b, only_a, warnings
 
 
@@ -462,59 +501,77 @@ def _flip_share(flipped: np.ndarray, has_old: bool) -> tuple[float, int, tuple[f
 
 def _summary(records: list[tuple]) -> pd.DataFrame:
     """One row per ``(measure, value, n, (ci_low, ci_high), interval)`` record."""
-    return pd.DataFrame({
-        "measure": pd.array([r[0] for r in records], dtype=ID),
-        "value": np.array([r[1] for r in records], dtype=np.float64),
-        "n": np.array([r[2] for r in records], dtype=np.int64),
-        "ci_low": np.array([r[3][0] for r in records], dtype=np.float64),
-        "ci_high": np.array([r[3][1] for r in records], dtype=np.float64),
-        "interval": pd.array([r[4] for r in records], dtype=ID),
-    }).set_index("measure")
+    return pd.DataFrame(
+        {
+            "measure": pd.array([r[0] for r in records], dtype=ID),
+            "value": np.array([r[1] for r in records], dtype=np.float64),
+            "n": np.array([r[2] for r in records], dtype=np.int64),
+            "ci_low": np.array([r[3][0] for r in records], dtype=np.float64),
+            "ci_high": np.array([r[3][1] for r in records], dtype=np.float64),
+            "interval": pd.array([r[4] for r in records], dtype=ID),
+        }
+    ).set_index("measure")
 
 
-def _shift_top1(both: pd.DataFrame, x: np.ndarray, y: np.ndarray, acc_b: np.ndarray,
-                acc_a: np.ndarray, flipped: np.ndarray, has_old: bool) -> pd.DataFrame:
+def _shift_top1(
+    both: pd.DataFrame,
+    x: np.ndarray,
+    y: np.ndarray,
+    acc_b: np.ndarray,
+    acc_a: np.ndarray,
+    flipped: np.ndarray,
+    has_old: bool,
+) -> pd.DataFrame:
     """One row per shared query: kind, stratum, both top-1 scores and both decisions."""
     accepted_b = pd.array(np.where(has_old, acc_b, None), dtype="boolean")  # type: ignore[call-overload]
     accepted_a = pd.array(np.where(has_old, acc_a, None), dtype="boolean")  # type: ignore[call-overload]
-    top1 = pd.DataFrame({
-        "query_id": both["query_id"].astype(ID).to_numpy(),
-        "kind": both["kind"].astype(ID).to_numpy(),
-        "stratum": both["stratum"].astype(ID).to_numpy(),
-        "top1_before": x, "top1_after": y,
-        "accepted_before": accepted_b, "accepted_after": accepted_a,
-        "flipped": pd.array(np.where(has_old, flipped, None), dtype="boolean"),  # type: ignore[call-overload]
-    })
+    top1 = pd.DataFrame(
+        {
+            "query_id": both["query_id"].astype(ID).to_numpy(),
+            "kind": both["kind"].astype(ID).to_numpy(),
+            "stratum": both["stratum"].astype(ID).to_numpy(),
+            "top1_before": x,
+            "top1_after": y,
+            "accepted_before": accepted_b,
+            "accepted_after": accepted_a,
+            "flipped": pd.array(np.where(has_old, flipped, None), dtype="boolean"),  # type: ignore[call-overload]
+        }
+    )
     for c in ("query_id", "kind", "stratum"):
         top1[c] = top1[c].astype(ID)
     return top1
 
 
-def _cutoffs(pos_b: np.ndarray, pos_a: np.ndarray, quantile: float, g, n_resamples: int, seed,
-             cutoff, warnings: list[str]) -> tuple[float, float, tuple[float, float]]:
+def _cutoffs(
+    pos_b: np.ndarray, pos_a: np.ndarray, quantile: float, g, n_resamples: int, seed, cutoff, warnings: list[str]
+) -> tuple[float, float, tuple[float, float]]:
     """The cutoff calibrated on each run's positives and the paired bootstrap interval of
     their difference; NaN (and a warning) without positives."""
     rule = _cutoff_rule(quantile, g)
     nan = (math.nan, math.nan)
     if pos_b.size:
         c_before, c_after = float(rule(pos_b[None, :])[0]), float(rule(pos_a[None, :])[0])
-        boot = bootstrap_ci(lambda b, a: rule(a) - rule(b), pos_b, pos_a, paired=True,
-                            n_resamples=n_resamples, seed=seed)
+        boot = bootstrap_ci(
+            lambda b, a: rule(a) - rule(b), pos_b, pos_a, paired=True, n_resamples=n_resamples, seed=seed
+        )
         shift_ci = (float(boot.ci_low), float(boot.ci_high))
         if not math.isfinite(c_before):
-            warnings.append(f"{pos_b.size} positives are too few for a retention guarantee at "
-                            f"alpha = {g.alpha:g}: no cutoff")
+            warnings.append(
+                f"{pos_b.size} positives are too few for a retention guarantee at alpha = {g.alpha:g}: no cutoff"
+            )
     else:
         c_before = c_after = math.nan
         shift_ci = nan
-        warnings.append("no positives (judged queries with a relevant label) among the shared "
-                        "queries: no cutoff is calibrated"
-                        + ("" if cutoff is not None else "; pass cutoff= to count flips"))
+        warnings.append(
+            "no positives (judged queries with a relevant label) among the shared "
+            "queries: no cutoff is calibrated" + ("" if cutoff is not None else "; pass cutoff= to count flips")
+        )
     return c_before, c_after, shift_ci
 
 
-def _decisions(kinds: np.ndarray, acc_b: np.ndarray, acc_a: np.ndarray, flipped: np.ndarray,
-               has_old: bool) -> pd.DataFrame:
+def _decisions(
+    kinds: np.ndarray, acc_b: np.ndarray, acc_a: np.ndarray, flipped: np.ndarray, has_old: bool
+) -> pd.DataFrame:
     """Per kind: accepted before and after the change, newly refused and accepted, flips."""
     dec = []
     for kind in ("positive", "negative", "no_positives", "unjudged"):  # four kinds, vectorized
@@ -522,17 +579,20 @@ def _decisions(kinds: np.ndarray, acc_b: np.ndarray, acc_a: np.ndarray, flipped:
         if not m.any():
             continue
         n = int(m.sum())
-        dec.append({
-            "kind": kind, "n": n,
-            "accepted_before": int(acc_b[m].sum()) if has_old else -1,
-            "accepted_after": int(acc_a[m].sum()) if has_old else -1,
-            "newly_refused": int((acc_b[m] & ~acc_a[m]).sum()) if has_old else -1,
-            "newly_accepted": int((~acc_b[m] & acc_a[m]).sum()) if has_old else -1,
-            "flip_share": float(flipped[m].mean()) if has_old else math.nan,
-        })
+        dec.append(
+            {
+                "kind": kind,
+                "n": n,
+                "accepted_before": int(acc_b[m].sum()) if has_old else -1,
+                "accepted_after": int(acc_a[m].sum()) if has_old else -1,
+                "newly_refused": int((acc_b[m] & ~acc_a[m]).sum()) if has_old else -1,
+                "newly_accepted": int((~acc_b[m] & acc_a[m]).sum()) if has_old else -1,
+                "flip_share": float(flipped[m].mean()) if has_old else math.nan,
+            }
+        )
     decisions = pd.DataFrame.from_records(
-        dec, columns=["kind", "n", "accepted_before", "accepted_after", "newly_refused",
-                      "newly_accepted", "flip_share"])
+        dec, columns=["kind", "n", "accepted_before", "accepted_after", "newly_refused", "newly_accepted", "flip_share"]
+    )
     decisions["kind"] = decisions["kind"].astype(ID)
     for c in ("n", "accepted_before", "accepted_after", "newly_refused", "newly_accepted"):
         decisions[c] = decisions[c].astype("Int64").mask(decisions[c] < 0)

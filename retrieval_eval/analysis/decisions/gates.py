@@ -42,8 +42,7 @@ __all__ = [
 ]
 
 Status = Literal["PASS", "FAIL", "INDETERMINATE"]
-GateKind = Literal["absolute", "delta", "worst-stratum", "ci-lower", "score-shift",
-                   "label-agreement"]
+GateKind = Literal["absolute", "delta", "worst-stratum", "ci-lower", "score-shift", "label-agreement"]
 
 _SEVERITY = {"PASS": 0, "INDETERMINATE": 1, "FAIL": 2}
 
@@ -114,11 +113,7 @@ class GateEvaluation:
         return self.status == "PASS"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "results": [r.to_dict() for r in self.results],
-            "reasons": list(self.reasons),
-        }
+        return {"status": self.status, "results": [r.to_dict() for r in self.results], "reasons": list(self.reasons)}
 
 
 def worse_status(a: Status, b: Status) -> Status:
@@ -206,15 +201,13 @@ def _trust_gate(expression: str, parts: list[str]) -> Gate:
     from ..calibration.shift import SHIFT_GATE_METRICS
     from ..trust.agreement import AGREEMENT_GATE_MEASURES
 
-    kind, known = ((parts[0], SHIFT_GATE_METRICS) if parts[0] == "score-shift"
-                   else (parts[0], AGREEMENT_GATE_MEASURES))
+    kind, known = (parts[0], SHIFT_GATE_METRICS) if parts[0] == "score-shift" else (parts[0], AGREEMENT_GATE_MEASURES)
     if len(parts) != 3:
         what = "ceiling" if kind == "score-shift" else "floor"
         raise GateError(f"gate '{expression}': expected {kind}:metric:{what}")
     metric = _metric(parts[1], expression)
     if metric not in known:
-        raise GateError(
-            f"gate '{expression}': {kind} gates read {', '.join(known)}, not '{metric}'")
+        raise GateError(f"gate '{expression}': {kind} gates read {', '.join(known)}, not '{metric}'")
     return Gate(expression, cast(GateKind, kind), metric, _number(parts[2], expression))
 
 
@@ -227,7 +220,8 @@ def _evaluate_trust(gate: Gate, report: Mapping[str, Any]) -> tuple[GateResult, 
     if not (isinstance(m, Mapping) and _is_number(m.get("value"))):
         return GateResult(raw, "INDETERMINATE"), (
             f"{raw}: no '{metric}' in a '{block_name}' block (run "
-            f"{'score-shift' if block_name == 'score_shift' else 'label-agreement'} first)")
+            f"{'score-shift' if block_name == 'score_shift' else 'label-agreement'} first)"
+        )
     value = float(m["value"])
     why = _indeterminate(m)
     if why is not None:
@@ -237,11 +231,11 @@ def _evaluate_trust(gate: Gate, report: Mapping[str, Any]) -> tuple[GateResult, 
         if _at_least(threshold, observed):
             return GateResult(raw, "PASS", observed), None
         return GateResult(raw, "FAIL", observed), (
-            f"{raw}: {metric} is {_fmt(observed)}, above the ceiling {threshold!r}")
+            f"{raw}: {metric} is {_fmt(observed)}, above the ceiling {threshold!r}"
+        )
     if _at_least(value, threshold):
         return GateResult(raw, "PASS", value), None
-    return GateResult(raw, "FAIL", value), (
-        f"{raw}: {metric} is {_fmt(value, threshold)}, below {threshold!r}")
+    return GateResult(raw, "FAIL", value), (f"{raw}: {metric} is {_fmt(value, threshold)}, below {threshold!r}")
 
 
 # -- reading reports ---------------------------------------------------------------------------
@@ -305,9 +299,7 @@ def _check_measurements(metrics: Mapping[str, Any], label: str, where: str) -> N
         if not _is_number(m["value"]):
             raise FormatError(label, None, f"{where}.{name}.value must be a finite number")
         ci = m.get("ci")
-        if ci is not None and not (
-            isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_is_number(x) for x in ci)
-        ):
+        if ci is not None and not (isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_is_number(x) for x in ci)):
             raise FormatError(label, None, f"{where}.{name}.ci must be two finite numbers")
 
 
@@ -402,8 +394,9 @@ def _undecided(raw: str, reason: str, observed: float | None = None, base: float
 def _nearest(report: Mapping[str, Any], metric: str) -> str:
     """`` (nearest in the report: a, b, c)``: the report's closest metric names, or ``""``."""
     metrics = report.get("metrics") or {}
-    close = difflib.get_close_matches(metric, [str(n) for n in metrics] if isinstance(metrics, Mapping) else [],
-                                      n=3, cutoff=0.0)
+    close = difflib.get_close_matches(
+        metric, [str(n) for n in metrics] if isinstance(metrics, Mapping) else [], n=3, cutoff=0.0
+    )
     return f" (nearest in the report: {', '.join(close)})" if close else ""
 
 
@@ -411,8 +404,9 @@ def _evaluate_worst_stratum(gate: Gate, report: Mapping[str, Any]) -> tuple[Gate
     """The lowest scored stratum; one whose measurement cannot be trusted makes a pass INDETERMINATE."""
     raw, metric, threshold = gate.raw, gate.metric, gate.threshold
     strata = report.get("per_stratum") or {}
-    scored = {name: s for name, s in strata.items()
-              if isinstance(s, Mapping) and isinstance(s.get("n"), int) and s["n"] > 0}
+    scored = {
+        name: s for name, s in strata.items() if isinstance(s, Mapping) and isinstance(s.get("n"), int) and s["n"] > 0
+    }
     if strata and not scored:
         return _undecided(raw, f"no stratum was scored for '{metric}'")
     values: dict[str, float] = {}
@@ -437,7 +431,8 @@ def _evaluate_worst_stratum(gate: Gate, report: Mapping[str, Any]) -> tuple[Gate
         observed = values[cast(str, worst)]  # values is not empty: there is a worst
         if not _at_least(observed, threshold):
             return GateResult(raw, "FAIL", observed), (
-                f"{raw}: worst stratum '{worst}' has {metric} {_fmt(observed, threshold)}, below {threshold!r}")
+                f"{raw}: worst stratum '{worst}' has {metric} {_fmt(observed, threshold)}, below {threshold!r}"
+            )
     if unsure:
         name = next(iter(unsure))
         return _undecided(raw, f"'{metric}' in stratum '{name}' cannot be gated: {unsure[name]}", observed)
@@ -454,7 +449,8 @@ def _evaluate_ci_lower(gate: Gate, m: Mapping[str, Any], value: float) -> tuple[
     if _at_least(lower, threshold):
         return GateResult(raw, "PASS", lower), None
     return GateResult(raw, "FAIL", lower), (
-        f"{raw}: the lower end of the interval on {metric} is {_fmt(lower, threshold)}, below {threshold!r}")
+        f"{raw}: the lower end of the interval on {metric} is {_fmt(lower, threshold)}, below {threshold!r}"
+    )
 
 
 def _evaluate_delta(gate: Gate, value: float, baseline: Mapping[str, Any] | None) -> tuple[GateResult, str | None]:
@@ -475,7 +471,8 @@ def _evaluate_delta(gate: Gate, value: float, baseline: Mapping[str, Any] | None
         return GateResult(raw, "PASS", value, base), None
     moved = f"fell {-change:.4f}" if change < 0 else f"rose only {change:.4f}"
     return GateResult(raw, "FAIL", value, base), (
-        f"{raw}: {metric} {moved}, from {base:.4f} to {value:.4f}, beyond the allowed change of {threshold:+}")
+        f"{raw}: {metric} {moved}, from {base:.4f} to {value:.4f}, beyond the allowed change of {threshold:+}"
+    )
 
 
 def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping | None) -> tuple[GateResult, str | None]:
@@ -509,11 +506,7 @@ def _evaluate_one(gate: Gate, report: Mapping[str, Any], baseline: Mapping | Non
     return GateResult(raw, "FAIL", value), f"{raw}: {metric} is {_fmt(value, threshold)}, below {threshold!r}"
 
 
-def evaluate_gates(
-    report: Any,
-    gates: Iterable[Gate | str],
-    baseline: Any = None,
-) -> GateEvaluation:
+def evaluate_gates(report: Any, gates: Iterable[Gate | str], baseline: Any = None) -> GateEvaluation:
     """Evaluate every gate against ``report`` (and ``baseline`` for delta gates).
 
     Returns a :class:`GateEvaluation`: one :class:`GateResult` per gate in order, the combined

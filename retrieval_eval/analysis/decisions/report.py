@@ -97,8 +97,9 @@ def _plural(n: int, one: str, many: str) -> str:
     return one if n == 1 else many
 
 
-def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, calibration=None,
-                           queries=None, now=None) -> Report:
+def report_from_evaluation(
+    ev, system: str, corpus=None, drift_result=None, calibration=None, queries=None, now=None
+) -> Report:
     """Assemble the report of one system of an :class:`~retrieval_eval.evaluation.Evaluation`.
 
     The steps, in the order of the report: the retrieval metrics, the corpus and its drift,
@@ -146,8 +147,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         summary_d = drift_result.to_dict()["summary"]
         judgments_info["drift"] = summary_d
         if summary_d["invalid_ratio"] > 0:
-            reasons.append(f"{round(summary_d['invalid_ratio'] * 100)}% of judgments no longer "
-                           "match the live corpus")
+            reasons.append(f"{round(summary_d['invalid_ratio'] * 100)}% of judgments no longer match the live corpus")
     unanswered = queries_scored > 0 and bool(positive["missing"].all())
     reasons += _query_reasons(ev, pq, queries_scored, unanswered)
     data: dict[str, Any] = {
@@ -159,18 +159,18 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
         "metrics": metrics,
     }
     if ev.has_strata:
-        data["per_stratum"] = {name: s.to_dict()
-                               for name, s in stratum_scores(ev, system, names).items()}
+        data["per_stratum"] = {name: s.to_dict() for name, s in stratum_scores(ev, system, names).items()}
         # First-appearance order: the tie order of the worst stratum (SPEC A3), which a
         # report read back from disk needs for its worst-stratum gates.
         judgments_info["strata"] = list(ev.strata)
     reasons += _calibration(data, ev, system, calibration, queries)
     _judged(data, ev, system)
     if not_computed:
-        reasons.append(f"{', '.join(not_computed)} could not be computed (NaN), so "
-                       f"{_plural(len(not_computed), 'it', 'they')} cannot pass")
-    status = ("INDETERMINATE" if queries_scored == 0 or unanswered or not validation.ok or not_computed
-              else "PASS")
+        reasons.append(
+            f"{', '.join(not_computed)} could not be computed (NaN), so "
+            f"{_plural(len(not_computed), 'it', 'they')} cannot pass"
+        )
+    status = "INDETERMINATE" if queries_scored == 0 or unanswered or not validation.ok or not_computed else "PASS"
     data["verdict"] = {"status": status, "reasons": reasons}
     return Report(data)
 
@@ -178,8 +178,7 @@ def report_from_evaluation(ev, system: str, corpus=None, drift_result=None, cali
 def _metrics(summary: pd.Series, names: list[str], queries_scored: int) -> tuple[dict[str, Any], list[str]]:
     """The retrieval metrics' measurements (none when no query was scored) and the names of
     those the engine could not compute (NaN is not a number a verdict can rest on)."""
-    metrics = ({name: Measurement(value=float(summary[name])).to_dict() for name in names}
-               if queries_scored else {})
+    metrics = {name: Measurement(value=float(summary[name])).to_dict() for name in names} if queries_scored else {}
     not_computed = [name for name, m in metrics.items() if not math.isfinite(m["value"])]
     for name in not_computed:
         metrics[name]["indeterminate"] = "could not be computed (NaN)"
@@ -214,32 +213,36 @@ def _query_reasons(ev, pq: pd.DataFrame, queries_scored: int, unanswered: bool) 
     reasons: list[str] = []
     missing_scored = int((pq["missing"] & ~pq["no_positives"] & ~pq["negative"]).sum())
     if missing_scored:
-        reasons.append(f"{missing_scored} judged {_plural(missing_scored, 'query', 'queries')} "
-                       "had no run entry and scored zero")
+        reasons.append(
+            f"{missing_scored} judged {_plural(missing_scored, 'query', 'queries')} had no run entry and scored zero"
+        )
     excluded = int((pq["no_positives"] & ~pq["negative"]).sum())
     if excluded and queries_scored:
-        reasons.append(f"{excluded} judged {_plural(excluded, 'query has', 'queries have')} no "
-                       f"label at relevance >= {ev.threshold} and "
-                       f"{_plural(excluded, 'was', 'were')} excluded from the averages")
+        reasons.append(
+            f"{excluded} judged {_plural(excluded, 'query has', 'queries have')} no "
+            f"label at relevance >= {ev.threshold} and "
+            f"{_plural(excluded, 'was', 'were')} excluded from the averages"
+        )
     # An empty run (or one that answers no judged query) measured nothing: zeros there are
     # not a number about retrieval, so the verdict cannot be PASS.
     if unanswered:
-        reasons.append("the run has no ranking for any judged query (is it empty?), "
-                       "so nothing about retrieval was measured")
+        reasons.append(
+            "the run has no ranking for any judged query (is it empty?), so nothing about retrieval was measured"
+        )
     if queries_scored == 0:
         if validation.queries == 0:
             reasons.append("no judged queries, so no metric was computed")
         else:
-            reasons.append(f"no query had a label at relevance >= {ev.threshold}, "
-                           "so no metric was computed")
+            reasons.append(f"no query had a label at relevance >= {ev.threshold}, so no metric was computed")
     dups = int(pq["duplicates"].sum())
     if dups:
-        reasons.append(f"{dups} queries repeated a key in their ranking; "
-                       "only the first occurrence of each was counted")
+        reasons.append(f"{dups} queries repeated a key in their ranking; only the first occurrence of each was counted")
     if not validation.ok:
         codes = sorted({i.code for i in validation.errors})
-        reasons.append(f"the judgment set is unsound ({', '.join(codes)}); run 'retrieval-eval "
-                       "validate' for detail. No metric computed from it can be trusted")
+        reasons.append(
+            f"the judgment set is unsound ({', '.join(codes)}); run 'retrieval-eval "
+            "validate' for detail. No metric computed from it can be trusted"
+        )
     return reasons
 
 
@@ -251,8 +254,9 @@ def _calibration(data: dict[str, Any], ev, system: str, calibration, queries) ->
         if has_scores:
             from ..calibration import calibrate
 
-            calibration = calibrate(ev.judgments, ev.run, queries=queries,
-                                    negatives=ev.negatives or None, threshold=ev.threshold)
+            calibration = calibrate(
+                ev.judgments, ev.run, queries=queries, negatives=ev.negatives or None, threshold=ev.threshold
+            )
     if calibration is None or system not in set(calibration.summary.index):
         return []
     for name, m in calibration.metrics(system).items():
@@ -277,8 +281,7 @@ def _judged(data: dict[str, Any], ev, system: str) -> None:
     if "per_stratum" not in data:
         return
     rows = ev.judged_strata[ev.judged_strata["system"] == system]
-    for stratum, name, m in zip(rows["stratum"].astype(str), rows["metric"].astype(str),
-                                judged_measurements(rows)):
+    for stratum, name, m in zip(rows["stratum"].astype(str), rows["metric"].astype(str), judged_measurements(rows)):
         entry = data["per_stratum"].setdefault(stratum, {"n": 0, "metrics": {}})
         entry.setdefault("metrics", {})[name] = m.to_dict()
 

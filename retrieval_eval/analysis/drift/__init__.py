@@ -12,6 +12,12 @@ from __future__ import annotations
 from .core import DRIFT_STATUSES, DriftResult, DriftSummary, FixResult, drift, fix, match_substrings, match_text_sha
 
 __all__ = [
-    "DRIFT_STATUSES", "DriftResult", "DriftSummary", "FixResult", "drift", "fix",
-    "match_substrings", "match_text_sha",
+    "DRIFT_STATUSES",
+    "DriftResult",
+    "DriftSummary",
+    "FixResult",
+    "drift",
+    "fix",
+    "match_substrings",
+    "match_text_sha",
 ]

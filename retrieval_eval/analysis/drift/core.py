@@ -48,27 +48,12 @@ from .drift_match import isin as _isin
 from .drift_match import missing as _missing
 from .drift_match import strings as _strings
 
-__all__ = [
-    "DRIFT_STATUSES",
-    "DriftResult",
-    "DriftSummary",
-    "FixResult",
-    "drift",
-    "fix",
-]
+__all__ = ["DRIFT_STATUSES", "DriftResult", "DriftSummary", "FixResult", "drift", "fix"]
 
 #: The five statuses, in the order the summary lists them.
 DRIFT_STATUSES = ("VALID", "RE_ANCHORABLE", "MERGED", "SPLIT", "ORPHANED")
 
-_FINDING_COLUMNS = (
-    "query_id",
-    "doc_uri",
-    "chunk_id",
-    "status",
-    "reanchor_to",
-    "split_into",
-    "judgment_index",
-)
+_FINDING_COLUMNS = ("query_id", "doc_uri", "chunk_id", "status", "reanchor_to", "split_into", "judgment_index")
 _HTML_MAX_FINDINGS = 20
 
 
@@ -179,9 +164,7 @@ class DriftResult:
         targets = f["reanchor_to"].tolist()
         splits = f["split_into"].tolist()
         out = []
-        for qid, doc, cid, status, target, split in zip(
-            qids, docs, cids, statuses, targets, splits, strict=True
-        ):
+        for qid, doc, cid, status, target, split in zip(qids, docs, cids, statuses, targets, splits, strict=True):
             item: dict[str, Any] = {"query_id": qid, "doc_uri": doc}
             if not _missing(cid):
                 item["chunk_id"] = cid
@@ -222,8 +205,7 @@ class DriftResult:
         )
         body = (
             f"<div>labeled against {_html.esc(self.judgments_fingerprint or '(none)')}, "
-            f"live corpus {_html.esc(self.corpus_fingerprint or '(none)')}</div>"
-            + _html.table(counts)
+            f"live corpus {_html.esc(self.corpus_fingerprint or '(none)')}</div>" + _html.table(counts)
         )
         bad = self.findings[self.findings["status"] != "VALID"]
         if len(bad):
@@ -286,8 +268,10 @@ class FixResult:
     def _repr_html_(self) -> str:
         _html = viz("html")
 
-        body = (f"<div>{self.collapsed} collapsed into an equal label; {len(self.needs_review)} "
-                "need review (SPLIT, ORPHANED or GRADE_CONFLICT)</div>")
+        body = (
+            f"<div>{self.collapsed} collapsed into an equal label; {len(self.needs_review)} "
+            "need review (SPLIT, ORPHANED or GRADE_CONFLICT)</div>"
+        )
         if len(self.needs_review):
             shown = self.needs_review[["query_id", "doc_uri", "chunk_id", "status", "reason"]]
             body += _html.table(shown.set_index("query_id"), max_rows=_HTML_MAX_FINDINGS)
@@ -422,8 +406,7 @@ def drift(judgments: Any, corpus: Any, corpus_fingerprint: str | None = None) ->
     )
 
 
-def _decide(j: pd.DataFrame, meaning: pd.DataFrame, live: pd.DataFrame) -> tuple[
-        np.ndarray, np.ndarray, np.ndarray]:
+def _decide(j: pd.DataFrame, meaning: pd.DataFrame, live: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each label's status code, re-anchor target and split pieces: SPEC A5's rules in order."""
     n = len(j)
     doc = _strings(j, "doc_uri")
@@ -448,9 +431,7 @@ def _decide(j: pd.DataFrame, meaning: pd.DataFrame, live: pd.DataFrame) -> tuple
         match_text_sha(rest, doc, _strings(meaning, "text_sha"), chunk_text, live, codes, reanchor)
 
     # The two re-chunk shapes, by substring within the label's own document.
-    rest = np.flatnonzero(
-        (codes == _UNDECIDED) & chunk_text.notna().to_numpy(dtype=bool) & has_doc
-    )
+    rest = np.flatnonzero((codes == _UNDECIDED) & chunk_text.notna().to_numpy(dtype=bool) & has_doc)
     if len(rest):
         match_substrings(rest, doc, chunk_text, live, codes, reanchor, split_into)
 
@@ -483,8 +464,7 @@ def _findings_in_row_order(j: pd.DataFrame, findings: pd.DataFrame) -> pd.DataFr
     idx = findings["judgment_index"].to_numpy(dtype=np.int64)
     if len(findings) != n or not np.array_equal(np.sort(idx), np.arange(n)):
         raise ValueError(
-            f"fix: the drift result has {len(findings)} findings for {n} judgments; "
-            "run drift on these judgments first"
+            f"fix: the drift result has {len(findings)} findings for {n} judgments; run drift on these judgments first"
         )
     order = np.argsort(idx, kind="stable")
     f = findings.iloc[order].reset_index(drop=True)
@@ -492,9 +472,7 @@ def _findings_in_row_order(j: pd.DataFrame, findings: pd.DataFrame) -> pd.DataFr
         _strings(j, "query_id").equals(f["query_id"].astype(_STRING))
         and _strings(j, "chunk_id").equals(f["chunk_id"].astype(_STRING))
     ):
-        raise ValueError(
-            "fix: the drift result was computed for other judgments; run drift on these first"
-        )
+        raise ValueError("fix: the drift result was computed for other judgments; run drift on these first")
     return f
 
 
@@ -509,8 +487,7 @@ def _reanchor(j: pd.DataFrame, target: np.ndarray, moved: np.ndarray, exact: np.
     sha = _strings(out, "text_sha")
     text = _strings(out, "chunk_text")
     # An empty text_sha or chunk_text is an absent one (SPEC A2).
-    fill = (exact & sha.fillna("").eq("").to_numpy(dtype=bool)
-            & text.fillna("").ne("").to_numpy(dtype=bool))
+    fill = exact & sha.fillna("").eq("").to_numpy(dtype=bool) & text.fillna("").ne("").to_numpy(dtype=bool)
     if fill.any():
         values = sha.to_numpy(dtype=object)
         values[fill] = [text_sha(t) for t in text.to_numpy(dtype=object)[fill]]
@@ -580,8 +557,9 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
     written = _strings(judgments_meaning(j), "chunk_id").fillna(_strings(j, "doc_uri"))
     key = written.to_numpy(dtype=object).copy()
     key[moved] = f["reanchor_to"].to_numpy(dtype=object)[moved]
-    drop, unmove, conflicts = collisions(_strings(j, "query_id"), pd.Series(key, dtype=object), moved,
-                                         j["relevance"].to_numpy(), written)
+    drop, unmove, conflicts = collisions(
+        _strings(j, "query_id"), pd.Series(key, dtype=object), moved, j["relevance"].to_numpy(), written
+    )
     moved &= ~unmove
     exact = moved & (status == "RE_ANCHORABLE")
     stamp = moved | (status == "VALID")
@@ -595,5 +573,9 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
         out.index = judgments.index.copy()  # the caller's row labels, so it can join back
     if drop.any():
         out = out[~drop]
-    return FixResult(judgments=out, reanchored=int((moved & ~drop).sum()),
-                     needs_review=needs_review(f, conflicts), collapsed=int(drop.sum()))
+    return FixResult(
+        judgments=out,
+        reanchored=int((moved & ~drop).sum()),
+        needs_review=needs_review(f, conflicts),
+        collapsed=int(drop.sum()),
+    )

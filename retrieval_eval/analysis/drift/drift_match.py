@@ -82,9 +82,9 @@ def match_text_sha(
     if cand.empty:
         return
     # Same document: the first in corpus order.
-    same = cand.sort_values("pos", kind="stable").drop_duplicates(
-        ["doc_uri", "text_sha"]
-    )[["doc_uri", "text_sha", "chunk_id"]]
+    same = cand.sort_values("pos", kind="stable").drop_duplicates(["doc_uri", "text_sha"])[
+        ["doc_uri", "text_sha", "chunk_id"]
+    ]
     hit = want.merge(same, on=["doc_uri", "text_sha"], how="left")
     found = hit["chunk_id"].notna().to_numpy(dtype=bool)
     idx = hit["i"].to_numpy()[found]
@@ -94,9 +94,7 @@ def match_text_sha(
     other = hit.loc[~found, ["i", "text_sha"]]
     if other.empty:
         return
-    first = cand.sort_values("pos", kind="stable").drop_duplicates("text_sha")[
-        ["text_sha", "chunk_id"]
-    ]
+    first = cand.sort_values("pos", kind="stable").drop_duplicates("text_sha")[["text_sha", "chunk_id"]]
     hit = other.merge(first, on="text_sha", how="left")
     found = hit["chunk_id"].notna().to_numpy(dtype=bool)
     idx = hit["i"].to_numpy()[found]
@@ -149,8 +147,9 @@ def match_substrings(
 GRADE_CONFLICT = "GRADE_CONFLICT"
 
 
-def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndarray,
-               before: pd.Series) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+def collisions(
+    qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndarray, before: pd.Series
+) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """Which re-anchors would put two labels of one query on one chunk, and what to do instead.
 
     ``key`` is each label's key after the re-anchors (``chunk_id``, else ``doc_uri``), ``moved``
@@ -168,9 +167,16 @@ def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndar
     (``row``, ``reanchor_to``, ``grades``: the group's distinct grades, highest first).
     """
     n = len(key)
-    frame = pd.DataFrame({"q": qid.to_numpy(dtype=object), "k": key.to_numpy(dtype=object),
-                          "moved": moved, "grade": grade, "row": np.arange(n, dtype=np.int64),
-                          "before": before.to_numpy(dtype=object)})
+    frame = pd.DataFrame(
+        {
+            "q": qid.to_numpy(dtype=object),
+            "k": key.to_numpy(dtype=object),
+            "moved": moved,
+            "grade": grade,
+            "row": np.arange(n, dtype=np.int64),
+            "before": before.to_numpy(dtype=object),
+        }
+    )
     groups = frame.groupby(["q", "k"], sort=False, dropna=False)
     size = groups["row"].transform("size").to_numpy()
     any_moved = groups["moved"].transform("any").to_numpy(dtype=bool)
@@ -182,10 +188,13 @@ def collisions(qid: pd.Series, key: pd.Series, moved: np.ndarray, grade: np.ndar
     rows = np.flatnonzero(unmove)
     torn = frame[hit & (grades > 1)]  # the few groups in conflict: their grades, listed
     sets = torn.groupby(["q", "k"], sort=False)["grade"].unique()
-    listed = [sorted(sets.loc[(q, k)].tolist(), reverse=True)
-              for q, k in zip(frame["q"].to_numpy()[rows], frame["k"].to_numpy()[rows], strict=True)]
-    conflicts = pd.DataFrame({"row": rows, "reanchor_to": frame["k"].to_numpy()[rows],
-                              "grades": pd.Series(listed, dtype=object)})
+    listed = [
+        sorted(sets.loc[(q, k)].tolist(), reverse=True)
+        for q, k in zip(frame["q"].to_numpy()[rows], frame["k"].to_numpy()[rows], strict=True)
+    ]
+    conflicts = pd.DataFrame(
+        {"row": rows, "reanchor_to": frame["k"].to_numpy()[rows], "grades": pd.Series(listed, dtype=object)}
+    )
     return drop, unmove, conflicts
 
 
@@ -194,14 +203,15 @@ def needs_review(f: pd.DataFrame, conflicts: pd.DataFrame) -> pd.DataFrame:
     status = f["status"].to_numpy(dtype=object).copy()
     reason = np.full(len(f), None, dtype=object)
     split = status == "SPLIT"
-    reason[split] = ["spans " + ", ".join(parts) + ": re-judge the passage"
-                     for parts in f["split_into"].to_numpy(dtype=object)[split]]
+    reason[split] = [
+        "spans " + ", ".join(parts) + ": re-judge the passage"
+        for parts in f["split_into"].to_numpy(dtype=object)[split]
+    ]
     reason[status == "ORPHANED"] = "its text is in no live chunk of its document"
     rows = conflicts["row"].to_numpy(dtype=np.int64)
     for row, target, grades in zip(rows, conflicts["reanchor_to"], conflicts["grades"], strict=True):
         shown = " and ".join(str(g) for g in grades)
-        reason[row] = (f"{status[row]} onto {target}, where this query's labels have grades "
-                       f"{shown}: left as it was")
+        reason[row] = f"{status[row]} onto {target}, where this query's labels have grades {shown}: left as it was"
     status[rows] = GRADE_CONFLICT
     keep = split | (status == "ORPHANED") | (status == GRADE_CONFLICT)
     out = f.assign(status=pd.array(status, dtype=ID), reason=pd.array(reason, dtype=ID))

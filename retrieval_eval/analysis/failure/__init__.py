@@ -19,5 +19,15 @@ from .diff import RunDiff, diff_runs
 from .inspect import QueryInspection, entry_gains, inspect_query
 from .pool import LabelPool, label_pool
 
-__all__ = ["JudgmentBounds", "LabelPool", "QueryInspection", "RunDiff", "calibration_cases", "diff_runs",
-           "entry_gains", "inspect_query", "judgment_bounds", "label_pool"]
+__all__ = [
+    "JudgmentBounds",
+    "LabelPool",
+    "QueryInspection",
+    "RunDiff",
+    "calibration_cases",
+    "diff_runs",
+    "entry_gains",
+    "inspect_query",
+    "judgment_bounds",
+    "label_pool",
+]

@@ -39,8 +39,13 @@ def holes(judgments: pd.DataFrame, run: pd.DataFrame, k: int) -> pd.DataFrame:
 def completed(judgments: pd.DataFrame, gaps: pd.DataFrame, grade: int) -> pd.DataFrame:
     """``judgments`` plus one label of ``grade`` per distinct (query_id, key) of ``gaps``."""
     pairs = gaps[["query_id", "key"]].drop_duplicates()
-    extra = pd.DataFrame({c: pd.Series(pd.NA, index=range(len(pairs)), dtype=d)
-                          for c, d in JUDGMENT_COLUMNS.items() if c not in ("extra", "relevance", "line")})
+    extra = pd.DataFrame(
+        {
+            c: pd.Series(pd.NA, index=range(len(pairs)), dtype=d)
+            for c, d in JUDGMENT_COLUMNS.items()
+            if c not in ("extra", "relevance", "line")
+        }
+    )
     extra["query_id"] = pd.array(pairs["query_id"].to_numpy(), dtype=ID)
     extra["doc_uri"] = pd.array(pairs["key"].to_numpy(), dtype=ID)
     extra["chunk_id"] = pd.array(pairs["key"].to_numpy(), dtype=ID)
@@ -80,16 +85,25 @@ class JudgmentBounds:
         viz("write_page")(path, "judgment bounds", self._repr_html_())
 
     def __repr__(self) -> str:
-        return (f"JudgmentBounds(k={self.k}, grade={self.grade}, {len(self.summary)} system x measure, "
-                f"{int(self.comparisons['could_flip'].sum()) if len(self.comparisons) else 0} could flip)")
+        return (
+            f"JudgmentBounds(k={self.k}, grade={self.grade}, {len(self.summary)} system x measure, "
+            f"{int(self.comparisons['could_flip'].sum()) if len(self.comparisons) else 0} could flip)"
+        )
 
 
 def _summary(rows: pd.DataFrame) -> pd.DataFrame:
     scored = rows[rows["scored"]]
     g = scored.groupby(["system", "measure"], sort=False, observed=True)
-    out = pd.DataFrame({"n": g.size().astype(np.int64), "mean": g["value"].mean(), "mean_upper": g["upper"].mean(),
-                        "mean_low": g["low"].mean(), "mean_high": g["high"].mean(),
-                        "unjudged": g["unjudged"].sum().astype(np.int64)})
+    out = pd.DataFrame(
+        {
+            "n": g.size().astype(np.int64),
+            "mean": g["value"].mean(),
+            "mean_upper": g["upper"].mean(),
+            "mean_low": g["low"].mean(),
+            "mean_high": g["high"].mean(),
+            "unjudged": g["unjudged"].sum().astype(np.int64),
+        }
+    )
     return out.reset_index()
 
 
@@ -112,13 +126,28 @@ def _comparisons(summary: pd.DataFrame) -> pd.DataFrame:
     lo = col("b", "mean_low") - col("a", "mean_high")
     hi = col("b", "mean_high") - col("a", "mean_low")
     flip = np.where(delta > 0, lo <= 0, np.where(delta < 0, hi >= 0, True))
-    return pd.DataFrame({"measure": pd.array(pairs["measure"], dtype=ID), "a": pd.array(pairs["system_a"], dtype=ID),
-                         "b": pd.array(pairs["system_b"], dtype=ID), "delta": delta, "delta_low": lo,
-                         "delta_high": hi, "could_flip": flip.astype(bool)})
+    return pd.DataFrame(
+        {
+            "measure": pd.array(pairs["measure"], dtype=ID),
+            "a": pd.array(pairs["system_a"], dtype=ID),
+            "b": pd.array(pairs["system_b"], dtype=ID),
+            "delta": delta,
+            "delta_low": lo,
+            "delta_high": hi,
+            "could_flip": flip.astype(bool),
+        }
+    )
 
 
-def judgment_bounds(judgments, run, measures=("ndcg@10",), k: int = 10, gain: str = "exponential",
-                    threshold: int = 1, grade: int | None = None) -> JudgmentBounds:
+def judgment_bounds(
+    judgments,
+    run,
+    measures=("ndcg@10",),
+    k: int = 10,
+    gain: str = "exponential",
+    threshold: int = 1,
+    grade: int | None = None,
+) -> JudgmentBounds:
     """Returns each metric as scored and with every unjudged top-``k`` entry labelled at the top grade.
 
     ``value`` applies the closed-world rule (an unjudged entry is not relevant), the rule every
@@ -166,10 +195,20 @@ def judgment_bounds(judgments, run, measures=("ndcg@10",), k: int = 10, gain: st
     frames = []
     for metric in metrics:  # a few measures; each is one engine call per system
         value = per_query(judgments, run, metric, threshold)
-        upper = pd.concat([per_query(completed(judgments, gaps[gaps["system"] == s], top),
-                                     run[run["system"] == s], metric, threshold) for s in systems_of(run)])
-        rows = value.merge(upper[["system", "query_id", "value"]].rename(columns={"value": "upper"}),
-                           how="left", on=["system", "query_id"], sort=False)
+        upper = pd.concat(
+            [
+                per_query(
+                    completed(judgments, gaps[gaps["system"] == s], top), run[run["system"] == s], metric, threshold
+                )
+                for s in systems_of(run)
+            ]
+        )
+        rows = value.merge(
+            upper[["system", "query_id", "value"]].rename(columns={"value": "upper"}),
+            how="left",
+            on=["system", "query_id"],
+            sort=False,
+        )
         at = pd.MultiIndex.from_arrays([rows["system"], rows["query_id"]])
         rows["unjudged"] = count.reindex(at).fillna(0).to_numpy(dtype=np.int64)
         rows.insert(2, "measure", pd.array([metric.name] * len(rows), dtype=ID))
@@ -179,5 +218,4 @@ def judgment_bounds(judgments, run, measures=("ndcg@10",), k: int = 10, gain: st
     rows["low"] = np.fmin(rows["value"], rows["upper"])
     rows["high"] = np.fmax(rows["value"], rows["upper"])
     summary = _summary(rows)
-    return JudgmentBounds(rows, summary, _comparisons(summary), top, int(k),
-                          {"threshold": threshold, "gain": gain})
+    return JudgmentBounds(rows, summary, _comparisons(summary), top, int(k), {"threshold": threshold, "gain": gain})

@@ -18,8 +18,18 @@ from .entries import texts
 
 __all__ = ["calibration_cases"]
 
-COLUMNS = ("system", "case", "query_id", "stratum", "query", "top1_doc_id", "top1_score", "cutoff", "margin",
-           "top1_text")
+COLUMNS = (
+    "system",
+    "case",
+    "query_id",
+    "stratum",
+    "query",
+    "top1_doc_id",
+    "top1_score",
+    "cutoff",
+    "margin",
+    "top1_text",
+)
 
 
 def calibration_cases(calibration, corpus=None, judgments=None, system=None) -> pd.DataFrame:

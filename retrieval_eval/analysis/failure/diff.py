@@ -64,9 +64,18 @@ class RunDiff:
         out = []
         for q, a, b, d in self.queries[["query_id", "a", "b", "delta"]].itertuples(index=False):
             rows = grouped.get(q, empty)
-            out.append({"query_id": str(q), "a": float(a), "b": float(b), "delta": float(d),
-                        "moves": [{"key": str(r.key), "grade": int(r.grade), "rank_a": rank(r.rank_a),
-                                   "rank_b": rank(r.rank_b)} for r in rows.itertuples(index=False)]})
+            out.append(
+                {
+                    "query_id": str(q),
+                    "a": float(a),
+                    "b": float(b),
+                    "delta": float(d),
+                    "moves": [
+                        {"key": str(r.key), "grade": int(r.grade), "rank_a": rank(r.rank_a), "rank_b": rank(r.rank_b)}
+                        for r in rows.itertuples(index=False)
+                    ],
+                }
+            )
         return {"metric": self.metric, "a": _num(self.a), "b": _num(self.b), "queries": out}
 
     def top(self, n: int = 10) -> pd.DataFrame:
@@ -81,8 +90,10 @@ class RunDiff:
         viz("write_page")(path, f"{self.names[0]} vs {self.names[1]}: {self.metric}", viz("diff_html")(self, top=top))
 
     def __repr__(self) -> str:
-        return (f"RunDiff({self.metric}: {self.names[0]} {self.a:.4f} -> {self.names[1]} {self.b:.4f}, "
-                f"{len(self.queries)} queries, {int((self.queries['delta'] != 0).sum())} moved)")
+        return (
+            f"RunDiff({self.metric}: {self.names[0]} {self.a:.4f} -> {self.names[1]} {self.b:.4f}, "
+            f"{len(self.queries)} queries, {int((self.queries['delta'] != 0).sum())} moved)"
+        )
 
 
 def _num(x: float) -> float | None:
@@ -105,8 +116,9 @@ def pair_runs(run_a, run_b=None, systems=None) -> tuple[pd.DataFrame, tuple[str,
         names = systems_of(run_a)
         if systems is None:
             if len(names) != 2:
-                raise ValueError(f"the run holds {len(names)} systems ({', '.join(names)}): "
-                                 "pass systems=(a, b) or a second run")
+                raise ValueError(
+                    f"the run holds {len(names)} systems ({', '.join(names)}): pass systems=(a, b) or a second run"
+                )
             systems = names
         sa, sb = (one_system(run_a, s) for s in systems)
         ra, rb = run_a[run_a["system"] == sa], run_a[run_a["system"] == sb]
@@ -124,8 +136,13 @@ def _deltas(values: pd.DataFrame) -> pd.DataFrame:
     wide = values[values["scored"]].pivot(index="query_id", columns="system", values="value")
     order = pd.unique(values["query_id"])
     wide = wide.reindex([q for q in order if q in wide.index])
-    out = pd.DataFrame({"query_id": pd.array(wide.index, dtype=ID),
-                        "a": wide["a"].to_numpy(dtype=np.float64), "b": wide["b"].to_numpy(dtype=np.float64)})
+    out = pd.DataFrame(
+        {
+            "query_id": pd.array(wide.index, dtype=ID),
+            "a": wide["a"].to_numpy(dtype=np.float64),
+            "b": wide["b"].to_numpy(dtype=np.float64),
+        }
+    )
     out["delta"] = out["b"] - out["a"]
     size = out["delta"].abs().to_numpy()
     return out.iloc[np.argsort(-size, kind="stable")].reset_index(drop=True)
@@ -153,12 +170,22 @@ def _crossing(top: pd.DataFrame, query_ids: pd.Series) -> tuple[pd.DataFrame, pd
     a, b = top[top["system"] == "a"][cols], top[top["system"] == "b"][cols]
     entered = b.merge(a[["query_id", "key"]], how="left", on=["query_id", "key"], indicator=True, sort=False)
     left = a.merge(b[["query_id", "key"]], how="left", on=["query_id", "key"], indicator=True, sort=False)
-    return (entered[entered["_merge"] == "left_only"][cols].reset_index(drop=True),
-            left[left["_merge"] == "left_only"][cols].reset_index(drop=True))
+    return (
+        entered[entered["_merge"] == "left_only"][cols].reset_index(drop=True),
+        left[left["_merge"] == "left_only"][cols].reset_index(drop=True),
+    )
 
 
-def diff_runs(judgments, run_a, run_b=None, measure: str = "ndcg@10", k: int = 10, systems=None,
-              threshold: int = 1, gain: str = "exponential") -> RunDiff:
+def diff_runs(
+    judgments,
+    run_a,
+    run_b=None,
+    measure: str = "ndcg@10",
+    k: int = 10,
+    systems=None,
+    threshold: int = 1,
+    gain: str = "exponential",
+) -> RunDiff:
     """Returns two systems compared per query: values, deltas, where each relevant passage moved.
 
     Queries are sorted by ``|b - a|`` descending, so the head of the table is where a summary
@@ -208,7 +235,17 @@ def diff_runs(judgments, run_a, run_b=None, measure: str = "ndcg@10", k: int = 1
     top = whole[whole["rank"] <= k]
     entered, left = _crossing(top, table["query_id"])
     tops = [top[top["system"] == s][["query_id", "rank", "key", "grade"]].reset_index(drop=True) for s in "ab"]
-    return RunDiff(metric.name, names, float(table["a"].mean()) if len(table) else float("nan"),
-                   float(table["b"].mean()) if len(table) else float("nan"), int(k), table,
-                   _moves(judgments, whole, table["query_id"], threshold), entered, left, tops[0], tops[1],
-                   {"threshold": threshold, "gain": gain})
+    return RunDiff(
+        metric.name,
+        names,
+        float(table["a"].mean()) if len(table) else float("nan"),
+        float(table["b"].mean()) if len(table) else float("nan"),
+        int(k),
+        table,
+        _moves(judgments, whole, table["query_id"], threshold),
+        entered,
+        left,
+        tops[0],
+        tops[1],
+        {"threshold": threshold, "gain": gain},
+    )

@@ -23,8 +23,7 @@ from ...engine.metrics import GAINS, check_ks, compute, metric_name
 from ...engine.scan import dedupe_run
 from ...model import ID, judgment_keys
 
-__all__ = ["Metric", "check_query", "one_system", "per_query", "ranked", "resolve_metric", "systems_of",
-           "texts"]
+__all__ = ["Metric", "check_query", "one_system", "per_query", "ranked", "resolve_metric", "systems_of", "texts"]
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,10 @@ def resolve_metric(measure: str, k: int = 10, gain: str = "exponential") -> Metr
     except ValueError:
         found = []
     if len(found) != 1 or found[0].family == "num_q":
-        raise ValueError(f"unknown measure {measure!r}: give one seed metric (ndcg@10, recall@5, ...) or "
-                         "one measure of trec_eval's catalogue (P_10, ndcg_cut_10; rev.measures() lists them)")
+        raise ValueError(
+            f"unknown measure {measure!r}: give one seed metric (ndcg@10, recall@5, ...) or "
+            "one measure of trec_eval's catalogue (P_10, ndcg_cut_10; rev.measures() lists them)"
+        )
     return Metric(found[0].name, "catalogue")
 
 
@@ -85,12 +86,14 @@ def per_query(judgments: pd.DataFrame, run: pd.DataFrame, metric: Metric, thresh
         frame = catalogue.compute(judgments, run, [metric.name], level=threshold, complete=True, order="rank")
         scored = np.ones(len(frame), dtype=bool)
         value = frame[metric.name].to_numpy(dtype=np.float64)
-    return pd.DataFrame({
-        "system": pd.array(frame["system"].to_numpy(dtype=object), dtype=ID),
-        "query_id": pd.array(frame["query_id"].to_numpy(dtype=object), dtype=ID),
-        "value": value,
-        "scored": scored,
-    })
+    return pd.DataFrame(
+        {
+            "system": pd.array(frame["system"].to_numpy(dtype=object), dtype=ID),
+            "query_id": pd.array(frame["query_id"].to_numpy(dtype=object), dtype=ID),
+            "value": value,
+            "scored": scored,
+        }
+    )
 
 
 def ranked(judgments: pd.DataFrame, run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
@@ -99,15 +102,18 @@ def ranked(judgments: pd.DataFrame, run: pd.DataFrame, depth: int | None = None)
     when unjudged) and ``judged``."""
     top = dedupe_run(run, depth)
     labels = relevance_table(judgments)
-    out = pd.DataFrame({
-        "system": pd.array(top["system"].to_numpy(dtype=object), dtype=ID),
-        "query_id": pd.array(top["query_id"].to_numpy(dtype=object), dtype=ID),
-        "rank": top["rank"].to_numpy(dtype=np.int64),
-        "key": pd.array(top["doc_id"].to_numpy(dtype=object), dtype=ID),
-        "score": top["score"].to_numpy(dtype=np.float64),
-    })
-    grade = out.merge(labels.rename(columns={"relevance": "grade"}), how="left",
-                      on=["query_id", "key"], sort=False)["grade"]
+    out = pd.DataFrame(
+        {
+            "system": pd.array(top["system"].to_numpy(dtype=object), dtype=ID),
+            "query_id": pd.array(top["query_id"].to_numpy(dtype=object), dtype=ID),
+            "rank": top["rank"].to_numpy(dtype=np.int64),
+            "key": pd.array(top["doc_id"].to_numpy(dtype=object), dtype=ID),
+            "score": top["score"].to_numpy(dtype=np.float64),
+        }
+    )
+    grade = out.merge(labels.rename(columns={"relevance": "grade"}), how="left", on=["query_id", "key"], sort=False)[
+        "grade"
+    ]
     out["grade"] = grade.to_numpy(dtype=np.float64, na_value=np.nan)
     out["judged"] = ~np.isnan(out["grade"].to_numpy())
     return out
@@ -130,8 +136,9 @@ def one_system(run: pd.DataFrame, system: str | None, label: str = "run") -> str
     if system is None:
         if len(names) == 1:
             return names[0]
-        raise ValueError(f"the {label} holds {len(names)} systems ({', '.join(names) or 'none'}): "
-                         "pass system= to choose one")
+        raise ValueError(
+            f"the {label} holds {len(names)} systems ({', '.join(names) or 'none'}): pass system= to choose one"
+        )
     if str(system) not in names:
         raise ValueError(f"unknown system {system!r}: the {label} has {', '.join(names) or 'none'}")
     return str(system)

@@ -90,11 +90,18 @@ class QueryInspection:
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain Python (frames as lists of records)."""
         return {
-            "query_id": self.query_id, "system": self.system, "k": self.k, "query": self.query,
-            "stratum": self.stratum, "expect_none": self.expect_none,
+            "query_id": self.query_id,
+            "system": self.system,
+            "k": self.k,
+            "query": self.query,
+            "stratum": self.stratum,
+            "expect_none": self.expect_none,
             "top1_score": None if np.isnan(self.top1_score) else self.top1_score,
-            "cutoff": self.cutoff, "above_cutoff": self.above_cutoff, "metrics": dict(self.metrics),
-            "ranking": _records(self.ranking), "missed": _records(self.missed),
+            "cutoff": self.cutoff,
+            "above_cutoff": self.above_cutoff,
+            "metrics": dict(self.metrics),
+            "ranking": _records(self.ranking),
+            "missed": _records(self.missed),
         }
 
     def _repr_html_(self) -> str:
@@ -106,8 +113,10 @@ class QueryInspection:
 
     def __repr__(self) -> str:
         judged = int(self.ranking["judged"].sum())
-        return (f"QueryInspection(query_id={self.query_id!r}, system={self.system!r}, k={self.k}, "
-                f"judged={judged}/{len(self.ranking)}, missed={len(self.missed)})")
+        return (
+            f"QueryInspection(query_id={self.query_id!r}, system={self.system!r}, k={self.k}, "
+            f"judged={judged}/{len(self.ranking)}, missed={len(self.missed)})"
+        )
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -135,26 +144,29 @@ def _query_facts(qid: str, judgments: pd.DataFrame, queries: pd.DataFrame | None
     return text, stratum, expect_none
 
 
-def _missed(qid: str, judgments: pd.DataFrame, whole: pd.DataFrame, k: int, threshold: int,
-            text: pd.Series) -> pd.DataFrame:
+def _missed(
+    qid: str, judgments: pd.DataFrame, whole: pd.DataFrame, k: int, threshold: int, text: pd.Series
+) -> pd.DataFrame:
     """The relevant keys of the query outside the top k, with their rank further down (or NaN)."""
     labels = relevance_table(judgments[judgments["query_id"] == qid])
     relevant = labels[labels["relevance"] >= threshold]
     where = relevant[["key"]].merge(whole[["key", "rank"]], how="left", on="key", sort=False)
     rank = where["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
     keep = ~(rank <= k)
-    out = pd.DataFrame({
-        "key": pd.array(relevant["key"].to_numpy()[keep], dtype=ID),
-        "grade": relevant["relevance"].to_numpy(dtype=np.int64)[keep],
-        "rank": rank[keep],
-    })
+    out = pd.DataFrame(
+        {
+            "key": pd.array(relevant["key"].to_numpy()[keep], dtype=ID),
+            "grade": relevant["relevance"].to_numpy(dtype=np.int64)[keep],
+            "rank": rank[keep],
+        }
+    )
     out["text"] = pd.array(text.reindex(out["key"]).to_numpy(), dtype=ID)
-    return out.sort_values(["grade", "rank"], ascending=[False, True], na_position="last",
-                           kind="stable").reset_index(drop=True)
+    return out.sort_values(["grade", "rank"], ascending=[False, True], na_position="last", kind="stable").reset_index(
+        drop=True
+    )
 
 
-def contributions(ranking: pd.DataFrame, labels: pd.DataFrame, k: int, threshold: int,
-                  gain: str) -> pd.DataFrame:
+def contributions(ranking: pd.DataFrame, labels: pd.DataFrame, k: int, threshold: int, gain: str) -> pd.DataFrame:
     """Each top-k entry's share of the query's metrics at k: what it adds to ``precision@k``
     (relevant / k), ``recall@k`` (relevant / R, R the query's relevant labels), ``ndcg@k`` or
     ``ndcg_linear@k`` (its
@@ -171,17 +183,30 @@ def contributions(ranking: pd.DataFrame, labels: pd.DataFrame, k: int, threshold
     if rel.any():
         at = int(np.argmax(rel))
         first[at] = 1.0 / float(ranking["rank"].iloc[at])
-    out = pd.DataFrame({
-        f"precision@{k}": rel / k,
-        f"recall@{k}": rel / max(n_rel, 1),
-        metric_name("ndcg", k, gain): ranking["discounted_gain"].to_numpy() / (idcg or 1.0),
-        f"mrr@{k}": first,
-    }, index=ranking.index)
+    out = pd.DataFrame(
+        {
+            f"precision@{k}": rel / k,
+            f"recall@{k}": rel / max(n_rel, 1),
+            metric_name("ndcg", k, gain): ranking["discounted_gain"].to_numpy() / (idcg or 1.0),
+            f"mrr@{k}": first,
+        },
+        index=ranking.index,
+    )
     return out if n_rel else out * np.nan  # no relevant label: the metrics do not exist
 
 
-def inspect_query(judgments, run, query_id, system=None, k: int = 10, corpus=None, queries=None,
-                  calibration=None, threshold: int = 1, gain: str = "exponential") -> QueryInspection:
+def inspect_query(
+    judgments,
+    run,
+    query_id,
+    system=None,
+    k: int = 10,
+    corpus=None,
+    queries=None,
+    calibration=None,
+    threshold: int = 1,
+    gain: str = "exponential",
+) -> QueryInspection:
     """Returns one query's top ``k`` with its labels, gains and text, and the relevant keys it missed.
 
     The ranking is the engine's (its order, each key at its first occurrence); an unjudged
@@ -247,6 +272,18 @@ def inspect_query(judgments, run, query_id, system=None, k: int = 10, corpus=Non
     if calibration is not None and name in calibration.systems:
         cutoff = float(calibration.cutoff(name))
         above = None if np.isnan(top1) or np.isnan(cutoff) else bool(top1 >= cutoff)
-    return QueryInspection(qid, name, int(k), ranking, _missed(qid, labels, whole, k, threshold, text),
-                           values, q_text, stratum, expect_none, top1, cutoff, above,
-                           {"threshold": threshold, "gain": gain})
+    return QueryInspection(
+        qid,
+        name,
+        int(k),
+        ranking,
+        _missed(qid, labels, whole, k, threshold, text),
+        values,
+        q_text,
+        stratum,
+        expect_none,
+        top1,
+        cutoff,
+        above,
+        {"threshold": threshold, "gain": gain},
+    )

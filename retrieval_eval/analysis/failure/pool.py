@@ -51,8 +51,10 @@ class LabelPool:
         names = ["query_id", "query", "doc_uri", "chunk_id", "chunk_text"]
         data = self.frame.rename(columns={"text": "chunk_text"})[names]
         data = data.astype(object).where(data.notna(), None)
-        lines = [json.dumps({n: v for n, v in zip(names, row) if v is not None}, ensure_ascii=False)
-                 for row in data.itertuples(index=False)]
+        lines = [
+            json.dumps({n: v for n, v in zip(names, row) if v is not None}, ensure_ascii=False)
+            for row in data.itertuples(index=False)
+        ]
         return "".join(line + "\n" for line in lines)
 
     def write(self, path: str | os.PathLike) -> None:
@@ -66,8 +68,10 @@ class LabelPool:
         return len(self.frame)
 
     def __repr__(self) -> str:
-        return (f"LabelPool({len(self.frame)} unjudged entries of {self.frame['query_id'].nunique()} queries, "
-                f"top {self.k}, weighted by {self.measure})")
+        return (
+            f"LabelPool({len(self.frame)} unjudged entries of {self.frame['query_id'].nunique()} queries, "
+            f"top {self.k}, weighted by {self.measure})"
+        )
 
 
 def _doc_uris(keys: pd.Series, judgments: pd.DataFrame, corpus: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
@@ -86,8 +90,17 @@ def _doc_uris(keys: pd.Series, judgments: pd.DataFrame, corpus: pd.DataFrame | N
     return uri, keys.to_numpy(dtype=object)
 
 
-def label_pool(judgments, run, k: int = 10, measure: str = "ndcg@10", corpus=None, queries=None,
-               gain: str = "exponential", threshold: int = 1, limit: int | None = None) -> LabelPool:
+def label_pool(
+    judgments,
+    run,
+    k: int = 10,
+    measure: str = "ndcg@10",
+    corpus=None,
+    queries=None,
+    gain: str = "exponential",
+    threshold: int = 1,
+    limit: int | None = None,
+) -> LabelPool:
     """Returns the unjudged top-``k`` entries of every system, pooled and ranked by what labelling them could change.
 
     Parameters
@@ -127,8 +140,13 @@ def label_pool(judgments, run, k: int = 10, measure: str = "ndcg@10", corpus=Non
     gaps = holes(judgments, run, k)
     gaps["weight"] = share.reindex(pd.MultiIndex.from_arrays([gaps["system"], gaps["query_id"]])).fillna(0.0).to_numpy()
     g = gaps.groupby(["query_id", "key"], sort=False, observed=True)
-    pooled = pd.DataFrame({"systems": g.size().astype(np.int64), "best_rank": g["rank"].min().astype(np.int64),
-                           "weight": g["weight"].sum()}).reset_index()
+    pooled = pd.DataFrame(
+        {
+            "systems": g.size().astype(np.int64),
+            "best_rank": g["rank"].min().astype(np.int64),
+            "weight": g["weight"].sum(),
+        }
+    ).reset_index()
     order = np.lexsort((pooled["best_rank"].to_numpy(), -pooled["systems"].to_numpy(), -pooled["weight"].to_numpy()))
     pooled = pooled.iloc[order].reset_index(drop=True)
     if limit is not None:
@@ -138,13 +156,22 @@ def label_pool(judgments, run, k: int = 10, measure: str = "ndcg@10", corpus=Non
     if queries is not None:
         qtext = pd.concat([queries.set_index("query_id")["query"], qtext])
         qtext = qtext[~qtext.index.duplicated(keep="first")]
-    frame = pd.DataFrame({
-        "query_id": pd.array(pooled["query_id"], dtype=ID), "key": pd.array(pooled["key"], dtype=ID),
-        "doc_uri": pd.array(uri, dtype=ID), "chunk_id": pd.array(chunk, dtype=ID),
-        "query": pd.array(qtext.reindex(pooled["query_id"]).to_numpy(), dtype=ID),
-        "text": pd.array(texts(judgments, corpus).reindex(pooled["key"]).to_numpy(), dtype=ID),
-        "systems": pooled["systems"].to_numpy(), "best_rank": pooled["best_rank"].to_numpy(),
-        "weight": pooled["weight"].to_numpy(dtype=np.float64),
-    })
-    return LabelPool(frame, bounds.summary["measure"].iloc[0] if len(bounds.summary) else measure, int(k),
-                     {"gain": gain, "threshold": threshold})
+    frame = pd.DataFrame(
+        {
+            "query_id": pd.array(pooled["query_id"], dtype=ID),
+            "key": pd.array(pooled["key"], dtype=ID),
+            "doc_uri": pd.array(uri, dtype=ID),
+            "chunk_id": pd.array(chunk, dtype=ID),
+            "query": pd.array(qtext.reindex(pooled["query_id"]).to_numpy(), dtype=ID),
+            "text": pd.array(texts(judgments, corpus).reindex(pooled["key"]).to_numpy(), dtype=ID),
+            "systems": pooled["systems"].to_numpy(),
+            "best_rank": pooled["best_rank"].to_numpy(),
+            "weight": pooled["weight"].to_numpy(dtype=np.float64),
+        }
+    )
+    return LabelPool(
+        frame,
+        bounds.summary["measure"].iloc[0] if len(bounds.summary) else measure,
+        int(k),
+        {"gain": gain, "threshold": threshold},
+    )

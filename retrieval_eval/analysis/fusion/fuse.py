@@ -32,11 +32,17 @@ FUSION_METHODS = {
     "anz": "CombANZ: CombSUM divided by the number of lists that retrieved the document",
     "wsum": "weighted sum: sum of weight * score (weights default to 1)",
 }
-_ALIASES = {"combsum": "sum", "combmnz": "mnz", "combmax": "max", "combmin": "min",
-            "combmed": "med", "combanz": "anz", "weighted_sum": "wsum", "weighted-sum": "wsum"}
-_AGG = {"sum": "sum", "max": "max", "min": "min", "med": "median", "anz": "mean", "wsum": "sum",
-        "rrf": "sum"}
-
+_ALIASES = {
+    "combsum": "sum",
+    "combmnz": "mnz",
+    "combmax": "max",
+    "combmin": "min",
+    "combmed": "med",
+    "combanz": "anz",
+    "weighted_sum": "wsum",
+    "weighted-sum": "wsum",
+}
+_AGG = {"sum": "sum", "max": "max", "min": "min", "med": "median", "anz": "mean", "wsum": "sum", "rrf": "sum"}
 
 
 def _method(method: str) -> str:
@@ -61,9 +67,15 @@ def _weights(weights: Any, systems: list[str]) -> dict[str, float]:
     return {s: float(x) for s, x in zip(systems, w)}
 
 
-def fuse(run: Any, method: str = "rrf",  # long: the numpydoc docstring (code: 40 lines)
-         norm: str | None = "min-max", *, k: float = 60,
-         weights: Any = None, name: str | None = None) -> pd.DataFrame:
+def fuse(
+    run: Any,
+    method: str = "rrf",  # long: the numpydoc docstring (code: 40 lines)
+    norm: str | None = "min-max",
+    *,
+    k: float = 60,
+    weights: Any = None,
+    name: str | None = None,
+) -> pd.DataFrame:
     """A run frame fusing several systems' rankings of the same queries into one.
 
     Every ranking is first deduplicated (a document counts at its first rank, as every metric
@@ -131,34 +143,50 @@ def fuse(run: Any, method: str = "rrf",  # long: the numpydoc docstring (code: 4
     if len(systems) < 2:
         raise ValueError(f"fusion needs two or more systems, got {len(systems)} ({', '.join(systems)})")
     name = m if name is None else str(name)
-    hits = pd.DataFrame({"system": r["system"].astype(object).to_numpy(),
-                         "query_id": r["query_id"].astype(object).to_numpy(),
-                         "doc_id": r["doc_id"].astype(object).to_numpy(),
-                         "score": r["score"].to_numpy(np.float64),
-                         "position": r["rank"].to_numpy(np.int64) - 1})
+    hits = pd.DataFrame(
+        {
+            "system": r["system"].astype(object).to_numpy(),
+            "query_id": r["query_id"].astype(object).to_numpy(),
+            "doc_id": r["doc_id"].astype(object).to_numpy(),
+            "score": r["score"].to_numpy(np.float64),
+            "position": r["rank"].to_numpy(np.int64) - 1,
+        }
+    )
     w = _weights(weights, systems) if m == "wsum" else None
     if m == "rrf":
         hits["score"] = 1.0 / (float(k) + hits["position"].to_numpy(np.float64) + 1.0)
     else:
         unscored = pd.unique(hits.loc[hits["score"].isna(), "system"])
         if len(unscored):
-            raise ValueError(f"method {m!r} fuses scores, and system(s) {', '.join(map(repr, unscored))} "
-                             "have rankings without scores; use method='rrf' or norm='rank'")
+            raise ValueError(
+                f"method {m!r} fuses scores, and system(s) {', '.join(map(repr, unscored))} "
+                "have rankings without scores; use method='rrf' or norm='rank'"
+            )
         hits = normalize(hits, nm)
         if w is not None:
             hits["score"] = hits["score"].to_numpy(np.float64) * hits["system"].map(w).to_numpy(np.float64)
     g = hits.groupby(["query_id", "doc_id"], sort=False)["score"]
     fused = g.agg("sum") * g.agg("size") if m == "mnz" else g.agg(_AGG[m])
     fused = fused.reset_index()
-    out = pd.DataFrame({"system": pd.array([name] * len(fused), dtype=ID),
-                        "query_id": pd.array(fused["query_id"].to_numpy(), dtype=ID),
-                        "rank": np.ones(len(fused), dtype=np.int64),
-                        "doc_id": pd.array(fused["doc_id"].to_numpy(), dtype=ID),
-                        "score": fused["score"].to_numpy(np.float64)})
+    out = pd.DataFrame(
+        {
+            "system": pd.array([name] * len(fused), dtype=ID),
+            "query_id": pd.array(fused["query_id"].to_numpy(), dtype=ID),
+            "rank": np.ones(len(fused), dtype=np.int64),
+            "doc_id": pd.array(fused["doc_id"].to_numpy(), dtype=ID),
+            "score": fused["score"].to_numpy(np.float64),
+        }
+    )
     out = rerank_by_score(out, label="fuse")
-    out.attrs["fusion"] = {name: {"method": m, "norm": None if m == "rrf" else nm,
-                                  "k": float(k) if m == "rrf" else None,
-                                  "weights": w, "systems": systems}}
+    out.attrs["fusion"] = {
+        name: {
+            "method": m,
+            "norm": None if m == "rrf" else nm,
+            "k": float(k) if m == "rrf" else None,
+            "weights": w,
+            "systems": systems,
+        }
+    }
     why = _rank_based_why(m, nm, k, systems)
     if why:
         out.attrs[RANK_BASED_ATTR] = {name: why}

@@ -22,7 +22,7 @@ NORMALIZATIONS = {
     "zmuv": "(s - mean) / max(std, 1e-9), the population std (z-score)",
     "rank": "1 - i / n (the score is dropped: a function of rank)",
     "borda": "1 - i / c over the c documents any list retrieved for the query; a document this "
-             "list missed gets 0.5 - (n - 1) / (2 c)",
+    "list missed gets 0.5 - (n - 1) / (2 c)",
 }
 _ALIASES = {"min_max": "min-max", "minmax": "min-max", "z-score": "zmuv", "zscore": "zmuv"}
 _FLOOR = 1e-9
@@ -34,8 +34,7 @@ def canonical_norm(norm: str | None) -> str | None:
         return None
     name = _ALIASES.get(str(norm).lower(), str(norm).lower())
     if name not in NORMALIZATIONS:
-        raise ValueError(f"unknown normalisation {norm!r}; choose one of {', '.join(NORMALIZATIONS)} "
-                         "or None")
+        raise ValueError(f"unknown normalisation {norm!r}; choose one of {', '.join(NORMALIZATIONS)} or None")
     return name
 
 
@@ -86,8 +85,7 @@ def normalize(hits: pd.DataFrame, norm: str | None) -> pd.DataFrame:
     else:  # zmuv: population standard deviation, as numpy's (and ranx's) default
         mean = g.transform("mean").to_numpy(np.float64)
         dev2 = pd.Series((s - mean) ** 2, index=out.index)
-        std = np.sqrt(dev2.groupby([out["system"], out["query_id"]], sort=False)
-                      .transform("mean").to_numpy(np.float64))
+        std = np.sqrt(dev2.groupby([out["system"], out["query_id"]], sort=False).transform("mean").to_numpy(np.float64))
         out["score"] = (s - mean) / np.maximum(std, _FLOOR)
     return out
 

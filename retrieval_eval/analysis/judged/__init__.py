@@ -14,6 +14,17 @@ from .paired import compare_judged
 from .planning import minimum_detectable_difference, planning_paragraph, planning_table, queries_needed
 from .ppi import ppi_from_judgments, ppi_mean
 
-__all__ = ["JUDGED_COLUMNS", "compare_judged", "judged_measurements", "judged_summary",
-           "minimum_detectable_difference", "naive_summary", "planning_paragraph",
-           "planning_table", "ppi_from_judgments", "ppi_mean", "queries_needed", "query_means"]
+__all__ = [
+    "JUDGED_COLUMNS",
+    "compare_judged",
+    "judged_measurements",
+    "judged_summary",
+    "minimum_detectable_difference",
+    "naive_summary",
+    "planning_paragraph",
+    "planning_table",
+    "ppi_from_judgments",
+    "ppi_mean",
+    "queries_needed",
+    "query_means",
+]

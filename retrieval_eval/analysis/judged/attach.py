@@ -35,16 +35,17 @@ def read_judged(judged, judgments=None) -> pd.DataFrame:
 
     if isinstance(judged, pd.DataFrame) and set(JUDGE_SCORE_COLUMNS) <= set(judged.columns):
         return judged
-    sources = judged if isinstance(judged, (list, tuple)) and judged and not isinstance(judged[0], dict) \
-        else [judged]
+    sources = judged if isinstance(judged, (list, tuple)) and judged and not isinstance(judged[0], dict) else [judged]
     frames = [read_judge_scores(s, judgments=judgments) for s in sources]
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     keys = ["system", "query_id", "metric", "key", "labeled_by", "sample"]
     dup = out[keys].astype(object).fillna("\x00").duplicated()
     if dup.any():
         row = out[dup].iloc[0]
-        raise ValueError(f"judge scores: query {row['query_id']}, metric {row['metric']}, sample "
-                         f"{row['sample']} is scored twice across the --judged files")
+        raise ValueError(
+            f"judge scores: query {row['query_id']}, metric {row['metric']}, sample "
+            f"{row['sample']} is scored twice across the --judged files"
+        )
     return out
 
 
@@ -53,21 +54,26 @@ def _assign_systems(scores: pd.DataFrame, systems: Sequence[str]) -> pd.DataFram
     unset = scores["system"].isna()
     if unset.any():
         if len(systems) != 1:
-            raise ValueError(f"the judge scores name no system, but the run has {len(systems)} "
-                             f"({', '.join(systems)}); add a system column")
+            raise ValueError(
+                f"the judge scores name no system, but the run has {len(systems)} "
+                f"({', '.join(systems)}); add a system column"
+            )
         scores = scores.assign(system=scores["system"].astype(object).where(~unset, systems[0]).astype(ID))
     unknown = sorted(set(scores["system"].astype(str)) - set(systems))
     if unknown:
-        raise ValueError(f"the judge scores name system(s) {', '.join(unknown)} the run does not have "
-                         f"(it has {', '.join(systems)})")
+        raise ValueError(
+            f"the judge scores name system(s) {', '.join(unknown)} the run does not have (it has {', '.join(systems)})"
+        )
     return scores
 
 
 def _clash(ev, metrics: list[str]) -> None:
     taken = [m for m in metrics if m in ev.per_query.columns]
     if taken:
-        raise ValueError(f"judged metric name(s) {', '.join(taken)} clash with columns of the "
-                         "evaluation; rename them in the judge scores")
+        raise ValueError(
+            f"judged metric name(s) {', '.join(taken)} clash with columns of the "
+            "evaluation; rename them in the judge scores"
+        )
 
 
 def attach_judged(ev, judged) -> None:
@@ -89,10 +95,12 @@ def attach_judged(ev, judged) -> None:
         raise ValueError("no judge score names a judged query")
     metrics = [str(m) for m in pd.unique(scores["metric"].astype(object))]
     _clash(ev, metrics)
-    scores = scores.assign(stratum=pd.array(strata.reindex(scores["query_id"].to_numpy()).to_numpy(dtype=object),
-                                            dtype=ID))
-    means = query_means(scores).pivot_table(index=["system", "query_id"], columns="metric",
-                                            values="value", observed=True, sort=False)
+    scores = scores.assign(
+        stratum=pd.array(strata.reindex(scores["query_id"].to_numpy()).to_numpy(dtype=object), dtype=ID)
+    )
+    means = query_means(scores).pivot_table(
+        index=["system", "query_id"], columns="metric", values="value", observed=True, sort=False
+    )
     cells = pd.MultiIndex.from_arrays([pq["system"].astype(object), pq["query_id"].astype(object)])
     for m in metrics:
         pq[m] = means[m].reindex(cells).to_numpy(dtype=np.float64)
@@ -106,11 +114,14 @@ def _columns(ev, metrics: list[str]) -> None:
     """The judged values as columns of ``summary`` and ``per_stratum`` (NaN where none)."""
     wide = ev.judged.pivot_table(index="system", columns="metric", values="value", observed=True)
     for m in metrics:
-        ev.summary[m] = wide[m].reindex(ev.summary.index.astype(object)).to_numpy(dtype=np.float64) \
-            if m in wide.columns else np.nan
+        ev.summary[m] = (
+            wide[m].reindex(ev.summary.index.astype(object)).to_numpy(dtype=np.float64) if m in wide.columns else np.nan
+        )
     if len(ev.per_stratum):
-        table = ev.judged_strata.pivot_table(index=["system", "stratum"], columns="metric",
-                                             values="value", observed=True)
+        table = ev.judged_strata.pivot_table(
+            index=["system", "stratum"], columns="metric", values="value", observed=True
+        )
         for m in metrics:
-            ev.per_stratum[m] = (table[m].reindex(ev.per_stratum.index).to_numpy(dtype=np.float64)
-                                 if m in table.columns else np.nan)
+            ev.per_stratum[m] = (
+                table[m].reindex(ev.per_stratum.index).to_numpy(dtype=np.float64) if m in table.columns else np.nan
+            )

@@ -28,12 +28,23 @@ import pandas as pd
 from ...model import ID
 from ..evaluation.measurement import Measurement, t_half_width
 
-__all__ = ["EXTRA_FIELDS", "JUDGED_COLUMNS", "judged_measurements", "judged_summary",
-           "naive_summary", "query_means"]
+__all__ = ["EXTRA_FIELDS", "JUDGED_COLUMNS", "judged_measurements", "judged_summary", "naive_summary", "query_means"]
 
 #: The columns :func:`judged_summary` adds after its grouping keys, in order.
-JUDGED_COLUMNS = ("value", "n", "stdev", "ci_low", "ci_high", "samples", "samples_per_query",
-                  "var_between", "var_within", "icc", "naive_ci_low", "naive_ci_high")
+JUDGED_COLUMNS = (
+    "value",
+    "n",
+    "stdev",
+    "ci_low",
+    "ci_high",
+    "samples",
+    "samples_per_query",
+    "var_between",
+    "var_within",
+    "icc",
+    "naive_ci_low",
+    "naive_ci_high",
+)
 
 #: The summary columns a judged Measurement carries as extra report fields.
 EXTRA_FIELDS = ("samples", "var_between", "var_within", "icc")
@@ -84,14 +95,20 @@ def _components(scores: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     qmean = v.groupby([scores[k] for k in qkeys], sort=False, observed=True).transform("mean")
     work = scores[qkeys].assign(value=v, dev2=(v - qmean) ** 2)
     per_q = work.groupby(qkeys, sort=False, observed=True).agg(
-        mean=("value", "mean"), m=("value", "size"), ssw=("dev2", "sum"), total=("value", "sum"))
+        mean=("value", "mean"), m=("value", "size"), ssw=("dev2", "sum"), total=("value", "sum")
+    )
     g = per_q.groupby(level=list(range(len(keys))), sort=False, observed=True)
-    out = pd.DataFrame({
-        "Q": g.size(), "N": g["m"].sum(), "value": g["mean"].mean(), "stdev": g["mean"].std(ddof=1),
-        "ssw": g["ssw"].sum(), "m2": (per_q["m"] ** 2).groupby(level=list(range(len(keys))),
-                                                               sort=False).sum(),
-        "grand": g["total"].sum() / g["m"].sum(),
-    })
+    out = pd.DataFrame(
+        {
+            "Q": g.size(),
+            "N": g["m"].sum(),
+            "value": g["mean"].mean(),
+            "stdev": g["mean"].std(ddof=1),
+            "ssw": g["ssw"].sum(),
+            "m2": (per_q["m"] ** 2).groupby(level=list(range(len(keys))), sort=False).sum(),
+            "grand": g["total"].sum() / g["m"].sum(),
+        }
+    )
     by_group = per_q.groupby(level=list(range(len(keys))), sort=False)
     grand = (by_group["total"].transform("sum") / by_group["m"].transform("sum")).to_numpy()
     ssb = per_q["m"] * (per_q["mean"] - grand) ** 2
@@ -160,10 +177,18 @@ def judged_summary(scores: pd.DataFrame, by: Sequence[str] = ("system", "metric"
     if len(keys) == 1:
         out.columns = keys
     cols = {
-        "value": value, "n": n.astype(np.int64), "stdev": np.where(n >= 2, sd, np.nan),
-        "ci_low": value - half, "ci_high": value + half, "samples": n_all.astype(np.int64),
-        "samples_per_query": n_all / q, "var_between": between, "var_within": msw, "icc": icc,
-        "naive_ci_low": grand - naive, "naive_ci_high": grand + naive,
+        "value": value,
+        "n": n.astype(np.int64),
+        "stdev": np.where(n >= 2, sd, np.nan),
+        "ci_low": value - half,
+        "ci_high": value + half,
+        "samples": n_all.astype(np.int64),
+        "samples_per_query": n_all / q,
+        "var_between": between,
+        "var_within": msw,
+        "icc": icc,
+        "naive_ci_low": grand - naive,
+        "naive_ci_high": grand + naive,
     }
     for name in JUDGED_COLUMNS:
         col = cols[name]
@@ -186,8 +211,9 @@ def naive_summary(scores: pd.DataFrame, by: Sequence[str] = ("system", "metric")
     """
     table = judged_summary(scores, by)
     grand = (table["naive_ci_low"] + table["naive_ci_high"]) / 2
-    return table[list(by)].assign(value=grand.round(12), n=table["samples"],
-                                  ci_low=table["naive_ci_low"], ci_high=table["naive_ci_high"])
+    return table[list(by)].assign(
+        value=grand.round(12), n=table["samples"], ci_low=table["naive_ci_low"], ci_high=table["naive_ci_high"]
+    )
 
 
 def judged_measurements(table: pd.DataFrame) -> list[Measurement]:
@@ -205,9 +231,14 @@ def judged_measurements(table: pd.DataFrame) -> list[Measurement]:
             if pd.notna(x):
                 extra[name] = int(x) if name == "samples" else float(x)
         has_ci = pd.notna(row["ci_low"])
-        out.append(Measurement(
-            value=float(row["value"]), n=int(row["n"]),
-            stdev=float(row["stdev"]) if pd.notna(row["stdev"]) else None,
-            ci=(float(row["ci_low"]), float(row["ci_high"])) if has_ci else None,
-            deterministic=False, extra=extra))
+        out.append(
+            Measurement(
+                value=float(row["value"]),
+                n=int(row["n"]),
+                stdev=float(row["stdev"]) if pd.notna(row["stdev"]) else None,
+                ci=(float(row["ci_low"]), float(row["ci_high"])) if has_ci else None,
+                deterministic=False,
+                extra=extra,
+            )
+        )
     return out

@@ -23,8 +23,20 @@ __all__ = ["COMPARE_COLUMNS", "TESTS", "compare_judged"]
 
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 
-COMPARE_COLUMNS = ("baseline", "system", "metric", "n", "baseline_value", "value", "delta",
-                   "ci_low", "ci_high", "p", "p_adjusted", "significant")
+COMPARE_COLUMNS = (
+    "baseline",
+    "system",
+    "metric",
+    "n",
+    "baseline_value",
+    "value",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p",
+    "p_adjusted",
+    "significant",
+)
 
 
 def _pvalues(d: np.ndarray, test: str, n_resamples: int, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -46,9 +58,16 @@ def _pvalues(d: np.ndarray, test: str, n_resamples: int, seed) -> tuple[np.ndarr
     return p, mean - half, mean + half
 
 
-def compare_judged(scores: pd.DataFrame, baseline: str | None = None,
-                   metrics: Sequence[str] | None = None, test: str = "t", correction: str = "holm",
-                   alpha: float = 0.05, n_resamples: int = 10_000, seed=0) -> pd.DataFrame:
+def compare_judged(
+    scores: pd.DataFrame,
+    baseline: str | None = None,
+    metrics: Sequence[str] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed=0,
+) -> pd.DataFrame:
     """Every system against ``baseline`` on every judged metric, paired by query.
 
     Only queries both systems were judged on are compared (a query one of them lacks has no
@@ -80,8 +99,7 @@ def compare_judged(scores: pd.DataFrame, baseline: str | None = None,
     if base not in systems:
         raise ValueError(f"no system {base!r} in the judge scores; they have {', '.join(systems)}")
     names = metrics if metrics is not None else [str(m) for m in pd.unique(qm["metric"].astype(object))]
-    wide = qm.pivot_table(index=["metric", "query_id"], columns="system", values="value",
-                          observed=True, sort=False)
+    wide = qm.pivot_table(index=["metric", "query_id"], columns="system", values="value", observed=True, sort=False)
     rows, diffs = [], []
     for metric in names:  # one row per (metric, system): a handful, not a per-query loop
         if metric not in wide.index.get_level_values("metric"):

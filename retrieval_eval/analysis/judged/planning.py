@@ -23,8 +23,13 @@ import pandas as pd
 
 from ..stats import norm_ppf
 
-__all__ = ["minimum_detectable_difference", "planning_paragraph", "planning_table",
-           "queries_needed", "samples_buy_little"]
+__all__ = [
+    "minimum_detectable_difference",
+    "planning_paragraph",
+    "planning_table",
+    "queries_needed",
+    "samples_buy_little",
+]
 
 #: Below this share of the variance per query, judge noise is negligible: more samples buy little.
 LITTLE = 0.1
@@ -45,8 +50,7 @@ def _per_query_variance(var_between, var_within, samples) -> np.ndarray:
     return vb + vw / m
 
 
-def minimum_detectable_difference(var_between, var_within, queries, samples=1, alpha: float = 0.05,
-                                  power: float = 0.8):
+def minimum_detectable_difference(var_between, var_within, queries, samples=1, alpha: float = 0.05, power: float = 0.8):
     """The smallest true difference a two-sided test finds with the given power.
 
     ``(z_{1-alpha/2} + z_{power}) * sqrt((var_between + var_within / samples) / queries)``,
@@ -69,8 +73,7 @@ def minimum_detectable_difference(var_between, var_within, queries, samples=1, a
     return float(out) if out.ndim == 0 else out
 
 
-def queries_needed(var_between, var_within, difference, samples=1, alpha: float = 0.05,
-                   power: float = 0.8):
+def queries_needed(var_between, var_within, difference, samples=1, alpha: float = 0.05, power: float = 0.8):
     """The queries needed to detect ``difference`` with ``samples`` judge samples per query.
 
     ``ceil((z_{1-alpha/2} + z_{power})^2 (var_between + var_within / samples) / difference^2)``,
@@ -85,7 +88,7 @@ def queries_needed(var_between, var_within, difference, samples=1, alpha: float 
     d = np.abs(np.asarray(difference, dtype=float))
     if np.any(d == 0):
         raise ValueError("the difference to detect must not be 0")
-    q = np.maximum(np.ceil(_z(alpha, power) ** 2 * v / d ** 2 - 1e-9), 2).astype(np.int64)
+    q = np.maximum(np.ceil(_z(alpha, power) ** 2 * v / d**2 - 1e-9), 2).astype(np.int64)
     return int(q) if q.ndim == 0 else q
 
 
@@ -97,9 +100,14 @@ def samples_buy_little(var_between, var_within, samples=1) -> bool:
     return v == 0 or (vw / samples) / v < LITTLE
 
 
-def planning_table(var_between, var_within, queries: Sequence[int] = (25, 50, 100, 200, 400),
-                   samples: Sequence[int] = (1, 2, 3, 5, 10), alpha: float = 0.05,
-                   power: float = 0.8) -> pd.DataFrame:
+def planning_table(
+    var_between,
+    var_within,
+    queries: Sequence[int] = (25, 50, 100, 200, 400),
+    samples: Sequence[int] = (1, 2, 3, 5, 10),
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> pd.DataFrame:
     """The minimum detectable difference for every (queries, samples) pair.
 
     Returns
@@ -109,21 +117,30 @@ def planning_table(var_between, var_within, queries: Sequence[int] = (25, 50, 10
         (the share of the per-query variance that is judge noise at that ``samples``), one row
         per pair, queries-major.
     """
-    grid = np.meshgrid(np.asarray(queries, dtype=np.int64), np.asarray(samples, dtype=np.int64),
-                       indexing="ij")
+    grid = np.meshgrid(np.asarray(queries, dtype=np.int64), np.asarray(samples, dtype=np.int64), indexing="ij")
     q, m = grid[0].ravel(), grid[1].ravel()
     v = _per_query_variance(var_between, var_within, m)
     vw = float(np.nan_to_num(var_within, nan=0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(v > 0, (vw / m) / v, np.nan)
-    return pd.DataFrame({"queries": q, "samples": m,
-                         "mdd": minimum_detectable_difference(var_between, var_within, q, m, alpha, power),
-                         "noise_share": share})
+    return pd.DataFrame(
+        {
+            "queries": q,
+            "samples": m,
+            "mdd": minimum_detectable_difference(var_between, var_within, q, m, alpha, power),
+            "noise_share": share,
+        }
+    )
 
 
-def planning_paragraph(differences, observed: float | None = None, alpha: float = 0.05,
-                       power: float = 0.8, var_within: float | None = None,
-                       samples: int = 1) -> str:
+def planning_paragraph(
+    differences,
+    observed: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    var_within: float | None = None,
+    samples: int = 1,
+) -> str:
     """The sentence a comparison prints when a difference was not significant.
 
     ``differences`` are the per-query differences (candidate minus baseline) the test used;
@@ -150,20 +167,27 @@ def planning_paragraph(differences, observed: float | None = None, alpha: float 
     delta = float(d.mean()) if observed is None else float(observed)
     var = float(d.var(ddof=1))
     if abs(delta) <= 1e-12 * max(1.0, float(np.abs(d).max())) or var == 0:  # 0 up to rounding
-        return ("The observed difference is 0 (or the per-query differences do not vary): "
-                "no number of queries would make it significant.")
+        return (
+            "The observed difference is 0 (or the per-query differences do not vary): "
+            "no number of queries would make it significant."
+        )
     vw = 0.0 if var_within is None else float(var_within) / samples
     need = queries_needed(max(var - vw, 0.0), vw * samples, delta, samples, alpha, power)
-    text = (f"With this noise (per-query sd {np.sqrt(var):.3g} over {d.size} queries) you would "
-            f"need about {need} queries to detect a difference of {abs(delta):.3g} at alpha "
-            f"{alpha:g} with {power:.0%} power.")
+    text = (
+        f"With this noise (per-query sd {np.sqrt(var):.3g} over {d.size} queries) you would "
+        f"need about {need} queries to detect a difference of {abs(delta):.3g} at alpha "
+        f"{alpha:g} with {power:.0%} power."
+    )
     if var_within is not None:
         share = min(vw / var, 1.0)
         if samples_buy_little(max(var - vw, 0.0), vw * samples, samples):
-            text += (" Judge noise is a small share of it, so more judge samples per query would "
-                     "buy little: add queries.")
+            text += (
+                " Judge noise is a small share of it, so more judge samples per query would buy little: add queries."
+            )
         elif share >= 0.5:
             more = queries_needed(max(var - vw, 0.0), vw * samples, delta, 4 * samples, alpha, power)
-            text += (f" Judge noise is {share:.0%} of it: with {4 * samples} judge samples per query "
-                     f"about {more} queries would do.")
+            text += (
+                f" Judge noise is {share:.0%} of it: with {4 * samples} judge samples per query "
+                f"about {more} queries would do."
+            )
     return text

@@ -54,8 +54,7 @@ def ppi_lambda(human, judge_on_labeled, judge_on_unlabeled) -> float:
     return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
 
 
-def ppi_mean(human, judge_on_labeled, judge_on_unlabeled, alpha: float = 0.05,
-             lam: float | None = None) -> Measurement:
+def ppi_mean(human, judge_on_labeled, judge_on_unlabeled, alpha: float = 0.05, lam: float | None = None) -> Measurement:
     """The prediction-powered estimate of a mean and its ``1 - alpha`` interval.
 
     Parameters
@@ -102,13 +101,23 @@ def ppi_mean(human, judge_on_labeled, judge_on_unlabeled, alpha: float = 0.05,
     value = lam * yu.mean() + (y - lam * yh).mean()
     se = np.sqrt((lam * yu).var() / yu.size + (y - lam * yh).var() / y.size)
     half = float(norm_ppf(1 - float(alpha) / 2)) * se
-    return Measurement(value=float(value), n=int(y.size), stdev=None,
-                       ci=(float(value - half), float(value + half)), deterministic=False,
-                       extra={"lam": lam, "labeled": int(y.size), "unlabeled": int(yu.size)})
+    return Measurement(
+        value=float(value),
+        n=int(y.size),
+        stdev=None,
+        ci=(float(value - half), float(value + half)),
+        deterministic=False,
+        extra={"lam": lam, "labeled": int(y.size), "unlabeled": int(yu.size)},
+    )
 
 
-def ppi_from_judgments(scores: pd.DataFrame, labeled_by: pd.Series | None = None, metric: str | None = None,
-                       alpha: float = 0.05, lam: float | None = None) -> Measurement:
+def ppi_from_judgments(
+    scores: pd.DataFrame,
+    labeled_by: pd.Series | None = None,
+    metric: str | None = None,
+    alpha: float = 0.05,
+    lam: float | None = None,
+) -> Measurement:
     """PPI of one judged metric from tidy scores where ``labeled_by`` tells human from
     synthetic labels of the same item.
 
@@ -162,8 +171,7 @@ def ppi_from_judgments(scores: pd.DataFrame, labeled_by: pd.Series | None = None
     unlabeled = s.index.difference(h.index)
     if len(unlabeled) == 0:
         raise ValueError(f"every item of {metric!r} has a human label: use the human mean")
-    return ppi_mean(h.loc[both].to_numpy(), s.loc[both].to_numpy(), s.loc[unlabeled].to_numpy(),
-                    alpha=alpha, lam=lam)
+    return ppi_mean(h.loc[both].to_numpy(), s.loc[both].to_numpy(), s.loc[unlabeled].to_numpy(), alpha=alpha, lam=lam)
 
 
 def _judgments_as_scores(judgments: pd.DataFrame) -> pd.DataFrame:
@@ -172,7 +180,13 @@ def _judgments_as_scores(judgments: pd.DataFrame) -> pd.DataFrame:
     if "chunk_id" in judgments.columns:
         chunk = judgments["chunk_id"].astype(object)
         key = chunk.where(chunk.notna() & (chunk != ""), key)
-    return pd.DataFrame({"query_id": judgments["query_id"].astype(object), "metric": "relevance",
-                         "key": key, "value": judgments["relevance"].astype(float),
-                         "labeled_by": judgments["labeled_by"].astype(object)
-                         if "labeled_by" in judgments.columns else None}, index=judgments.index)
+    return pd.DataFrame(
+        {
+            "query_id": judgments["query_id"].astype(object),
+            "metric": "relevance",
+            "key": key,
+            "value": judgments["relevance"].astype(float),
+            "labeled_by": judgments["labeled_by"].astype(object) if "labeled_by" in judgments.columns else None,
+        },
+        index=judgments.index,
+    )

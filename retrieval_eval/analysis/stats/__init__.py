@@ -36,14 +36,14 @@ from .bootstrap import TIE, BootstrapResult, auroc_ci, bootstrap_ci, bootstrap_p
 from .corrections import adjust_pvalues, wilson_interval
 from .location import difference, median, median_difference, quantile
 from .paired import (
-                        RandomizationResult,
-                        TTestResult,
-                        WilcoxonResult,
-                        paired_bootstrap,
-                        paired_randomization,
-                        paired_t,
-                        sign_flips,
-                        wilcoxon,
+    RandomizationResult,
+    TTestResult,
+    WilcoxonResult,
+    paired_bootstrap,
+    paired_randomization,
+    paired_t,
+    sign_flips,
+    wilcoxon,
 )
 from .ranks import auroc, rank_average
 from .special import betainc, erfc, norm_cdf, norm_ppf, norm_sf, t_cdf, t_ppf, t_sf, t_two_tail

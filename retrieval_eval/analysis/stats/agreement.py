@@ -37,8 +37,7 @@ def confusion_counts(a: np.ndarray, b: np.ndarray, n_cat: int) -> np.ndarray:
     """
     lead = a.shape[:-1]
     rows = int(np.prod(lead)) if lead else 1
-    flat = (np.arange(rows)[:, None] * n_cat * n_cat
-            + a.reshape(rows, -1) * n_cat + b.reshape(rows, -1)).ravel()
+    flat = (np.arange(rows)[:, None] * n_cat * n_cat + a.reshape(rows, -1) * n_cat + b.reshape(rows, -1)).ravel()
     counts = np.bincount(flat, minlength=rows * n_cat * n_cat)
     return counts.reshape(lead + (n_cat, n_cat)).astype(np.float64)
 
@@ -83,7 +82,7 @@ def kappa_from_confusion(c: np.ndarray, values: np.ndarray, weights: str | None)
     elif weights == "linear":
         w = np.abs(diff)
     elif weights == "quadratic":
-        w = diff ** 2
+        w = diff**2
     else:
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
     n = c.sum(axis=(-2, -1), keepdims=True)

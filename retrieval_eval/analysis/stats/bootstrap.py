@@ -17,8 +17,7 @@ import numpy as np
 from .location import median_difference
 from .ranks import auroc
 
-__all__ = ["BLOCK", "TIE", "BootstrapResult", "bootstrap_ci", "bootstrap_pvalue", "auroc_ci",
-           "median_difference_ci"]
+__all__ = ["BLOCK", "TIE", "BootstrapResult", "bootstrap_ci", "bootstrap_pvalue", "auroc_ci", "median_difference_ci"]
 
 #: Elements per block when a resample matrix would be too large to hold at once.
 BLOCK = 1 << 22
@@ -39,7 +38,6 @@ class BootstrapResult:
     pvalue: np.ndarray | float
     n_resamples: int
     confidence: float
-
 
 
 def bootstrap_ci(
@@ -115,8 +113,9 @@ def bootstrap_ci(
     return BootstrapResult(estimate, float(low), float(high), np.nan, n_resamples, confidence)
 
 
-def _resampled_statistic(statistic_fn, arrays: list[np.ndarray], n_resamples: int,
-                         rng: np.random.Generator, paired: bool) -> np.ndarray:
+def _resampled_statistic(
+    statistic_fn, arrays: list[np.ndarray], n_resamples: int, rng: np.random.Generator, paired: bool
+) -> np.ndarray:
     """The statistic of every resample row, the rows drawn exactly as one
     ``rng.integers(0, n_i, size=(B, n_i))`` per sample in argument order would draw them.
 
@@ -167,7 +166,7 @@ def _resampled_statistic(statistic_fn, arrays: list[np.ndarray], n_resamples: in
         values = np.asarray(statistic_fn(*block), dtype=np.float64).reshape(-1)
         if values.size != b:
             raise ValueError("statistic_fn must return one value per resample row")
-        dist[lo:lo + b] = values
+        dist[lo : lo + b] = values
         del block
     if not paired:  # the caller's generator ends where the single draw would leave it
         rng.bit_generator.state = gens[-1].bit_generator.state
@@ -229,9 +228,7 @@ def auroc_ci(pos, neg, n_resamples: int = 10_000, seed=0, confidence: float = 0.
     return bootstrap_ci(auroc, pos, neg, n_resamples=n_resamples, seed=seed, confidence=confidence)
 
 
-def median_difference_ci(
-    pos, neg, n_resamples: int = 10_000, seed=0, confidence: float = 0.95
-) -> BootstrapResult:
+def median_difference_ci(pos, neg, n_resamples: int = 10_000, seed=0, confidence: float = 0.95) -> BootstrapResult:
     """``median(pos) - median(neg)`` (the separation margin) with a percentile bootstrap
     interval, the two groups resampled separately.
 
@@ -251,6 +248,4 @@ def median_difference_ci(
     >>> median_difference_ci([0.9, 0.8, 0.7], [0.2, 0.4], n_resamples=200).statistic
     0.5
     """
-    return bootstrap_ci(
-        median_difference, pos, neg, n_resamples=n_resamples, seed=seed, confidence=confidence
-    )
+    return bootstrap_ci(median_difference, pos, neg, n_resamples=n_resamples, seed=seed, confidence=confidence)

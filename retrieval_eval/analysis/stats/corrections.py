@@ -108,8 +108,7 @@ def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[A
     >>> round(low, 4), round(high, 4)
     (0.4902, 0.9433)
     """
-    k, nn = np.broadcast_arrays(np.asarray(successes, dtype=np.float64),
-                                np.asarray(n, dtype=np.float64))
+    k, nn = np.broadcast_arrays(np.asarray(successes, dtype=np.float64), np.asarray(n, dtype=np.float64))
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if ((k < 0) | (k > nn)).any():
@@ -128,5 +127,3 @@ def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[A
     if low.ndim == 0:
         return float(low), float(high)
     return low, high
-
-

@@ -19,8 +19,16 @@ from .bootstrap import BLOCK, BootstrapResult, bootstrap_pvalue
 from .ranks import rank_average
 from .special import norm_sf, t_two_tail
 
-__all__ = ["RandomizationResult", "TTestResult", "WilcoxonResult", "sign_flips",
-           "paired_randomization", "paired_t", "paired_bootstrap", "wilcoxon"]
+__all__ = [
+    "RandomizationResult",
+    "TTestResult",
+    "WilcoxonResult",
+    "sign_flips",
+    "paired_randomization",
+    "paired_t",
+    "paired_bootstrap",
+    "wilcoxon",
+]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -105,16 +113,14 @@ def sign_flips(n: int, n_resamples: int, seed=0, *, like_scipy: bool = False) ->
         return np.where(first == 0, 1.0, -1.0)
     nbytes = -(-n // 8)
     bits = np.unpackbits(
-        np.frombuffer(rng.bytes(n_resamples * nbytes), dtype=np.uint8).reshape(n_resamples, nbytes),
-        axis=1,
-        count=n,
+        np.frombuffer(rng.bytes(n_resamples * nbytes), dtype=np.uint8).reshape(n_resamples, nbytes), axis=1, count=n
     )
     return 1.0 - 2.0 * bits
 
 
 def _all_signs(n: int) -> np.ndarray:
     """Every sign vector of length n, all +1 first (scipy's enumeration order)."""
-    codes = np.arange(2 ** n, dtype=np.int64)[:, None] >> np.arange(n - 1, -1, -1)
+    codes = np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n - 1, -1, -1)
     return 1.0 - 2.0 * (codes & 1)
 
 
@@ -126,21 +132,20 @@ def _sign_blocks(n: int, n_resamples: int, seed, exact, signs):
         if signs.ndim != 2 or signs.shape[1] != n:
             raise ValueError(f"signs must have shape (B, {n}), got {signs.shape}")
         return bool(exact is True), signs.shape[0], iter([signs])
-    is_exact = exact is True or (exact == "auto" and n < 63 and 2 ** n <= n_resamples)
+    is_exact = exact is True or (exact == "auto" and n < 63 and 2**n <= n_resamples)
     if is_exact:
         if n > 24:
             raise ValueError(f"exact enumeration of 2**{n} sign vectors is too large")
-        total = 2 ** n
+        total = 2**n
         rows = max(1, BLOCK // max(n, 1))
         allsigns = _all_signs(n)
-        return True, total, (allsigns[start:start + rows] for start in range(0, total, rows))
+        return True, total, (allsigns[start : start + rows] for start in range(0, total, rows))
     if n_resamples < 1:
         raise ValueError("n_resamples must be >= 1")
     total = n_resamples
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     rows = max(1, BLOCK // n)
-    return False, total, (sign_flips(n, min(rows, total - start), rng)
-                          for start in range(0, total, rows))
+    return False, total, (sign_flips(n, min(rows, total - start), rng) for start in range(0, total, rows))
 
 
 def paired_randomization(
@@ -268,9 +273,7 @@ def _bootstrap_weights(rng: np.random.Generator, rows: int, n: int) -> np.ndarra
     return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
 
 
-def paired_bootstrap(
-    a, b=None, n_resamples: int = 10_000, seed=0, confidence: float = 0.95
-) -> BootstrapResult:
+def paired_bootstrap(a, b=None, n_resamples: int = 10_000, seed=0, confidence: float = 0.95) -> BootstrapResult:
     """Bootstrap of the mean difference over queries: percentile interval and a p-value.
 
     Queries are resampled with replacement (the same resamples for every row of an (m, n)
@@ -321,16 +324,19 @@ def paired_bootstrap(
     means = np.empty((n_resamples, m))
     for start in range(0, n_resamples, rows):
         r = min(rows, n_resamples - start)
-        means[start:start + r] = (_bootstrap_weights(rng, r, n) @ dt) / n
+        means[start : start + r] = (_bootstrap_weights(rng, r, n) @ dt) / n
     alpha = 1.0 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
     p = bootstrap_pvalue(means)
     stat = d.mean(axis=1)
     return BootstrapResult(
-        _out(stat, single), _out(low, single), _out(high, single), _out(cast(np.ndarray, p), single),
-        n_resamples, confidence,
+        _out(stat, single),
+        _out(low, single),
+        _out(high, single),
+        _out(cast(np.ndarray, p), single),
+        n_resamples,
+        confidence,
     )
-
 
 
 def _tie_term(absd_masked: np.ndarray) -> np.ndarray:
@@ -342,7 +348,7 @@ def _tie_term(absd_masked: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(new.ravel())
     counts = np.diff(np.append(starts, rows * n)).astype(np.float64)
     row_of = starts // n
-    return np.bincount(row_of, weights=counts ** 3 - counts, minlength=rows)
+    return np.bincount(row_of, weights=counts**3 - counts, minlength=rows)
 
 
 def _wilcoxon_exact_cdf(n: int) -> np.ndarray:
@@ -355,7 +361,7 @@ def _wilcoxon_exact_cdf(n: int) -> np.ndarray:
     counts[0] = 1.0
     top = 0
     for r in range(1, n + 1):
-        counts[r:top + r + 1] += counts[:top + 1].copy()
+        counts[r : top + r + 1] += counts[: top + 1].copy()
         top += r
     return np.cumsum(counts)
 
@@ -366,8 +372,7 @@ def _signed_ranks(d: np.ndarray, zero_method: str):
     nonzero = d != 0
     absd = np.abs(d) if zero_method != "wilcox" else np.where(nonzero, np.abs(d), np.nan)
     r = rank_average(absd)
-    half_zero = (0.5 * np.where(~nonzero, r, 0.0).sum(axis=1) if zero_method == "zsplit"
-                 else np.zeros(d.shape[0]))
+    half_zero = 0.5 * np.where(~nonzero, r, 0.0).sum(axis=1) if zero_method == "zsplit" else np.zeros(d.shape[0])
     r_plus = np.where(d > 0, r, 0.0).sum(axis=1) + half_zero
     r_minus = np.where(d < 0, r, 0.0).sum(axis=1) + half_zero
     # wilcox, pratt: the ties among the non-zero |d|; zsplit: among all (the zeros one group)
@@ -375,8 +380,7 @@ def _signed_ranks(d: np.ndarray, zero_method: str):
     return r, r_plus, r_minus, half_zero, tie
 
 
-def _wilcoxon_normal_p(count: np.ndarray, n: int, r_plus: np.ndarray, tie: np.ndarray,
-                       zero_method: str) -> np.ndarray:
+def _wilcoxon_normal_p(count: np.ndarray, n: int, r_plus: np.ndarray, tie: np.ndarray, zero_method: str) -> np.ndarray:
     """The normal approximation's two-sided p-value of R+ (tie correction, no continuity one)."""
     c = (count if zero_method == "wilcox" else np.full(len(count), n)).astype(np.float64)
     mn = c * (c + 1.0) * 0.25
@@ -439,7 +443,7 @@ def wilcoxon(a, b=None, zero_method: str = "wilcox") -> WilcoxonResult:
 
     if exact.any():
         cum = _wilcoxon_exact_cdf(n)
-        total = 2.0 ** n
+        total = 2.0**n
         rp = r_plus[exact]
         hi_k = np.ceil(rp).astype(np.int64)
         lo_k = np.floor(rp).astype(np.int64)
@@ -459,7 +463,7 @@ def wilcoxon(a, b=None, zero_method: str = "wilcox") -> WilcoxonResult:
         gamma = np.abs(100 * _EPS * obs)
         le = np.count_nonzero(null <= obs + gamma, axis=0)
         ge = np.count_nonzero(null >= obs - gamma, axis=0)
-        p[rows] = np.clip(2.0 * np.minimum(le, ge) / 2.0 ** n, 0.0, 1.0)
+        p[rows] = np.clip(2.0 * np.minimum(le, ge) / 2.0**n, 0.0, 1.0)
         method[rows] = "permutation"
     if asym.any():
         p[asym] = _wilcoxon_normal_p(count[asym], n, r_plus[asym], tie[asym], zero_method)
@@ -467,4 +471,3 @@ def wilcoxon(a, b=None, zero_method: str = "wilcox") -> WilcoxonResult:
     p = np.where(count == 0, 1.0, p)
     stat = np.minimum(r_plus, r_minus)
     return WilcoxonResult(_out(stat, single), _out(p, single), method[0] if single else method)
-

@@ -46,7 +46,6 @@ def rank_average(x) -> np.ndarray:
     return ranks.reshape(shape)
 
 
-
 def auroc(pos, neg) -> np.ndarray | float:
     """P(a random positive scores above a random negative), ties counted 1/2 (Mann-Whitney).
 
@@ -88,5 +87,3 @@ def auroc(pos, neg) -> np.ndarray | float:
     u = ranks[..., :npos].sum(axis=-1) - npos * (npos + 1) / 2.0
     out = u / (npos * nneg)
     return float(out) if out.ndim == 0 else out
-
-

@@ -11,8 +11,7 @@ import math
 
 import numpy as np
 
-__all__ = ["erfc", "norm_cdf", "norm_sf", "norm_ppf", "betainc", "t_two_tail", "t_cdf", "t_sf",
-           "t_ppf"]
+__all__ = ["erfc", "norm_cdf", "norm_sf", "norm_ppf", "betainc", "t_two_tail", "t_cdf", "t_sf", "t_ppf"]
 
 _EPS = np.finfo(np.float64).eps
 _FPMIN = np.finfo(np.float64).tiny / _EPS
@@ -46,8 +45,7 @@ def _lgamma_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.asarray(b, dtype=np.float64)
     big = a >= 15
     sa = np.where(big, a, 15.0)
-    stirling = (b * np.log(sa) + (sa + b - 0.5) * np.log1p(b / sa) - b
-                + _stirling_corr(sa + b) - _stirling_corr(sa))
+    stirling = b * np.log(sa) + (sa + b - 0.5) * np.log1p(b / sa) - b + _stirling_corr(sa + b) - _stirling_corr(sa)
     return np.where(big, stirling, _lgamma(np.where(big, 1.0, a + b)) - _lgamma(np.where(big, 1.0, a)))
 
 
@@ -178,14 +176,24 @@ def norm_sf(x) -> np.ndarray:
 
 # Acklam's rational approximation to the normal quantile (relative error < 1.2e-9), refined
 # below by Halley steps on norm_cdf to full double precision.
-_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
-      1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
-_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
-      6.680131188771972e01, -1.328068155288572e01)
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
-      -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
-      3.754408661907416e00)
+_A = (
+    -3.969683028665376e01,
+    2.209460984245205e02,
+    -2.759285104469687e02,
+    1.383577518672690e02,
+    -3.066479806614716e01,
+    2.506628277459239e00,
+)
+_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01, -1.328068155288572e01)
+_C = (
+    -7.784894002430293e-03,
+    -3.223964580411365e-01,
+    -2.400758277161838e00,
+    -2.549732539343734e00,
+    4.374664141464968e00,
+    2.938163982698783e00,
+)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
 
 
 def norm_ppf(q) -> np.ndarray:
@@ -440,7 +448,7 @@ def t_ppf(q, df) -> np.ndarray:
         upper = p > 0.5
         lo_p = np.where(upper, 1.0 - p, p)  # target lower-tail probability < 0.5; t < 0
         z = norm_ppf(lo_p)
-        x = z + (z ** 3 + z) / (4.0 * v)
+        x = z + (z**3 + z) / (4.0 * v)
         # Bracket [lo, hi] with cdf(lo) <= lo_p <= cdf(hi); hi = 0 has cdf 0.5.
         hi = np.zeros_like(x)
         lo = np.minimum(x, -1.0)
@@ -465,4 +473,3 @@ def t_ppf(q, df) -> np.ndarray:
                 break
         out[ok] = np.where(upper, -x, x)
     return out.reshape(shape)
-

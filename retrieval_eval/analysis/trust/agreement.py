@@ -111,15 +111,23 @@ def overlapping_labels(judgments, labelers=None) -> pd.DataFrame:
     names = list(dict.fromkeys(who.tolist())) if labelers is None else list(labelers)
     missing = [n for n in names if n not in set(who.tolist())]
     if missing:
-        raise ValueError(f"no labels by {', '.join(map(repr, missing))}; labelers present: "
-                         f"{', '.join(dict.fromkeys(who.tolist()))}")
-    frame = pd.DataFrame({"query_id": j["query_id"].astype(ID), "key": judgment_keys(j),
-                          "labeler": who, "relevance": j["relevance"].astype(np.float64),
-                          "stratum": j["stratum"].astype(ID).fillna(UNSTRATIFIED)})
+        raise ValueError(
+            f"no labels by {', '.join(map(repr, missing))}; labelers present: {', '.join(dict.fromkeys(who.tolist()))}"
+        )
+    frame = pd.DataFrame(
+        {
+            "query_id": j["query_id"].astype(ID),
+            "key": judgment_keys(j),
+            "labeler": who,
+            "relevance": j["relevance"].astype(np.float64),
+            "stratum": j["stratum"].astype(ID).fillna(UNSTRATIFIED),
+        }
+    )
     frame = frame[frame["labeler"].isin(names)]
     strata = frame.drop_duplicates("query_id")[["query_id", "stratum"]]
-    wide = (frame.drop_duplicates(["query_id", "key", "labeler"], keep="last")
-            .pivot(index=["query_id", "key"], columns="labeler", values="relevance"))
+    wide = frame.drop_duplicates(["query_id", "key", "labeler"], keep="last").pivot(
+        index=["query_id", "key"], columns="labeler", values="relevance"
+    )
     wide = wide.reindex(columns=names)
     wide = wide[wide.notna().sum(axis=1) >= 2].reset_index()
     wide.columns.name = None
@@ -166,8 +174,7 @@ class LabelAgreement:
     def measurements(self) -> dict[str, dict[str, Any]]:
         """Gate-readable measures: name -> ``{"value", "n", ["ci"], ["indeterminate"]}``."""
         n = len(self.units)
-        why = (f"only {n} units labeled by both labelers (fewer than {MIN_UNITS})"
-               if n < MIN_UNITS else None)
+        why = f"only {n} units labeled by both labelers (fewer than {MIN_UNITS})" if n < MIN_UNITS else None
         out: dict[str, dict[str, Any]] = {}
         for name, row in self.summary.iterrows():  # five measures
             m = measurement(row, why)
@@ -181,16 +188,17 @@ class LabelAgreement:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: ``{"label_agreement": measurements(), "labelers", "confusion", ...}``."""
-        return jsonable({
-            "label_agreement": self.measurements(),
-            "labelers": self.labelers,
-            "confusion": {str(r): {str(c): int(v) for c, v in row.items()}
-                          for r, row in self.confusion.iterrows()},
-            "per_stratum": self.per_stratum.to_dict(orient="records"),
-            "metrics": None if self.metrics is None else self.metrics.to_dict(orient="records"),
-            "warnings": list(self.warnings),
-            "settings": self.settings,
-        })
+        return jsonable(
+            {
+                "label_agreement": self.measurements(),
+                "labelers": self.labelers,
+                "confusion": {str(r): {str(c): int(v) for c, v in row.items()} for r, row in self.confusion.iterrows()},
+                "per_stratum": self.per_stratum.to_dict(orient="records"),
+                "metrics": None if self.metrics is None else self.metrics.to_dict(orient="records"),
+                "warnings": list(self.warnings),
+                "settings": self.settings,
+            }
+        )
 
     def plot(self, ax=None, short_names: tuple[str, str] | None = None, **kwargs):
         """The confusion matrix as a heatmap
@@ -204,22 +212,25 @@ class LabelAgreement:
         box, esc, table, warnings_html = viz("box", "esc", "table", "warnings_html")
 
         a, b = self.labelers[:2]
-        body = (f"<div>{esc(a)} vs {esc(b)}: {len(self.units)} shared units</div>"
-                + table(self.summary, max_rows=10) + table(self.confusion, floatfmt="{:.0f}")
-                + table(self.per_stratum.set_index("stratum"))
-                + ("" if self.metrics is None
-                   else table(self.metrics.set_index(["system", "metric"]), max_rows=30))
-                + warnings_html(self.warnings))
+        body = (
+            f"<div>{esc(a)} vs {esc(b)}: {len(self.units)} shared units</div>"
+            + table(self.summary, max_rows=10)
+            + table(self.confusion, floatfmt="{:.0f}")
+            + table(self.per_stratum.set_index("stratum"))
+            + ("" if self.metrics is None else table(self.metrics.set_index(["system", "metric"]), max_rows=30))
+            + warnings_html(self.warnings)
+        )
         return box("Label agreement", body)
 
     def __repr__(self) -> str:
-        return (f"LabelAgreement({self.labelers[0]!r} vs {self.labelers[1]!r}, "
-                f"{len(self.units)} units, warnings={len(self.warnings)})\n"
-                + self.summary[["value", "n", "ci_low", "ci_high"]].to_string())
+        return (
+            f"LabelAgreement({self.labelers[0]!r} vs {self.labelers[1]!r}, "
+            f"{len(self.units)} units, warnings={len(self.warnings)})\n"
+            + self.summary[["value", "n", "ci_low", "ci_high"]].to_string()
+        )
 
 
-def _bootstrap_kappas(a: np.ndarray, b: np.ndarray, values: np.ndarray, n_resamples: int,
-                      seed) -> np.ndarray:
+def _bootstrap_kappas(a: np.ndarray, b: np.ndarray, values: np.ndarray, n_resamples: int, seed) -> np.ndarray:
     """(n_resamples, 4) kappas (plain, linear, quadratic, binary) over resampled units."""
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, a.size, size=(n_resamples, a.size))
@@ -229,9 +240,18 @@ def _bootstrap_kappas(a: np.ndarray, b: np.ndarray, values: np.ndarray, n_resamp
     return np.stack(out, axis=1)
 
 
-def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 10,
-                    threshold: int = 1, level: str = "ordinal", n_resamples: int = 1000,
-                    seed=0) -> LabelAgreement:
+def label_agreement(
+    judgments,
+    other=None,
+    *,
+    labelers=None,
+    run=None,
+    k: int = 10,
+    threshold: int = 1,
+    level: str = "ordinal",
+    n_resamples: int = 1000,
+    seed=0,
+) -> LabelAgreement:
     """Agreement between labelers of the same (query, key), and what it does to the metrics.
 
     Parameters
@@ -274,8 +294,10 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
         j = pd.concat([j, as_judgments(other)], ignore_index=True)
     names = list(dict.fromkeys(_labeler_of(j).tolist())) if labelers is None else list(labelers)
     if len(names) < 2:
-        raise ValueError(f"label agreement needs two labelers; the labels name only "
-                         f"{', '.join(map(repr, names)) or 'none'} in labeled_by")
+        raise ValueError(
+            f"label agreement needs two labelers; the labels name only "
+            f"{', '.join(map(repr, names)) or 'none'} in labeled_by"
+        )
     units = overlapping_labels(j, names)
     first, second = names[0], names[1]
     pair = units[units[first].notna() & units[second].notna()]
@@ -283,45 +305,60 @@ def label_agreement(judgments, other=None, *, labelers=None, run=None, k: int = 
         raise ValueError(f"no (query, key) is labeled by both {first!r} and {second!r}")
     warnings: list[str] = []
     if len(pair) < MIN_UNITS:
-        warnings.append(f"only {len(pair)} units labeled by both (fewer than {MIN_UNITS}): "
-                        "agreement figures are indeterminate")
+        warnings.append(
+            f"only {len(pair)} units labeled by both (fewer than {MIN_UNITS}): agreement figures are indeterminate"
+        )
     a = pair[first].to_numpy(np.float64)
     b = pair[second].to_numpy(np.float64)
     values = np.unique(np.r_[a, b, units[names].to_numpy(np.float64).ravel()])
     values = values[np.isfinite(values)]
-    summary = _summary(a, b, values, units[names].to_numpy(np.float64).T, threshold, level,
-                       int(n_resamples), seed)
+    summary = _summary(a, b, values, units[names].to_numpy(np.float64).T, threshold, level, int(n_resamples), seed)
     kappa_bin = float(summary.loc["kappa_binary", "value"])  # type: ignore[arg-type]
     confusion = _confusion_frame(a, b, values, first, second)
     per_stratum = _per_stratum(pair, first, second, threshold, int(n_resamples), seed)
     metrics = None
     if run is not None:
         metrics = _metric_effect(j, run, first, second, k, threshold)
-    settings = {"labelers": names, "k": int(k), "threshold": int(threshold), "level": level,
-                "n_resamples": int(n_resamples),
-                "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
-                "min_kappa": MIN_KAPPA}
+    settings = {
+        "labelers": names,
+        "k": int(k),
+        "threshold": int(threshold),
+        "level": level,
+        "n_resamples": int(n_resamples),
+        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
+        "min_kappa": MIN_KAPPA,
+    }
     if math.isfinite(kappa_bin) and kappa_bin < MIN_KAPPA:
-        warnings.append(f"binary kappa {kappa_bin:.3f} between {first!r} and {second!r} is below "
-                        f"{MIN_KAPPA} (Landis & Koch's 'substantial'): do not gate on one set "
-                        "as a stand-in for the other")
-    return LabelAgreement(summary, confusion, per_stratum, metrics, pair.reset_index(drop=True),
-                          names, warnings, settings)
+        warnings.append(
+            f"binary kappa {kappa_bin:.3f} between {first!r} and {second!r} is below "
+            f"{MIN_KAPPA} (Landis & Koch's 'substantial'): do not gate on one set "
+            "as a stand-in for the other"
+        )
+    return LabelAgreement(
+        summary, confusion, per_stratum, metrics, pair.reset_index(drop=True), names, warnings, settings
+    )
 
 
-def _confusion_frame(a: np.ndarray, b: np.ndarray, values: np.ndarray, first: str,
-                     second: str) -> pd.DataFrame:
+def _confusion_frame(a: np.ndarray, b: np.ndarray, values: np.ndarray, first: str, second: str) -> pd.DataFrame:
     """Counts of each (grade by ``first``, grade by ``second``) pair, every grade a row and a
     column."""
     grades = [int(v) if float(v).is_integer() else v for v in values]
-    conf = confusion_counts(np.searchsorted(values, a)[None, :], np.searchsorted(values, b)[None, :],
-                      values.size)[0].astype(np.int64)
-    return pd.DataFrame(conf, index=pd.Index(grades, name=first),
-                        columns=pd.Index(grades, name=second))
+    conf = confusion_counts(np.searchsorted(values, a)[None, :], np.searchsorted(values, b)[None, :], values.size)[
+        0
+    ].astype(np.int64)
+    return pd.DataFrame(conf, index=pd.Index(grades, name=first), columns=pd.Index(grades, name=second))
 
 
-def _summary(a: np.ndarray, b: np.ndarray, values: np.ndarray, matrix: np.ndarray,
-             threshold: int, level: str, n_resamples: int, seed) -> pd.DataFrame:
+def _summary(
+    a: np.ndarray,
+    b: np.ndarray,
+    values: np.ndarray,
+    matrix: np.ndarray,
+    threshold: int,
+    level: str,
+    n_resamples: int,
+    seed,
+) -> pd.DataFrame:
     """One row per measure: kappas of the first two labelers' grades ``a``, ``b`` with their
     bootstrap intervals over units, and alpha over every labeler (``matrix``)."""
     ba, bb = (a >= threshold).astype(np.float64), (b >= threshold).astype(np.float64)
@@ -335,19 +372,20 @@ def _summary(a: np.ndarray, b: np.ndarray, values: np.ndarray, matrix: np.ndarra
         ci = np.nanpercentile(np.c_[boot, rng_bin], [2.5, 97.5], axis=0)
     label = f"percentile bootstrap 95% over units ({n_resamples} resamples, seed {seed})"
     n_units = a.size
-    summary = pd.DataFrame({
-        "measure": pd.array(["kappa", "kappa_linear", "kappa_quadratic", "kappa_binary",
-                             "alpha"], dtype=ID),
-        "value": np.array([*kappas, kappa_bin, alpha], dtype=np.float64),
-        "n": np.array([n_units] * 4 + [matrix.shape[1]], dtype=np.int64),
-        "ci_low": np.r_[ci[0], np.nan], "ci_high": np.r_[ci[1], np.nan],
-        "interval": pd.array([label] * 4 + [""], dtype=ID),
-    }).set_index("measure")
+    summary = pd.DataFrame(
+        {
+            "measure": pd.array(["kappa", "kappa_linear", "kappa_quadratic", "kappa_binary", "alpha"], dtype=ID),
+            "value": np.array([*kappas, kappa_bin, alpha], dtype=np.float64),
+            "n": np.array([n_units] * 4 + [matrix.shape[1]], dtype=np.int64),
+            "ci_low": np.r_[ci[0], np.nan],
+            "ci_high": np.r_[ci[1], np.nan],
+            "interval": pd.array([label] * 4 + [""], dtype=ID),
+        }
+    ).set_index("measure")
     return summary
 
 
-def _per_stratum(pair: pd.DataFrame, first: str, second: str, threshold: int, n_resamples: int,
-                 seed) -> pd.DataFrame:
+def _per_stratum(pair: pd.DataFrame, first: str, second: str, threshold: int, n_resamples: int, seed) -> pd.DataFrame:
     """Per stratum: binary kappa with a bootstrap interval, and raw agreement."""
     bin_values = np.array([0.0, 1.0])
     rows = []
@@ -356,23 +394,27 @@ def _per_stratum(pair: pd.DataFrame, first: str, second: str, threshold: int, n_
         y = (g[second].to_numpy(np.float64) >= threshold).astype(np.float64)
         bk = _bootstrap_kappas(x, y, bin_values, n_resamples, seed)[:, 0]
         with np.errstate(invalid="ignore"):
-            lo, hi = (np.nanpercentile(bk, [2.5, 97.5]) if np.isfinite(bk).any()
-                      else (math.nan, math.nan))
-        rows.append({"stratum": str(name), "n": len(g),
-                     "kappa_binary": cohen_kappa(x, y, labels=bin_values),
-                     "ci_low": float(lo), "ci_high": float(hi),
-                     "same_grade": float(np.mean(g[first].to_numpy() == g[second].to_numpy())),
-                     "same_relevance": float(np.mean(x == y))})
+            lo, hi = np.nanpercentile(bk, [2.5, 97.5]) if np.isfinite(bk).any() else (math.nan, math.nan)
+        rows.append(
+            {
+                "stratum": str(name),
+                "n": len(g),
+                "kappa_binary": cohen_kappa(x, y, labels=bin_values),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "same_grade": float(np.mean(g[first].to_numpy() == g[second].to_numpy())),
+                "same_relevance": float(np.mean(x == y)),
+            }
+        )
     per_stratum = pd.DataFrame.from_records(
-        rows, columns=["stratum", "n", "kappa_binary", "ci_low", "ci_high", "same_grade",
-                       "same_relevance"])
+        rows, columns=["stratum", "n", "kappa_binary", "ci_low", "ci_high", "same_grade", "same_relevance"]
+    )
     per_stratum["stratum"] = per_stratum["stratum"].astype(ID)
     per_stratum["n"] = per_stratum["n"].astype(np.int64)
     return per_stratum
 
 
-def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
-                   threshold: int) -> pd.DataFrame:
+def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int, threshold: int) -> pd.DataFrame:
     """Mean metrics on the queries both labelers labeled, once per labeler's labels."""
     r = as_run(run)
     who = _labeler_of(j)
@@ -382,8 +424,7 @@ def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
     means = []
     for name in (first, second):  # two labelers, one engine call each
         mine = j[(who == name).to_numpy() & j["query_id"].astype(ID).isin(shared).to_numpy()]
-        per_query = compute(mine, r[r["query_id"].astype(ID).isin(shared)], k=(int(k),),
-                            threshold=threshold)
+        per_query = compute(mine, r[r["query_id"].astype(ID).isin(shared)], k=(int(k),), threshold=threshold)
         means.append(aggregate(per_query))
     cols = metric_columns(means[0])
     out = []
@@ -392,13 +433,20 @@ def _metric_effect(j: pd.DataFrame, run, first: str, second: str, k: int,
             va = float(means[0].loc[system, c])
             has_b = system in means[1].index
             vb = float(means[1].loc[system, c]) if has_b else math.nan
-            out.append({"system": str(system), "metric": c,
-                        "n_first": int(means[0].loc[system, "n"]),
-                        "n_second": int(means[1].loc[system, "n"]) if has_b else 0,
-                        "labels_first": va, "labels_second": vb, "difference": vb - va})
-    frame = pd.DataFrame.from_records(out, columns=["system", "metric", "n_first", "n_second",
-                                                    "labels_first", "labels_second",
-                                                    "difference"])
+            out.append(
+                {
+                    "system": str(system),
+                    "metric": c,
+                    "n_first": int(means[0].loc[system, "n"]),
+                    "n_second": int(means[1].loc[system, "n"]) if has_b else 0,
+                    "labels_first": va,
+                    "labels_second": vb,
+                    "difference": vb - va,
+                }
+            )
+    frame = pd.DataFrame.from_records(
+        out, columns=["system", "metric", "n_first", "n_second", "labels_first", "labels_second", "difference"]
+    )
     frame["system"] = frame["system"].astype(ID)
     frame["metric"] = frame["metric"].astype(ID)
     for c in ("n_first", "n_second"):
@@ -445,6 +493,8 @@ def agreement_warning(judgments, other=None) -> str | None:
     kappa = cohen_kappa(a, b, labels=[False, True])
     if math.isfinite(kappa) and kappa >= MIN_KAPPA:
         return None
-    return (f"labelers {names[0]!r} and {names[1]!r} agree on relevance with kappa "
-            f"{kappa:.3f} over {len(units)} shared labels, below {MIN_KAPPA}: do not gate on "
-            "one set as a stand-in for the other (label_agreement has the details)")
+    return (
+        f"labelers {names[0]!r} and {names[1]!r} agree on relevance with kappa "
+        f"{kappa:.3f} over {len(units)} shared labels, below {MIN_KAPPA}: do not gate on "
+        "one set as a stand-in for the other (label_agreement has the details)"
+    )

@@ -70,8 +70,7 @@ class ValidationResult:
         }
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([i.to_dict() for i in self.issues],
-                            columns=["severity", "code", "message"]).astype(ID)
+        return pd.DataFrame([i.to_dict() for i in self.issues], columns=["severity", "code", "message"]).astype(ID)
 
     def _repr_html_(self) -> str:
         validation_html = viz("validation_html")
@@ -115,16 +114,27 @@ def _row_issues(j: pd.DataFrame, qid: pd.Series, keys: pd.Series) -> list[Valida
         if bad_sha[i]:
             issues.append(ValidationIssue("error", "bad-text-sha", f"malformed text_sha on query {q}: {sha.iat[i]}"))
         if dup[i]:
-            issues.append(ValidationIssue("error", "duplicate-label",
-                                          f"duplicate judgment for query {q} and target {keys.iat[i]}"))
+            issues.append(
+                ValidationIssue(
+                    "error", "duplicate-label", f"duplicate judgment for query {q} and target {keys.iat[i]}"
+                )
+            )
         if inconsistent[i]:
-            issues.append(ValidationIssue("error", "inconsistent-query-text",
-                                          f"query {q} has two different query strings"))
+            issues.append(
+                ValidationIssue("error", "inconsistent-query-text", f"query {q} has two different query strings")
+            )
     return issues
 
 
-def _set_issues(j: pd.DataFrame, qid: pd.Series, human: np.ndarray, synthetic: np.ndarray,
-                fingerprints: Any, strata: dict[str, int], other) -> list[ValidationIssue]:
+def _set_issues(
+    j: pd.DataFrame,
+    qid: pd.Series,
+    human: np.ndarray,
+    synthetic: np.ndarray,
+    fingerprints: Any,
+    strata: dict[str, int],
+    other,
+) -> list[ValidationIssue]:
     """The findings about the set as a whole, in the spec's fixed order."""
     n = len(j)
     issues: list[ValidationIssue] = []
@@ -134,28 +144,48 @@ def _set_issues(j: pd.DataFrame, qid: pd.Series, human: np.ndarray, synthetic: n
     if n == 0:
         issues.append(ValidationIssue("error", "empty", "no judgments"))
     if n and not (j["relevance"].to_numpy() >= 1).any():
-        issues.append(ValidationIssue(
-            "error", "no-positives", "no judgment has relevance >= 1, so recall is undefined for every query"))
+        issues.append(
+            ValidationIssue(
+                "error", "no-positives", "no judgment has relevance >= 1, so recall is undefined for every query"
+            )
+        )
     if not human.any() and synthetic.any():
-        issues.append(ValidationIssue(
-            "warning", "no-human-labels",
-            "every label is synthetic. Without human labels you cannot measure judge "
-            "calibration, and synthetic labels quietly become ground truth"))
+        issues.append(
+            ValidationIssue(
+                "warning",
+                "no-human-labels",
+                "every label is synthetic. Without human labels you cannot measure judge "
+                "calibration, and synthetic labels quietly become ground truth",
+            )
+        )
     if len(fingerprints) > 1:
-        issues.append(ValidationIssue(
-            "warning", "mixed-fingerprints",
-            f"judgments span {len(fingerprints)} corpus fingerprints; run 'drift' before trusting any metric"))
+        issues.append(
+            ValidationIssue(
+                "warning",
+                "mixed-fingerprints",
+                f"judgments span {len(fingerprints)} corpus fingerprints; run 'drift' before trusting any metric",
+            )
+        )
     for name, count in strata.items():
         if name != UNSTRATIFIED and count < THIN_STRATUM:
-            issues.append(ValidationIssue(
-                "warning", "thin-stratum", f"stratum '{name}' has only {count} labels, too few to gate on"))
+            issues.append(
+                ValidationIssue(
+                    "warning", "thin-stratum", f"stratum '{name}' has only {count} labels, too few to gate on"
+                )
+            )
     with_chunk = int(j["chunk_id"].notna().sum())
     if 0 < with_chunk < n:
-        issues.append(ValidationIssue(
-            "warning", "mixed-granularity", f"{with_chunk}/{n} labels have chunk_id; the rest are document-level"))
+        issues.append(
+            ValidationIssue(
+                "warning", "mixed-granularity", f"{with_chunk}/{n} labels have chunk_id; the rest are document-level"
+            )
+        )
     if with_chunk == 0 and n:
-        issues.append(ValidationIssue(
-            "warning", "no-chunk-ids", "no label has a chunk_id, so drift can only work at document granularity"))
+        issues.append(
+            ValidationIssue(
+                "warning", "no-chunk-ids", "no label has a chunk_id, so drift can only work at document granularity"
+            )
+        )
     if n:
         from .agreement import agreement_warning
 

@@ -27,30 +27,63 @@ if TYPE_CHECKING:
 
 
 FAMILIES = (
-    Family("map", "ap", None,
-           definition="Average precision: the sum of the precision at each relevant document "
-                      "retrieved, over the number relevant.",
-           aliases=("AP", "map")),
-    Family("gm_map", "ap", None, aggregate="gmean",
-           definition="Average precision; its summary is the geometric mean (each query's AP "
-                      "floored at 1e-5); the per-query value printed is log(max(AP, 1e-5)).",
-           aliases=("GMAP",)),
-    Family("Rprec", "ap", None,
-           definition="Precision at rank R, R the number of relevant documents.",
-           aliases=("Rprec", "r_precision", "R-precision", "rprec")),
-    Family("iprec_at_recall", "ap", "level", RECALL_LEVELS,
-           definition="Interpolated precision at a recall level: the highest precision at any "
-                      "rank whose recall reaches the level.",
-           aliases=("IPrec",)),
-    Family("11pt_avg", "ap", None,
-           definition="Mean of the interpolated precision at recall 0.0, 0.1, ..., 1.0.",
-           aliases=("11pt",)),
-    Family("map_cut", "ap", "cutoff", CUTOFFS, reads="cutoff",
-           definition="Average precision over the top k only (divided by R, not by min(R, k)).",
-           aliases=("AP",)),
-    Family("Rprec_mult", "ap", "level", RPREC_MULTS,
-           definition="Precision at rank m * R (rounded), R the number relevant.",
-           aliases=()),
+    Family(
+        "map",
+        "ap",
+        None,
+        definition="Average precision: the sum of the precision at each relevant document "
+        "retrieved, over the number relevant.",
+        aliases=("AP", "map"),
+    ),
+    Family(
+        "gm_map",
+        "ap",
+        None,
+        aggregate="gmean",
+        definition="Average precision; its summary is the geometric mean (each query's AP "
+        "floored at 1e-5); the per-query value printed is log(max(AP, 1e-5)).",
+        aliases=("GMAP",),
+    ),
+    Family(
+        "Rprec",
+        "ap",
+        None,
+        definition="Precision at rank R, R the number of relevant documents.",
+        aliases=("Rprec", "r_precision", "R-precision", "rprec"),
+    ),
+    Family(
+        "iprec_at_recall",
+        "ap",
+        "level",
+        RECALL_LEVELS,
+        definition="Interpolated precision at a recall level: the highest precision at any "
+        "rank whose recall reaches the level.",
+        aliases=("IPrec",),
+    ),
+    Family(
+        "11pt_avg",
+        "ap",
+        None,
+        definition="Mean of the interpolated precision at recall 0.0, 0.1, ..., 1.0.",
+        aliases=("11pt",),
+    ),
+    Family(
+        "map_cut",
+        "ap",
+        "cutoff",
+        CUTOFFS,
+        reads="cutoff",
+        definition="Average precision over the top k only (divided by R, not by min(R, k)).",
+        aliases=("AP",),
+    ),
+    Family(
+        "Rprec_mult",
+        "ap",
+        "level",
+        RPREC_MULTS,
+        definition="Precision at rank m * R (rounded), R the number relevant.",
+        aliases=(),
+    ),
 )
 MIN_GEO_MEAN = 1e-5
 

@@ -25,18 +25,31 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("bpref", "bpref", None,
-           definition="Binary preference: mean over relevant documents of 1 - (judged "
-                      "non-relevant ranked above it, at most R) / min(R, N).",
-           aliases=("Bpref",)),
-    Family("gm_bpref", "bpref", None, aggregate="gmean",
-           definition="bpref; its summary is the geometric mean (each query's floored at 1e-5); "
-                      "the per-query value is log(max(bpref, 1e-5)).",
-           aliases=()),
-    Family("infAP", "bpref", None,
-           definition="Inferred AP (Yilmaz & Aslam 2006): AP estimated from a judged sample; "
-                      "negative grades mark pool documents left unjudged.",
-           aliases=("infAP",)),
+    Family(
+        "bpref",
+        "bpref",
+        None,
+        definition="Binary preference: mean over relevant documents of 1 - (judged "
+        "non-relevant ranked above it, at most R) / min(R, N).",
+        aliases=("Bpref",),
+    ),
+    Family(
+        "gm_bpref",
+        "bpref",
+        None,
+        aggregate="gmean",
+        definition="bpref; its summary is the geometric mean (each query's floored at 1e-5); "
+        "the per-query value is log(max(bpref, 1e-5)).",
+        aliases=(),
+    ),
+    Family(
+        "infAP",
+        "bpref",
+        None,
+        definition="Inferred AP (Yilmaz & Aslam 2006): AP estimated from a judged sample; "
+        "negative grades mark pool documents left unjudged.",
+        aliases=("infAP",),
+    ),
 )
 MIN_GEO_MEAN = 1e-5
 INFAP_EPSILON = 0.00001
@@ -53,8 +66,7 @@ def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     if f in ("bpref", "gm_bpref"):
         N = a.num_nonrel(level).astype(float)
         denom = np.minimum(N, R)[rk]
-        term = np.where(n_before > 0,
-                        1.0 - np.minimum(n_before, R[rk]) / np.where(denom > 0, denom, 1.0), 1.0)
+        term = np.where(n_before > 0, 1.0 - np.minimum(n_before, R[rk]) / np.where(denom > 0, denom, 1.0), 1.0)
         total = np.bincount(rk, weights=term, minlength=a.n)
         value = np.where(R > 0, total / np.where(R > 0, R, 1.0), total)
         return np.log(np.maximum(value, MIN_GEO_MEAN)) if f == "gm_bpref" else value
@@ -64,8 +76,9 @@ def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
         j = a.l_pos[idx].astype(float)
         n = n_before.astype(float)
         safe_j = np.where(j > 0, j, 1.0)
-        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r - 1 + n + u) / safe_j) * \
-            ((r - 1 + INFAP_EPSILON) / (r - 1 + n + 2 * INFAP_EPSILON))
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r - 1 + n + u) / safe_j) * (
+            (r - 1 + INFAP_EPSILON) / (r - 1 + n + 2 * INFAP_EPSILON)
+        )
         term = np.where(j == 0, 1.0, term)
         total = np.bincount(rk, weights=term, minlength=a.n)
         return np.where(R > 0, total / np.where(R > 0, R, 1.0), total)

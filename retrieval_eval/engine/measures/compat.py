@@ -26,10 +26,15 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("Compat", "compat", None, verified="ir_measures 0.4 (its compat provider)",
-           aliases=("Compat(p=0.95)", "Compat(p=0.95,normalize=False)"),
-           definition="Compatibility: rank-biased overlap (p 0.95) of the ranking with the "
-                      "ideal ranking of the relevant documents, over the ideal's own."),
+    Family(
+        "Compat",
+        "compat",
+        None,
+        verified="ir_measures 0.4 (its compat provider)",
+        aliases=("Compat(p=0.95)", "Compat(p=0.95,normalize=False)"),
+        definition="Compatibility: rank-biased overlap (p 0.95) of the ranking with the "
+        "ideal ranking of the relevant documents, over the ideal's own.",
+    ),
 )
 
 
@@ -57,8 +62,8 @@ def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     L = a.q_levels[:, 1:].sum(axis=1)[a.r_query] if ng > 1 else np.zeros(a.n, dtype=np.int64)
     D = np.maximum(a.r_ret, L)
     i = np.arange(int(D.max()) + 1 if a.n else 1, dtype=float)
-    F = np.r_[0.0, np.cumsum(p ** i / (i + 1.0))]  # F[x] = sum_{i<x} p**i / (i + 1)
-    norm = np.r_[0.0, np.cumsum(p ** i)]  # sum_{i<x} p**i
+    F = np.r_[0.0, np.cumsum(p**i / (i + 1.0))]  # F[x] = sum_{i<x} p**i / (i + 1)
+    norm = np.r_[0.0, np.cumsum(p**i)]  # sum_{i<x} p**i
     # Each relevant retrieved document enters the overlap from max(its rank, its ideal rank).
     rel = np.flatnonzero(a.l_rel > 0)
     rk, grade = a.l_rk[rel], a.l_rel[rel]

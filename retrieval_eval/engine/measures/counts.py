@@ -19,22 +19,53 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("num_q", "counts", None, aggregate="count", kind="int",
-           definition="Number of queries evaluated: 1 a query, summed (trec_eval prints only its "
-                      "'all' value).",
-           aliases=("NumQ",), reads_rel=False),
-    Family("num_ret", "counts", None, aggregate="sum", kind="int",
-           definition="Number of documents retrieved (after -M); ir_measures' NumRet(rel=r) is "
-                      "num_rel_ret at level r.",
-           aliases=("NumRet",), reads_rel=False),
-    Family("num_rel", "counts", None, aggregate="sum", kind="int",
-           definition="Number of relevant documents judged (grade >= the relevance level).",
-           aliases=("NumRel",)),
-    Family("num_rel_ret", "counts", None, aggregate="sum", kind="int",
-           definition="Number of relevant documents retrieved.", aliases=("NumRelRet",)),
-    Family("num_nonrel_judged_ret", "counts", None, aggregate="sum", kind="int",
-           definition="Number of retrieved documents judged non-relevant (0 <= grade < level).",
-           aliases=()),
+    Family(
+        "num_q",
+        "counts",
+        None,
+        aggregate="count",
+        kind="int",
+        definition="Number of queries evaluated: 1 a query, summed (trec_eval prints only its 'all' value).",
+        aliases=("NumQ",),
+        reads_rel=False,
+    ),
+    Family(
+        "num_ret",
+        "counts",
+        None,
+        aggregate="sum",
+        kind="int",
+        definition="Number of documents retrieved (after -M); ir_measures' NumRet(rel=r) is num_rel_ret at level r.",
+        aliases=("NumRet",),
+        reads_rel=False,
+    ),
+    Family(
+        "num_rel",
+        "counts",
+        None,
+        aggregate="sum",
+        kind="int",
+        definition="Number of relevant documents judged (grade >= the relevance level).",
+        aliases=("NumRel",),
+    ),
+    Family(
+        "num_rel_ret",
+        "counts",
+        None,
+        aggregate="sum",
+        kind="int",
+        definition="Number of relevant documents retrieved.",
+        aliases=("NumRelRet",),
+    ),
+    Family(
+        "num_nonrel_judged_ret",
+        "counts",
+        None,
+        aggregate="sum",
+        kind="int",
+        definition="Number of retrieved documents judged non-relevant (0 <= grade < level).",
+        aliases=(),
+    ),
 )
 
 

@@ -37,24 +37,66 @@ _CHUNK = 1 << 21  # cells of the dense (ranking, rank) block computed at once
 
 _V = "ir_measures 0.4 (cwl_eval 1.0.12)"
 FAMILIES = (
-    Family("SDCG", "cwl", None, verified=_V, aliases=("SDCG(max_rel=1)@10",),
-           definition="Scaled DCG at k: DCG@k of gains scaled to [0, 1] by min_rel/max_rel, "
-                      "over the DCG@k of k fully relevant documents."),
-    Family("INST", "cwl", None, verified=_V, aliases=("INST(max_rel=1)",),
-           definition="INST (Moffat et al. 2015): C/W/L with C(i) = ((i+T+T_i-1)/(i+T+T_i))^2, "
-                      "T_i = T - gain so far; parameters T (1), min_rel (0), max_rel."),
-    Family("NERR8", "cwl", None, verified=_V, aliases=("NERR8(max_rel=1)@10",),
-           definition="Not-but-nearly ERR, eq. 8: C(i) = 1 - g_i, truncated at k."),
-    Family("NERR9", "cwl", None, verified=_V, aliases=("NERR9(max_rel=1)@10",),
-           definition="Not-but-nearly ERR, eq. 9: C(i) = i/(i+1) (1 - g_i), truncated at k."),
-    Family("NERR10", "cwl", None, verified=_V, aliases=("NERR10(max_rel=1)",),
-           definition="Not-but-nearly ERR, eq. 10: C(i) = p (1 - g_i), p 0.9 by default."),
-    Family("NERR11", "cwl", None, verified=_V, aliases=("NERR11(max_rel=1)",),
-           definition="Not-but-nearly ERR, eq. 11: C(i) = ((i+2T-1)/(i+2T))^2 (1 - g_i)."),
+    Family(
+        "SDCG",
+        "cwl",
+        None,
+        verified=_V,
+        aliases=("SDCG(max_rel=1)@10",),
+        definition="Scaled DCG at k: DCG@k of gains scaled to [0, 1] by min_rel/max_rel, "
+        "over the DCG@k of k fully relevant documents.",
+    ),
+    Family(
+        "INST",
+        "cwl",
+        None,
+        verified=_V,
+        aliases=("INST(max_rel=1)",),
+        definition="INST (Moffat et al. 2015): C/W/L with C(i) = ((i+T+T_i-1)/(i+T+T_i))^2, "
+        "T_i = T - gain so far; parameters T (1), min_rel (0), max_rel.",
+    ),
+    Family(
+        "NERR8",
+        "cwl",
+        None,
+        verified=_V,
+        aliases=("NERR8(max_rel=1)@10",),
+        definition="Not-but-nearly ERR, eq. 8: C(i) = 1 - g_i, truncated at k.",
+    ),
+    Family(
+        "NERR9",
+        "cwl",
+        None,
+        verified=_V,
+        aliases=("NERR9(max_rel=1)@10",),
+        definition="Not-but-nearly ERR, eq. 9: C(i) = i/(i+1) (1 - g_i), truncated at k.",
+    ),
+    Family(
+        "NERR10",
+        "cwl",
+        None,
+        verified=_V,
+        aliases=("NERR10(max_rel=1)",),
+        definition="Not-but-nearly ERR, eq. 10: C(i) = p (1 - g_i), p 0.9 by default.",
+    ),
+    Family(
+        "NERR11",
+        "cwl",
+        None,
+        verified=_V,
+        aliases=("NERR11(max_rel=1)",),
+        definition="Not-but-nearly ERR, eq. 11: C(i) = ((i+2T-1)/(i+2T))^2 (1 - g_i).",
+    ),
 )
 #: Per family: its parameter other than min_rel/max_rel (None: a cutoff) and its default.
-_PARAM = {"SDCG": ("cutoff", None), "NERR8": ("cutoff", None), "NERR9": ("cutoff", None),
-          "INST": ("T", 1.0), "NERR10": ("p", 0.9), "NERR11": ("T", 1.0)}
+_PARAM = {
+    "SDCG": ("cutoff", None),
+    "NERR8": ("cutoff", None),
+    "NERR9": ("cutoff", None),
+    "INST": ("T", 1.0),
+    "NERR10": ("p", 0.9),
+    "NERR11": ("T", 1.0),
+}
 
 
 def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None) -> list[Measure] | None:
@@ -66,8 +108,7 @@ def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None
     key, default = _PARAM[base]
     allowed = {"min_rel", "max_rel"} | ({key} if key != "cutoff" else set())
     if set(args) - allowed:
-        raise ValueError(f"{base} takes {', '.join(sorted(allowed))}"
-                         + (" and a cutoff" if key == "cutoff" else ""))
+        raise ValueError(f"{base} takes {', '.join(sorted(allowed))}" + (" and a cutoff" if key == "cutoff" else ""))
     if cut is not None and key != "cutoff":
         raise ValueError(f"{base} takes no cutoff")
     lo = number(args.get("min_rel", "0"), "min_rel", 0, 1e9, integer=True)
@@ -98,8 +139,7 @@ def _continuation(family: str, value: float, g: np.ndarray) -> np.ndarray:
         return ((rank + 2.0 * value - 1.0) / (rank + 2.0 * value)) ** 2 * (1.0 - g)
     before_k = rank < value
     if family == "SDCG":
-        return np.broadcast_to(np.where(before_k, np.log2(rank + 1.0) / np.log2(rank + 2.0), 0.0),
-                               g.shape)
+        return np.broadcast_to(np.where(before_k, np.log2(rank + 1.0) / np.log2(rank + 2.0), 0.0), g.shape)
     if family == "NERR8":
         return np.where(before_k, 1.0 - g, 0.0)
     return np.where(before_k, rank / (rank + 1.0) * (1.0 - g), 0.0)  # NERR9

@@ -125,8 +125,7 @@ def make(family: str, param: Any = None, rel: int | None = None) -> Measure:
     elif fam.param == "cutoff":
         x = _finite(param)
         if x is None or x != int(x) or not 1 <= x <= MAX_PARAM:
-            raise ValueError(f"{family}: the cutoff must be a positive integer up to {MAX_PARAM:,}, "
-                             f"got {param!r}")
+            raise ValueError(f"{family}: the cutoff must be a positive integer up to {MAX_PARAM:,}, got {param!r}")
         param = int(x)
     else:
         x = _finite(param)
@@ -138,8 +137,7 @@ def make(family: str, param: Any = None, rel: int | None = None) -> Measure:
         if param < 0:
             raise ValueError(f"{family}: the parameter must be >= 0, got {param!r}")
         if fam.param == "beta" and param != 1.0:
-            raise ValueError(f"{family}: only beta 1 is in the catalogue (the one checked "
-                             "against trec_eval)")
+            raise ValueError(f"{family}: only beta 1 is in the catalogue (the one checked against trec_eval)")
     if rel is not None and not fam.reads_rel:
         raise ValueError(f"{family} does not read a relevance level: rel={rel!r} would be ignored")
     if rel is not None and (isinstance(rel, bool) or int(rel) != rel or rel < 1):

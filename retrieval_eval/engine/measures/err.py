@@ -24,9 +24,16 @@ if TYPE_CHECKING:
 MAX_GRADE = 4  # gdeval's $MAX_JUDGMENT
 
 FAMILIES = (
-    Family("ERR", "err", "cutoff", (10,), style="at", verified="ir_measures 0.4 (gdeval 1.2a)",
-           definition="Expected reciprocal rank at k: sum r_i / i prod_{j<i} (1 - r_j), "
-                      "r = (2**grade - 1) / 16 (gdeval's scale 0..4)."),
+    Family(
+        "ERR",
+        "err",
+        "cutoff",
+        (10,),
+        style="at",
+        verified="ir_measures 0.4 (gdeval 1.2a)",
+        definition="Expected reciprocal rank at k: sum r_i / i prod_{j<i} (1 - r_j), "
+        "r = (2**grade - 1) / 16 (gdeval's scale 0..4).",
+    ),
 )
 
 
@@ -47,7 +54,7 @@ def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None
 def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     k = int(measure.param)
     g = np.clip(a.l_rel, 0, MAX_GRADE).astype(float)  # an unlabelled entry: r = 0, stay = 0
-    r = (np.exp2(g) - 1.0) / 2.0 ** MAX_GRADE
+    r = (np.exp2(g) - 1.0) / 2.0**MAX_GRADE
     stay = np.log1p(-r)
     before = a.l_cumsum(stay) - stay  # log prod_{j<i} (1 - r_j)
     term = r / (a.l_pos + 1.0) * np.exp(before)

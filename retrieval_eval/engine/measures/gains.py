@@ -31,20 +31,36 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("G", "gains", None, optional=gainmap.OPTION, verified=gainmap.VERIFIED,
-           definition="trec_eval's G: gain discounted by log2 of the ideal cost so far minus the "
-                      "gain so far, over the ideal total gain; gain = grade or a gain map's "
-                      "(G.1=3).",
-           aliases=()),
-    Family("binG", "gains", None,
-           definition="G with binary gain: mean over relevant documents of 1 / log2(2 + "
-                      "non-relevant retrieved before it).",
-           aliases=()),
-    Family("utility", "gains", None, optional="coefficients: 1,-1,0,0",
-           definition="Set utility p1 a + p2 b + p3 c + p4 d (a relevant retrieved, b non-relevant "
-                      "retrieved, c relevant missed, d = N + a - retrieved - R with N trec_eval's "
-                      "-N): utility.p1,p2,p3,p4, default 1,-1,0,0.",
-           aliases=(), verified="pytrec_eval (trec_eval 9.0.8; coefficients: on its counts)"),
+    Family(
+        "G",
+        "gains",
+        None,
+        optional=gainmap.OPTION,
+        verified=gainmap.VERIFIED,
+        definition="trec_eval's G: gain discounted by log2 of the ideal cost so far minus the "
+        "gain so far, over the ideal total gain; gain = grade or a gain map's "
+        "(G.1=3).",
+        aliases=(),
+    ),
+    Family(
+        "binG",
+        "gains",
+        None,
+        definition="G with binary gain: mean over relevant documents of 1 / log2(2 + "
+        "non-relevant retrieved before it).",
+        aliases=(),
+    ),
+    Family(
+        "utility",
+        "gains",
+        None,
+        optional="coefficients: 1,-1,0,0",
+        definition="Set utility p1 a + p2 b + p3 c + p4 d (a relevant retrieved, b non-relevant "
+        "retrieved, c relevant missed, d = N + a - retrieved - R with N trec_eval's "
+        "-N): utility.p1,p2,p3,p4, default 1,-1,0,0.",
+        aliases=(),
+        verified="pytrec_eval (trec_eval 9.0.8; coefficients: on its counts)",
+    ),
 )
 
 #: trec_eval's default utility coefficients (p1, p2, p3, p4): ``utility`` is ``utility.1,-1,0,0``.
@@ -79,8 +95,7 @@ def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
         p1, p2, p3, p4 = measure.param if measure.param is not None else UTILITY_DEFAULTS
         relret = a.rel_ret(level).astype(float)
         ret, rel = a.r_ret.astype(float), a.num_rel(level).astype(float)
-        return (p1 * relret + p2 * (ret - relret) + p3 * (rel - relret)
-                + p4 * (a.num_docs + relret - ret - rel))
+        return p1 * relret + p2 * (ret - relret) + p3 * (rel - relret) + p4 * (a.num_docs + relret - ret - rel)
     if f == "binG":
         rel = a.l_rel >= level
         r = a.l_cumsum(rel.astype(np.int64))

@@ -20,10 +20,19 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("Judged", "judged", "cutoff", (10,), reads="cutoff", style="at",
-           definition="Share of the top k retrieved (k, or fewer when the ranking is shorter) that "
-                      "has a label for the query (ir_measures' Judged@k).",
-           aliases=("Judged",), verified="ir_measures 0.4 (its judged provider)", reads_rel=False),
+    Family(
+        "Judged",
+        "judged",
+        "cutoff",
+        (10,),
+        reads="cutoff",
+        style="at",
+        definition="Share of the top k retrieved (k, or fewer when the ranking is shorter) that "
+        "has a label for the query (ir_measures' Judged@k).",
+        aliases=("Judged",),
+        verified="ir_measures 0.4 (its judged provider)",
+        reads_rel=False,
+    ),
 )
 
 

@@ -41,25 +41,60 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("ndcg", "ndcg", None, gain="linear", optional=gainmap.OPTION,
-           definition="nDCG over the whole ranking: gain = grade (or a gain map's, ndcg.1=3,2=9),"
-                      " discount log2(rank + 1), ideal = every judged gain sorted.",
-           aliases=("nDCG",)),
-    Family("ndcg_rel", "ndcg", None, gain="linear", optional=gainmap.OPTION,
-           definition="trec_eval's ndcg_rel: nDCG averaged over the ranks of the documents with "
-                      "a positive gain (the unretrieved ones taking the final nDCG); gain = grade "
-                      "or a gain map's (ndcg_rel.1=3,2=9).",
-           aliases=(), verified=gainmap.VERIFIED),
-    Family("Rndcg", "ndcg", None, gain="linear", optional=gainmap.OPTION,
-           definition="trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain "
-                      "changes; gain = grade or a gain map's (Rndcg.0=1,1=3).",
-           aliases=(), verified=gainmap.VERIFIED),
-    Family("ndcg_cut", "ndcg", "cutoff", CUTOFFS, reads="cutoff", gain="linear",
-           definition="nDCG at k with trec_eval's linear gain (the grade).",
-           aliases=("nDCG", "ndcg_linear")),
-    Family("ndcg_exp_cut", "ndcg", "cutoff", CUTOFFS, reads="cutoff", gain="exponential",
-           definition="nDCG at k with the spec's exponential gain 2**grade - 1.",
-           aliases=("ndcg", "ndcg_burges"), verified="hand-computed values (tests)"),
+    Family(
+        "ndcg",
+        "ndcg",
+        None,
+        gain="linear",
+        optional=gainmap.OPTION,
+        definition="nDCG over the whole ranking: gain = grade (or a gain map's, ndcg.1=3,2=9),"
+        " discount log2(rank + 1), ideal = every judged gain sorted.",
+        aliases=("nDCG",),
+    ),
+    Family(
+        "ndcg_rel",
+        "ndcg",
+        None,
+        gain="linear",
+        optional=gainmap.OPTION,
+        definition="trec_eval's ndcg_rel: nDCG averaged over the ranks of the documents with "
+        "a positive gain (the unretrieved ones taking the final nDCG); gain = grade "
+        "or a gain map's (ndcg_rel.1=3,2=9).",
+        aliases=(),
+        verified=gainmap.VERIFIED,
+    ),
+    Family(
+        "Rndcg",
+        "ndcg",
+        None,
+        gain="linear",
+        optional=gainmap.OPTION,
+        definition="trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain "
+        "changes; gain = grade or a gain map's (Rndcg.0=1,1=3).",
+        aliases=(),
+        verified=gainmap.VERIFIED,
+    ),
+    Family(
+        "ndcg_cut",
+        "ndcg",
+        "cutoff",
+        CUTOFFS,
+        reads="cutoff",
+        gain="linear",
+        definition="nDCG at k with trec_eval's linear gain (the grade).",
+        aliases=("nDCG", "ndcg_linear"),
+    ),
+    Family(
+        "ndcg_exp_cut",
+        "ndcg",
+        "cutoff",
+        CUTOFFS,
+        reads="cutoff",
+        gain="exponential",
+        definition="nDCG at k with the spec's exponential gain 2**grade - 1.",
+        aliases=("ndcg", "ndcg_burges"),
+        verified="hand-computed values (tests)",
+    ),
 )
 
 

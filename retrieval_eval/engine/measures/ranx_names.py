@@ -26,13 +26,36 @@ if TYPE_CHECKING:
 _V = "ranx 0.3"
 FAMILIES = (
     # label f1: named f1@10; the family is f1_cut because ranx's plain f1 is the whole ranking's
-    Family("f1_cut", "ranx_names", "cutoff", (10,), style="at", verified=_V, aliases=("F1",), label="f1",
-           definition="F1 at k: the harmonic mean of P@k and recall@k (ranx's f1 without k is set_F)."),
-    Family("dcg", "ranx_names", "cutoff", (10,), style="at", verified=_V, aliases=("DCG",),
-           definition="DCG at k, unnormalized, linear gain: sum grade / log2(rank + 1)."),
-    Family("dcg_burges", "ranx_names", "cutoff", (10,), style="at", verified=_V,
-           definition="DCG at k, unnormalized, exponential gain: sum (2**grade - 1) / "
-                      "log2(rank + 1)."),
+    Family(
+        "f1_cut",
+        "ranx_names",
+        "cutoff",
+        (10,),
+        style="at",
+        verified=_V,
+        aliases=("F1",),
+        label="f1",
+        definition="F1 at k: the harmonic mean of P@k and recall@k (ranx's f1 without k is set_F).",
+    ),
+    Family(
+        "dcg",
+        "ranx_names",
+        "cutoff",
+        (10,),
+        style="at",
+        verified=_V,
+        aliases=("DCG",),
+        definition="DCG at k, unnormalized, linear gain: sum grade / log2(rank + 1).",
+    ),
+    Family(
+        "dcg_burges",
+        "ranx_names",
+        "cutoff",
+        (10,),
+        style="at",
+        verified=_V,
+        definition="DCG at k, unnormalized, exponential gain: sum (2**grade - 1) / log2(rank + 1).",
+    ),
 )
 
 

@@ -28,15 +28,26 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("RBP", "rbp", None, style="at", verified="ranx 0.3 (graded); ir_measures 0.4 "
-           "(cwl_eval 1.0.12, binary)",
-           definition="Rank-biased precision (1 - p) sum p**(i-1) g_i, p 0.8 by default; g the "
-                      "grade (graded), or 0/1 at rel= (binary, RBP(rel=1,p=0.8)).",
-           aliases=("RBP(p=0.8)", "RBP(rel=1,p=0.8)", "rbp.8")),
-    Family("RBP_residual", "rbp", None, style="at", verified="cwl_eval 1.0.12 (its residual)",
-           definition="RBP's residual: the weight of the unlabelled retrieved documents and "
-                      "of the ranks past the ranking, p**n.",
-           aliases=("RBP_residual(p=0.8)",)),
+    Family(
+        "RBP",
+        "rbp",
+        None,
+        style="at",
+        verified="ranx 0.3 (graded); ir_measures 0.4 (cwl_eval 1.0.12, binary)",
+        definition="Rank-biased precision (1 - p) sum p**(i-1) g_i, p 0.8 by default; g the "
+        "grade (graded), or 0/1 at rel= (binary, RBP(rel=1,p=0.8)).",
+        aliases=("RBP(p=0.8)", "RBP(rel=1,p=0.8)", "rbp.8"),
+    ),
+    Family(
+        "RBP_residual",
+        "rbp",
+        None,
+        style="at",
+        verified="cwl_eval 1.0.12 (its residual)",
+        definition="RBP's residual: the weight of the unlabelled retrieved documents and "
+        "of the ranks past the ranking, p**n.",
+        aliases=("RBP_residual(p=0.8)",),
+    ),
 )
 
 

@@ -17,10 +17,18 @@ from .declare import Family, Measure
 from .scan import NONPOOL, Arrays
 
 FAMILIES = (
-    Family("relstring", "relstring", "cutoff", (10,), reads="cutoff", aggregate="none",
-           kind="str", verified="trec_eval 10.0's test outputs; hand-computed cases",
-           definition="The grades of the top k documents as a string: 0-9, '>' above 9, '-' "
-                      "unlabelled, '.' a negative grade; per query only."),
+    Family(
+        "relstring",
+        "relstring",
+        "cutoff",
+        (10,),
+        reads="cutoff",
+        aggregate="none",
+        kind="str",
+        verified="trec_eval 10.0's test outputs; hand-computed cases",
+        definition="The grades of the top k documents as a string: 0-9, '>' above 9, '-' "
+        "unlabelled, '.' a negative grade; per query only.",
+    ),
 )
 
 
@@ -29,8 +37,11 @@ def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     k = int(measure.param)
     top = a.e_pos < k
     rel, rk = a.e_rel[top], a.e_rk[top]
-    chars = np.where(rel > 9, ord(">"), np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9),
-                     np.where(rel == NONPOOL, ord("-"), ord("."))))
+    chars = np.where(
+        rel > 9,
+        ord(">"),
+        np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9), np.where(rel == NONPOOL, ord("-"), ord("."))),
+    )
     text = chars.astype(np.uint8).tobytes().decode("ascii")
     ends = np.cumsum(np.bincount(rk, minlength=a.n))
     starts = ends - np.bincount(rk, minlength=a.n)

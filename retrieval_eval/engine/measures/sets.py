@@ -21,21 +21,32 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("set_P", "sets", None,
-           definition="Precision of the retrieved set: relevant retrieved over retrieved.",
-           aliases=("SetP",)),
-    Family("set_recall", "sets", None,
-           definition="Recall of the retrieved set: relevant retrieved over R.",
-           aliases=("SetR",)),
-    Family("set_relative_P", "sets", None,
-           definition="Relevant retrieved over min(R, retrieved).",
-           aliases=("SetRelP",)),
-    Family("set_map", "sets", None,
-           definition="set_P * set_recall.",
-           aliases=("SetAP",)),
-    Family("set_F", "sets", "beta", (1.0,),
-           definition="F-measure of the retrieved set: (1 + b^2) P R / (b^2 P + R), beta 1.",
-           aliases=("SetF",)),
+    Family(
+        "set_P",
+        "sets",
+        None,
+        definition="Precision of the retrieved set: relevant retrieved over retrieved.",
+        aliases=("SetP",),
+    ),
+    Family(
+        "set_recall",
+        "sets",
+        None,
+        definition="Recall of the retrieved set: relevant retrieved over R.",
+        aliases=("SetR",),
+    ),
+    Family(
+        "set_relative_P", "sets", None, definition="Relevant retrieved over min(R, retrieved).", aliases=("SetRelP",)
+    ),
+    Family("set_map", "sets", None, definition="set_P * set_recall.", aliases=("SetAP",)),
+    Family(
+        "set_F",
+        "sets",
+        "beta",
+        (1.0,),
+        definition="F-measure of the retrieved set: (1 + b^2) P R / (b^2 P + R), beta 1.",
+        aliases=("SetF",),
+    ),
 )
 
 

@@ -33,14 +33,24 @@ from .scan import Arrays
 
 VERIFIED = "trec_eval 10.0's test outputs; hand-computed cases"
 FAMILIES = (
-    Family("rbp", "trec_rbp", None, verified=VERIFIED,
-           definition="trec_eval 10's rank-biased precision: (1 - p) sum p**i g_i, p 0.9; g the "
-                      "grade, rescaled to [0, 1] by the query's highest grade when above 1.",
-           optional="p= (default 0.9)"),
-    Family("rbp_resid", "trec_rbp", None, verified=VERIFIED,
-           definition="trec_eval 10's RBP residual: p**n plus (1 - p) sum p**i over retrieved "
-                      "documents without a judgment; 0 when all are judged.",
-           optional="p= (default 0.9)"),
+    Family(
+        "rbp",
+        "trec_rbp",
+        None,
+        verified=VERIFIED,
+        definition="trec_eval 10's rank-biased precision: (1 - p) sum p**i g_i, p 0.9; g the "
+        "grade, rescaled to [0, 1] by the query's highest grade when above 1.",
+        optional="p= (default 0.9)",
+    ),
+    Family(
+        "rbp_resid",
+        "trec_rbp",
+        None,
+        verified=VERIFIED,
+        definition="trec_eval 10's RBP residual: p**n plus (1 - p) sum p**i over retrieved "
+        "documents without a judgment; 0 when all are judged.",
+        optional="p= (default 0.9)",
+    ),
 )
 DEFAULT_P = 0.9
 
@@ -65,15 +75,14 @@ def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     weight = p ** a.l_pos.astype(float)
     if measure.family == "rbp":
         levels = a.q_levels  # per query, label counts by grade 0 .. max
-        top = np.where(levels.any(axis=1),
-                       levels.shape[1] - 1 - np.argmax(levels[:, ::-1] > 0, axis=1), 0)
+        top = np.where(levels.any(axis=1), levels.shape[1] - 1 - np.argmax(levels[:, ::-1] > 0, axis=1), 0)
         scale = np.where(top > 1, top, 1).astype(float)[a.r_query]
         gain = np.maximum(a.l_rel, 0) / scale[a.l_rk]
         return (1.0 - p) * a.l_sum(weights=weight * gain)
     judged = a.l_rel >= 0
     n = a.r_ret.astype(float)
     # Every retrieved rank's weight, less the judged ones': the unjudged ones' weight.
-    everything = (1.0 - p ** n) / (1.0 - p)
+    everything = (1.0 - p**n) / (1.0 - p)
     unjudged = everything - a.l_sum(weights=weight, mask=judged)
     count = a.r_ret - a.l_sum(mask=judged)
-    return np.where(count > 0, p ** n + (1.0 - p) * unjudged, 0.0)
+    return np.where(count > 0, p**n + (1.0 - p) * unjudged, 0.0)

@@ -27,11 +27,19 @@ if TYPE_CHECKING:
     from .scan import Arrays
 
 FAMILIES = (
-    Family("unj", "unjudged", "cutoff", (5, 10, 20), reads="cutoff", reads_rel=False,
-           definition="Documents in the top k without a label or with a negative one, over k "
-                      "(always k: a short ranking is padded with judged documents); trec_eval "
-                      "10's unj.",
-           aliases=(), verified="ir_measures 0.4 (Judged@k) and hand-computed cases"),
+    Family(
+        "unj",
+        "unjudged",
+        "cutoff",
+        (5, 10, 20),
+        reads="cutoff",
+        reads_rel=False,
+        definition="Documents in the top k without a label or with a negative one, over k "
+        "(always k: a short ranking is padded with judged documents); trec_eval "
+        "10's unj.",
+        aliases=(),
+        verified="ir_measures 0.4 (Judged@k) and hand-computed cases",
+    ),
 )
 
 

@@ -10,8 +10,21 @@ from ....engine.metrics import metric_name
 __all__ = ["INFO_COLUMNS", "cutoffs_of", "metric_columns"]
 
 #: The per-query frame's columns that describe a query rather than measure it.
-INFO_COLUMNS = frozenset(("system", "query_id", "stratum", "n_judged", "n_relevant", "retrieved",
-                           "missing", "no_positives", "duplicates", "negative", "top1_score"))
+INFO_COLUMNS = frozenset(
+    (
+        "system",
+        "query_id",
+        "stratum",
+        "n_judged",
+        "n_relevant",
+        "retrieved",
+        "missing",
+        "no_positives",
+        "duplicates",
+        "negative",
+        "top1_score",
+    )
+)
 
 
 def metric_columns(metrics, ks: Sequence[int], gain: str, have=None) -> tuple[list[str], list[str]]:
@@ -39,8 +52,9 @@ def metric_columns(metrics, ks: Sequence[int], gain: str, have=None) -> tuple[li
             try:
                 found = parse_measure(m)
             except ValueError as err:
-                raise ValueError(f"metric {m!r} is neither a spec metric ({seed_err}) nor a catalogue "
-                                 f"measure ({err})") from None
+                raise ValueError(
+                    f"metric {m!r} is neither a spec metric ({seed_err}) nor a catalogue measure ({err})"
+                ) from None
             catalogue.append(m)
             cols.extend(x.name for x in found)
             continue

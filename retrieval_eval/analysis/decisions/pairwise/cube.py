@@ -14,8 +14,7 @@ import pandas as pd
 from ....engine.metrics import ID
 from ... import stats
 
-__all__ = ["EXACT_MAX_QUERIES", "MIN_PAIRED_QUERIES", "pair_indices", "result_frames", "run_test",
-           "value_cube"]
+__all__ = ["EXACT_MAX_QUERIES", "MIN_PAIRED_QUERIES", "pair_indices", "result_frames", "run_test", "value_cube"]
 
 #: Up to this many paired queries, a resampling test's p-value (randomization or bootstrap) is
 #: the exact randomization one, every one of the 2**n sign assignments enumerated (65,536 at
@@ -41,8 +40,7 @@ def value_cube(scored: pd.DataFrame, qids: pd.Index, systems: list[str], cols: l
     """``cube[s, m, q]`` (system, metric, query; a query a system did not answer scores zero)
     and ``miss[s, q]`` (the system had no ranking for the query)."""
     wide = scored.pivot(index="query_id", columns="system", values=cols + ["missing"]).reindex(qids)
-    cube = np.stack([np.stack([wide[(c, s)].to_numpy(np.float64, na_value=np.nan) for c in cols])
-                     for s in systems])
+    cube = np.stack([np.stack([wide[(c, s)].to_numpy(np.float64, na_value=np.nan) for c in cols]) for s in systems])
     miss = np.stack([wide[("missing", s)].to_numpy(bool, na_value=True) for s in systems])
     absent = np.isnan(cube)
     return np.where(absent, 0.0, cube), miss | absent.any(axis=1)
@@ -74,31 +72,45 @@ def result_frames(cube, miss, pairs, systems, cols, qids, strata, diff, pvals, p
     names = np.array(systems, dtype=object)
     row_sys, row_base = np.repeat(names[si], nm), np.repeat(names[bi], nm)
     row_met = np.tile(np.array(cols, dtype=object), len(pairs))
-    table = pd.DataFrame({
-        "system": pd.array(row_sys, dtype=ID), "baseline": pd.array(row_base, dtype=ID),
-        "metric": pd.array(row_met, dtype=ID),
-        "mean": cube[si].mean(axis=2).reshape(-1), "baseline_mean": cube[bi].mean(axis=2).reshape(-1),
-        "delta": diff.mean(axis=1),
-        "ci_low": np.atleast_1d(boot.ci_low).astype(np.float64),
-        "ci_high": np.atleast_1d(boot.ci_high).astype(np.float64),
-        "p_value": pvals, "p_adjusted": padj.astype(np.float64),
-        "significant": (np.asarray(padj <= alpha, dtype=bool) & ~np.isnan(padj) & (nq >= MIN_PAIRED_QUERIES)),
-        "n": np.full(len(row_sys), nq, dtype=np.int64),
-        "missing": np.repeat(miss[si].sum(axis=1), nm).astype(np.int64),
-    })
-    per_query = pd.DataFrame({
-        "system": pd.array(np.repeat(row_sys, nq), dtype=ID),
-        "baseline_system": pd.array(np.repeat(row_base, nq), dtype=ID),
-        "metric": pd.array(np.repeat(row_met, nq), dtype=ID),
-        "query_id": pd.array(np.tile(qids.to_numpy(dtype=object), len(row_sys)), dtype=ID),
-        "stratum": pd.array(np.tile(strata.to_numpy(dtype=object), len(row_sys)), dtype=ID),
-        "baseline": cube[bi].reshape(-1), "candidate": cube[si].reshape(-1), "delta": diff.reshape(-1),
-        "missing": np.repeat(miss[si], nm, axis=0).reshape(-1),
-        "baseline_missing": np.repeat(miss[bi], nm, axis=0).reshape(-1),
-    })
-    wtl = pd.DataFrame({
-        "system": table["system"], "baseline": table["baseline"], "metric": table["metric"],
-        "wins": (diff > 0).sum(axis=1).astype(np.int64), "ties": (diff == 0).sum(axis=1).astype(np.int64),
-        "losses": (diff < 0).sum(axis=1).astype(np.int64),
-    })
+    table = pd.DataFrame(
+        {
+            "system": pd.array(row_sys, dtype=ID),
+            "baseline": pd.array(row_base, dtype=ID),
+            "metric": pd.array(row_met, dtype=ID),
+            "mean": cube[si].mean(axis=2).reshape(-1),
+            "baseline_mean": cube[bi].mean(axis=2).reshape(-1),
+            "delta": diff.mean(axis=1),
+            "ci_low": np.atleast_1d(boot.ci_low).astype(np.float64),
+            "ci_high": np.atleast_1d(boot.ci_high).astype(np.float64),
+            "p_value": pvals,
+            "p_adjusted": padj.astype(np.float64),
+            "significant": (np.asarray(padj <= alpha, dtype=bool) & ~np.isnan(padj) & (nq >= MIN_PAIRED_QUERIES)),
+            "n": np.full(len(row_sys), nq, dtype=np.int64),
+            "missing": np.repeat(miss[si].sum(axis=1), nm).astype(np.int64),
+        }
+    )
+    per_query = pd.DataFrame(
+        {
+            "system": pd.array(np.repeat(row_sys, nq), dtype=ID),
+            "baseline_system": pd.array(np.repeat(row_base, nq), dtype=ID),
+            "metric": pd.array(np.repeat(row_met, nq), dtype=ID),
+            "query_id": pd.array(np.tile(qids.to_numpy(dtype=object), len(row_sys)), dtype=ID),
+            "stratum": pd.array(np.tile(strata.to_numpy(dtype=object), len(row_sys)), dtype=ID),
+            "baseline": cube[bi].reshape(-1),
+            "candidate": cube[si].reshape(-1),
+            "delta": diff.reshape(-1),
+            "missing": np.repeat(miss[si], nm, axis=0).reshape(-1),
+            "baseline_missing": np.repeat(miss[bi], nm, axis=0).reshape(-1),
+        }
+    )
+    wtl = pd.DataFrame(
+        {
+            "system": table["system"],
+            "baseline": table["baseline"],
+            "metric": table["metric"],
+            "wins": (diff > 0).sum(axis=1).astype(np.int64),
+            "ties": (diff == 0).sum(axis=1).astype(np.int64),
+            "losses": (diff < 0).sum(axis=1).astype(np.int64),
+        }
+    )
     return table, per_query, wtl

@@ -28,8 +28,10 @@ def restore_dtypes(frame: pd.DataFrame, dtypes: dict[str, str]) -> pd.DataFrame:
 
 def frame_dict(frame: pd.DataFrame) -> dict[str, Any]:
     """A frame as JSON: its columns as lists, and their dtypes (to restore them exactly)."""
-    return {"dtypes": {c: str(frame[c].dtype) for c in frame.columns},
-            "columns": {c: jsonable(frame[c].tolist()) for c in frame.columns}}
+    return {
+        "dtypes": {c: str(frame[c].dtype) for c in frame.columns},
+        "columns": {c: jsonable(frame[c].tolist()) for c in frame.columns},
+    }
 
 
 def frame_of(d: dict[str, Any]) -> pd.DataFrame:
