@@ -14,6 +14,7 @@ names that module had, without a warning.
 
 from __future__ import annotations
 
+from ..stats import wilson_interval
 from .core import (
     KINDS,
     MIN_SAMPLES,
@@ -43,9 +44,8 @@ from .core import (
     score_rows,
     scored_rows,
     separation_figures,
-    separation_intervals,
-    wilson_interval,
 )
+from .separation import separation_intervals
 
 __all__ = [
     "Calibration",

@@ -51,7 +51,6 @@ import pandas as pd
 from ...model import ID
 from ..evaluation.heads import run_of
 from ..jsonable import jsonable
-from ..stats import wilson_interval
 from .calibration_input import (
     KINDS,
     check_negatives,
@@ -68,7 +67,8 @@ from .calibration_result import MIN_SAMPLES, SUMMARY_COLUMNS, Calibration
 from .cutoffs import apply_cutoff, cutoff_for, cutoff_sweep, fixed_systems
 from .guarantee import Guarantee, as_guarantee, conformal_cutoff, guarantee_table, query_cutoffs
 from .rank_based import RANK_BASED_ATTR, rank_reasons
-from .separation import pairwise_wins, separation_figures, separation_intervals
+from .separation import pairwise_wins, separation_figures
+from .tables import interval_rows, per_stratum_table, summary_frames, top1_table
 
 __all__ = [
     "Calibration",
@@ -114,12 +114,10 @@ def calibrate(
 ) -> Calibration:
     """Calibrate a relevance cutoff per system and measure how well it rejects OOD queries.
 
-    For each system with scores: ``top1`` of a query is the score of its rank-1 row in
-    :func:`retrieval_eval.engine.metrics.dedupe_run`; positives are judged queries with a
-    grade >= ``threshold`` that the system ranked, negatives the ``expect_none`` queries (from
-    ``queries`` and/or ``negatives``). The cutoff is the ``quantile`` of the positives' top1
-    (linear interpolation), keeping the rule embedder-portable: no absolute number is
-    hard-coded. See SPEC B2 for every figure's definition.
+    For each system with scores, ``top1`` of a query is the score of its rank-1 row in
+    :func:`retrieval_eval.engine.metrics.dedupe_run`, and the cutoff is the ``quantile`` of the
+    positives' top1 (linear interpolation): no absolute number is hard-coded, so the rule
+    travels between embedders. See SPEC B2 for every figure's definition.
 
     An empty run gives an empty result (no system, empty frames, a warning): a gate over it is
     INDETERMINATE. Systems whose scores look rank-based (RRF) are flagged, warned about, and
@@ -143,14 +141,12 @@ def calibrate(
     n_resamples, seed
         The seeded percentile bootstrap of AUROC and the separation margin.
     guarantee : float, dict or Guarantee, optional
-        alpha, ``{"alpha": .., "delta": ..}`` or a
-        :class:`~retrieval_eval.analysis.guarantee.Guarantee`: the split-conformal cutoff,
-        the ``floor(alpha (n + 1))``-th smallest positive top-1 score, replaces the quantile
-        cutoff of every calibrated system, so that a new positive query keeps its answer with
-        probability >= 1 - alpha; ``.guarantee`` then reports alpha, n, the coverage interval
-        and a Clopper-Pearson lower bound on the negatives refused
-        (``docs/ood-calibration.md``). With too few positives (n + 1 < 1/alpha) the cutoff is
-        NaN and a warning says so.
+        alpha, ``{"alpha": .., "delta": ..}`` or a :class:`Guarantee`: the split-conformal
+        cutoff (:mod:`.guarantee`) replaces the quantile cutoff of every calibrated system, so
+        that a new positive query keeps its answer with probability >= 1 - alpha;
+        ``.guarantee`` then reports alpha, n, the coverage interval and a Clopper-Pearson lower
+        bound on the negatives refused (``docs/ood-calibration.md``). With too few positives
+        (n + 1 < 1/alpha) the cutoff is NaN and a warning says so.
     by : "stratum", optional
         One cutoff per stratum of the positives (Mondrian calibration; a stratum too small
         falls back to the pooled cutoff), used by ``top1["above_cutoff"]``, ``per_stratum``
@@ -177,19 +173,19 @@ def calibrate(
     >>> list(cal.summary.columns[:4])
     ['cutoff', 'quantile', 'n_positive', 'n_negative']
     """
-    run = run_of(run)  # an Evaluation stands in for its run (streamed or Dask: its heads)
-    g = as_guarantee(guarantee)
-    rows, qt, systems, scored, notes = _calibration_inputs(
-        judgments, run, queries, negatives, quantile, threshold, n_resamples, by
+    rows, qt, systems, scored, notes, g = _calibration_inputs(
+        judgments, run, queries, negatives, quantile, threshold, n_resamples, by, guarantee
     )
-    top1 = _top1_table(rows, qt, systems, scored)
+    top1 = top1_table(rows, qt, systems, scored)
     per = _calibrate_systems(top1, rows, scored, cutoff, float(quantile), g, int(n_resamples), seed, notes.warn)
     return _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold, n_resamples, seed)
 
 
-def _calibration_inputs(judgments, run, queries, negatives, quantile, threshold, n_resamples, by):
+def _calibration_inputs(judgments, run, queries, negatives, quantile, threshold, n_resamples, by, guarantee):
     """Check the settings, read the inputs and start the warnings: the scored rows, the query
-    table, the systems (all, and those with scores) and the warnings so far."""
+    table, the systems (all, and those with scores), the warnings so far and the guarantee."""
+    run = run_of(run)  # an Evaluation stands in for its run (streamed or Dask: its heads)
+    g = as_guarantee(guarantee)
     if by not in (None, "stratum"):
         raise ValueError(f"by must be None or 'stratum', got {by!r}")
     if not 0.0 <= float(quantile) <= 1.0:
@@ -220,14 +216,14 @@ def _calibration_inputs(judgments, run, queries, negatives, quantile, threshold,
             "no negatives: mark out-of-distribution queries with expect_none: true "
             "in a queries file (or pass negatives=[...]) to measure OOD rejection",
         )
-    return rows, qt, systems, scored, notes
+    return rows, qt, systems, scored, notes, g
 
 
 def _calibration_result(top1, rows, per, notes, g, by, cutoff, quantile, threshold, n_resamples, seed) -> Calibration:
     """The :class:`Calibration` of the per-system figures: summary, intervals, per-stratum
     shares, the settings that made them and, with a guarantee or ``by``, the guarantee table."""
-    summary, intervals = _summary_frames(per["records"], per["intervals"])
-    per_stratum = _per_stratum(top1, per["cutoffs"])
+    summary, intervals = summary_frames(per["records"], per["intervals"])
+    per_stratum = per_stratum_table(top1, per["cutoffs"])
     settings = {
         "quantile": float(quantile),
         "cutoff": jsonable(cutoff) if cutoff is not None else None,
@@ -346,57 +342,6 @@ def calibrate_scores(
     )
 
 
-def _top1_table(rows: pd.DataFrame, qt: pd.DataFrame, systems: list, scored: list) -> pd.DataFrame:
-    """The rank-1 row of every ranking, plus a row for each positive/negative not ranked
-    (``missing``), for the scored systems; ``above_cutoff`` and ``pairwise_win`` to fill."""
-    first = rows[rows["rank"] == 1]
-    present = first[["system", "query_id"]]
-    wanted_ids = qt.index[qt["kind"].isin(["positive", "negative"])]
-    grid = pd.DataFrame(
-        {
-            "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(wanted_ids)), dtype=ID),
-            "query_id": pd.array(np.tile(wanted_ids.to_numpy(dtype=object), len(systems)), dtype=ID),
-        }
-    )
-    absent = grid.merge(present, on=["system", "query_id"], how="left", indicator=True)
-    absent = absent[absent["_merge"] == "left_only"].drop(columns="_merge")
-    absent = absent.merge(qt.reset_index(), on="query_id", how="left")
-    top1 = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "system": first["system"].to_numpy(),
-                    "query_id": first["query_id"].to_numpy(),
-                    "kind": first["kind"].to_numpy(),
-                    "stratum": first["stratum"].to_numpy(),
-                    "query": first["query"].to_numpy(),
-                    "top1_doc_id": first["doc_id"].to_numpy(),
-                    "top1_score": first["score"].to_numpy(np.float64),
-                }
-            ),
-            pd.DataFrame(
-                {
-                    "system": absent["system"].to_numpy(),
-                    "query_id": absent["query_id"].to_numpy(),
-                    "kind": absent["kind"].to_numpy(),
-                    "stratum": absent["stratum"].to_numpy(),
-                    "query": absent["query"].to_numpy(),
-                    "top1_doc_id": pd.array([pd.NA] * len(absent), dtype=ID),
-                    "top1_score": np.full(len(absent), np.nan),
-                }
-            ),
-        ],
-        ignore_index=True,
-    )
-    for c in ("system", "query_id", "kind", "stratum", "query", "top1_doc_id"):
-        top1[c] = top1[c].astype(ID)
-    top1["missing"] = ~np.isfinite(top1["top1_score"].to_numpy(np.float64))
-    top1 = top1[top1["system"].isin(scored)].reset_index(drop=True)
-    top1["above_cutoff"] = pd.array([pd.NA] * len(top1), dtype="boolean")
-    top1["pairwise_win"] = np.nan
-    return top1
-
-
 def _calibrate_systems(
     top1: pd.DataFrame,
     rows: pd.DataFrame,
@@ -439,30 +384,12 @@ def _calibrate_systems(
                 )
         pos_m, neg_m = is_pos & ~miss_col, is_neg & ~miss_col
         pos, neg = score_col[pos_m], score_col[neg_m]
-        c, qv = cutoff_for(s, cutoff, quantile, pos)
-        if g is not None and not math.isnan(qv):  # calibrated (not fixed): the conformal cutoff
-            c, qv = conformal_cutoff(pos, g.alpha), math.nan
+        c, qv = _system_cutoff(s, cutoff, quantile, g, pos, warn)
         out["cutoffs"][s] = c
-        if math.isnan(c) and (g is None or pos.size == 0):
-            warn(s, f"system {s!r}: no positive has a top-1 score, so no cutoff can be calibrated")
         fig = separation_figures(pos, neg, c)
         reasons = rank_reasons(rows[rows["system"] == s], score_col[mine & ~miss_col])
         out["rank_reasons"][s] = reasons
-        if reasons:
-            n_q = int(np.count_nonzero(mine & ~miss_col))
-            warn(
-                s,
-                f"system {s!r}: {'; '.join(reasons)}; scores look determined by rank (RRF?), "
-                "so they carry no absolute relevance and cannot separate OOD queries "
-                f"({n_q} queries)",
-            )
-        for label, n in (("negatives", neg.size), ("positives", pos.size)):
-            if n < MIN_SAMPLES:
-                warn(
-                    s,
-                    f"system {s!r}: only {n} {label} with a top-1 score (fewer than "
-                    f"{MIN_SAMPLES}): calibration figures are indeterminate",
-                )
+        _warn_doubts(s, reasons, int(np.count_nonzero(mine & ~miss_col)), pos.size, neg.size, warn)
         if not math.isnan(c):
             above[mine & ~miss_col] = (score_col[mine & ~miss_col] >= c).astype(np.int8)
         win[pos_m] = pairwise_wins(pos, np.sort(neg), True)
@@ -478,70 +405,44 @@ def _calibrate_systems(
                 "rank_based": bool(reasons),
             }
         )
-        out["intervals"].extend(_interval_rows(s, fig, pos, neg, c, n_resamples, seed))
+        out["intervals"].extend(interval_rows(s, fig, pos, neg, c, n_resamples, seed))
     top1["above_cutoff"] = pd.array(np.where(above < 0, None, above == 1), dtype="boolean")  # type: ignore[call-overload]
     top1["pairwise_win"] = win
     return out
 
 
-def _interval_rows(
-    s: str, fig: dict[str, float], pos: np.ndarray, neg: np.ndarray, c: float, n_resamples: int, seed
-) -> list[dict[str, Any]]:
-    """One row per reported figure of system ``s``: its value, n and interval (a share's
-    Wilson interval is filled in later, for every share at once, from ``hits``)."""
-    boot = separation_intervals(pos, neg, n_resamples, seed)
-    ns = int(np.count_nonzero(neg < c)) if not math.isnan(c) else 0
-    ps = int(np.count_nonzero(pos >= c)) if not math.isnan(c) else 0
-    boot_label = f"percentile bootstrap 95% ({n_resamples} resamples, seed {seed})"
-    out = []
-    for name, value, n, ci, hits, how in (
-        ("negative_satisfaction", fig["negative_satisfaction"], neg.size, None, ns, "wilson 95%"),
-        ("positive_retention", fig["positive_retention"], pos.size, None, ps, "wilson 95%"),
-        ("auroc", fig["auroc"], pos.size + neg.size, boot["auroc"], 0, boot_label),
-        ("separation_margin", fig["separation_margin"], pos.size + neg.size, boot["separation_margin"], 0, boot_label),
-        ("aupr_in", fig["aupr_in"], pos.size + neg.size, (math.nan, math.nan), 0, ""),
-        ("aupr_out", fig["aupr_out"], pos.size + neg.size, (math.nan, math.nan), 0, ""),
-        ("fpr@95tpr", fig["fpr@95tpr"], neg.size, (math.nan, math.nan), 0, ""),
-    ):
-        lo, hi = ci if ci is not None else (math.nan, math.nan)
-        out.append(
-            {
-                "system": s,
-                "metric": name,
-                "value": value,
-                "n": int(n),
-                "ci_low": lo,
-                "ci_high": hi,
-                "interval": how,
-                "hits": hits if ci is None else -1,
-            }
-        )
-    return out
+def _system_cutoff(
+    s: str, cutoff, quantile: float, g: Guarantee | None, pos: np.ndarray, warn: Callable[[str | None, str], None]
+) -> tuple[float, float]:
+    """System ``s``'s cutoff and the quantile that set it (NaN when given or conformal): the
+    fixed one if given, else the conformal one with a guarantee, else the positives' quantile."""
+    c, qv = cutoff_for(s, cutoff, quantile, pos)
+    if g is not None and not math.isnan(qv):  # calibrated (not fixed): the conformal cutoff
+        c, qv = conformal_cutoff(pos, g.alpha), math.nan
+    if math.isnan(c) and (g is None or pos.size == 0):
+        warn(s, f"system {s!r}: no positive has a top-1 score, so no cutoff can be calibrated")
+    return c, qv
 
 
-def _summary_frames(records: list[dict], interval_rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The summary (one row per system) and the intervals (one row per system and figure)."""
-    summary = pd.DataFrame.from_records(records, columns=["system", *SUMMARY_COLUMNS])
-    summary["system"] = summary["system"].astype(ID)
-    summary = summary.set_index("system")
-    summary["n_positive"] = summary["n_positive"].astype(np.int64)
-    summary["n_negative"] = summary["n_negative"].astype(np.int64)
-    summary["rank_based"] = summary["rank_based"].astype(bool)
-    intervals = pd.DataFrame.from_records(
-        interval_rows, columns=["system", "metric", "value", "n", "ci_low", "ci_high", "interval", "hits"]
-    )
-    # Wilson intervals for every share at once (one normal quantile, not one per share).
-    wil = ((intervals["hits"] >= 0) & (intervals["n"] > 0) & intervals["value"].notna()).to_numpy()
-    if wil.any():
-        lo, hi = wilson_interval(
-            intervals.loc[wil, "hits"].to_numpy(np.float64), intervals.loc[wil, "n"].to_numpy(np.float64)
+def _warn_doubts(
+    s: str, reasons: list[str], n_q: int, n_pos: int, n_neg: int, warn: Callable[[str | None, str], None]
+) -> None:
+    """Warn when system ``s``'s figures cannot be trusted: scores that look rank-based (the
+    ``reasons``, over its ``n_q`` scored queries), fewer than :data:`MIN_SAMPLES` of a class."""
+    if reasons:
+        warn(
+            s,
+            f"system {s!r}: {'; '.join(reasons)}; scores look determined by rank (RRF?), "
+            "so they carry no absolute relevance and cannot separate OOD queries "
+            f"({n_q} queries)",
         )
-        intervals.loc[wil, "ci_low"], intervals.loc[wil, "ci_high"] = lo, hi
-    intervals = intervals.drop(columns="hits")
-    intervals["system"] = intervals["system"].astype(ID)
-    intervals["metric"] = intervals["metric"].astype(ID)
-    intervals["n"] = intervals["n"].astype(np.int64)
-    return summary, intervals
+    for label, n in (("negatives", n_neg), ("positives", n_pos)):
+        if n < MIN_SAMPLES:
+            warn(
+                s,
+                f"system {s!r}: only {n} {label} with a top-1 score (fewer than "
+                f"{MIN_SAMPLES}): calibration figures are indeterminate",
+            )
 
 
 def _guaranteed(
@@ -572,90 +473,10 @@ def _guaranteed(
         score = top1["top1_score"].to_numpy(np.float64)
         ok = np.isfinite(score) & np.isfinite(limit)
         top1["above_cutoff"] = pd.array(np.where(ok, score >= limit, None), dtype="boolean")  # type: ignore[call-overload]
-        per_stratum = _per_stratum(top1, cutoffs, limit)
+        per_stratum = per_stratum_table(top1, cutoffs, limit)
     return gtable, per_stratum
 
 
 def _names(ids: list[str], limit: int = 5) -> str:
     shown = ", ".join(ids[:limit])
     return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
-
-
-def _per_stratum(top1: pd.DataFrame, cutoffs: dict[str, float], limits: np.ndarray | None = None) -> pd.DataFrame:
-    """(system, kind, stratum) rows for positives and negatives with a top-1 score;
-    ``limits`` (one per ``top1`` row) replaces the system's cutoff with per-query ones."""
-    keep = (~top1["missing"] & top1["kind"].isin(["positive", "negative"])).to_numpy(bool)
-    t = top1[keep]
-    cut = (
-        t["system"].map(cutoffs).to_numpy(np.float64) if limits is None else np.asarray(limits, dtype=np.float64)[keep]
-    )
-    score = t["top1_score"].to_numpy(np.float64)
-    neg = (t["kind"] == "negative").to_numpy()
-    success = np.where(neg, score < cut, score >= cut).astype(np.float64)
-    success[np.isnan(cut)] = np.nan
-    frame = pd.DataFrame(
-        {
-            "system": t["system"].to_numpy(),
-            "kind": t["kind"].to_numpy(),
-            "stratum": t["stratum"].to_numpy(),
-            "success": success,
-            "win": t["pairwise_win"].to_numpy(np.float64),
-            "score": score,
-        }
-    )
-    g = frame.groupby(["system", "kind", "stratum"], sort=False, observed=True)
-    out = pd.DataFrame(
-        {
-            "n": g.size(),
-            "hits": g["success"].sum(min_count=1),
-            "share": g["success"].mean(),
-            "auroc": g["win"].mean(),
-            "median_top1": g["score"].median(),
-        }
-    ).reset_index()
-    if limits is None:
-        out["cutoff"] = out["system"].map(cutoffs).astype(np.float64)
-    else:
-        out["cutoff"] = (
-            pd.DataFrame(
-                {
-                    "system": t["system"].to_numpy(),
-                    "kind": t["kind"].to_numpy(),
-                    "stratum": t["stratum"].to_numpy(),
-                    "cut": cut,
-                }
-            )
-            .groupby(["system", "kind", "stratum"], sort=False)["cut"]
-            .first()
-            .reindex(pd.MultiIndex.from_frame(out[["system", "kind", "stratum"]]))
-            .to_numpy(np.float64)
-        )
-    ok = out["share"].notna().to_numpy()
-    lo = np.full(len(out), np.nan)
-    hi = np.full(len(out), np.nan)
-    if ok.any():
-        lo[ok], hi[ok] = wilson_interval(out.loc[ok, "hits"].to_numpy(), out.loc[ok, "n"].to_numpy())
-    out["share_ci_low"], out["share_ci_high"] = lo, hi
-    out["figure"] = np.where(out["kind"] == "negative", "negative_satisfaction", "positive_retention")
-    order = {s: i for i, s in enumerate(cutoffs)}  # systems in run order
-    out = out.sort_values(
-        ["system", "kind", "stratum"], kind="stable", key=lambda c: c.map(order) if c.name == "system" else c
-    )
-    cols = [
-        "system",
-        "stratum",
-        "kind",
-        "n",
-        "cutoff",
-        "figure",
-        "share",
-        "share_ci_low",
-        "share_ci_high",
-        "auroc",
-        "median_top1",
-    ]
-    out = out[cols].reset_index(drop=True)
-    for c in ("system", "stratum", "kind", "figure"):
-        out[c] = out[c].astype(ID)
-    out["n"] = out["n"].astype(np.int64)
-    return out
