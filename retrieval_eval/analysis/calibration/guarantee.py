@@ -366,8 +366,23 @@ def guarantee_table(
     (0.5, 0.9, 2)
     """
     rows, notes = _guarantee_rows(top1, guarantee, by, cutoffs, quantile, min_samples, fixed)
-    delta = guarantee.delta if guarantee is not None else math.nan
     table = pd.DataFrame.from_records(rows, columns=[c for c in GUARANTEE_COLUMNS if c not in _DERIVED])
+    conformal, k = _add_promises(table, guarantee)
+    for c in ("system", "stratum", "source"):
+        table[c] = table[c].astype(ID)
+    for c in ("n_positive", "n_negative", "negatives_refused"):
+        table[c] = table[c].astype(np.int64)
+    # The order statistic used; NA where the cutoff is not a conformal one.
+    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")  # type: ignore[call-overload]
+    table["cutoff"] = table["cutoff"].astype(np.float64)
+    return table[list(GUARANTEE_COLUMNS)], notes
+
+
+def _add_promises(table: pd.DataFrame, guarantee: Guarantee | None) -> tuple[np.ndarray, np.ndarray]:
+    """Insert what each row's cutoff promises: the coverage and its interval (conformal rows),
+    the share of negatives refused and its Clopper-Pearson lower bound (with a guarantee).
+    Returns which rows are conformal and their order statistic ``k``."""
+    delta = guarantee.delta if guarantee is not None else math.nan
     n_pos = table["n_positive"].to_numpy(np.float64)
     k = table["rank"].to_numpy(np.float64)
     conformal = (table["source"] == "conformal").to_numpy() & (k >= 1)
@@ -390,14 +405,7 @@ def guarantee_table(
     table.insert(10, "coverage_ci_high", np.asarray(hi, dtype=np.float64))
     table["negative_satisfaction"] = share
     table["negative_satisfaction_lower"] = np.asarray(lower, dtype=np.float64)
-    for c in ("system", "stratum", "source"):
-        table[c] = table[c].astype(ID)
-    for c in ("n_positive", "n_negative", "negatives_refused"):
-        table[c] = table[c].astype(np.int64)
-    # The order statistic used; NA where the cutoff is not a conformal one.
-    table["rank"] = pd.array(np.where(conformal, k.astype(np.int64), None), dtype="Int64")  # type: ignore[call-overload]
-    table["cutoff"] = table["cutoff"].astype(np.float64)
-    return table[list(GUARANTEE_COLUMNS)], notes
+    return conformal, k
 
 
 def _guarantee_rows(
