@@ -41,6 +41,7 @@ from ..jsonable import jsonable, measurement
 from ..stats import bootstrap_ci, wilson_interval
 from .calibration_input import score_rows
 from .guarantee import as_guarantee, conformal_rank
+from .shift_stats import MAX_BINS, ks_2samp, psi
 
 __all__ = ["MAX_BINS", "SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "score_shift"]
 
@@ -48,151 +49,6 @@ __all__ = ["MAX_BINS", "SHIFT_GATE_METRICS", "ScoreShift", "ks_2samp", "psi", "s
 SHIFT_GATE_METRICS = ("psi", "ks", "flip_share", "cutoff_shift")
 #: Fewer shared queries than this make every shift measurement indeterminate.
 MIN_QUERIES = 10
-#: Above this many queries a side the KS p-value is asymptotic (scipy's ``auto`` rule).
-_EXACT_KS = 10_000
-
-
-# --------------------------------------------------------------------------------------------
-# The statistics.
-
-
-def _ks_statistic(x: np.ndarray, y: np.ndarray) -> float:
-    both = np.concatenate([x, y])
-    fx = np.searchsorted(x, both, side="right") / x.size
-    fy = np.searchsorted(y, both, side="right") / y.size
-    return float(np.max(np.abs(fx - fy)))
-
-
-def _ks_exact_sf(m: int, n: int, d: float) -> float:
-    """P(D >= d) for two independent samples of sizes m, n from one continuous distribution.
-
-    The interleaving of the two samples is a uniformly random lattice path from (0, 0) to
-    (m, n); ``D < d`` when every point stays inside ``|i n - j m| < d m n``. The probability of
-    staying inside is propagated one anti-diagonal at a time (transition probabilities, not
-    path counts, so nothing overflows).
-    """
-    if d <= 0:
-        return 1.0
-    limit = round(d * m * n)  # D m n is an integer: the largest |i n - j m| on the path
-    prob = np.array([1.0])  # points (i, t - i) of diagonal t, i from lo(t) to hi(t)
-    lo = 0
-    for t in range(1, m + n + 1):  # m + n diagonals, each one vectorized
-        new_lo, new_hi = max(0, t - n), min(t, m)
-        i = np.arange(new_lo, new_hi + 1)
-        j = t - i
-        # arrive from (i - 1, j): an x step, taken with probability (m - i + 1) / (m + n - t + 1)
-        from_x = np.zeros(i.size)
-        ok = (i - 1 >= lo) & (i - 1 < lo + prob.size)
-        from_x[ok] = prob[i[ok] - 1 - lo] * (m - i[ok] + 1) / (m + n - t + 1)
-        from_y = np.zeros(i.size)
-        ok = (i >= lo) & (i < lo + prob.size)
-        from_y[ok] = prob[i[ok] - lo] * (n - j[ok] + 1) / (m + n - t + 1)
-        prob = (from_x + from_y) * (np.abs(i * n - j * m) < limit)
-        lo = new_lo
-    return float(min(1.0, max(0.0, 1.0 - prob.sum())))
-
-
-def _kolmogorov_sf(x: float) -> float:
-    """``P(K > x)`` of the Kolmogorov distribution: ``2 sum (-1)^(k-1) exp(-2 k^2 x^2)``."""
-    if x <= 0:
-        return 1.0
-    k = np.arange(1, 101)
-    return float(min(1.0, max(0.0, 2.0 * np.sum((-1.0) ** (k - 1) * np.exp(-2.0 * k * k * x * x)))))
-
-
-def ks_2samp(before, after) -> tuple[float, float, str]:
-    """``(statistic, p-value, method)`` of the two-sided two-sample Kolmogorov-Smirnov test.
-
-    Parameters
-    ----------
-    before, after : array_like
-        The two samples of scores.
-
-    Returns
-    -------
-    tuple
-        ``D = max |F_before - F_after|``, its p-value, and ``method``: ``"exact"`` when both
-        samples have at most 10,000 values (the p-value of ``scipy.stats.ks_2samp(method=
-        "exact")``), else ``"asymptotic"`` (the Kolmogorov distribution at
-        ``sqrt(m n / (m + n)) D``). NaN when a sample is empty.
-
-    Examples
-    --------
-    >>> d, p, method = ks_2samp([0.1, 0.2, 0.3], [0.5, 0.6, 0.7])
-    >>> d, round(p, 3), method
-    (1.0, 0.1, 'exact')
-    """
-    x = np.sort(np.asarray(before, dtype=np.float64))
-    y = np.sort(np.asarray(after, dtype=np.float64))
-    if x.size == 0 or y.size == 0:
-        return math.nan, math.nan, ""
-    d = _ks_statistic(x, y)
-    m, n = x.size, y.size
-    if max(m, n) <= _EXACT_KS:
-        return d, _ks_exact_sf(m, n, d), "exact"
-    return d, _kolmogorov_sf(math.sqrt(m * n / (m + n)) * d), "asymptotic"
-
-
-def psi(before, after, bins: int = 10) -> tuple[float, pd.DataFrame]:
-    """Population stability index of ``after`` against ``before``, and its bin table.
-
-    Bin edges are the ``bins``-quantiles of ``before`` (repeated edges merged), the outer
-    bins open-ended, so every score of either run falls in a bin; a value equal to an edge
-    goes to the bin above it. Shares of 0 count as ``0.5 / n``, so one empty bin does not make
-    the index infinite.
-
-    Parameters
-    ----------
-    before, after : array_like
-        The two samples of scores.
-    bins : int
-        Quantile bins of ``before``, 2 to :data:`MAX_BINS`.
-
-    Returns
-    -------
-    tuple
-        ``(psi, table)``, the table with columns ``bin``, ``low``, ``high``, ``n_before``,
-        ``n_after``, ``share_before``, ``share_after`` and ``term`` (the bin's contribution);
-        NaN and an empty table when a sample is empty.
-
-    Raises
-    ------
-    ValueError
-        ``bins`` below 2 or above :data:`MAX_BINS`.
-
-    Examples
-    --------
-    >>> index, table = psi([0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4], bins=2)
-    >>> index, len(table)
-    (0.0, 2)
-    """
-    b = np.asarray(before, dtype=np.float64)
-    a = np.asarray(after, dtype=np.float64)
-    if not 2 <= int(bins) <= MAX_BINS:
-        raise ValueError(f"bins must be between 2 and {MAX_BINS}, got {bins}")
-    if b.size == 0 or a.size == 0:
-        return math.nan, pd.DataFrame(
-            columns=["bin", "low", "high", "n_before", "n_after", "share_before", "share_after", "term"]
-        )
-    edges = np.unique(np.quantile(b, np.arange(1, int(bins)) / int(bins)))
-    nb = np.bincount(np.searchsorted(edges, b, side="right"), minlength=edges.size + 1)
-    na = np.bincount(np.searchsorted(edges, a, side="right"), minlength=edges.size + 1)
-    sb = np.maximum(nb, 0.5) / b.size
-    sa = np.maximum(na, 0.5) / a.size
-    term = (sa - sb) * np.log(sa / sb)
-    table = pd.DataFrame(
-        {
-            "bin": np.arange(edges.size + 1, dtype=np.int64),
-            "low": np.r_[-np.inf, edges],
-            "high": np.r_[edges, np.inf],
-            "n_before": nb.astype(np.int64),
-            "n_after": na.astype(np.int64),
-            "share_before": nb / b.size,
-            "share_after": na / a.size,
-            "term": term,
-        }
-    )
-    return float(term.sum()), table
 
 
 # --------------------------------------------------------------------------------------------
@@ -399,32 +255,55 @@ def score_shift(
     (tb, name_b), (ta, name_a) = _both_top1(run_before, run_after, system, judgments, queries, negatives, threshold)
     both, only_b, only_a, warnings = _shared(tb, ta)
     x, y = (both[c].to_numpy(np.float64) for c in ("score_before", "score_after"))
-    ks, ks_p, ks_method = ks_2samp(x, y)
     index, bin_table = psi(x, y, bins)
     is_pos = (both["kind"] == "positive").to_numpy()
-    c_before, c_after, shift_ci = _cutoffs(
-        x[is_pos], y[is_pos], float(quantile), g, int(n_resamples), seed, cutoff, warnings
-    )
-    old = float(cutoff) if cutoff is not None else c_before
-    acc_b, acc_a, has_old = x >= old, y >= old, math.isfinite(old)
-    flipped = acc_b != acc_a
+    cuts = _cutoffs(x[is_pos], y[is_pos], float(quantile), g, int(n_resamples), seed, cutoff, warnings)
+    old = float(cutoff) if cutoff is not None else cuts[0]
+    top1, decisions, flips = _under_cutoff(both, x, y, old)
     boot_label = f"paired percentile bootstrap 95% ({int(n_resamples)} resamples, seed {seed})"
-    n_pos, nan = int(is_pos.sum()), (math.nan, math.nan)
-    summary = _summary(
+    summary = _shift_summary(x, y, index, int(is_pos.sum()), cuts, flips, boot_label)
+    settings = _settings(name_b, name_a, quantile, g, cutoff, old, threshold, bins, n_resamples, seed)
+    return ScoreShift(summary, top1, decisions, bin_table, warnings, settings, only_b, only_a)
+
+
+def _shift_summary(
+    x: np.ndarray,
+    y: np.ndarray,
+    index: float,
+    n_pos: int,
+    cuts: tuple[float, float, tuple[float, float]],
+    flips: tuple[float, int, tuple[float, float]],
+    boot_label: str,
+) -> pd.DataFrame:
+    """The summary of :func:`score_shift`: the KS test of the shared queries' top-1 scores
+    ``x`` (before) and ``y`` (after), the PSI ``index``, both cutoffs and their shift, and the
+    flip share."""
+    ks, ks_p, ks_method = ks_2samp(x, y)
+    c_before, c_after, shift_ci = cuts
+    nan = (math.nan, math.nan)
+    return _summary(
         [
-            ("ks", ks, len(both), nan, ""),
-            ("ks_pvalue", ks_p, len(both), nan, ks_method),
-            ("psi", index, len(both), nan, ""),
+            ("ks", ks, len(x), nan, ""),
+            ("ks_pvalue", ks_p, len(x), nan, ks_method),
+            ("psi", index, len(x), nan, ""),
             ("cutoff_before", c_before, n_pos, nan, ""),
             ("cutoff_after", c_after, n_pos, nan, ""),
             ("cutoff_shift", c_after - c_before, n_pos, shift_ci, boot_label),
-            ("flip_share", *_flip_share(flipped, has_old), "wilson 95%"),
+            ("flip_share", *flips, "wilson 95%"),
         ]
     )
+
+
+def _under_cutoff(
+    both: pd.DataFrame, x: np.ndarray, y: np.ndarray, old: float
+) -> tuple[pd.DataFrame, pd.DataFrame, tuple[float, int, tuple[float, float]]]:
+    """Each shared query's decision under the ``old`` cutoff before and after: the per-query
+    table, the per-kind decisions and the flip share (NaN figures without an old cutoff)."""
+    acc_b, acc_a, has_old = x >= old, y >= old, math.isfinite(old)
+    flipped = acc_b != acc_a
     top1 = _shift_top1(both, x, y, acc_b, acc_a, flipped, has_old)
     decisions = _decisions(top1["kind"].to_numpy(dtype=object), acc_b, acc_a, flipped, has_old)
-    settings = _settings(name_b, name_a, quantile, g, cutoff, old, threshold, bins, n_resamples, seed)
-    return ScoreShift(summary, top1, decisions, bin_table, warnings, settings, only_b, only_a)
+    return top1, decisions, _flip_share(flipped, has_old)
 
 
 def _settings(name_b, name_a, quantile, g, cutoff, old, threshold, bins, n_resamples, seed) -> dict[str, Any]:
@@ -451,12 +330,6 @@ def _both_top1(run_before, run_after, system, judgments, queries, negatives, thr
     ra, name_a = _pick(as_run(run_after), sa, "after")
     j = as_judgments([] if judgments is None else judgments)
     return (_top1(rb, j, queries, negatives, threshold), name_b), (_top1(ra, j, queries, negatives, threshold), name_a)
-
-
-#: The most PSI bins :func:`score_shift` takes. Each bin is a quantile edge of the before
-#: scores, and a PSI over more bins than a few thousand measures sampling noise, not a shift;
-#: the bound also keeps a mistyped ``--bins 1000000000`` from allocating gigabytes.
-MAX_BINS = 10_000
 
 
 def _check_options(quantile, n_resamples, bins) -> None:
