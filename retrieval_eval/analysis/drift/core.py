@@ -495,6 +495,23 @@ def _reanchor(j: pd.DataFrame, target: np.ndarray, moved: np.ndarray, exact: np.
     return out
 
 
+def _collisions(j: pd.DataFrame, target: np.ndarray, moved: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """The labels the planned moves make collide (:func:`.drift_match.collisions`): each label's
+    chunk after the move (``target`` where ``moved``, else the one it names) checked against
+    the others of its query; returns the rows to drop, the moves to undo and the conflicts."""
+    written = _strings(judgments_meaning(j), "chunk_id").fillna(_strings(j, "doc_uri"))
+    key = written.to_numpy(dtype=object).copy()
+    key[moved] = target[moved]
+    return collisions(_strings(j, "query_id"), pd.Series(key, dtype=object), moved, j["relevance"].to_numpy(), written)
+
+
+def _stamp(out: pd.DataFrame, stamp: np.ndarray, fingerprint: str) -> None:
+    """Set ``corpus_fingerprint`` of the ``stamp`` rows of ``out`` to the live corpus's."""
+    fp = _strings(out, "corpus_fingerprint").to_numpy(dtype=object)
+    fp[stamp] = fingerprint
+    out["corpus_fingerprint"] = pd.array(fp, dtype=_STRING)
+
+
 def fix(judgments: Any, result: DriftResult) -> FixResult:
     """Re-anchor the recoverable labels and stamp the live corpus fingerprint (SPEC A5).
 
@@ -554,21 +571,14 @@ def fix(judgments: Any, result: DriftResult) -> FixResult:
 
     status = f["status"].to_numpy(dtype=object)
     moved = (status == "RE_ANCHORABLE") | (status == "MERGED")
-    written = _strings(judgments_meaning(j), "chunk_id").fillna(_strings(j, "doc_uri"))
-    key = written.to_numpy(dtype=object).copy()
-    key[moved] = f["reanchor_to"].to_numpy(dtype=object)[moved]
-    drop, unmove, conflicts = collisions(
-        _strings(j, "query_id"), pd.Series(key, dtype=object), moved, j["relevance"].to_numpy(), written
-    )
+    drop, unmove, conflicts = _collisions(j, f["reanchor_to"].to_numpy(dtype=object), moved)
     moved &= ~unmove
     exact = moved & (status == "RE_ANCHORABLE")
     stamp = moved | (status == "VALID")
 
     out = _reanchor(j, f["reanchor_to"].to_numpy(dtype=object), moved, exact)
     if result.corpus_fingerprint is not None and stamp.any():
-        fp = _strings(out, "corpus_fingerprint").to_numpy(dtype=object)
-        fp[stamp] = result.corpus_fingerprint
-        out["corpus_fingerprint"] = pd.array(fp, dtype=_STRING)
+        _stamp(out, stamp, result.corpus_fingerprint)
     if isinstance(judgments, pd.DataFrame) and len(judgments) == n:
         out.index = judgments.index.copy()  # the caller's row labels, so it can join back
     if drop.any():
