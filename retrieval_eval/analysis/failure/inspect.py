@@ -195,6 +195,39 @@ def contributions(ranking: pd.DataFrame, labels: pd.DataFrame, k: int, threshold
     return out if n_rel else out * np.nan  # no relevant label: the metrics do not exist
 
 
+def _metric_values(labels: pd.DataFrame, mine: pd.DataFrame, k: int, threshold: int, gain: str) -> dict[str, float]:
+    """The engine's metrics at ``k`` of the query's ranking (which checks k, threshold and gain)."""
+    metrics = compute(labels, mine, k=(k,), threshold=threshold, gain=gain)  # checks k, threshold, gain
+    return {c: float(metrics[c].iloc[0]) for c in metric_columns(metrics)} if len(metrics) else {}
+
+
+def _ranking(
+    whole: pd.DataFrame, labels: pd.DataFrame, k: int, threshold: int, gain: str, text: pd.Series
+) -> pd.DataFrame:
+    """The top k of the ``whole`` ranking: each entry's rank, key, score, grade, whether it is
+    relevant, its gain and discounted gain, its share of each metric (``contrib_*``), its text."""
+    top = whole[whole["rank"] <= k].reset_index(drop=True)
+    grade = top["grade"].to_numpy()
+    g, dg = entry_gains(np.nan_to_num(grade, nan=0.0).astype(np.int64), top["rank"].to_numpy(), gain)
+    ranking = top[["rank", "key", "score", "grade", "judged"]].copy()
+    ranking["relevant"] = grade >= threshold
+    ranking["gain"], ranking["discounted_gain"] = g, dg
+    ranking = ranking.join(contributions(ranking, labels, k, threshold, gain).add_prefix("contrib_"))
+    ranking["text"] = pd.array(text.reindex(ranking["key"]).to_numpy(), dtype=ID)
+    return ranking
+
+
+def _top1_against_cutoff(ranking: pd.DataFrame, calibration, name: str) -> tuple[float, float | None, bool | None]:
+    """The top-1 score, the system's calibrated cutoff and whether the score clears it (None
+    without a calibration of the system, or when either number is NaN)."""
+    top1 = float(ranking["score"].iloc[0]) if len(ranking) else float("nan")
+    cutoff = above = None
+    if calibration is not None and name in calibration.systems:
+        cutoff = float(calibration.cutoff(name))
+        above = None if np.isnan(top1) or np.isnan(cutoff) else bool(top1 >= cutoff)
+    return top1, cutoff, above
+
+
 def inspect_query(
     judgments,
     run,
@@ -254,24 +287,12 @@ def inspect_query(
     qid = check_query(query_id, judgments, run)
     mine = run[(run["system"] == name) & (run["query_id"] == qid)].reset_index(drop=True)
     labels = judgments[judgments["query_id"] == qid].reset_index(drop=True)
-    metrics = compute(labels, mine, k=(k,), threshold=threshold, gain=gain)  # checks k, threshold, gain
-    values = {c: float(metrics[c].iloc[0]) for c in metric_columns(metrics)} if len(metrics) else {}
+    values = _metric_values(labels, mine, k, threshold, gain)
     text = texts(labels, corpus)
     whole = ranked(labels, mine)
-    top = whole[whole["rank"] <= k].reset_index(drop=True)
-    grade = top["grade"].to_numpy()
-    g, dg = entry_gains(np.nan_to_num(grade, nan=0.0).astype(np.int64), top["rank"].to_numpy(), gain)
-    ranking = top[["rank", "key", "score", "grade", "judged"]].copy()
-    ranking["relevant"] = grade >= threshold
-    ranking["gain"], ranking["discounted_gain"] = g, dg
-    ranking = ranking.join(contributions(ranking, labels, k, threshold, gain).add_prefix("contrib_"))
-    ranking["text"] = pd.array(text.reindex(ranking["key"]).to_numpy(), dtype=ID)
+    ranking = _ranking(whole, labels, k, threshold, gain, text)
     q_text, stratum, expect_none = _query_facts(qid, judgments, queries)
-    top1 = float(top["score"].iloc[0]) if len(top) else float("nan")
-    cutoff = above = None
-    if calibration is not None and name in calibration.systems:
-        cutoff = float(calibration.cutoff(name))
-        above = None if np.isnan(top1) or np.isnan(cutoff) else bool(top1 >= cutoff)
+    top1, cutoff, above = _top1_against_cutoff(ranking, calibration, name)
     return QueryInspection(
         qid,
         name,

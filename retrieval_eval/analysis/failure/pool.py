@@ -90,6 +90,32 @@ def _doc_uris(keys: pd.Series, judgments: pd.DataFrame, corpus: pd.DataFrame | N
     return uri, keys.to_numpy(dtype=object)
 
 
+def _pooled(gaps: pd.DataFrame, limit: int | None) -> pd.DataFrame:
+    """The weighted holes of every system pooled per (query_id, key): how many systems hold
+    it, its best rank, its summed weight; best first (weight, then systems, then best rank),
+    the first ``limit`` kept."""
+    g = gaps.groupby(["query_id", "key"], sort=False, observed=True)
+    pooled = pd.DataFrame(
+        {
+            "systems": g.size().astype(np.int64),
+            "best_rank": g["rank"].min().astype(np.int64),
+            "weight": g["weight"].sum(),
+        }
+    ).reset_index()
+    order = np.lexsort((pooled["best_rank"].to_numpy(), -pooled["systems"].to_numpy(), -pooled["weight"].to_numpy()))
+    pooled = pooled.iloc[order].reset_index(drop=True)
+    return pooled if limit is None else pooled.head(int(limit))
+
+
+def _query_texts(judgments: pd.DataFrame, queries: pd.DataFrame | None) -> pd.Series:
+    """Each query's text by id: the queries file's first, else the labels'."""
+    qtext = judgments.drop_duplicates("query_id").set_index("query_id")["query"]
+    if queries is not None:
+        qtext = pd.concat([queries.set_index("query_id")["query"], qtext])
+        qtext = qtext[~qtext.index.duplicated(keep="first")]
+    return qtext
+
+
 def label_pool(
     judgments,
     run,
@@ -139,27 +165,13 @@ def label_pool(
     share = pd.Series(slack.to_numpy(), index=pd.MultiIndex.from_arrays([rows["system"], rows["query_id"]]))
     gaps = holes(judgments, run, k)
     gaps["weight"] = share.reindex(pd.MultiIndex.from_arrays([gaps["system"], gaps["query_id"]])).fillna(0.0).to_numpy()
-    g = gaps.groupby(["query_id", "key"], sort=False, observed=True)
-    pooled = pd.DataFrame(
-        {
-            "systems": g.size().astype(np.int64),
-            "best_rank": g["rank"].min().astype(np.int64),
-            "weight": g["weight"].sum(),
-        }
-    ).reset_index()
-    order = np.lexsort((pooled["best_rank"].to_numpy(), -pooled["systems"].to_numpy(), -pooled["weight"].to_numpy()))
-    pooled = pooled.iloc[order].reset_index(drop=True)
-    if limit is not None:
-        pooled = pooled.head(int(limit))
+    pooled = _pooled(gaps, limit)
     uri, chunk = _doc_uris(pooled["key"], judgments, corpus)
-    qtext = judgments.drop_duplicates("query_id").set_index("query_id")["query"]
-    if queries is not None:
-        qtext = pd.concat([queries.set_index("query_id")["query"], qtext])
-        qtext = qtext[~qtext.index.duplicated(keep="first")]
+    qtext = _query_texts(judgments, queries)
     frame = pd.DataFrame(
         {
-            "query_id": pd.array(pooled["query_id"], dtype=ID),
-            "key": pd.array(pooled["key"], dtype=ID),
+            "query_id": pd.array(pooled["query_id"].to_numpy(dtype=object), dtype=ID),
+            "key": pd.array(pooled["key"].to_numpy(dtype=object), dtype=ID),
             "doc_uri": pd.array(uri, dtype=ID),
             "chunk_id": pd.array(chunk, dtype=ID),
             "query": pd.array(qtext.reindex(pooled["query_id"]).to_numpy(), dtype=ID),
