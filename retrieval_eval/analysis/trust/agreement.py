@@ -289,25 +289,10 @@ def label_agreement(
     >>> round(agreement.value("kappa_binary"), 2) < 0.6  # a lexical labeler is no reader
     True
     """
-    j = as_judgments(judgments)
-    if other is not None:
-        j = pd.concat([j, as_judgments(other)], ignore_index=True)
-    names = list(dict.fromkeys(_labeler_of(j).tolist())) if labelers is None else list(labelers)
-    if len(names) < 2:
-        raise ValueError(
-            f"label agreement needs two labelers; the labels name only "
-            f"{', '.join(map(repr, names)) or 'none'} in labeled_by"
-        )
+    j, names = _labels_and_labelers(judgments, other, labelers)
     units = overlapping_labels(j, names)
     first, second = names[0], names[1]
-    pair = units[units[first].notna() & units[second].notna()]
-    if pair.empty:
-        raise ValueError(f"no (query, key) is labeled by both {first!r} and {second!r}")
-    warnings: list[str] = []
-    if len(pair) < MIN_UNITS:
-        warnings.append(
-            f"only {len(pair)} units labeled by both (fewer than {MIN_UNITS}): agreement figures are indeterminate"
-        )
+    pair, warnings = _pair(units, first, second)
     a = pair[first].to_numpy(np.float64)
     b = pair[second].to_numpy(np.float64)
     values = np.unique(np.r_[a, b, units[names].to_numpy(np.float64).ravel()])
@@ -319,15 +304,7 @@ def label_agreement(
     metrics = None
     if run is not None:
         metrics = _metric_effect(j, run, first, second, k, threshold)
-    settings = {
-        "labelers": names,
-        "k": int(k),
-        "threshold": int(threshold),
-        "level": level,
-        "n_resamples": int(n_resamples),
-        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
-        "min_kappa": MIN_KAPPA,
-    }
+    settings = _settings(names, k, threshold, level, n_resamples, seed)
     if math.isfinite(kappa_bin) and kappa_bin < MIN_KAPPA:
         warnings.append(
             f"binary kappa {kappa_bin:.3f} between {first!r} and {second!r} is below "
@@ -337,6 +314,48 @@ def label_agreement(
     return LabelAgreement(
         summary, confusion, per_stratum, metrics, pair.reset_index(drop=True), names, warnings, settings
     )
+
+
+def _labels_and_labelers(judgments, other, labelers) -> tuple[pd.DataFrame, list[str]]:
+    """The labels (``other`` appended to ``judgments``) and the labelers to compare: those
+    given, else every ``labeled_by`` in order of appearance; fewer than two is an error."""
+    j = as_judgments(judgments)
+    if other is not None:
+        j = pd.concat([j, as_judgments(other)], ignore_index=True)
+    names = list(dict.fromkeys(_labeler_of(j).tolist())) if labelers is None else list(labelers)
+    if len(names) < 2:
+        raise ValueError(
+            f"label agreement needs two labelers; the labels name only "
+            f"{', '.join(map(repr, names)) or 'none'} in labeled_by"
+        )
+    return j, names
+
+
+def _pair(units: pd.DataFrame, first: str, second: str) -> tuple[pd.DataFrame, list[str]]:
+    """The units both ``first`` and ``second`` labeled (none is an error), and the warning
+    that starts the result's list when they are fewer than :data:`MIN_UNITS`."""
+    pair = units[units[first].notna() & units[second].notna()]
+    if pair.empty:
+        raise ValueError(f"no (query, key) is labeled by both {first!r} and {second!r}")
+    warnings: list[str] = []
+    if len(pair) < MIN_UNITS:
+        warnings.append(
+            f"only {len(pair)} units labeled by both (fewer than {MIN_UNITS}): agreement figures are indeterminate"
+        )
+    return pair, warnings
+
+
+def _settings(names: list[str], k: int, threshold: int, level: str, n_resamples: int, seed) -> dict[str, Any]:
+    """What :func:`label_agreement` was asked for, as JSON-able settings."""
+    return {
+        "labelers": names,
+        "k": int(k),
+        "threshold": int(threshold),
+        "level": level,
+        "n_resamples": int(n_resamples),
+        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
+        "min_kappa": MIN_KAPPA,
+    }
 
 
 def _confusion_frame(a: np.ndarray, b: np.ndarray, values: np.ndarray, first: str, second: str) -> pd.DataFrame:
