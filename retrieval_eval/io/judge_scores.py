@@ -220,6 +220,29 @@ def _query_ids(raw: pd.DataFrame, judgments: pd.DataFrame | None, label: str) ->
     return qid.astype(str)
 
 
+def _metric(tidy: pd.DataFrame, label: str) -> pd.Series:
+    """Each tidy row's metric name; a row without one is an error naming its line."""
+    metric = tidy["metric"]
+    _fail(
+        label,
+        tidy,
+        ~metric.map(lambda v: isinstance(v, str) and v != "").to_numpy(dtype=bool),
+        lambda i: "missing metric",
+    )
+    return metric
+
+
+def _key(tidy: pd.DataFrame) -> pd.Series | None:
+    """The key of a per-passage score: ``chunk_id`` when present, else ``doc_uri`` (SPEC A2's
+    rule); None when the rows name neither."""
+    key_col = tidy.get("chunk_id")
+    if "doc_uri" in tidy.columns:
+        key_col = (
+            tidy["doc_uri"] if key_col is None else key_col.where(key_col.notna() & (key_col != ""), tidy["doc_uri"])
+        )
+    return key_col
+
+
 def read_judge_scores(
     source: Any,
     judgments: Any = None,
@@ -277,23 +300,12 @@ def read_judge_scores(
     tidy = _to_tidy(raw, label, csv)
     n = len(tidy)
     qid = _query_ids(tidy, judgments, label)
-    metric = tidy["metric"]
-    _fail(
-        label,
-        tidy,
-        ~metric.map(lambda v: isinstance(v, str) and v != "").to_numpy(dtype=bool),
-        lambda i: "missing metric",
-    )
+    metric = _metric(tidy, label)
     wide = "metric" not in raw.columns  # a wide row's value came from the metric's column
     value = _numbers(
         tidy["value"], tidy, label, "value", csv, where=(lambda i: f" (column {metric.iloc[i]})") if wide else None
     )
-    # The key of a per-passage score: chunk_id when present, else doc_uri (SPEC A2's rule).
-    key_col = tidy.get("chunk_id")
-    if "doc_uri" in tidy.columns:
-        key_col = (
-            tidy["doc_uri"] if key_col is None else key_col.where(key_col.notna() & (key_col != ""), tidy["doc_uri"])
-        )
+    key_col = _key(tidy)
     out = pd.DataFrame(
         {
             "system": _strings(tidy["system"], n) if "system" in tidy.columns else pd.array([system] * n, dtype=ID),
