@@ -1,12 +1,13 @@
 """Calibration: the score cutoff that tells in-distribution queries from out-of-distribution ones.
 
 :mod:`.core` holds ``calibrate`` (and ``calibrate_scores``); :mod:`.calibration_input` checks and
-converts its inputs; :mod:`.calibration_result` the :class:`Calibration` result;
-:mod:`.cutoffs` the cutoff rules and sweeps; :mod:`.separation` how well scores separate
-positives from negatives; :mod:`.rank_based` the check for rank-shaped scores;
-:mod:`.guarantee` the split-conformal guarantees; :mod:`.calibration_compare` calibrations of
-several systems side by side; :mod:`.shift` whether a new run's scores moved from the
-calibration's.
+converts its inputs; :mod:`.tables` lays out its frames; :mod:`.calibration_result` the
+:class:`Calibration` result; :mod:`.cutoffs` the cutoff rules and sweeps; :mod:`.separation`
+how well scores separate positives from negatives; :mod:`.rank_based` the check for
+rank-shaped scores; :mod:`.guarantee` the split-conformal guarantees;
+:mod:`.calibration_compare` calibrations of several systems side by side; :mod:`.shift`
+whether a new run's scores moved from the calibration's (its KS test and PSI in
+:mod:`.shift_stats`).
 
 The old module path ``retrieval_eval.analysis.calibration`` is this package: it re-exports the
 names that module had, without a warning.

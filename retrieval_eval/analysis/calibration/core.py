@@ -13,8 +13,8 @@ measure. This module turns that gap into numbers a report can gate on:
   scores, or the fixed cutoff production uses), negative satisfaction, positive retention,
   separation margin, AUROC, AUPR-in/out, FPR at 95% TPR, with intervals; and an honesty check
   that refuses to report a confident separation from rank-based scores (RRF); the result is a
-  :class:`Calibration` (:mod:`.calibration_result`), the figures come from
-  :mod:`.separation` and the honesty check from :mod:`.rank_based`;
+  :class:`Calibration` (:mod:`.calibration_result`, its frames laid out by :mod:`.tables`),
+  the figures come from :mod:`.separation` and the honesty check from :mod:`.rank_based`;
 * :func:`calibrate_scores` — the same calibration of bare (label, top-1 score) pairs;
 * :func:`apply_cutoff` and :func:`cutoff_sweep` (:mod:`.cutoffs`) — the run as a production
   consumer that drops hits below the cutoff would see it, and the trade-off (risk, coverage,
