@@ -33,8 +33,13 @@ from .draw import (
 from .style import FEW_SAMPLES, NEGATIVE_COLOR, system_colors
 from .top1 import calibration_from_predictions, class_frame, class_scores, score_label_of, with_method
 
-__all__ = ["RANK_BASED_NOTE", "PrecisionRecallDisplay", "RocCurveDisplay",
-           "ScoreDistributionDisplay", "few_samples_note"]
+__all__ = [
+    "RANK_BASED_NOTE",
+    "PrecisionRecallDisplay",
+    "RocCurveDisplay",
+    "ScoreDistributionDisplay",
+    "few_samples_note",
+]
 
 RANK_BASED_NOTE = "scores look rank-based: no absolute relevance"
 
@@ -66,8 +71,10 @@ def few_samples_note(n_positive: int, n_negative: int) -> str | None:
     """
     if n_positive >= FEW_SAMPLES and n_negative >= FEW_SAMPLES:
         return None
-    return (f"few samples: {n_positive} positives, {n_negative} negatives\n"
-            f"(< {FEW_SAMPLES} in a class): AUROC and cutoff are rough")
+    return (
+        f"few samples: {n_positive} positives, {n_negative} negatives\n"
+        f"(< {FEW_SAMPLES} in a class): AUROC and cutoff are rough"
+    )
 
 
 def _class_histograms(a, pos, neg, bins, min_bins: int, max_bins: int, alpha: float) -> list:
@@ -77,11 +84,9 @@ def _class_histograms(a, pos, neg, bins, min_bins: int, max_bins: int, alpha: fl
     from matplotlib.patches import Patch
 
     both = np.r_[pos, neg]
-    edges = (np.histogram_bin_edges(both, bins=bins) if both.size
-             else np.linspace(0.0, 1.0, 11))
+    edges = np.histogram_bin_edges(both, bins=bins) if both.size else np.linspace(0.0, 1.0, 11)
     if isinstance(bins, str) and not min_bins <= len(edges) - 1 <= max_bins:
-        edges = np.linspace(edges[0], edges[-1],
-                            min(max(len(edges) - 1, min_bins), max_bins) + 1)
+        edges = np.linspace(edges[0], edges[-1], min(max(len(edges) - 1, min_bins), max_bins) + 1)
     handles = []
     for values, color, label in (
         (pos, positive_color(), f"positives (n={pos.size})"),
@@ -90,8 +95,7 @@ def _class_histograms(a, pos, neg, bins, min_bins: int, max_bins: int, alpha: fl
         if values.size == 0:
             continue
         w = np.full(values.size, 1.0 / values.size)
-        a.hist(values, bins=edges, weights=w, histtype="stepfilled", color=color,
-               alpha=alpha, linewidth=0)
+        a.hist(values, bins=edges, weights=w, histtype="stepfilled", color=color, alpha=alpha, linewidth=0)
         a.hist(values, bins=edges, weights=w, histtype="step", color=color, linewidth=1.8)
         handles.append(Patch(facecolor=color, edgecolor=color, alpha=0.7, label=label))
     return handles
@@ -131,8 +135,13 @@ class ScoreDistributionDisplay:
     ['dense']
     """
 
-    def __init__(self, scores: pd.DataFrame, stats: pd.DataFrame, score_label: str | None = None,
-                 colors: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        scores: pd.DataFrame,
+        stats: pd.DataFrame,
+        score_label: str | None = None,
+        colors: Mapping[str, str] | None = None,
+    ):
         self.scores = scores
         self.stats = stats
         self.score_label = score_label
@@ -161,15 +170,26 @@ class ScoreDistributionDisplay:
         ScoreDistributionDisplay
         """
         systems = select_systems(calibration.summary.index, system)
-        cols = ["cutoff", "quantile", "separation_margin", "auroc", "rank_based", "n_positive",
-                "n_negative"]
+        cols = ["cutoff", "quantile", "separation_margin", "auroc", "rank_based", "n_positive", "n_negative"]
         stats = calibration.summary.loc[systems, with_method(calibration.summary, cols)].copy()
-        return cls(class_frame(calibration, systems), stats, score_label_of(calibration, score_label),
-                   system_colors(calibration.summary.index))
+        return cls(
+            class_frame(calibration, systems),
+            stats,
+            score_label_of(calibration, score_label),
+            system_colors(calibration.summary.index),
+        )
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, cutoff=None, quantile: float = 0.10,
-                         name: str = "system", score_label: str | None = None):
+    def from_predictions(
+        cls,
+        y_true,
+        y_score,
+        *,
+        cutoff=None,
+        quantile: float = 0.10,
+        name: str = "system",
+        score_label: str | None = None,
+    ):
         """The display of bare (label, top-1 score) pairs, calibrated like a run.
 
         Parameters
@@ -207,8 +227,16 @@ class ScoreDistributionDisplay:
         st = self.stats.loc[system]
         return f"AUROC {fmt_score(st['auroc'])}, separation margin {fmt_score(st['separation_margin'])}"
 
-    def plot(self, ax=None, *, bins="auto", min_bins: int = 12, max_bins: int = 40,
-             alpha: float | None = None, legend: bool = True):
+    def plot(
+        self,
+        ax=None,
+        *,
+        bins="auto",
+        min_bins: int = 12,
+        max_bins: int = 40,
+        alpha: float | None = None,
+        legend: bool = True,
+    ):
         """Draw one histogram pair per system.
 
         Parameters
@@ -244,9 +272,13 @@ class ScoreDistributionDisplay:
             handles = _class_histograms(a, pos, neg, bins, min_bins, max_bins, alpha)
             c = float(st["cutoff"])
             if np.isfinite(c):
-                line = a.axvline(c, color=fg, linestyle="--", linewidth=1.5,
-                                 label=f"cutoff {fmt_score(c)} "
-                                       f"({quantile_text(st['quantile'], st.get('method'))})")
+                line = a.axvline(
+                    c,
+                    color=fg,
+                    linestyle="--",
+                    linewidth=1.5,
+                    label=f"cutoff {fmt_score(c)} ({quantile_text(st['quantile'], st.get('method'))})",
+                )
                 self.cutoff_lines_[s] = line
                 handles.append(line)
             a.set_xlabel(score_axis_label(self.score_label, system=s))
@@ -320,8 +352,13 @@ class RocCurveDisplay:
     ['dense', 'bm25', 'rrf']
     """
 
-    def __init__(self, curve: pd.DataFrame, auroc: pd.Series, rank_based: pd.Series | None = None,
-                 colors: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        curve: pd.DataFrame,
+        auroc: pd.Series,
+        rank_based: pd.Series | None = None,
+        colors: Mapping[str, str] | None = None,
+    ):
         self.curve = curve
         self.auroc = auroc
         self.rank_based = rank_based if rank_based is not None else pd.Series(False, index=auroc.index)
@@ -340,8 +377,9 @@ class RocCurveDisplay:
             with np.errstate(invalid="ignore", divide="ignore"):
                 tpr = np.r_[0.0, p["tp"] / pos.size] if pos.size else np.full(p["tp"].size + 1, np.nan)
                 fpr = np.r_[0.0, p["fp"] / neg.size] if neg.size else np.full(p["fp"].size + 1, np.nan)
-            pieces.append(pd.DataFrame({"system": s, "threshold": np.r_[np.inf, p["threshold"]],
-                                        "fpr": fpr, "tpr": tpr}))
+            pieces.append(
+                pd.DataFrame({"system": s, "threshold": np.r_[np.inf, p["threshold"]], "fpr": fpr, "tpr": tpr})
+            )
         out = pd.concat(pieces, ignore_index=True)
         out["system"] = out["system"].astype(ID)
         return out
@@ -363,9 +401,12 @@ class RocCurveDisplay:
         """
         systems = select_systems(calibration.summary.index, system)
         curve = cls._frame(class_frame(calibration, systems), systems)
-        return cls(curve, calibration.summary.loc[systems, "auroc"].astype(np.float64),
-                   calibration.summary.loc[systems, "rank_based"].astype(bool),
-                   system_colors(calibration.summary.index))
+        return cls(
+            curve,
+            calibration.summary.loc[systems, "auroc"].astype(np.float64),
+            calibration.summary.loc[systems, "rank_based"].astype(bool),
+            system_colors(calibration.summary.index),
+        )
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, name: str = "system"):
@@ -408,14 +449,13 @@ class RocCurveDisplay:
         for i, s in enumerate(self.systems):
             sub = self.curve[self.curve["system"] == s]
             note = " (rank-based)" if bool(self.rank_based.get(s, False)) else ""
-            kw = {"color": system_color(self.colors, s, i), "linewidth": 2,
-                  "drawstyle": "default", **line_kwargs}
-            (line,) = a.plot(sub["fpr"], sub["tpr"],
-                             label=f"{s}: AUROC {fmt_score(self.auroc[s])}{note}", **kw)
+            kw = {"color": system_color(self.colors, s, i), "linewidth": 2, "drawstyle": "default", **line_kwargs}
+            (line,) = a.plot(sub["fpr"], sub["tpr"], label=f"{s}: AUROC {fmt_score(self.auroc[s])}{note}", **kw)
             self.lines_[s] = line
         if chance:
-            self.chance_line_ = a.plot([0, 1], [0, 1], linestyle=":", color=foreground(), alpha=0.6,
-                                       linewidth=1, label="chance (AUROC 0.5)")[0]
+            self.chance_line_ = a.plot(
+                [0, 1], [0, 1], linestyle=":", color=foreground(), alpha=0.6, linewidth=1, label="chance (AUROC 0.5)"
+            )[0]
         a.set_xlim(-0.01, 1.01)
         a.set_ylim(-0.01, 1.01)
         a.set_aspect("equal")
@@ -460,8 +500,14 @@ class PrecisionRecallDisplay:
     ['system', 'threshold', 'precision', 'recall']
     """
 
-    def __init__(self, curve: pd.DataFrame, aupr: pd.Series, prevalence: pd.Series,
-                 positive: str = "in", colors: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        curve: pd.DataFrame,
+        aupr: pd.Series,
+        prevalence: pd.Series,
+        positive: str = "in",
+        colors: Mapping[str, str] | None = None,
+    ):
         self.curve = curve
         self.aupr = aupr
         self.prevalence = prevalence
@@ -503,18 +549,28 @@ class PrecisionRecallDisplay:
                 precision = p["tp"] / (p["tp"] + p["fp"])
                 recall = p["tp"] / pos.size if pos.size else np.full(p["tp"].size, np.nan)
             threshold = -p["threshold"] if positive == "out" else p["threshold"]
-            pieces.append(pd.DataFrame({
-                "system": s,
-                "threshold": np.r_[np.inf if positive == "in" else -np.inf, threshold],
-                "precision": np.r_[1.0, precision], "recall": np.r_[0.0, recall]}))
+            pieces.append(
+                pd.DataFrame(
+                    {
+                        "system": s,
+                        "threshold": np.r_[np.inf if positive == "in" else -np.inf, threshold],
+                        "precision": np.r_[1.0, precision],
+                        "recall": np.r_[0.0, recall],
+                    }
+                )
+            )
             total = pos.size + neg.size
             prev[s] = pos.size / total if total else math.nan
         curve = pd.concat(pieces, ignore_index=True)
         curve["system"] = curve["system"].astype(ID)
         column = "aupr_in" if positive == "in" else "aupr_out"
-        return cls(curve, calibration.summary.loc[systems, column].astype(np.float64),
-                   pd.Series(prev, dtype=np.float64), positive,
-                   system_colors(calibration.summary.index))
+        return cls(
+            curve,
+            calibration.summary.loc[systems, column].astype(np.float64),
+            pd.Series(prev, dtype=np.float64),
+            positive,
+            system_colors(calibration.summary.index),
+        )
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, name: str = "system", positive: str = "in"):
@@ -533,8 +589,7 @@ class PrecisionRecallDisplay:
         -------
         PrecisionRecallDisplay
         """
-        return cls.from_calibration(calibration_from_predictions(y_true, y_score, name=name),
-                                    positive=positive)
+        return cls.from_calibration(calibration_from_predictions(y_true, y_score, name=name), positive=positive)
 
     def plot(self, ax=None, *, chance: bool = True, **line_kwargs):
         """Draw every system's step curve on one axes.
@@ -561,26 +616,29 @@ class PrecisionRecallDisplay:
             sub = self.curve[self.curve["system"] == s]
             color = system_color(self.colors, s, i)
             kw = {"color": color, "linewidth": 2, "drawstyle": "steps-post", **line_kwargs}
-            (line,) = a.plot(sub["recall"], sub["precision"],
-                             label=f"{s}: {name} {fmt_score(self.aupr[s])}", **kw)
+            (line,) = a.plot(sub["recall"], sub["precision"], label=f"{s}: {name} {fmt_score(self.aupr[s])}", **kw)
             self.lines_[s] = line
             if chance and np.isfinite(self.prevalence[s]):
-                self.chance_lines_[s] = a.axhline(self.prevalence[s], color=color, linestyle=":",
-                                                  linewidth=1, alpha=0.8)
+                self.chance_lines_[s] = a.axhline(
+                    self.prevalence[s], color=color, linestyle=":", linewidth=1, alpha=0.8
+                )
         if chance and self.chance_lines_:
             from matplotlib.lines import Line2D
 
             handles = list(self.lines_.values()) + [
-                Line2D([], [], color=foreground(), linestyle=":", linewidth=1,
-                       label="chance (the class's share)")]
+                Line2D([], [], color=foreground(), linestyle=":", linewidth=1, label="chance (the class's share)")
+            ]
         else:
             handles = list(self.lines_.values())
         a.set_xlim(-0.01, 1.01)
         a.set_ylim(0, 1.03)
         a.set_aspect("equal")
         cls_name = "positives" if self.positive == "in" else "negatives"
-        what = ("in-distribution queries (positives)" if self.positive == "in"
-                else "out-of-distribution queries (negatives)")
+        what = (
+            "in-distribution queries (positives)"
+            if self.positive == "in"
+            else "out-of-distribution queries (negatives)"
+        )
         a.set_xlabel(f"recall (share of {cls_name} found)")
         a.set_ylabel(f"precision (share of {cls_name} among kept)")
         a.set_title(f"precision-recall of the top-1 score\nfinding {what}")

@@ -26,8 +26,9 @@ def _resolve_metric(ev, metric: str, k: int | None = None) -> str:
     """A column name (``recall@10``) from a name with or without its cutoff."""
     if "@" in metric:
         if metric not in ev.per_query.columns:
-            raise ValueError(f"no metric {metric!r}; available: "
-                             f"{', '.join(c for c in ev.per_query.columns if '@' in c)}")
+            raise ValueError(
+                f"no metric {metric!r}; available: {', '.join(c for c in ev.per_query.columns if '@' in c)}"
+            )
         return metric
     return ev.metric(metric, k)
 
@@ -114,8 +115,9 @@ class StratumDisplay:
     def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
         self.values = values
         self.metric = metric
-        self.colors = (dict(colors) if colors is not None else
-                       system_colors(pd.unique(values.index.get_level_values("system"))))
+        self.colors = (
+            dict(colors) if colors is not None else system_colors(pd.unique(values.index.get_level_values("system")))
+        )
 
     @property
     def systems(self) -> list[str]:
@@ -126,8 +128,7 @@ class StratumDisplay:
         return [str(s) for s in pd.unique(self.values.index.get_level_values("stratum"))]
 
     @classmethod
-    def from_evaluation(cls, evaluation, metric: str = "recall", k: int | None = None,
-                        system=None):
+    def from_evaluation(cls, evaluation, metric: str = "recall", k: int | None = None, system=None):
         """One metric per stratum of an evaluation.
 
         Parameters
@@ -149,16 +150,14 @@ class StratumDisplay:
         systems = select_systems(evaluation.systems, system)
         ps = evaluation.per_stratum
         ps = ps[ps.index.get_level_values("system").isin(systems) & (ps["n"] > 0)]
-        values = pd.DataFrame({"value": ps[name].astype(np.float64),
-                               "n": ps["n"].astype(np.int64)})
+        values = pd.DataFrame({"value": ps[name].astype(np.float64), "n": ps["n"].astype(np.int64)})
         scored = _scored_queries(evaluation)
         ti = t_interval(scored[name].astype(np.float64), [scored["system"], scored["stratum"]])
         ti = ti.reindex(values.index)
         same = (ti["n"].to_numpy() == values["n"].to_numpy()) & np.isclose(
-            ti["mean"].to_numpy(np.float64), values["value"].to_numpy(np.float64),
-            rtol=0, atol=1e-9)
-        low, high = clip_interval(ti["ci_low"].to_numpy(np.float64),
-                                  ti["ci_high"].to_numpy(np.float64), name)
+            ti["mean"].to_numpy(np.float64), values["value"].to_numpy(np.float64), rtol=0, atol=1e-9
+        )
+        low, high = clip_interval(ti["ci_low"].to_numpy(np.float64), ti["ci_high"].to_numpy(np.float64), name)
         values["ci_low"] = np.where(same, low, np.nan)
         values["ci_high"] = np.where(same, high, np.nan)
         values["thin"] = values["n"].to_numpy(np.int64) < THIN_STRATUM
@@ -167,14 +166,19 @@ class StratumDisplay:
             w = evaluation.worst_stratum(name, s)
             mine = values.index.get_level_values("system") == s
             if w is not None and (mine.sum() > 1 or w["name"] != UNSTRATIFIED):  # no strata: no worst
-                worst |= mine & (
-                    values.index.get_level_values("stratum") == w["name"])
+                worst |= mine & (values.index.get_level_values("stratum") == w["name"])
         values["worst"] = worst
         values = values.loc[[i for s in systems for i in values.index if i[0] == s]]
         return cls(values, name, system_colors(evaluation.systems))
 
-    def plot(self, ax=None, *, legend: bool = True, interval: bool = True,  # long: numpydoc, one figure
-             labels: Mapping[str, str] | None = None):
+    def plot(
+        self,
+        ax=None,
+        *,
+        legend: bool = True,
+        interval: bool = True,  # long: numpydoc, one figure
+        labels: Mapping[str, str] | None = None,
+    ):
         """Horizontal grouped bars, strata top to bottom.
 
         Parameters
@@ -203,8 +207,7 @@ class StratumDisplay:
         width = 0.8 / len(systems)
         bounded = is_bounded(self.metric)
         values = self.values["value"].to_numpy(np.float64)
-        top = np.nanmax(np.r_[1.0 if bounded else 0.0, values,
-                              self.values["ci_high"].to_numpy(np.float64)])
+        top = np.nanmax(np.r_[1.0 if bounded else 0.0, values, self.values["ci_high"].to_numpy(np.float64)])
         pad = 0.012 * (top if top > 0 else 1.0)
         self.bars_, self.errorbars_, self.worst_, self.thin_, self.n_labels_ = {}, {}, [], [], {}
         for i, s in enumerate(systems):
@@ -215,8 +218,7 @@ class StratumDisplay:
             bars = a.barh(y, v, height=width * 0.92, color=color, label=s)
             self.bars_[s] = bars
             thin = sub["thin"].fillna(False).to_numpy(bool) if "thin" in sub else np.zeros(len(v), bool)
-            for patch, is_worst, is_thin in zip(bars.patches, sub["worst"].fillna(False).to_numpy(bool),
-                                                thin):
+            for patch, is_worst, is_thin in zip(bars.patches, sub["worst"].fillna(False).to_numpy(bool), thin):
                 if is_thin:
                     patch.set_alpha(0.4)
                     self.thin_.append(patch)
@@ -230,16 +232,25 @@ class StratumDisplay:
             has = np.isfinite(lo) & np.isfinite(hi)
             if interval and has.any():
                 err = np.vstack([v[has] - lo[has], hi[has] - v[has]])
-                self.errorbars_[s] = a.errorbar(v[has], y[has], xerr=err, fmt="none",
-                                                ecolor=fg, elinewidth=1, capsize=3)
+                self.errorbars_[s] = a.errorbar(
+                    v[has], y[has], xerr=err, fmt="none", ecolor=fg, elinewidth=1, capsize=3
+                )
             # n beside each bar (past its interval), "thin" where it is below THIN_STRATUM.
             end = np.where(interval & has, np.fmax(v, hi), v)
             n = sub["n"].to_numpy()
             self.n_labels_[s] = [
-                a.text(np.nan_to_num(e, nan=0.0) + pad, yy,
-                       f"n={int(k)}" + (" thin" if t else ""), va="center", ha="left",
-                       fontsize="x-small", color=fg)
-                for e, yy, k, t in zip(end, y, n, thin) if pd.notna(k)]
+                a.text(
+                    np.nan_to_num(e, nan=0.0) + pad,
+                    yy,
+                    f"n={int(k)}" + (" thin" if t else ""),
+                    va="center",
+                    ha="left",
+                    fontsize="x-small",
+                    color=fg,
+                )
+                for e, yy, k, t in zip(end, y, n, thin)
+                if pd.notna(k)
+            ]
         a.set_yticks(y0, strata)
         a.invert_yaxis()
         lo = np.nanmin(np.r_[0.0, self.values["ci_low"].to_numpy(np.float64), values])
@@ -263,19 +274,32 @@ class StratumDisplay:
         from matplotlib.patches import Patch
 
         # Plain patches: a bar container's handle would copy its first bar's hatch/alpha.
-        handles: list[Any] = ([Patch(facecolor=system_color(self.colors, s, i), label=display_name(s, labels))
-                    for i, s in enumerate(systems)] if len(systems) > 1 else [])
+        handles: list[Any] = (
+            [
+                Patch(facecolor=system_color(self.colors, s, i), label=display_name(s, labels))
+                for i, s in enumerate(systems)
+            ]
+            if len(systems) > 1
+            else []
+        )
         if self.worst_:  # no hatch drawn (one stratum): no legend entry for it
             handles.append(Patch(facecolor="none", edgecolor=fg, hatch="///", label="worst stratum"))
         if self.errorbars_:
             from matplotlib.lines import Line2D
 
-            handles.append(Line2D([], [], color=fg, marker="|", markersize=8, linewidth=1,
-                                  label="95% t interval" + (" (within [0, 1])"
-                                                            if bounded else "")))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color=fg,
+                    marker="|",
+                    markersize=8,
+                    linewidth=1,
+                    label="95% t interval" + (" (within [0, 1])" if bounded else ""),
+                )
+            )
         if self.thin_:
-            handles.append(Patch(facecolor=fg, alpha=0.4,
-                                 label=f"pale, 'thin': n < {THIN_STRATUM} queries"))
+            handles.append(Patch(facecolor=fg, alpha=0.4, label=f"pale, 'thin': n < {THIN_STRATUM} queries"))
         return handles
 
 
@@ -305,8 +329,7 @@ class MetricAtKDisplay:
     def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
         self.values = values
         self.metric = metric
-        self.colors = (dict(colors) if colors is not None
-                       else system_colors(pd.unique(values["system"])))
+        self.colors = dict(colors) if colors is not None else system_colors(pd.unique(values["system"]))
 
     @property
     def systems(self) -> list[str]:
@@ -336,12 +359,14 @@ class MetricAtKDisplay:
         if missing:
             raise ValueError(f"no metric {', '.join(missing)} in the evaluation")
         table = evaluation.summary.loc[systems, names].astype(np.float64)
-        values = pd.DataFrame({
-            "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(ks)), dtype=ID),
-            "k": np.tile(np.asarray(ks, dtype=np.int64), len(systems)),
-            "metric": pd.array(np.tile(np.asarray(names, dtype=object), len(systems)), dtype=ID),
-            "value": table.to_numpy().ravel(),
-        })
+        values = pd.DataFrame(
+            {
+                "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(ks)), dtype=ID),
+                "k": np.tile(np.asarray(ks, dtype=np.int64), len(systems)),
+                "metric": pd.array(np.tile(np.asarray(names, dtype=object), len(systems)), dtype=ID),
+                "value": table.to_numpy().ravel(),
+            }
+        )
         label = names[0].partition(f"@{ks[0]}")[0]
         return cls(values, label, system_colors(evaluation.systems))
 
@@ -415,8 +440,9 @@ class PerQueryDeltaDisplay:
     {'wins': 26, 'losses': 12, 'ties': 7}
     """
 
-    def __init__(self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str,
-                 colors: Mapping[str, str] | None = None):
+    def __init__(
+        self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str, colors: Mapping[str, str] | None = None
+    ):
         self.deltas = deltas
         self.metric = metric
         self.baseline = baseline
@@ -428,13 +454,19 @@ class PerQueryDeltaDisplay:
     @property
     def counts(self) -> dict[str, int]:
         d = self.deltas["delta"].to_numpy(np.float64)
-        return {"wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
-                "ties": int((d == 0).sum())}
+        return {"wins": int((d > 0).sum()), "losses": int((d < 0).sum()), "ties": int((d == 0).sum())}
 
     @classmethod
-    def from_values(cls, query_ids, baseline_values, candidate_values, metric: str,
-                    baseline: str = "baseline", candidate: str = "candidate",
-                    colors: Mapping[str, str] | None = None):
+    def from_values(
+        cls,
+        query_ids,
+        baseline_values,
+        candidate_values,
+        metric: str,
+        baseline: str = "baseline",
+        candidate: str = "candidate",
+        colors: Mapping[str, str] | None = None,
+    ):
         """From two aligned arrays of per-query values.
 
         Parameters
@@ -453,14 +485,21 @@ class PerQueryDeltaDisplay:
         """
         b = np.asarray(baseline_values, dtype=np.float64)
         c = np.asarray(candidate_values, dtype=np.float64)
-        frame = pd.DataFrame({"query_id": pd.array(list(query_ids), dtype=ID),
-                              "baseline": b, "candidate": c, "delta": c - b})
+        frame = pd.DataFrame(
+            {"query_id": pd.array(list(query_ids), dtype=ID), "baseline": b, "candidate": c, "delta": c - b}
+        )
         frame = frame.sort_values("delta", ascending=False, kind="stable").reset_index(drop=True)
         return cls(frame, metric, baseline, candidate, colors)
 
     @classmethod
-    def from_evaluation(cls, evaluation, metric: str = "ndcg", k: int | None = None,
-                        baseline: str | None = None, candidate: str | None = None):
+    def from_evaluation(
+        cls,
+        evaluation,
+        metric: str = "ndcg",
+        k: int | None = None,
+        baseline: str | None = None,
+        candidate: str | None = None,
+    ):
         """Two systems of one evaluation.
 
         Parameters
@@ -482,8 +521,9 @@ class PerQueryDeltaDisplay:
         systems = evaluation.systems
         if baseline is None or candidate is None:
             if len(systems) != 2:
-                raise ValueError(f"the evaluation has {len(systems)} systems "
-                                 f"({', '.join(systems)}); name baseline= and candidate=")
+                raise ValueError(
+                    f"the evaluation has {len(systems)} systems ({', '.join(systems)}); name baseline= and candidate="
+                )
             baseline = baseline or next(s for s in systems if s != candidate)
             candidate = candidate or next(s for s in systems if s != baseline)
         select_systems(systems, [baseline, candidate])
@@ -491,8 +531,14 @@ class PerQueryDeltaDisplay:
         wide = scored.pivot(index="query_id", columns="system", values=name)
         order = pd.unique(scored["query_id"])
         wide = wide.reindex(order)
-        disp = cls.from_values(wide.index, wide[baseline].to_numpy(np.float64),
-                               wide[candidate].to_numpy(np.float64), name, baseline, candidate)
+        disp = cls.from_values(
+            wide.index,
+            wide[baseline].to_numpy(np.float64),
+            wide[candidate].to_numpy(np.float64),
+            name,
+            baseline,
+            candidate,
+        )
         disp.colors = system_colors(systems)
         return disp
 
@@ -519,17 +565,21 @@ class PerQueryDeltaDisplay:
         elif metric not in set(pq["metric"]):
             named = f"{metric}@{comparison.k}"
             if named not in set(pq["metric"]):
-                raise ValueError(f"metric {metric!r} was not compared; compared: "
-                                 f"{', '.join(comparison.metrics)}")
+                raise ValueError(f"metric {metric!r} was not compared; compared: {', '.join(comparison.metrics)}")
             metric = named
         candidates = list(comparison.candidates)
         system = system or (candidates[0] if candidates else None)
         if system not in candidates:
             raise ValueError(f"no candidate {system!r}; candidates: {', '.join(candidates)}")
         sub = pq[(pq["system"] == system) & (pq["metric"] == metric)]
-        disp = cls.from_values(sub["query_id"], sub["baseline"].to_numpy(np.float64),
-                               sub["candidate"].to_numpy(np.float64), metric,
-                               str(comparison.baseline), str(system))
+        disp = cls.from_values(
+            sub["query_id"],
+            sub["baseline"].to_numpy(np.float64),
+            sub["candidate"].to_numpy(np.float64),
+            metric,
+            str(comparison.baseline),
+            str(system),
+        )
         disp.colors = system_colors(comparison.systems)
         return disp
 
@@ -571,8 +621,7 @@ class PerQueryDeltaDisplay:
             a.plot(x[tied], d[tied], linestyle="none", marker="o", markersize=4, color="#999999")
         cnt = self.counts
         if label_queries:
-            a.set_xticks(x, self.deltas["query_id"].astype(str).tolist(), rotation=90,
-                         fontsize="small")
+            a.set_xticks(x, self.deltas["query_id"].astype(str).tolist(), rotation=90, fontsize="small")
             a.set_xlabel("query (sorted by difference)")
         else:
             a.set_xticks([])
@@ -582,14 +631,15 @@ class PerQueryDeltaDisplay:
         a.set_ylabel(f"\u0394 {m} ({c} \u2212 {b})")
         a.set_title(f"{m} per query: {c} vs {b}")
         a.grid(True, axis="y", alpha=0.25)
-        handles = [Patch(color=win, label=f"{c} better ({cnt['wins']})"),
-                   Patch(color=loss, label=f"{b} better ({cnt['losses']})"),
-                   Patch(color="#999999", label=f"tied ({cnt['ties']})")]
+        handles = [
+            Patch(color=win, label=f"{c} better ({cnt['wins']})"),
+            Patch(color=loss, label=f"{b} better ({cnt['losses']})"),
+            Patch(color="#999999", label=f"tied ({cnt['ties']})"),
+        ]
         extra = 0.0
         if label_queries:
             longest = max((len(str(q)) for q in self.deltas["query_id"]), default=0)
             extra = 0.6 * font_points("small") * longest
-        self.legend_ = legend_below(a, handles, ncols=3, extra_points=extra,
-                                     ticklabels=label_queries)
+        self.legend_ = legend_below(a, handles, ncols=3, extra_points=extra, ticklabels=label_queries)
         self.ax_, self.axes_, self.figure_ = a, [a], fig
         return self

@@ -59,18 +59,25 @@ def plot_calibration(calibration, kind: str = "distribution", ax=None, system=No
     >>> type(plot_calibration(cal, "roc")).__name__
     'RocCurveDisplay'
     """
-    build_keys = {"distribution": {"score_label"}, "roc": set(), "pr": {"positive"},
-                  "tradeoff": {"score_label", "cutoffs", "grid_size"}}
+    build_keys = {
+        "distribution": {"score_label"},
+        "roc": set(),
+        "pr": {"positive"},
+        "tradeoff": {"score_label", "cutoffs", "grid_size"},
+    }
     if kind not in build_keys:
         raise ValueError(f"kind must be one of {', '.join(_CALIBRATION_KINDS)}, got {kind!r}")
     build = {k: kwargs.pop(k) for k in list(kwargs) if k in build_keys[kind]}
-    cls: Any = {"distribution": ScoreDistributionDisplay, "roc": RocCurveDisplay,
-           "pr": PrecisionRecallDisplay, "tradeoff": CutoffTradeoffDisplay}[kind]
+    cls: Any = {
+        "distribution": ScoreDistributionDisplay,
+        "roc": RocCurveDisplay,
+        "pr": PrecisionRecallDisplay,
+        "tradeoff": CutoffTradeoffDisplay,
+    }[kind]
     return cls.from_calibration(calibration, system=system, **build).plot(ax=ax, **kwargs)
 
 
-def plot_evaluation(evaluation, kind: str = "strata", ax=None, metric: str | None = None,
-                    **kwargs):
+def plot_evaluation(evaluation, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
     """Draw an evaluation; returns the display (what ``Evaluation.plot`` returns).
 
     Parameters
@@ -144,8 +151,7 @@ def plot_drift(result, ax=None):
     return DriftDisplay.from_drift(result).plot(ax=ax)
 
 
-def plot_comparison(comparison, ax=None, metric: str | None = None, system: str | None = None,
-                    **kwargs):
+def plot_comparison(comparison, ax=None, metric: str | None = None, system: str | None = None, **kwargs):
     """Draw a comparison's per-query differences for one candidate.
 
     Parameters
