@@ -4,18 +4,21 @@
 :func:`plot_comparison` pick the Display (scikit-learn's pattern: precomputed values,
 ``from_*`` constructors, ``.plot(ax=None)`` returning the display, matplotlib imported inside
 ``plot`` only, never ``plt.show()``) and pass the keywords on. The Displays live in the module
-of their subject: :mod:`~retrieval_eval.viz.calibration`, :mod:`~retrieval_eval.viz.tradeoff`,
-:mod:`~retrieval_eval.viz.evaluation`, :mod:`~retrieval_eval.viz.drift`; all are importable
-from :mod:`retrieval_eval.viz`.
+of their subject: :mod:`~retrieval_eval.viz.calibration`, :mod:`~retrieval_eval.viz.curves`,
+:mod:`~retrieval_eval.viz.tradeoff`, :mod:`~retrieval_eval.viz.evaluation`,
+:mod:`~retrieval_eval.viz.delta`, :mod:`~retrieval_eval.viz.drift`; all are importable from
+:mod:`retrieval_eval.viz`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .calibration import PrecisionRecallDisplay, RocCurveDisplay, ScoreDistributionDisplay
+from .calibration import ScoreDistributionDisplay
+from .curves import PrecisionRecallDisplay, RocCurveDisplay
+from .delta import PerQueryDeltaDisplay
 from .drift import DriftDisplay
-from .evaluation import MetricAtKDisplay, PerQueryDeltaDisplay, StratumDisplay
+from .evaluation import MetricAtKDisplay, StratumDisplay
 from .tradeoff import CutoffTradeoffDisplay
 
 __all__ = ["plot_calibration", "plot_comparison", "plot_drift", "plot_evaluation"]
