@@ -192,22 +192,30 @@ def paper_table(
     cols, rows = _grid(comparison, labels, int(decimals))
     cap = caption if caption is not None else _caption(comparison, cols)
     if fmt == "markdown":
-        body = [
-            [letter, md_escape(name)]
-            + [(f"**{t}**" if bold else t) + (f"<sup>{marks}</sup>" if marks else "") for t, bold, marks in cells]
-            for letter, name, cells in rows
-        ]
-        return (
-            markdown(
-                ["#", "System"] + [md_escape(h) for _, h, _, _ in cols],
-                body,
-                align="cl" + "r" * len(cols),
-                escape=False,
-            )
-            + "\n"
-            + md_escape(cap)
-            + "\n"
+        return _paper_markdown(cols, rows, cap)
+    return _paper_latex(cols, rows, cap, label)
+
+
+def _paper_markdown(cols: list, rows: list, cap: str) -> str:
+    """The wide table as a pipe table (marks as ``<sup>ab</sup>``), the caption a paragraph after it."""
+    body = [
+        [letter, md_escape(name)]
+        + [(f"**{t}**" if bold else t) + (f"<sup>{marks}</sup>" if marks else "") for t, bold, marks in cells]
+        for letter, name, cells in rows
+    ]
+    return (
+        markdown(
+            ["#", "System"] + [md_escape(h) for _, h, _, _ in cols], body, align="cl" + "r" * len(cols), escape=False
         )
+        + "\n"
+        + md_escape(cap)
+        + "\n"
+    )
+
+
+def _paper_latex(cols: list, rows: list, cap: str, label: str | None) -> str:
+    """The wide table as a booktabs ``table`` (bold via ``\\textbf``, marks as ``$^{ab}$``),
+    the cutoffs' header row over the columns when there are several, caption and label."""
     body = [
         [letter, tex(name)]
         + [(rf"\textbf{{{t}}}" if bold else t) + (f"$^{{{marks}}}$" if marks else "") for t, bold, marks in cells]
@@ -221,21 +229,26 @@ def paper_table(
         label=None,
         escape=False,
     )
-    groups = [(k, sum(1 for c in cols if c[2] == k)) for k in dict.fromkeys(c[2] for c in cols)]
-    if len(groups) > 1:
-        head, rules, at = [], [], 3
-        for k, n in groups:
-            head.append(rf"\multicolumn{{{n}}}{{c}}{{{'@' + str(k) if k is not None else 'whole ranking'}}}")
-            rules.append(rf"\cmidrule(lr){{{at}-{at + n - 1}}}")
-            at += n
-        text = text.replace(
-            r"\toprule" + "\n",
-            r"\toprule" + "\n" + " & & " + " & ".join(head) + r" \\" + "\n" + " ".join(rules) + "\n",
-            1,
-        )
+    text = _cutoff_header(text, cols)
     caption = tex(cap).replace("2" + tex("^") + "g - 1", "$2^g - 1$")
     tail = rf"\caption{{{caption}}}" + "\n" + (rf"\label{{{label}}}" + "\n" if label else "")
     return text.replace(r"\end{table}", tail + r"\end{table}")
+
+
+def _cutoff_header(text: str, cols: list) -> str:
+    """A header row of cutoffs (``@10``, ``whole ranking``) over their columns, with
+    ``\\cmidrule``s, when the columns have several cutoffs; else ``text`` as it is."""
+    groups = [(k, sum(1 for c in cols if c[2] == k)) for k in dict.fromkeys(c[2] for c in cols)]
+    if len(groups) <= 1:
+        return text
+    head, rules, at = [], [], 3
+    for k, n in groups:
+        head.append(rf"\multicolumn{{{n}}}{{c}}{{{'@' + str(k) if k is not None else 'whole ranking'}}}")
+        rules.append(rf"\cmidrule(lr){{{at}-{at + n - 1}}}")
+        at += n
+    return text.replace(
+        r"\toprule" + "\n", r"\toprule" + "\n" + " & & " + " & ".join(head) + r" \\" + "\n" + " ".join(rules) + "\n", 1
+    )
 
 
 def _fmt_p(p: Any) -> str:

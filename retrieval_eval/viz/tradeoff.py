@@ -284,69 +284,16 @@ class CutoffTradeoffDisplay:
             ("positive_retention", "positive retention (positives \u2265 c)", positive_color(), "-"),
         ]
         for i, (a, s) in enumerate(zip(axes, self.systems)):
-            sub = self.curve[self.curve["system"] == s]
-            lines = {}
-            # recall after the cutoff is the system's own measure: drawn in its colour.
-            recall = [(c, f"{c} after the cutoff", system_color(self.colors, s, i), "--") for c in recall_cols]
-            for col, label, color, style in series + recall:
-                (lines[col],) = a.plot(
-                    sub["cutoff"],
-                    sub[col],
-                    drawstyle="steps-pre",
-                    color=color,
-                    linestyle=style,
-                    linewidth=2,
-                    label=label,
-                )
+            lines = self._draw_curves(a, s, i, series, recall_cols)
             self.lines_[s] = lines
             handles = list(lines.values())
-            if s in self.chosen.index and np.isfinite(self.chosen.loc[s, "cutoff"]):  # type: ignore[arg-type]
-                ch = self.chosen.loc[s]
-                c = float(ch["cutoff"])
-                line = a.axvline(
-                    c,
-                    color=fg,
-                    linestyle=":",
-                    linewidth=1.5,
-                    label=(
-                        f"cutoff {fmt_score(c)} "
-                        f"({quantile_text(ch['quantile'], ch.get('method'))}):\n"
-                        f"{ch['negative_satisfaction']:.0%} negatives below, "
-                        f"{ch['positive_retention']:.0%} positives kept"
-                    ),
-                )
-                a.plot(
-                    [c, c],
-                    [ch["negative_satisfaction"], ch["positive_retention"]],
-                    linestyle="none",
-                    marker="o",
-                    color=fg,
-                    markersize=5,
-                )
+            line = self._mark_cutoff(a, s, fg)
+            if line is not None:
                 self.cutoff_lines_[s] = line
                 handles.append(line)
             if getattr(self, "stratum_cutoffs", None) is not None:
                 handles += draw_stratum_cutoffs(a, self.stratum_cutoffs, s)
-            if s in self.chosen.index and bool(self.chosen.loc[s].get("rank_based", False)):
-                a.set_ylim(-0.02, 1.25)
-                self.notes_[s] = a.text(
-                    0.5,
-                    0.97,
-                    RANK_BASED_NOTE,
-                    transform=a.transAxes,
-                    ha="center",
-                    va="top",
-                    fontsize="small",
-                    color=fg,
-                    bbox=dict(
-                        boxstyle="round,pad=0.3",
-                        facecolor=rc_param("axes.facecolor"),
-                        edgecolor=HIGHLIGHT_COLOR,
-                        linewidth=1.2,
-                    ),
-                )
-            else:
-                a.set_ylim(-0.02, 1.02)
+            self._rank_based_note(a, s, fg)
             a.set_yticks(np.linspace(0, 1, 6))
             a.set_xlabel(score_axis_label(self.score_label, "cutoff c on the top-1 score", s))
             a.set_ylabel("share of queries" + "".join(f"; {c}" for c in recall_cols))
@@ -358,3 +305,64 @@ class CutoffTradeoffDisplay:
         self.ax_ = one_or_array(axes)
         self.figure_ = fig
         return self
+
+    def _draw_curves(self, a, s: str, i: int, series: list, recall_cols: list[str]) -> dict:
+        """One system's step curves: negative satisfaction, positive retention and each recall
+        after the cutoff (the system's own measure: drawn in its colour, dashed)."""
+        sub = self.curve[self.curve["system"] == s]
+        lines = {}
+        recall = [(c, f"{c} after the cutoff", system_color(self.colors, s, i), "--") for c in recall_cols]
+        for col, label, color, style in series + recall:
+            (lines[col],) = a.plot(
+                sub["cutoff"], sub[col], drawstyle="steps-pre", color=color, linestyle=style, linewidth=2, label=label
+            )
+        return lines
+
+    def _mark_cutoff(self, a, s: str, fg):
+        """The chosen cutoff as a dotted line (its legend says what it keeps) and its two
+        curves' values as dots; None when the system has no finite cutoff."""
+        if not (s in self.chosen.index and np.isfinite(self.chosen.loc[s, "cutoff"])):  # type: ignore[arg-type]
+            return None
+        ch = self.chosen.loc[s]
+        c = float(ch["cutoff"])
+        line = a.axvline(
+            c,
+            color=fg,
+            linestyle=":",
+            linewidth=1.5,
+            label=(
+                f"cutoff {fmt_score(c)} "
+                f"({quantile_text(ch['quantile'], ch.get('method'))}):\n"
+                f"{ch['negative_satisfaction']:.0%} negatives below, "
+                f"{ch['positive_retention']:.0%} positives kept"
+            ),
+        )
+        a.plot(
+            [c, c],
+            [ch["negative_satisfaction"], ch["positive_retention"]],
+            linestyle="none",
+            marker="o",
+            color=fg,
+            markersize=5,
+        )
+        return line
+
+    def _rank_based_note(self, a, s: str, fg) -> None:
+        """The y range; for a rank-based system, room at the top for the note that says so."""
+        if not (s in self.chosen.index and bool(self.chosen.loc[s].get("rank_based", False))):
+            a.set_ylim(-0.02, 1.02)
+            return
+        a.set_ylim(-0.02, 1.25)
+        self.notes_[s] = a.text(
+            0.5,
+            0.97,
+            RANK_BASED_NOTE,
+            transform=a.transAxes,
+            ha="center",
+            va="top",
+            fontsize="small",
+            color=fg,
+            bbox=dict(
+                boxstyle="round,pad=0.3", facecolor=rc_param("axes.facecolor"), edgecolor=HIGHLIGHT_COLOR, linewidth=1.2
+            ),
+        )
