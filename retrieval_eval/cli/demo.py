@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
 import math
 import os
@@ -24,7 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..io.safewrite import atomic_write_bytes, atomic_write_text
+from ..io.safewrite import atomic_write_text
+from .demo_figures import demo_plots
 
 __all__ = ["DEMO_GATES", "HEADLINE_METRICS", "calibration_verdict", "run_demo"]
 
@@ -68,19 +68,6 @@ def _clean(value: Any) -> Any:
         except (TypeError, ValueError):
             return str(value)
     return value
-
-
-def _save_figure(draw, path: Path, figsize=(6.4, 4.2)) -> Path:
-    """Draw on a fresh Figure (no pyplot, so no GUI backend and no global state) and save it."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=figsize, layout="constrained")
-    ax = fig.subplots()
-    draw(ax)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    atomic_write_bytes(path, buffer.getvalue())  # the one safe write path (retrieval_eval.safewrite)
-    return path
 
 
 def calibration_verdict(row: pd.Series, negative_floor: float | None = None) -> str:
@@ -179,7 +166,7 @@ def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Pat
     written["calibration.json"] = _write(out / "calibration.json", _json(calibration.to_dict()))
     written["drift.json"] = _write(out / "drift.json", _json(drift_result.to_dict()))
 
-    plots = _plots(out, ev, calibration, drift_result, comparison)
+    plots = demo_plots(out, ev, calibration, drift_result, comparison, DEMO_K, DEMO_BASELINE)
     written.update({name: path for name, (path, _) in plots.items()})
     page = _index_html(
         reports, headline, calibration, drift_result, comparison, gates, plots, list(written) + ["index.html"]
@@ -217,95 +204,6 @@ def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result, gat
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index = pd.Index(list(rows), dtype=pd.StringDtype(), name="system")
     return frame
-
-
-def _plots(out: Path, ev, calibration, drift_result, comparison) -> dict[str, tuple[Path, str]]:
-    """The demo's figures, one PNG each, drawn by :mod:`retrieval_eval.plotting`, with captions."""
-    from ..viz import plotting
-
-    figures: list[tuple[str, Any, tuple[float, float], str]] = []
-    for system in calibration.summary.index:
-        figures.append(
-            (
-                f"scores-{system}.png",
-                lambda ax, s=system: plotting.plot_calibration(calibration, "distribution", ax=ax, system=s),
-                (6.4, 4.4),
-                f"Top-1 scores of {system}: in-distribution queries (positives, blue) against "
-                "out-of-distribution ones (negatives, orange), each as a share of its own class. "
-                "The dashed line is the calibrated cutoff; the less the two shapes overlap, the "
-                "better a cutoff separates them. The title is in the system's colour.",
-            )
-        )
-    figures += [
-        (
-            "roc.png",
-            lambda ax: plotting.plot_calibration(calibration, "roc", ax=ax),
-            (5.6, 6.2),
-            "ROC of the top-1 score, one line per system in its colour: the share of positives "
-            "kept (up) against the share of negatives kept (right) as the cutoff falls. A curve "
-            "hugging the top-left corner separates well; the dotted diagonal is chance.",
-        ),
-        (
-            "pr.png",
-            lambda ax: plotting.plot_calibration(calibration, "pr", ax=ax),
-            (5.6, 6.2),
-            "Precision-recall of the top-1 score for finding in-distribution queries: how many "
-            "of the queries kept are covered (up) against how many covered ones are kept "
-            "(right). Dotted lines: the positives' share, what a random score would reach.",
-        ),
-        (
-            "tradeoff.png",
-            lambda ax: plotting.plot_calibration(calibration, "tradeoff", ax=ax, system="dense"),
-            (6.4, 4.6),
-            "What a cutoff on dense's top-1 score keeps and rejects: the share of negatives "
-            "below it (orange, rises) and of positives at or above it (blue, falls). The dotted "
-            "line and dots mark the calibrated cutoff.",
-        ),
-        (
-            "strata.png",
-            lambda ax: plotting.plot_evaluation(ev, "strata", ax=ax, metric="recall"),
-            (6.4, 5.2),
-            f"recall@{DEMO_K} per stratum of queries, one bar per system in its colour, n (queries) "
-            "beside each bar, the 95% t interval clipped to [0, 1]. The hatched bar is each "
-            "system's worst stratum, the one a worst-stratum gate watches; pale bars are thin "
-            "strata (fewer than 5 queries).",
-        ),
-        (
-            "recall-at-k.png",
-            lambda ax: plotting.plot_evaluation(ev, "metric_at_k", ax=ax, metric="recall"),
-            (6.4, 4.4),
-            "recall@k at each cutoff k the demo computed (1, 5, 10), one line per system: how "
-            "much of what is relevant each system finds as it shows more results.",
-        ),
-        (
-            "comparison.png",
-            lambda ax: comparison.plot(ax=ax),
-            (6.4, 4.4),
-            f"Mean difference from {comparison.baseline} per system and metric with its 95% "
-            "bootstrap interval; filled markers are significant after the Holm correction, hollow "
-            "ones are not. Right of the vertical line: better than the baseline.",
-        ),
-        (
-            "delta.png",
-            lambda ax: plotting.plot_evaluation(
-                ev, "delta", ax=ax, metric="ndcg", baseline=DEMO_BASELINE, candidate="dense"
-            ),
-            (6.4, 4.4),
-            f"nDCG@{DEMO_K} per query, dense minus bm25, sorted: bars in dense's colour are "
-            "queries where dense ranks better, bars in bm25's colour those where bm25 does, grey "
-            "dots ties. A mean can hide many small losses behind a few large wins; this shows "
-            "which it is.",
-        ),
-        (
-            "drift.png",
-            lambda ax: plotting.plot_drift(drift_result, ax=ax),
-            (6.4, 4.2),
-            "What re-chunking the corpus does to the labels: how many stay VALID, how many a "
-            "tool can re-anchor (RE_ANCHORABLE, MERGED) and how many need a person (SPLIT, "
-            "ORPHANED).",
-        ),
-    ]
-    return {name: (_save_figure(draw, out / name, size), caption) for name, draw, size, caption in figures}
 
 
 _PAGE_STYLE = """
@@ -476,6 +374,35 @@ def _metrics_html(reports: dict[str, dict[str, Any]], colors: dict[str, str]) ->
     return metrics_table, metrics_legend
 
 
+def _calibration_html(calibration) -> tuple[str, str]:
+    """The calibration summary as a table whose headers may wrap, and its warnings as list items."""
+    from ..viz.html import table as html_table
+
+    cal_table = _fit_headers(html_table(calibration.summary, max_rows=50), "ood")
+    warnings = "".join(f"<li>{html.escape(w)}</li>" for w in getattr(calibration, "warnings", []) or [])
+    return cal_table, warnings
+
+
+def _drift_rows(drift_result) -> str:
+    """The drift summary's rows: a figure or a count per line."""
+    esc = html.escape
+    return "".join(
+        f"<tr><th>{esc(k)}</th><td>{_f4(v) if isinstance(v, float) else esc(str(v))}</td></tr>"
+        for k, v in drift_result.summary.to_dict().items()
+    )
+
+
+def _figures_html(plots: dict[str, tuple[Path, str]]) -> str:
+    """Every plot embedded as a data URI, its caption under it."""
+    esc = html.escape
+    return "".join(
+        f'<figure id="fig-{esc(Path(name).stem)}"><img alt="{esc(caption)}" '
+        f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode("ascii")}">'
+        f"<figcaption>{esc(caption)}</figcaption></figure>"
+        for name, (path, caption) in plots.items()
+    )
+
+
 def _index_html(
     reports: dict[str, dict[str, Any]],
     headline: pd.DataFrame,
@@ -486,6 +413,8 @@ def _index_html(
     plots: dict[str, tuple[Path, str]],
     files: list[str],
 ) -> str:
+    """``index.html``: headline, gates, comparison, every metric, calibration, drift, plots and
+    the files written, in one self-contained page."""
     from ..viz.style import system_colors
 
     esc = html.escape
@@ -494,25 +423,9 @@ def _index_html(
     headline_table = _headline_html(headline, colors)
     gates_html, reasons_html = _gates_html(reports, gates, colors)
     metrics_table, metrics_legend = _metrics_html(reports, colors)
-
-    # -- calibration and drift -------------------------------------------------------------------
-    from ..viz.html import table as html_table
-
-    cal_table = _fit_headers(html_table(calibration.summary, max_rows=50), "ood")
-    warnings = "".join(f"<li>{esc(w)}</li>" for w in getattr(calibration, "warnings", []) or [])
-    summary = drift_result.summary.to_dict()
-    drift_rows = "".join(
-        f"<tr><th>{esc(k)}</th><td>{_f4(v) if isinstance(v, float) else esc(str(v))}</td></tr>"
-        for k, v in summary.items()
-    )
-
-    # -- plots -----------------------------------------------------------------------------------
-    figures = "".join(
-        f'<figure id="fig-{esc(Path(name).stem)}"><img alt="{esc(caption)}" '
-        f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode("ascii")}">'
-        f"<figcaption>{esc(caption)}</figcaption></figure>"
-        for name, (path, caption) in plots.items()
-    )
+    cal_table, warnings = _calibration_html(calibration)
+    drift_rows = _drift_rows(drift_result)
+    figures = _figures_html(plots)
     file_list = "".join(f'<li><a href="{esc(n)}">{esc(n)}</a></li>' for n in files)
 
     return f"""<!doctype html>

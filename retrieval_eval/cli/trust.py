@@ -43,8 +43,15 @@ def add_commands(
     output_flags : callable
         ``output_flags(p, json_help)`` adds ``--json`` and ``--color``.
     """
+    _add_score_shift(command, output_flags)
+    _add_label_agreement(command, output_flags)
+
+
+def _add_score_shift(
+    command: Callable[..., argparse.ArgumentParser], output_flags: Callable[[argparse.ArgumentParser, str], None]
+) -> None:
+    """``score-shift``: two runs' top-1 scores, the cutoff's shift, the gates (ceilings)."""
     from ..analysis.calibration.shift import SHIFT_GATE_METRICS
-    from ..analysis.trust.agreement import AGREEMENT_GATE_MEASURES
 
     p = command(
         "score-shift",
@@ -101,6 +108,13 @@ def add_commands(
     p.add_argument("--out", metavar="FILE", help="also write the JSON result here (atomically)")
     output_flags(p, "print the result as JSON")
     p.set_defaults(handler=cmd_score_shift)
+
+
+def _add_label_agreement(
+    command: Callable[..., argparse.ArgumentParser], output_flags: Callable[[argparse.ArgumentParser, str], None]
+) -> None:
+    """``label-agreement``: labelers of the same labels, their effect on a run, the gates (floors)."""
+    from ..analysis.trust.agreement import AGREEMENT_GATE_MEASURES
 
     p = command(
         "label-agreement",

@@ -95,6 +95,13 @@ class StratumDisplay:
     ('recall@10', ['builtin-types', 'data-model', 'expressions', 'statements'])
     """
 
+    #: The artists :meth:`plot` keeps (its helpers fill them system by system).
+    bars_: dict[str, Any]
+    errorbars_: dict[str, Any]
+    worst_: list[Any]
+    thin_: list[Any]
+    n_labels_: dict[str, list[Any]]
+
     def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
         self.values = values
         self.metric = metric

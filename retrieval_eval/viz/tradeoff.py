@@ -112,6 +112,8 @@ class CutoffTradeoffDisplay:
 
     #: Per-stratum cutoffs (set by :meth:`from_calibration`; None or absent without them).
     stratum_cutoffs: Any
+    #: The rank-based notes drawn by :meth:`plot`, per system.
+    notes_: dict[str, Any]
 
     def __init__(
         self,
