@@ -75,7 +75,7 @@ def _check_options_beside_version(argv: list[str]) -> None:
             break
         if token.startswith("-") and token.split("=", 1)[0] not in top:
             raise CLIError(f"unknown option '{token.split('=', 1)[0]}'; see '{PROG} --help'")
-    head = argv[:argv.index("--")] if "--" in argv else argv
+    head = argv[: argv.index("--")] if "--" in argv else argv
     if any(token in COMMANDS for token in head):
         check_options(build_parser(), argv)
 
@@ -110,8 +110,7 @@ def _run(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
     return code
 
 
-def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
-         stderr: TextIO | None = None) -> int:
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it).
 
     Every expected failure (usage errors, unreadable or malformed files, malformed gates) is
@@ -180,5 +179,3 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         "(this is a bug; set RETRIEVAL_EVAL_DEBUG=1 for the traceback)",
         EXIT_INTERNAL,
     )
-
-

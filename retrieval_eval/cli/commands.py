@@ -61,8 +61,10 @@ def cmd_drift(args: argparse.Namespace, out: Out) -> int:
     from ..analysis.drift.core import drift
 
     if args.fix and getattr(args, "qrels", None):
-        raise CLIError(f"--fix rewrites judgments JSONL, and {args.qrels} is qrels; "
-                       "convert it first (retrieval-eval convert --to judgments)")
+        raise CLIError(
+            f"--fix rewrites judgments JSONL, and {args.qrels} is qrels; "
+            "convert it first (retrieval-eval convert --to judgments)"
+        )
     if not args.fix:
         source = inputs.load_labels(args)
         args.judgments = source.path
@@ -107,8 +109,10 @@ def _check_fixable(path: str) -> None:
         return  # the locked read below names a missing file
     kind = sniff(path).kind
     if kind not in ("judgments", None):
-        raise CLIError(f"--fix rewrites judgments JSONL, and {path} is not ({kind}); "
-                       "convert it first (retrieval-eval convert --to judgments)")
+        raise CLIError(
+            f"--fix rewrites judgments JSONL, and {path} is not ({kind}); "
+            "convert it first (retrieval-eval convert --to judgments)"
+        )
 
 
 def _drift_fix(args: argparse.Namespace):
@@ -143,9 +147,7 @@ def _drift_fix(args: argparse.Namespace):
     except OSError as err:
         if isinstance(err, WriteRefused):
             raise CLIError(f"{err}; the file was left as it was") from None
-        raise CLIError(
-            f"{path}: cannot rewrite ({err.strerror or err}); the file was left as it was"
-        ) from None
+        raise CLIError(f"{path}: cannot rewrite ({err.strerror or err}); the file was left as it was") from None
     return result, fixed, written
 
 
@@ -296,10 +298,11 @@ def cmd_calibrate(args: argparse.Namespace, out: Out) -> int:
         write_table(out, result.summary, args.format, result.to_markdown(), result.to_latex())
     elif args.json:
         to_dict = getattr(result, "to_dict", None)
-        payload = to_dict() if callable(to_dict) else {
-            "summary": frame_records(result.summary),
-            "warnings": list(getattr(result, "warnings", []) or []),
-        }
+        payload = (
+            to_dict()
+            if callable(to_dict)
+            else {"summary": frame_records(result.summary), "warnings": list(getattr(result, "warnings", []) or [])}
+        )
         out.stream.write(dumps(payload))
     else:
         out(f"{out.s('calibrate', 'bold')}  {', '.join(args.run)}  {out.s('against', 'dim')}  {args.queries}")
@@ -355,8 +358,10 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
         options["queries"] = inputs.load_queries(args.queries)
         inputs.check_negatives(judgments, args.judgments, options["queries"], args.queries, args.threshold)
     if run["system"].nunique() < 2:
-        raise CLIError(f"{', '.join(args.run)}: comparing needs at least two systems; "
-                       f"the {'run has' if len(args.run) == 1 else 'runs have'} {run['system'].nunique()}")
+        raise CLIError(
+            f"{', '.join(args.run)}: comparing needs at least two systems; "
+            f"the {'run has' if len(args.run) == 1 else 'runs have'} {run['system'].nunique()}"
+        )
     if not (judgments["relevance"].to_numpy() >= args.threshold).any():
         raise CLIError(f"{args.judgments}: no label has relevance >= {args.threshold}: nothing to compare")
     if args.baseline is not None:
@@ -367,13 +372,30 @@ def cmd_compare(args: argparse.Namespace, out: Out) -> int:
         from ..analysis.evaluation import evaluate
         from .score import read_judged_option
 
-        run = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain,
-                       queries=options.get("queries"), judged=read_judged_option(args, judgments))
+        run = evaluate(
+            judgments,
+            run,
+            k=ks,
+            threshold=args.threshold,
+            gain=args.gain,
+            queries=options.get("queries"),
+            judged=read_judged_option(args, judgments),
+        )
         # The judged metrics' names are known once their files are read: the rest are checked now.
         _check_metrics([m for m in args.metric or () if m not in run.per_query.columns], ks, args.gain)
-    result = compare(judgments, run, baseline=args.baseline, k=ks, threshold=args.threshold,
-                     test=args.test, correction=args.correction, gain=args.gain, pairs=args.pairs,
-                     zero_method=args.zero_method, **options)
+    result = compare(
+        judgments,
+        run,
+        baseline=args.baseline,
+        k=ks,
+        threshold=args.threshold,
+        test=args.test,
+        correction=args.correction,
+        gain=args.gain,
+        pairs=args.pairs,
+        zero_method=args.zero_method,
+        **options,
+    )
     render_comparison(out, args, result)
     return EXIT_OK
 
@@ -407,15 +429,23 @@ def cmd_demo(args: argparse.Namespace, out: Out) -> int:
 
     from .demo import DEMO_GATES
 
-    headline = pd.read_csv(written["headline.csv"], index_col="system", keep_default_na=False,
-                           na_values=[""], dtype={"system": "string"})
+    headline = pd.read_csv(
+        written["headline.csv"], index_col="system", keep_default_na=False, na_values=[""], dtype={"system": "string"}
+    )
     columns = ["ndcg@10", "recall@10", "auroc", "negative_satisfaction"]
-    rows = [[str(system)] + [num(row[c]) for c in columns] + [str(row["calibration"]),
-                                                                str(row["gates"])]
-            for system, row in headline.iterrows()]
+    rows = [
+        [str(system)] + [num(row[c]) for c in columns] + [str(row["calibration"]), str(row["gates"])]
+        for system, row in headline.iterrows()
+    ]
     out(f"{out.s('demo', 'bold')}  the bundled demo at k=10, gates: {', '.join(DEMO_GATES)}")
-    out(term.table(["system"] + columns + ["calibration", "gates"], rows,
-                    align=["l"] + ["r"] * len(columns) + ["l", "l"], style=out.s))
+    out(
+        term.table(
+            ["system"] + columns + ["calibration", "gates"],
+            rows,
+            align=["l"] + ["r"] * len(columns) + ["l", "l"],
+            style=out.s,
+        )
+    )
     out(f"page   {written['index.html']}")
     out(f"wrote  {plural(len(written), 'file')} to {folder}")
     return EXIT_OK

@@ -21,10 +21,31 @@ from typing import Any
 
 from ..errors import FormatError
 
-__all__ = ["BOM", "CLIError", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "MAX_CHUNK_ROWS", "PROG",
-           "atomic_write_text", "check_file_options", "check_out_not_input", "decode_text",
-           "dumps", "finite_float", "frame_records", "from_a_library", "jsonable", "load_json",
-           "naming", "one_line", "out_of_memory", "positive_int", "read_text"]
+__all__ = [
+    "BOM",
+    "CLIError",
+    "EXIT_FINDING",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "MAX_CHUNK_ROWS",
+    "PROG",
+    "atomic_write_text",
+    "check_file_options",
+    "check_out_not_input",
+    "decode_text",
+    "dumps",
+    "finite_float",
+    "frame_records",
+    "from_a_library",
+    "jsonable",
+    "load_json",
+    "naming",
+    "one_line",
+    "out_of_memory",
+    "positive_int",
+    "read_text",
+]
 
 PROG = "retrieval-eval"
 #: The largest ``--chunk-rows`` (67,108,864): 33 times the automatic block of 2,000,000 rows,
@@ -110,6 +131,7 @@ def finite_float(flag: str, low: float | None = None, high: float | None = None)
     >>> finite_float("--quantile", 0.0, 1.0)("0.1")
     0.1
     """
+
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -129,12 +151,20 @@ def finite_float(flag: str, low: float | None = None, high: float | None = None)
 # -----------------------------------------------------------------------------------------------
 
 #: The options that name a file (or, for demo's --out, a folder), by argparse dest.
-FILE_OPTIONS = {"judgments": "--judgments", "qrels": "--qrels", "run": "--run", "corpus": "--corpus",
-                "queries": "--queries", "baseline": "--baseline", "out": "--out",
-                "run_before": "--run-before", "run_after": "--run-after", "other": "--other"}
+FILE_OPTIONS = {
+    "judgments": "--judgments",
+    "qrels": "--qrels",
+    "run": "--run",
+    "corpus": "--corpus",
+    "queries": "--queries",
+    "baseline": "--baseline",
+    "out": "--out",
+    "run_before": "--run-before",
+    "run_after": "--run-after",
+    "other": "--other",
+}
 #: The options a command reads (``-`` is stdin), as opposed to ``--out``, which it writes.
-INPUT_OPTIONS = ("judgments", "qrels", "run", "corpus", "queries", "baseline", "run_before", "run_after",
-                 "other")
+INPUT_OPTIONS = ("judgments", "qrels", "run", "corpus", "queries", "baseline", "run_before", "run_after", "other")
 #: The files a BEIR folder given as input is read from (:func:`retrieval_eval.io.beir.read_beir`).
 BEIR_FILES = ("queries.jsonl", "corpus.jsonl")
 
@@ -168,8 +198,13 @@ def check_file_options(args: argparse.Namespace) -> None:
     """
     for flag, value in _named_paths(args, FILE_OPTIONS):
         if value == "":
-            what = ("a system name" if args.command == "compare" and flag == "--baseline"
-                    else "a folder name" if args.command == "demo" else "a file name")
+            what = (
+                "a system name"
+                if args.command == "compare" and flag == "--baseline"
+                else "a folder name"
+                if args.command == "demo"
+                else "a file name"
+            )
             raise CLIError(f"{flag} is empty; give {what}")
     if args.command == "compare":  # its --baseline names a system, not a file
         stdin = [f for f, v in _named_paths(args, [d for d in INPUT_OPTIONS if d != "baseline"]) if v == "-"]
@@ -209,16 +244,19 @@ def check_out_not_input(args: argparse.Namespace, keep: tuple[str, ...] = ()) ->
             continue
         if os.path.isdir(value):
             if _read_from_folder(value, target):
-                raise CLIError(f"--out {out} is a file of the BEIR folder {flag} {value}; writing it would "
-                               "destroy that input (choose another output file)")
+                raise CLIError(
+                    f"--out {out} is a file of the BEIR folder {flag} {value}; writing it would "
+                    "destroy that input (choose another output file)"
+                )
             continue
         same = os.path.realpath(value) == target
         if not same:
             with contextlib.suppress(OSError):
                 same = os.path.samefile(value, out)
         if same:
-            raise CLIError(f"--out {out} is the {flag} input; writing it would destroy that input "
-                           "(choose another output file)")
+            raise CLIError(
+                f"--out {out} is the {flag} input; writing it would destroy that input (choose another output file)"
+            )
 
 
 def _read_from_folder(folder: str, target: str) -> bool:
@@ -297,7 +335,7 @@ def decode_text(data: bytes, path: str) -> str:
     'q1'
     """
     if data.startswith(BOM):
-        data = data[len(BOM):]
+        data = data[len(BOM) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -446,12 +484,16 @@ def out_of_memory(argv: list[str]) -> str:
     -------
     str
     """
-    files = [argv[i + 1] for i, a in enumerate(argv[:-1])
-             if a in ("--judgments", "--qrels", "--run", "--corpus", "--queries", "--run-before",
-                      "--run-after", "--other")]
+    files = [
+        argv[i + 1]
+        for i, a in enumerate(argv[:-1])
+        if a in ("--judgments", "--qrels", "--run", "--corpus", "--queries", "--run-before", "--run-after", "--other")
+    ]
     what = f" reading {', '.join(files)}" if files else ""
-    return (f"out of memory{what}: the input expands to more than this machine holds (a parquet file "
-            "is decompressed whole; --chunk-rows sets the block a large run is read in)")
+    return (
+        f"out of memory{what}: the input expands to more than this machine holds (a parquet file "
+        "is decompressed whole; --chunk-rows sets the block a large run is read in)"
+    )
 
 
 def one_line(text: str) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
 import math
 import os
@@ -24,7 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..io.safewrite import atomic_write_bytes, atomic_write_text
+from ..io.safewrite import atomic_write_text
+from .demo_figures import demo_plots
 
 __all__ = ["DEMO_GATES", "HEADLINE_METRICS", "calibration_verdict", "run_demo"]
 
@@ -37,11 +37,9 @@ DEMO_BASELINE = "bm25"
 #: the calibrated cutoff, and no stratum of queries left far behind. A system whose figure
 #: cannot be trusted (rank-based scores for ``negative_satisfaction``) is INDETERMINATE, not
 #: PASS. ``run_demo(..., gates=())`` applies none, and the page says so.
-DEMO_GATES = ("ndcg@10:0.6", "recall@10:0.6", "negative_satisfaction:0.8",
-              "worst-stratum:recall@10:0.4")
+DEMO_GATES = ("ndcg@10:0.6", "recall@10:0.6", "negative_satisfaction:0.8", "worst-stratum:recall@10:0.4")
 #: The headline's metrics (the full table lists every metric).
-HEADLINE_METRICS = ("ndcg@10", "recall@10", "mrr@10", "auroc", "negative_satisfaction",
-                    "positive_retention")
+HEADLINE_METRICS = ("ndcg@10", "recall@10", "mrr@10", "auroc", "negative_satisfaction", "positive_retention")
 #: AUROC at or above which the top-1 score is said to separate OOD queries; at or above
 #: ``PARTLY`` it does so partly. Conventions for reading an AUROC, stated where they are used.
 SEPARATES, PARTLY = 0.9, 0.7
@@ -72,19 +70,6 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _save_figure(draw, path: Path, figsize=(6.4, 4.2)) -> Path:
-    """Draw on a fresh Figure (no pyplot, so no GUI backend and no global state) and save it."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=figsize, layout="constrained")
-    ax = fig.subplots()
-    draw(ax)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    atomic_write_bytes(path, buffer.getvalue())  # the one safe write path (retrieval_eval.safewrite)
-    return path
-
-
 def calibration_verdict(row: pd.Series, negative_floor: float | None = None) -> str:
     """One phrase on whether a system's top-1 score tells OOD queries apart, from its
     calibration summary row (``rank_based``, ``auroc``, ``n_positive``, ``n_negative``).
@@ -108,8 +93,7 @@ def calibration_verdict(row: pd.Series, negative_floor: float | None = None) -> 
     if not math.isfinite(auroc):
         return "no AUROC"
     refused = float(row.get("negative_satisfaction", math.nan))
-    if (auroc >= PARTLY and negative_floor is not None and math.isfinite(refused)
-            and refused < negative_floor):
+    if auroc >= PARTLY and negative_floor is not None and math.isfinite(refused) and refused < negative_floor:
         return f"ranks OOD queries apart, but its cutoff refuses only {refused:.0%} (gate {negative_floor:.0%})"
     if auroc >= SEPARATES:
         return "separates OOD queries"
@@ -150,14 +134,21 @@ def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Pat
     calibration = calibrate(demo.judgments, demo.runs, queries=demo.queries)
     drift_result = drift(demo.judgments, demo.corpus_v2)
     ev = evaluate(demo.judgments, demo.runs, k=(1, 5, DEMO_K), queries=demo.queries)
-    comparison = compare(demo.judgments, demo.runs, baseline=DEMO_BASELINE, k=DEMO_K,
-                         metrics=("ndcg", "recall", "mrr"), queries=demo.queries,
-                         calibration=False)
+    comparison = compare(
+        demo.judgments,
+        demo.runs,
+        baseline=DEMO_BASELINE,
+        k=DEMO_K,
+        metrics=("ndcg", "recall", "mrr"),
+        queries=demo.queries,
+        calibration=False,
+    )
     # The runs were made on the original corpus, so the reports check the labels against it;
     # drift.json shows what the re-chunk (corpus_v2) does to the same labels.
     reports = {
-        system: apply_gates(ev.report(system=system, corpus=demo.corpus, calibration=calibration,
-                                      queries=demo.queries).to_dict(), gates)
+        system: apply_gates(
+            ev.report(system=system, corpus=demo.corpus, calibration=calibration, queries=demo.queries).to_dict(), gates
+        )
         for system in ev.systems
     }
     headline = _headline(reports, calibration, drift_result, gates)
@@ -168,30 +159,31 @@ def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Pat
         written[name] = _write(out / name, _json(data))
     written["headline.csv"] = _write(out / "headline.csv", headline.to_csv(float_format="%.12g"))
     written["metrics.csv"] = _write(out / "metrics.csv", ev.summary.to_csv(float_format="%.12g"))
-    written["comparison.csv"] = _write(out / "comparison.csv",
-                                       comparison.table.to_csv(index=False, float_format="%.12g"))
-    written["calibration.csv"] = _write(out / "calibration.csv",
-                                        calibration.summary.to_csv(float_format="%.12g"))
+    written["comparison.csv"] = _write(
+        out / "comparison.csv", comparison.table.to_csv(index=False, float_format="%.12g")
+    )
+    written["calibration.csv"] = _write(out / "calibration.csv", calibration.summary.to_csv(float_format="%.12g"))
     written["calibration.json"] = _write(out / "calibration.json", _json(calibration.to_dict()))
     written["drift.json"] = _write(out / "drift.json", _json(drift_result.to_dict()))
 
-    plots = _plots(out, ev, calibration, drift_result, comparison)
+    plots = demo_plots(out, ev, calibration, drift_result, comparison, DEMO_K, DEMO_BASELINE)
     written.update({name: path for name, (path, _) in plots.items()})
-    page = _index_html(reports, headline, calibration, drift_result, comparison, gates, plots,
-                       list(written) + ["index.html"])
+    page = _index_html(
+        reports, headline, calibration, drift_result, comparison, gates, plots, list(written) + ["index.html"]
+    )
     written["index.html"] = _write(out / "index.html", page)
     return written
 
 
-def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result,
-              gates: list[str]) -> pd.DataFrame:
+def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result, gates: list[str]) -> pd.DataFrame:
     """One row per system: the headline metrics, the calibration verdict, label drift (against
     the run's corpus, from the report, and against the re-chunked corpus) and the gates'
     status ("no gates applied" when there were none)."""
     from ..analysis.decisions.gates import parse_gate
 
-    floors = [g.threshold for g in map(parse_gate, gates)
-              if g.kind == "absolute" and g.metric == "negative_satisfaction"]
+    floors = [
+        g.threshold for g in map(parse_gate, gates) if g.kind == "absolute" and g.metric == "negative_satisfaction"
+    ]
     rows = {}
     rechunked = float(drift_result.summary["invalid_ratio"])
     for system, data in reports.items():
@@ -199,8 +191,11 @@ def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result,
         for name in HEADLINE_METRICS:
             m = data["metrics"].get(name)
             row[name] = float(m["value"]) if isinstance(m, dict) else math.nan
-        row["calibration"] = (calibration_verdict(calibration.summary.loc[system], max(floors, default=None))
-                              if system in calibration.summary.index else "not calibrated")
+        row["calibration"] = (
+            calibration_verdict(calibration.summary.loc[system], max(floors, default=None))
+            if system in calibration.summary.index
+            else "not calibrated"
+        )
         d = (data.get("judgments") or {}).get("drift") or {}
         row["labels_not_valid"] = float(d.get("invalid_ratio", math.nan))
         row["labels_not_valid_rechunked"] = rechunked
@@ -209,68 +204,6 @@ def _headline(reports: dict[str, dict[str, Any]], calibration, drift_result,
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index = pd.Index(list(rows), dtype=pd.StringDtype(), name="system")
     return frame
-
-
-def _plots(out: Path, ev, calibration, drift_result, comparison) -> dict[str, tuple[Path, str]]:
-    """The demo's figures, one PNG each, drawn by :mod:`retrieval_eval.plotting`, with captions."""
-    from ..viz import plotting
-
-    figures: list[tuple[str, Any, tuple[float, float], str]] = []
-    for system in calibration.summary.index:
-        figures.append((
-            f"scores-{system}.png",
-            lambda ax, s=system: plotting.plot_calibration(calibration, "distribution", ax=ax,
-                                                           system=s),
-            (6.4, 4.4),
-            f"Top-1 scores of {system}: in-distribution queries (positives, blue) against "
-            "out-of-distribution ones (negatives, orange), each as a share of its own class. "
-            "The dashed line is the calibrated cutoff; the less the two shapes overlap, the "
-            "better a cutoff separates them. The title is in the system's colour."))
-    figures += [
-        ("roc.png", lambda ax: plotting.plot_calibration(calibration, "roc", ax=ax), (5.6, 6.2),
-         "ROC of the top-1 score, one line per system in its colour: the share of positives "
-         "kept (up) against the share of negatives kept (right) as the cutoff falls. A curve "
-         "hugging the top-left corner separates well; the dotted diagonal is chance."),
-        ("pr.png", lambda ax: plotting.plot_calibration(calibration, "pr", ax=ax), (5.6, 6.2),
-         "Precision-recall of the top-1 score for finding in-distribution queries: how many "
-         "of the queries kept are covered (up) against how many covered ones are kept "
-         "(right). Dotted lines: the positives' share, what a random score would reach."),
-        ("tradeoff.png",
-         lambda ax: plotting.plot_calibration(calibration, "tradeoff", ax=ax, system="dense"),
-         (6.4, 4.6),
-         "What a cutoff on dense's top-1 score keeps and rejects: the share of negatives "
-         "below it (orange, rises) and of positives at or above it (blue, falls). The dotted "
-         "line and dots mark the calibrated cutoff."),
-        ("strata.png",
-         lambda ax: plotting.plot_evaluation(ev, "strata", ax=ax, metric="recall"), (6.4, 5.2),
-         f"recall@{DEMO_K} per stratum of queries, one bar per system in its colour, n (queries) "
-         "beside each bar, the 95% t interval clipped to [0, 1]. The hatched bar is each "
-         "system's worst stratum, the one a worst-stratum gate watches; pale bars are thin "
-         "strata (fewer than 5 queries)."),
-        ("recall-at-k.png",
-         lambda ax: plotting.plot_evaluation(ev, "metric_at_k", ax=ax, metric="recall"),
-         (6.4, 4.4),
-         "recall@k at each cutoff k the demo computed (1, 5, 10), one line per system: how "
-         "much of what is relevant each system finds as it shows more results."),
-        ("comparison.png", lambda ax: comparison.plot(ax=ax), (6.4, 4.4),
-         f"Mean difference from {comparison.baseline} per system and metric with its 95% "
-         "bootstrap interval; filled markers are significant after the Holm correction, hollow "
-         "ones are not. Right of the vertical line: better than the baseline."),
-        ("delta.png",
-         lambda ax: plotting.plot_evaluation(ev, "delta", ax=ax, metric="ndcg",
-                                             baseline=DEMO_BASELINE, candidate="dense"),
-         (6.4, 4.4),
-         f"nDCG@{DEMO_K} per query, dense minus bm25, sorted: bars in dense's colour are "
-         "queries where dense ranks better, bars in bm25's colour those where bm25 does, grey "
-         "dots ties. A mean can hide many small losses behind a few large wins; this shows "
-         "which it is."),
-        ("drift.png", lambda ax: plotting.plot_drift(drift_result, ax=ax), (6.4, 4.2),
-         "What re-chunking the corpus does to the labels: how many stay VALID, how many a "
-         "tool can re-anchor (RE_ANCHORABLE, MERGED) and how many need a person (SPLIT, "
-         "ORPHANED)."),
-    ]
-    return {name: (_save_figure(draw, out / name, size), caption)
-            for name, draw, size, caption in figures}
 
 
 _PAGE_STYLE = """
@@ -299,8 +232,7 @@ def _fit_headers(table_html: str, table_id: str) -> str:
     headers like ``negative_satisfaction`` held on one line each made the OOD table wider
     than the page's column."""
     out = table_html.replace("<table>", f'<table id="{table_id}">', 1)
-    return re.sub(r"<th>([^<]*)</th>",
-                  lambda m: "<th>" + re.sub(r"([_@])", r"\1<wbr>", m.group(1)) + "</th>", out)
+    return re.sub(r"<th>([^<]*)</th>", lambda m: "<th>" + re.sub(r"([_@])", r"\1<wbr>", m.group(1)) + "</th>", out)
 
 
 def _f4(value: Any) -> str:
@@ -314,8 +246,10 @@ def _f4(value: Any) -> str:
 
 def _swatch(colors: dict[str, str], system: str) -> str:
     esc = html.escape
-    return (f'<span class="swatch" style="background:{colors[system]}" '
-            f'title="{esc(system)}\'s colour in every plot"></span>{esc(system)}')
+    return (
+        f'<span class="swatch" style="background:{colors[system]}" '
+        f'title="{esc(system)}\'s colour in every plot"></span>{esc(system)}'
+    )
 
 
 def _status(text: str) -> str:
@@ -326,8 +260,12 @@ def _status(text: str) -> str:
 def _headline_html(headline: pd.DataFrame, colors: dict[str, str]) -> str:
     """The headline table: one row per system."""
     esc = html.escape
-    head_cols = list(HEADLINE_METRICS) + ["calibration", "labels not VALID (run's corpus)",
-                                          "labels not VALID (re-chunked)", "gates"]
+    head_cols = list(HEADLINE_METRICS) + [
+        "calibration",
+        "labels not VALID (run's corpus)",
+        "labels not VALID (re-chunked)",
+        "gates",
+    ]
     head_rows = []
     system: Any  # the index's labels: system names
     for system, row in headline.iterrows():
@@ -336,11 +274,16 @@ def _headline_html(headline: pd.DataFrame, colors: dict[str, str]) -> str:
         cells.append(f"<td>{_f4(row['labels_not_valid'])}</td>")
         cells.append(f"<td>{_f4(row['labels_not_valid_rechunked'])}</td>")
         cells.append(f"<td>{_status(row['gates'])}</td>")
-        head_rows.append(f'<tr data-system="{esc(system)}"><th>{_swatch(colors, system)}</th>'
-                         + "".join(cells) + "</tr>")
-    return ('<table id="headline"><thead><tr><th>system</th>'
-            + "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in head_cols)
-            + "</tr></thead><tbody>" + "".join(head_rows) + "</tbody></table>")
+        head_rows.append(
+            f'<tr data-system="{esc(system)}"><th>{_swatch(colors, system)}</th>' + "".join(cells) + "</tr>"
+        )
+    return (
+        '<table id="headline"><thead><tr><th>system</th>'
+        + "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in head_cols)
+        + "</tr></thead><tbody>"
+        + "".join(head_rows)
+        + "</tbody></table>"
+    )
 
 
 def _gates_html(reports: dict[str, dict[str, Any]], gates: list[str], colors: dict[str, str]) -> tuple[str, str]:
@@ -365,15 +308,24 @@ def _gates_html(reports: dict[str, dict[str, Any]], gates: list[str], colors: di
             "of its gates. The observed value is in brackets.</p>"
             '<table id="gates"><thead><tr><th>gate</th>'
             + "".join(f"<th>{_swatch(colors, s)}</th>" for s in systems)
-            + "</tr></thead><tbody>" + "".join(gate_rows) + "</tbody></table>")
+            + "</tr></thead><tbody>"
+            + "".join(gate_rows)
+            + "</tbody></table>"
+        )
     else:
-        gates_html = ('<p id="gates" class="none">no gates applied: the reports carry no '
-                      "verdict to pass or fail (run <code>retrieval-eval score --gate ...</code> "
-                      "or <code>run_demo(out, gates=[...])</code> to apply some).</p>")
+        gates_html = (
+            '<p id="gates" class="none">no gates applied: the reports carry no '
+            "verdict to pass or fail (run <code>retrieval-eval score --gate ...</code> "
+            "or <code>run_demo(out, gates=[...])</code> to apply some).</p>"
+        )
     reasons = "".join(
-        f"<li>{_swatch(colors, s)}: " + "<ul>" + "".join(f"<li>{esc(r)}</li>" for r in
-                                                         d["verdict"].get("reasons", [])) + "</ul></li>"
-        for s, d in reports.items() if d["verdict"].get("reasons"))
+        f"<li>{_swatch(colors, s)}: "
+        + "<ul>"
+        + "".join(f"<li>{esc(r)}</li>" for r in d["verdict"].get("reasons", []))
+        + "</ul></li>"
+        for s, d in reports.items()
+        if d["verdict"].get("reasons")
+    )
     return gates_html, (f"<h3>Why</h3><ul>{reasons}</ul>" if reasons else "")
 
 
@@ -402,24 +354,67 @@ def _metrics_html(reports: dict[str, dict[str, Any]], colors: dict[str, str]) ->
         return f"<td>{text}</td>"
 
     rows = "".join(
-        f"<tr><th>{esc(name)}</th>" + "".join(cell(reports[s]["metrics"].get(name))
-                                              for s in systems) + "</tr>"
-        for name in metric_names)
-    metrics_table = ('<table id="metrics"><thead><tr><th>metric</th>'
-                     + "".join(f"<th>{_swatch(colors, s)}</th>" for s in systems)
-                     + "</tr></thead><tbody>" + rows + "</tbody></table>")
+        f"<tr><th>{esc(name)}</th>" + "".join(cell(reports[s]["metrics"].get(name)) for s in systems) + "</tr>"
+        for name in metric_names
+    )
+    metrics_table = (
+        '<table id="metrics"><thead><tr><th>metric</th>'
+        + "".join(f"<th>{_swatch(colors, s)}</th>" for s in systems)
+        + "</tr></thead><tbody>"
+        + rows
+        + "</tbody></table>"
+    )
     metrics_legend = (
         '<p class="legend">Values at 4 decimals; <small>[low, high]</small> is the 95% interval '
         "where the report has one (Wilson for shares, percentile bootstrap for AUROC and the "
         "separation margin)."
         + "".join(f"<br>&dagger;{i + 1}: cannot be gated: {esc(n)}" for i, n in enumerate(notes))
-        + "</p>")
+        + "</p>"
+    )
     return metrics_table, metrics_legend
 
 
-def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, calibration,
-                drift_result, comparison, gates: list[str],
-                plots: dict[str, tuple[Path, str]], files: list[str]) -> str:
+def _calibration_html(calibration) -> tuple[str, str]:
+    """The calibration summary as a table whose headers may wrap, and its warnings as list items."""
+    from ..viz.html import table as html_table
+
+    cal_table = _fit_headers(html_table(calibration.summary, max_rows=50), "ood")
+    warnings = "".join(f"<li>{html.escape(w)}</li>" for w in getattr(calibration, "warnings", []) or [])
+    return cal_table, warnings
+
+
+def _drift_rows(drift_result) -> str:
+    """The drift summary's rows: a figure or a count per line."""
+    esc = html.escape
+    return "".join(
+        f"<tr><th>{esc(k)}</th><td>{_f4(v) if isinstance(v, float) else esc(str(v))}</td></tr>"
+        for k, v in drift_result.summary.to_dict().items()
+    )
+
+
+def _figures_html(plots: dict[str, tuple[Path, str]]) -> str:
+    """Every plot embedded as a data URI, its caption under it."""
+    esc = html.escape
+    return "".join(
+        f'<figure id="fig-{esc(Path(name).stem)}"><img alt="{esc(caption)}" '
+        f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode("ascii")}">'
+        f"<figcaption>{esc(caption)}</figcaption></figure>"
+        for name, (path, caption) in plots.items()
+    )
+
+
+def _index_html(
+    reports: dict[str, dict[str, Any]],
+    headline: pd.DataFrame,
+    calibration,
+    drift_result,
+    comparison,
+    gates: list[str],
+    plots: dict[str, tuple[Path, str]],
+    files: list[str],
+) -> str:
+    """``index.html``: headline, gates, comparison, every metric, calibration, drift, plots and
+    the files written, in one self-contained page."""
     from ..viz.style import system_colors
 
     esc = html.escape
@@ -428,23 +423,9 @@ def _index_html(reports: dict[str, dict[str, Any]], headline: pd.DataFrame, cali
     headline_table = _headline_html(headline, colors)
     gates_html, reasons_html = _gates_html(reports, gates, colors)
     metrics_table, metrics_legend = _metrics_html(reports, colors)
-
-    # -- calibration and drift -------------------------------------------------------------------
-    from ..viz.html import table as html_table
-
-    cal_table = _fit_headers(html_table(calibration.summary, max_rows=50), "ood")
-    warnings = "".join(f"<li>{esc(w)}</li>" for w in getattr(calibration, "warnings", []) or [])
-    summary = drift_result.summary.to_dict()
-    drift_rows = "".join(
-        f"<tr><th>{esc(k)}</th><td>{_f4(v) if isinstance(v, float) else esc(str(v))}</td></tr>"
-        for k, v in summary.items())
-
-    # -- plots -----------------------------------------------------------------------------------
-    figures = "".join(
-        f'<figure id="fig-{esc(Path(name).stem)}"><img alt="{esc(caption)}" '
-        f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode("ascii")}">'
-        f"<figcaption>{esc(caption)}</figcaption></figure>"
-        for name, (path, caption) in plots.items())
+    cal_table, warnings = _calibration_html(calibration)
+    drift_rows = _drift_rows(drift_result)
+    figures = _figures_html(plots)
     file_list = "".join(f'<li><a href="{esc(n)}">{esc(n)}</a></li>' for n in files)
 
     return f"""<!doctype html>
@@ -482,7 +463,7 @@ correction.</p>
 {metrics_legend}
 <h2>Out-of-distribution calibration</h2>
 <div class="scroll">{cal_table}</div>
-<p class="legend">Per system: the calibrated cutoff (the {calibration.summary['quantile'].iloc[0]:g}
+<p class="legend">Per system: the calibrated cutoff (the {calibration.summary["quantile"].iloc[0]:g}
 quantile of the positives' top-1 scores), the shares it keeps and rejects, and how well the
 score separates the classes (AUROC, AUPR, FPR at 95% TPR). rank_based: the scores come from
 rank positions (RRF), so no cutoff on them means anything.</p>

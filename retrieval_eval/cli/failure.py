@@ -29,18 +29,32 @@ COMMANDS = {
 
 def _common(p: argparse.ArgumentParser) -> None:
     inputs.add_labels(p)
-    p.add_argument("--metric", metavar="M", default="ndcg@10",
-                   help="a seed metric (ndcg@10, recall@5; bare ndcg is at -k) or one trec_eval measure "
-                        "(P_10, ndcg_cut_10); default ndcg@10")
+    p.add_argument(
+        "--metric",
+        metavar="M",
+        default="ndcg@10",
+        help="a seed metric (ndcg@10, recall@5; bare ndcg is at -k) or one trec_eval measure "
+        "(P_10, ndcg_cut_10); default ndcg@10",
+    )
     p.add_argument("-k", metavar="K", type=positive_int("-k"), default=10, help="depth of the top lists (default 10)")
-    p.add_argument("--gain", choices=GAINS, default="exponential",
-                   help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g")
-    p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
-                   help="lowest grade that counts as relevant (default 1)")
+    p.add_argument(
+        "--gain",
+        choices=GAINS,
+        default="exponential",
+        help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g",
+    )
+    p.add_argument(
+        "--threshold",
+        metavar="T",
+        type=positive_int("--threshold"),
+        default=1,
+        help="lowest grade that counts as relevant (default 1)",
+    )
 
 
-def add_commands(command: Callable[..., argparse.ArgumentParser],
-                 output_flags: Callable[[argparse.ArgumentParser, str], None]) -> None:
+def add_commands(
+    command: Callable[..., argparse.ArgumentParser], output_flags: Callable[[argparse.ArgumentParser, str], None]
+) -> None:
     """Add ``diff`` and ``pool`` through the CLI's own ``command`` and ``output_flags`` helpers.
 
     Parameters
@@ -63,10 +77,19 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     )
     _common(p)
     inputs.add_runs(p)
-    p.add_argument("--system", metavar="NAME", action="append",
-                   help="a system to compare, given twice (a then b) when the runs hold more than two")
-    p.add_argument("--top", metavar="N", type=positive_int("--top"), default=20,
-                   help="queries shown in the terminal and drawn on the page (default 20)")
+    p.add_argument(
+        "--system",
+        metavar="NAME",
+        action="append",
+        help="a system to compare, given twice (a then b) when the runs hold more than two",
+    )
+    p.add_argument(
+        "--top",
+        metavar="N",
+        type=positive_int("--top"),
+        default=20,
+        help="queries shown in the terminal and drawn on the page (default 20)",
+    )
     p.add_argument("--out", metavar="FILE", help="write the diff as one HTML page here (atomically)")
     output_flags(p, "print the diff as JSON")
     p.set_defaults(handler=cmd_diff)
@@ -75,7 +98,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
         "pool",
         "The unjudged entries of the top k of every run, pooled by (query, document) and ranked by\n"
         "how much labelling them could move the metric (each ranking's judgment bounds, shared out\n"
-        "over its holes). Written as judgments JSONL without relevance: add \"relevance\": <grade>\n"
+        'over its holes). Written as judgments JSONL without relevance: add "relevance": <grade>\n'
         "to each line and the file reads as judgments (an ungraded line is refused, naming it).\n\n"
         "exit: 0 computed, 2 usage error or malformed input",
         "example:\n"
@@ -116,18 +139,29 @@ def cmd_diff(args: argparse.Namespace, out) -> int:
     run = inputs.load_runs(args)
     names = list(dict.fromkeys(run["system"].tolist()))
     if systems is None and len(names) != 2:
-        raise CLIError(f"{', '.join(args.run)}: diff compares two systems and the runs hold {len(names)} "
-                       f"({', '.join(names)}); choose them with --system A --system B")
-    diff = diff_runs(judgments, run, measure=args.metric, k=args.k, systems=systems or names,
-                     threshold=args.threshold, gain=args.gain)
+        raise CLIError(
+            f"{', '.join(args.run)}: diff compares two systems and the runs hold {len(names)} "
+            f"({', '.join(names)}); choose them with --system A --system B"
+        )
+    diff = diff_runs(
+        judgments,
+        run,
+        measure=args.metric,
+        k=args.k,
+        systems=systems or names,
+        threshold=args.threshold,
+        gain=args.gain,
+    )
     if args.json:
         out.stream.write(dumps(diff.to_dict()) + "\n")
         return EXIT_OK
     if args.out:
         title = f"{diff.names[0]} vs {diff.names[1]}: {diff.metric}"
         atomic_write_text(args.out, page(title, diff_html(diff, top=args.top)))
-    out(f"{diff.metric}: {diff.names[0]} (a) {fmt_number(diff.a)} -> {diff.names[1]} (b) {fmt_number(diff.b)} "
-        f"over {len(diff.queries)} queries")
+    out(
+        f"{diff.metric}: {diff.names[0]} (a) {fmt_number(diff.a)} -> {diff.names[1]} (b) {fmt_number(diff.b)} "
+        f"over {len(diff.queries)} queries"
+    )
     shown = diff.queries.head(args.top).round(4)
     out(shown.to_string(index=False))
     if len(diff.queries) > args.top:
@@ -157,13 +191,24 @@ def cmd_pool(args: argparse.Namespace, out) -> int:
     run = inputs.load_runs(args)
     corpus = inputs.load_corpus(args.corpus) if args.corpus else None
     queries = inputs.load_queries(args.queries) if args.queries else None
-    pool = label_pool(judgments, run, k=args.k, measure=args.metric, corpus=corpus, queries=queries,
-                      gain=args.gain, threshold=args.threshold, limit=args.limit)
+    pool = label_pool(
+        judgments,
+        run,
+        k=args.k,
+        measure=args.metric,
+        corpus=corpus,
+        queries=queries,
+        gain=args.gain,
+        threshold=args.threshold,
+        limit=args.limit,
+    )
     text = pool.to_jsonl()
     if not args.out:
         out.stream.write(text)
         return EXIT_OK
     atomic_write_text(args.out, text)
-    out(f"wrote {args.out}: {len(pool)} unjudged entries of {pool.frame['query_id'].nunique()} queries "
-        f"(top {pool.k}, weighted by {pool.measure}); add \"relevance\" to each line, then read it as judgments")
+    out(
+        f"wrote {args.out}: {len(pool)} unjudged entries of {pool.frame['query_id'].nunique()} queries "
+        f'(top {pool.k}, weighted by {pool.measure}); add "relevance" to each line, then read it as judgments'
+    )
     return EXIT_OK

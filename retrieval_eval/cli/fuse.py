@@ -35,17 +35,35 @@ def add_command(command: Callable[..., argparse.ArgumentParser]) -> None:
         "--out w.trec",
     )
     inputs.add_runs(p)
-    p.add_argument("--method", choices=tuple(FUSION_METHODS), default="rrf",
-                   help="rrf (default), sum (CombSUM), mnz (CombMNZ), max, min, med, anz, wsum")
-    p.add_argument("--norm", choices=(*NORMALIZATIONS, "none"), default="min-max",
-                   help="per-ranking score normalisation (default min-max, as ranx; rrf ignores it)")
-    p.add_argument("--rrf-k", metavar="K", type=finite_float("--rrf-k"), default=60.0,
-                   help="RRF's constant (default 60)")
-    p.add_argument("--weight", metavar="SYSTEM=W", action="append", default=[],
-                   help="wsum's weight of a system, repeatable (default 1 each)")
+    p.add_argument(
+        "--method",
+        choices=tuple(FUSION_METHODS),
+        default="rrf",
+        help="rrf (default), sum (CombSUM), mnz (CombMNZ), max, min, med, anz, wsum",
+    )
+    p.add_argument(
+        "--norm",
+        choices=(*NORMALIZATIONS, "none"),
+        default="min-max",
+        help="per-ranking score normalisation (default min-max, as ranx; rrf ignores it)",
+    )
+    p.add_argument(
+        "--rrf-k", metavar="K", type=finite_float("--rrf-k"), default=60.0, help="RRF's constant (default 60)"
+    )
+    p.add_argument(
+        "--weight",
+        metavar="SYSTEM=W",
+        action="append",
+        default=[],
+        help="wsum's weight of a system, repeatable (default 1 each)",
+    )
     p.add_argument("--name", metavar="NAME", help="the fused system's name (default the method's)")
-    p.add_argument("--out", metavar="FILE", required=True,
-                   help="the fused run: TREC when FILE ends in .trec, .txt, .run or .tsv, else JSONL")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        required=True,
+        help="the fused run: TREC when FILE ends in .trec, .txt, .run or .tsv, else JSONL",
+    )
     p.set_defaults(handler=cmd_fuse)
 
 
@@ -85,17 +103,27 @@ def cmd_fuse(args: argparse.Namespace, out) -> int:
     check_out_not_input(args)
     run = inputs.load_runs(args)
     try:
-        fused = fuse(run, method=args.method, norm=None if args.norm == "none" else args.norm,
-                     k=args.rrf_k, weights=_weights(args.weight), name=args.name)
+        fused = fuse(
+            run,
+            method=args.method,
+            norm=None if args.norm == "none" else args.norm,
+            k=args.rrf_k,
+            weights=_weights(args.weight),
+            name=args.name,
+        )
     except ValueError as e:
         raise CLIError(str(e)) from None
     name = str(fused["system"].iloc[0]) if len(fused) else (args.name or args.method)
     trec = str(args.out).lower().endswith(TREC_SUFFIXES)
     atomic_write_text(args.out, to_trec_run(fused, run_name=name) if trec else write_run(fused))
     sources = fused.attrs["fusion"][name]["systems"] if len(fused) else []
-    out(f"fused {', '.join(sources)} by {args.method}: {len(fused)} hits over "
-        f"{fused['query_id'].nunique()} queries -> {args.out}")
+    out(
+        f"fused {', '.join(sources)} by {args.method}: {len(fused)} hits over "
+        f"{fused['query_id'].nunique()} queries -> {args.out}"
+    )
     if fused.attrs.get("rank_based"):
-        out("note: the fused scores are a function of rank (no absolute relevance); calibrate "
-            "reports such a run as rank-based")
+        out(
+            "note: the fused scores are a function of rank (no absolute relevance); calibrate "
+            "reports such a run as rank-based"
+        )
     return 0

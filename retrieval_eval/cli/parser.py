@@ -28,8 +28,16 @@ from .trec_eval import add_command as add_trec_eval
 #: What ``compare --metric`` takes: the engine's metric names, and trec_eval's linear-gain nDCG.
 COMPARE_METRICS = (*METRIC_NAMES, "ndcg_linear")
 
-__all__ = ["COMMANDS", "build_parser", "check_command", "check_options", "help_argv",
-           "join_negative_numbers", "version", "wants_version"]
+__all__ = [
+    "COMMANDS",
+    "build_parser",
+    "check_command",
+    "check_options",
+    "help_argv",
+    "join_negative_numbers",
+    "version",
+    "wants_version",
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -120,8 +128,9 @@ def _commands(sub: Any) -> Callable[..., argparse.ArgumentParser]:
             formatter_class=_HelpFormatter,
             allow_abbrev=False,
         )
-        p.add_argument("-v", "--version", action="version", version=f"{PROG} {version()}",
-                       help="print the version and exit")
+        p.add_argument(
+            "-v", "--version", action="version", version=f"{PROG} {version()}", help="print the version and exit"
+        )
         return p
 
     return command
@@ -162,12 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("-v", "--version", action="version", version=f"{PROG} {version()}")
-    sub = parser.add_subparsers(dest="command", metavar="<command>", help=argparse.SUPPRESS,
-                                parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="<command>", help=argparse.SUPPRESS, parser_class=_Parser)
     parser.commands = sub.choices  # name -> the command's parser (help, option checks)
     command = _commands(sub)
-    for add in (_add_score, _add_drift, _add_validate, _add_convert, _add_calibrate, _add_compare,
-                _add_demo):
+    for add in (_add_score, _add_drift, _add_validate, _add_convert, _add_calibrate, _add_compare, _add_demo):
         add(command)
     trust.add_commands(command, output_flags)
     failure.add_commands(command, output_flags)
@@ -197,25 +204,54 @@ def _add_score(command) -> None:
     p.add_argument("--queries", metavar="FILE", help="queries JSONL with expect_none negatives: adds calibration")
     p.add_argument("--baseline", metavar="FILE", help="a previous report JSON, for delta gates")
     p.add_argument("--gate", metavar="EXPR", action="append", default=[], help=_GATE_HELP)
-    p.add_argument("--judged", metavar="PATH", action="append", default=[],
-                   help="LLM judge scores (JSONL, CSV or parquet; tidy or one column per metric), "
-                        "repeatable: each judged metric gets a query-clustered interval and can be gated")
+    p.add_argument(
+        "--judged",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="LLM judge scores (JSONL, CSV or parquet; tidy or one column per metric), "
+        "repeatable: each judged metric gets a query-clustered interval and can be gated",
+    )
     inputs.add_cutoffs(p)
-    p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
-                   help="lowest grade that counts as relevant (default 1)")
-    p.add_argument("--gain", choices=GAINS, default="exponential",
-                   help="nDCG gain: exponential 2^g-1 (the spec's, default) or linear g (trec_eval's)")
+    p.add_argument(
+        "--threshold",
+        metavar="T",
+        type=positive_int("--threshold"),
+        default=1,
+        help="lowest grade that counts as relevant (default 1)",
+    )
+    p.add_argument(
+        "--gain",
+        choices=GAINS,
+        default="exponential",
+        help="nDCG gain: exponential 2^g-1 (the spec's, default) or linear g (trec_eval's)",
+    )
     p.add_argument("--system", metavar="NAME", help="score only this system of a multi-system run")
-    p.add_argument("--chunk-rows", metavar="N", type=positive_int("--chunk-rows"),
-                   help="read the run in blocks of about N rows of whole queries (automatic, "
-                        "2,000,000, for a run file of 2 GiB or more without --system or --queries)")
-    p.add_argument("--quantile", metavar="Q", type=finite_float("--quantile", 0.0, 1.0),
-                   help="with --queries: quantile of positive top-1 scores used as the cutoff (default 0.10)")
-    p.add_argument("--cutoff", metavar="X", type=finite_float("--cutoff"),
-                   help="with --queries: a fixed score cutoff (the one production uses) instead")
+    p.add_argument(
+        "--chunk-rows",
+        metavar="N",
+        type=positive_int("--chunk-rows"),
+        help="read the run in blocks of about N rows of whole queries (automatic, "
+        "2,000,000, for a run file of 2 GiB or more without --system or --queries)",
+    )
+    p.add_argument(
+        "--quantile",
+        metavar="Q",
+        type=finite_float("--quantile", 0.0, 1.0),
+        help="with --queries: quantile of positive top-1 scores used as the cutoff (default 0.10)",
+    )
+    p.add_argument(
+        "--cutoff",
+        metavar="X",
+        type=finite_float("--cutoff"),
+        help="with --queries: a fixed score cutoff (the one production uses) instead",
+    )
     p.add_argument("--out", metavar="FILE", help="also write the JSON report here (atomically)")
-    output_flags(p, "print the JSON report instead of tables (a run with several systems and no "
-                    "--system gives {\"systems\": {name: report}})")
+    output_flags(
+        p,
+        "print the JSON report instead of tables (a run with several systems and no "
+        '--system gives {"systems": {name: report}})',
+    )
     inputs.add_format(p, per_query=True)
     p.set_defaults(handler=cmd_score)
 
@@ -236,8 +272,7 @@ def _add_drift(command) -> None:
     )
     inputs.add_labels(p)
     p.add_argument("--corpus", metavar="FILE", required=True, help="live corpus JSON")
-    p.add_argument("--fix", action="store_true",
-                   help="rewrite the judgments file with recoverable labels re-anchored")
+    p.add_argument("--fix", action="store_true", help="rewrite the judgments file with recoverable labels re-anchored")
     p.add_argument("--backup", action="store_true", help="with --fix: keep the old file as FILE.bak")
     output_flags(p, "print the drift result as JSON")
     inputs.add_format(p)
@@ -255,8 +290,11 @@ def _add_validate(command) -> None:
         "example:\n  retrieval-eval validate --judgments judgments.jsonl",
     )
     inputs.add_labels(p)
-    p.add_argument("--queries", metavar="FILE",
-                   help="queries JSONL: supplies query text to labels that carry none (qrels), so it is checked")
+    p.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="queries JSONL: supplies query text to labels that carry none (qrels), so it is checked",
+    )
     output_flags(p, "print the validation result as JSON")
     p.set_defaults(handler=cmd_validate)
 
@@ -275,10 +313,10 @@ def _add_convert(command) -> None:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--run", metavar="PATH", help="a run: JSONL, TREC, parquet or CSV")
     inputs.add_labels(p, group=source)
-    p.add_argument("--to", required=True, choices=CONVERT_TARGETS,
-                   help="output format (parquet needs --out)")
-    p.add_argument("--system", metavar="NAME",
-                   help="with --run: keep only this system (and name the TREC run after it)")
+    p.add_argument("--to", required=True, choices=CONVERT_TARGETS, help="output format (parquet needs --out)")
+    p.add_argument(
+        "--system", metavar="NAME", help="with --run: keep only this system (and name the TREC run after it)"
+    )
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     p.set_defaults(handler=cmd_convert)
 
@@ -292,19 +330,30 @@ def _add_calibrate(command) -> None:
         "set at a quantile of the positives' top-1 scores (or given), and the negatives\n"
         "(expect_none queries) are scored against it.\n\n"
         "exit: 0 computed, 2 usage error or malformed input",
-        "example:\n"
-        "  retrieval-eval calibrate --run scored.jsonl --judgments j.jsonl --queries queries.jsonl",
+        "example:\n  retrieval-eval calibrate --run scored.jsonl --judgments j.jsonl --queries queries.jsonl",
     )
     inputs.add_runs(p)
     inputs.add_labels(p)
-    p.add_argument("--queries", metavar="FILE", required=True,
-                   help="queries JSONL; expect_none: true marks the negatives")
-    p.add_argument("--quantile", metavar="Q", type=finite_float("--quantile", 0.0, 1.0), default=0.10,
-                   help="quantile of positive top-1 scores used as the cutoff (default 0.10)")
-    p.add_argument("--cutoff", metavar="X", type=finite_float("--cutoff"),
-                   help="a fixed score cutoff (the one production uses)")
-    p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
-                   help="lowest grade that makes a query a positive (default 1)")
+    p.add_argument(
+        "--queries", metavar="FILE", required=True, help="queries JSONL; expect_none: true marks the negatives"
+    )
+    p.add_argument(
+        "--quantile",
+        metavar="Q",
+        type=finite_float("--quantile", 0.0, 1.0),
+        default=0.10,
+        help="quantile of positive top-1 scores used as the cutoff (default 0.10)",
+    )
+    p.add_argument(
+        "--cutoff", metavar="X", type=finite_float("--cutoff"), help="a fixed score cutoff (the one production uses)"
+    )
+    p.add_argument(
+        "--threshold",
+        metavar="T",
+        type=positive_int("--threshold"),
+        default=1,
+        help="lowest grade that makes a query a positive (default 1)",
+    )
     p.add_argument("--system", metavar="NAME", help="only this system of a multi-system run")
     trust.calibrate_flags(p)  # --alpha (split-conformal cutoff), --by-stratum (Mondrian)
     output_flags(p, "print the calibration table as JSON")
@@ -319,37 +368,73 @@ def _add_compare(command) -> None:
         "Compare systems (the systems of one run file, or several run files) on the same\n"
         "judgments, with paired significance tests and a multiple-comparison correction.\n\n"
         "exit: 0 computed, 2 usage error or malformed input",
-        "example:\n"
-        "  retrieval-eval compare --judgments j.jsonl --run bm25.jsonl --run hybrid.jsonl --baseline bm25",
+        "example:\n  retrieval-eval compare --judgments j.jsonl --run bm25.jsonl --run hybrid.jsonl --baseline bm25",
     )
     inputs.add_labels(p)
     inputs.add_runs(p)
     p.add_argument("--baseline", metavar="SYSTEM", help="the system the others are compared with")
-    p.add_argument("--pairs", choices=PAIRS, default="baseline",
-                   help="compare each system with the baseline (default) or every pair of systems")
+    p.add_argument(
+        "--pairs",
+        choices=PAIRS,
+        default="baseline",
+        help="compare each system with the baseline (default) or every pair of systems",
+    )
     inputs.add_cutoffs(p, "cutoffs of a bare --metric, e.g. -k 5,10 or -k 5 -k 10 (default 10)")
-    p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
-                   help="lowest grade that counts as relevant (default 1)")
-    p.add_argument("--queries", metavar="FILE",
-                   help="queries JSONL: expect_none queries are left out (and, with scores, compared on OOD)")
-    p.add_argument("--metric", metavar="NAME", action="append",
-                   help=f"a metric to compare, repeatable: {', '.join(COMPARE_METRICS)} (at every -k, "
-                        "or with its own cutoff: map@100), or any measure score takes (nDCG@10, P_5)")
-    p.add_argument("--gain", choices=GAINS, default="exponential",
-                   help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g; "
-                        "'ndcg_linear' is always linear")
-    p.add_argument("--judged", metavar="PATH", action="append", default=[],
-                   help="LLM judge scores (repeatable): their metrics can be compared with --metric NAME")
-    p.add_argument("--test", choices=TESTS, default="randomization",
-                   help="paired significance test (default randomization)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="multiple-comparison correction across all rows (default holm)")
-    p.add_argument("--zero-method", choices=ZERO_METHODS, default="wilcox",
-                   help="the Wilcoxon test's zero differences: dropped (wilcox, scipy's default), "
-                        "ranked then dropped (pratt) or split between the signs (zsplit)")
-    p.add_argument("--layout", choices=("long", "wide"), default="long",
-                   help="with --format markdown/latex: a row a comparison (long) or the paper's table, "
-                        "a row a system and a column a metric (wide)")
+    p.add_argument(
+        "--threshold",
+        metavar="T",
+        type=positive_int("--threshold"),
+        default=1,
+        help="lowest grade that counts as relevant (default 1)",
+    )
+    p.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="queries JSONL: expect_none queries are left out (and, with scores, compared on OOD)",
+    )
+    p.add_argument(
+        "--metric",
+        metavar="NAME",
+        action="append",
+        help=f"a metric to compare, repeatable: {', '.join(COMPARE_METRICS)} (at every -k, "
+        "or with its own cutoff: map@100), or any measure score takes (nDCG@10, P_5)",
+    )
+    p.add_argument(
+        "--gain",
+        choices=GAINS,
+        default="exponential",
+        help="gain of a bare 'ndcg': exponential 2^g-1 (default) or linear g; 'ndcg_linear' is always linear",
+    )
+    p.add_argument(
+        "--judged",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="LLM judge scores (repeatable): their metrics can be compared with --metric NAME",
+    )
+    p.add_argument(
+        "--test", choices=TESTS, default="randomization", help="paired significance test (default randomization)"
+    )
+    p.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="multiple-comparison correction across all rows (default holm)",
+    )
+    p.add_argument(
+        "--zero-method",
+        choices=ZERO_METHODS,
+        default="wilcox",
+        help="the Wilcoxon test's zero differences: dropped (wilcox, scipy's default), "
+        "ranked then dropped (pratt) or split between the signs (zsplit)",
+    )
+    p.add_argument(
+        "--layout",
+        choices=("long", "wide"),
+        default="long",
+        help="with --format markdown/latex: a row a comparison (long) or the paper's table, "
+        "a row a system and a column a metric (wide)",
+    )
     output_flags(p, "print the comparison table as JSON")
     inputs.add_format(p)
     p.set_defaults(handler=cmd_compare)
@@ -363,10 +448,13 @@ def _add_demo(command) -> None:
         "plots and an index.html listing them into --out.",
         "example:\n  retrieval-eval demo --out demo-output",
     )
-    p.add_argument("--out", metavar="DIR", default="retrieval-eval-demo",
-                   help="folder to write into (default ./retrieval-eval-demo)")
-    p.add_argument("--color", choices=COLOR_MODES, default="auto",
-                   help="colour the output: auto, always or never")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default="retrieval-eval-demo",
+        help="folder to write into (default ./retrieval-eval-demo)",
+    )
+    p.add_argument("--color", choices=COLOR_MODES, default="auto", help="colour the output: auto, always or never")
     p.set_defaults(handler=cmd_demo, json=False)
 
 
@@ -423,7 +511,7 @@ def check_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     if sub is None:
         return
     known = {s for action in sub._actions for s in action.option_strings}
-    for token in argv[argv.index(command) + 1:]:
+    for token in argv[argv.index(command) + 1 :]:
         if token == "--":
             return
         if token == "-" or not token.startswith("-") or re.fullmatch(r"-[0-9.].*", token):

@@ -42,8 +42,10 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
     s = out.s
     summary = result.summary
     out(f"{s('drift', 'bold')}  {args.judgments}  {s('against', 'dim')}  {args.corpus}")
-    out(f"  labels' corpus fingerprint: {result.judgments_fingerprint or '(none, or mixed)'}; "
-        f"live corpus: {result.corpus_fingerprint or '(none)'}")
+    out(
+        f"  labels' corpus fingerprint: {result.judgments_fingerprint or '(none, or mixed)'}; "
+        f"live corpus: {result.corpus_fingerprint or '(none)'}"
+    )
     out()
     rows = []
     for status in DRIFT_STATUSES:
@@ -68,12 +70,16 @@ def render_drift(out: Out, args: argparse.Namespace, result: Any, fixed: Any, wr
             else:
                 detail = ""
             cid = rec.get("chunk_id")
-            rows.append([
-                str(rec["query_id"]), str(rec["doc_uri"]),
-                "" if _is_missing(cid) else str(cid), s.status(rec["status"]), detail,
-            ])
-        out(term.table(["query_id", "doc_uri", "chunk_id", "status", "detail"], rows,
-                        align=["l"] * 5, style=s))
+            rows.append(
+                [
+                    str(rec["query_id"]),
+                    str(rec["doc_uri"]),
+                    "" if _is_missing(cid) else str(cid),
+                    s.status(rec["status"]),
+                    detail,
+                ]
+            )
+        out(term.table(["query_id", "doc_uri", "chunk_id", "status", "detail"], rows, align=["l"] * 5, style=s))
         if len(bad) > len(shown):
             out(f"  ... and {len(bad) - len(shown)} more not VALID (use --json for all)")
     out()
@@ -93,12 +99,16 @@ def _render_fix(out: Out, args: argparse.Namespace, summary: Any, fixed: Any, wr
             wrote = f"{args.judgments} left as it was"
         out(f"{s('fix', 'bold')}  re-anchored {plural(fixed.reanchored, 'label')}; {wrote}")
         if fixed.collapsed:
-            out(f"  collapsed {plural(fixed.collapsed, 'label')} into an earlier label of the same "
-                "query, chunk and grade")
+            out(
+                f"  collapsed {plural(fixed.collapsed, 'label')} into an earlier label of the same "
+                "query, chunk and grade"
+            )
         if review:
             need = f"{plural(review, 'label')} {'needs' if review == 1 else 'need'} review"
-            out(f"  {s(need, 'yellow')} (SPLIT, ORPHANED or GRADE_CONFLICT): "
-                "left as they are, since guessing would invent ground truth")
+            out(
+                f"  {s(need, 'yellow')} (SPLIT, ORPHANED or GRADE_CONFLICT): "
+                "left as they are, since guessing would invent ground truth"
+            )
             torn = fixed.needs_review[fixed.needs_review["status"] == "GRADE_CONFLICT"]
             for rec in torn.to_dict(orient="records"):
                 out(f"    {rec['query_id']}  {rec['chunk_id']}  {s.status('GRADE_CONFLICT')}  {rec['reason']}")
@@ -135,9 +145,11 @@ def render_validation(out: Out, path: str, result: Any) -> None:
     s = out.s
     d = jsonable(result.to_dict())
     out(f"{s('validate', 'bold')}  {path}")
-    out(f"  {plural(d.get('queries', 0), 'query', 'queries')}, {plural(d.get('labels', 0), 'label')} "
+    out(
+        f"  {plural(d.get('queries', 0), 'query', 'queries')}, {plural(d.get('labels', 0), 'label')} "
         f"({d.get('humanLabels', 0)} human, {d.get('syntheticLabels', 0)} synthetic), "
-        f"fingerprint {d.get('fingerprint') or '(none)'}")
+        f"fingerprint {d.get('fingerprint') or '(none)'}"
+    )
     strata = d.get("strata") or {}
     if strata:
         out("  strata: " + ", ".join(f"{name} {count}" for name, count in strata.items()))
@@ -153,16 +165,19 @@ def render_validation(out: Out, path: str, result: Any) -> None:
         tail = f" ({plural(warnings, 'warning')})" if warnings else ""
         out(f"{s.status('PASS')}  no errors{tail}")
     else:
-        out(f"{s.status('FAIL')}  {plural(errors, 'error')}, {plural(warnings, 'warning')}: "
-            "metrics computed from this set cannot be trusted")
+        out(
+            f"{s.status('FAIL')}  {plural(errors, 'error')}, {plural(warnings, 'warning')}: "
+            "metrics computed from this set cannot be trusted"
+        )
 
 
 def drift_frame(result) -> pd.DataFrame:
     """A drift result's labels per status, as a two-column frame (csv/json output)."""
     from ..analysis.drift.core import DRIFT_STATUSES
 
-    return pd.DataFrame({"status": list(DRIFT_STATUSES),
-                         "labels": [int(result.summary[s.lower()]) for s in DRIFT_STATUSES]})
+    return pd.DataFrame(
+        {"status": list(DRIFT_STATUSES), "labels": [int(result.summary[s.lower()]) for s in DRIFT_STATUSES]}
+    )
 
 
 def group_issues(issues: list[dict[str, Any]]) -> list[list[str]]:
@@ -188,4 +203,3 @@ def group_issues(issues: list[dict[str, Any]]) -> list[list[str]]:
             message += f"; queries {shown}"
         rows.append([severity, code, message + " (--json lists every one)"])
     return rows
-

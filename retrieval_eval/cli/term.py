@@ -18,15 +18,7 @@ __all__ = ["COLOR_MODES", "Style", "color_enabled", "escape", "fmt_number", "tab
 from ..visible import ANSI as _ANSI
 from ..visible import escape
 
-_CODES = {
-    "bold": "1",
-    "dim": "2",
-    "red": "31",
-    "green": "32",
-    "yellow": "33",
-    "blue": "34",
-    "cyan": "36",
-}
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34", "cyan": "36"}
 
 _STATUS_COLOR = {
     "PASS": "green",

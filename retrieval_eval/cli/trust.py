@@ -15,8 +15,14 @@ from . import inputs
 from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, dumps, finite_float, positive_int
 from .term import fmt_number
 
-__all__ = ["add_commands", "calibrate_flags", "calibrate_options", "cmd_label_agreement",
-           "cmd_score_shift", "render_guarantee"]
+__all__ = [
+    "add_commands",
+    "calibrate_flags",
+    "calibrate_options",
+    "cmd_label_agreement",
+    "cmd_score_shift",
+    "render_guarantee",
+]
 
 COMMANDS = {
     "score-shift": "compare the top-1 score distributions of two runs: KS, PSI, cutoff shift, flips",
@@ -24,8 +30,9 @@ COMMANDS = {
 }
 
 
-def add_commands(command: Callable[..., argparse.ArgumentParser],
-                 output_flags: Callable[[argparse.ArgumentParser, str], None]) -> None:
+def add_commands(
+    command: Callable[..., argparse.ArgumentParser], output_flags: Callable[[argparse.ArgumentParser, str], None]
+) -> None:
     """Add both commands through the CLI's own ``command`` and ``output_flags`` helpers.
 
     Parameters
@@ -36,8 +43,15 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     output_flags : callable
         ``output_flags(p, json_help)`` adds ``--json`` and ``--color``.
     """
+    _add_score_shift(command, output_flags)
+    _add_label_agreement(command, output_flags)
+
+
+def _add_score_shift(
+    command: Callable[..., argparse.ArgumentParser], output_flags: Callable[[argparse.ArgumentParser, str], None]
+) -> None:
+    """``score-shift``: two runs' top-1 scores, the cutoff's shift, the gates (ceilings)."""
     from ..analysis.calibration.shift import SHIFT_GATE_METRICS
-    from ..analysis.trust.agreement import AGREEMENT_GATE_MEASURES
 
     p = command(
         "score-shift",
@@ -55,23 +69,52 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
     )
     p.add_argument("--run-before", metavar="FILE", required=True, help="the earlier run, with scores")
     p.add_argument("--run-after", metavar="FILE", required=True, help="the later run, with scores")
-    p.add_argument("--judgments", metavar="FILE",
-                   help="judgments JSONL: the positives that calibrate each cutoff")
+    p.add_argument("--judgments", metavar="FILE", help="judgments JSONL: the positives that calibrate each cutoff")
     p.add_argument("--queries", metavar="FILE", help="queries JSONL: expect_none marks the negatives")
     p.add_argument("--system", metavar="NAME", help="the system to compare, when a run holds several")
-    p.add_argument("--cutoff", metavar="X", type=finite_float("--cutoff"),
-                   help="the cutoff production uses today (flips are counted under it)")
-    p.add_argument("--quantile", metavar="Q", type=finite_float("--quantile", 0.0, 1.0), default=0.10,
-                   help="quantile of positive top-1 scores used as each run's cutoff (default 0.10)")
-    p.add_argument("--alpha", metavar="A", type=finite_float("--alpha", 0.0, 1.0),
-                   help="use the split-conformal cutoff with retention >= 1 - A instead")
-    p.add_argument("--bins", metavar="N", type=positive_int("--bins"), default=10,
-                   help="quantile bins of the before scores for the PSI (default 10)")
-    p.add_argument("--gate", metavar="EXPR", action="append", default=[],
-                   help=f"score-shift:{'|'.join(SHIFT_GATE_METRICS)}:CEILING, repeatable")
+    p.add_argument(
+        "--cutoff",
+        metavar="X",
+        type=finite_float("--cutoff"),
+        help="the cutoff production uses today (flips are counted under it)",
+    )
+    p.add_argument(
+        "--quantile",
+        metavar="Q",
+        type=finite_float("--quantile", 0.0, 1.0),
+        default=0.10,
+        help="quantile of positive top-1 scores used as each run's cutoff (default 0.10)",
+    )
+    p.add_argument(
+        "--alpha",
+        metavar="A",
+        type=finite_float("--alpha", 0.0, 1.0),
+        help="use the split-conformal cutoff with retention >= 1 - A instead",
+    )
+    p.add_argument(
+        "--bins",
+        metavar="N",
+        type=positive_int("--bins"),
+        default=10,
+        help="quantile bins of the before scores for the PSI (default 10)",
+    )
+    p.add_argument(
+        "--gate",
+        metavar="EXPR",
+        action="append",
+        default=[],
+        help=f"score-shift:{'|'.join(SHIFT_GATE_METRICS)}:CEILING, repeatable",
+    )
     p.add_argument("--out", metavar="FILE", help="also write the JSON result here (atomically)")
     output_flags(p, "print the result as JSON")
     p.set_defaults(handler=cmd_score_shift)
+
+
+def _add_label_agreement(
+    command: Callable[..., argparse.ArgumentParser], output_flags: Callable[[argparse.ArgumentParser, str], None]
+) -> None:
+    """``label-agreement``: labelers of the same labels, their effect on a run, the gates (floors)."""
+    from ..analysis.trust.agreement import AGREEMENT_GATE_MEASURES
 
     p = command(
         "label-agreement",
@@ -87,17 +130,30 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
         "  retrieval-eval label-agreement --judgments all.jsonl --run run.jsonl \\\n"
         "      --gate label-agreement:kappa_binary:0.6",
     )
-    p.add_argument("--judgments", metavar="FILE", required=True,
-                   help="judgments JSONL (labeled_by names the labeler)")
+    p.add_argument("--judgments", metavar="FILE", required=True, help="judgments JSONL (labeled_by names the labeler)")
     p.add_argument("--other", metavar="FILE", help="a second judgments JSONL, e.g. the synthetic labels")
-    p.add_argument("--labeler", metavar="NAME", action="append",
-                   help="a labeled_by value to compare, repeatable (default: every labeler)")
+    p.add_argument(
+        "--labeler",
+        metavar="NAME",
+        action="append",
+        help="a labeled_by value to compare, repeatable (default: every labeler)",
+    )
     p.add_argument("--run", metavar="FILE", help="a run: score it with each labeler's labels")
     p.add_argument("-k", metavar="K", type=positive_int("-k"), default=10, help="cutoff (default 10)")
-    p.add_argument("--threshold", metavar="T", type=positive_int("--threshold"), default=1,
-                   help="lowest grade that counts as relevant (default 1)")
-    p.add_argument("--gate", metavar="EXPR", action="append", default=[],
-                   help=f"label-agreement:{'|'.join(AGREEMENT_GATE_MEASURES)}:FLOOR")
+    p.add_argument(
+        "--threshold",
+        metavar="T",
+        type=positive_int("--threshold"),
+        default=1,
+        help="lowest grade that counts as relevant (default 1)",
+    )
+    p.add_argument(
+        "--gate",
+        metavar="EXPR",
+        action="append",
+        default=[],
+        help=f"label-agreement:{'|'.join(AGREEMENT_GATE_MEASURES)}:FLOOR",
+    )
     p.add_argument("--out", metavar="FILE", help="also write the JSON result here (atomically)")
     output_flags(p, "print the result as JSON")
     p.set_defaults(handler=cmd_label_agreement)
@@ -105,11 +161,18 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
 
 def calibrate_flags(p: argparse.ArgumentParser) -> None:
     """``calibrate``'s --alpha and --by-stratum."""
-    p.add_argument("--alpha", metavar="A", type=finite_float("--alpha", 0.0, 1.0),
-                   help="split-conformal cutoff: a new positive keeps its answer with probability "
-                        ">= 1 - A (no cutoff when there are too few positives)")
-    p.add_argument("--by-stratum", action="store_true",
-                   help="one cutoff per stratum of the positives (Mondrian), pooled for small strata")
+    p.add_argument(
+        "--alpha",
+        metavar="A",
+        type=finite_float("--alpha", 0.0, 1.0),
+        help="split-conformal cutoff: a new positive keeps its answer with probability "
+        ">= 1 - A (no cutoff when there are too few positives)",
+    )
+    p.add_argument(
+        "--by-stratum",
+        action="store_true",
+        help="one cutoff per stratum of the positives (Mondrian), pooled for small strata",
+    )
 
 
 def calibrate_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -127,9 +190,19 @@ def render_guarantee(out, calibration) -> None:
     table = getattr(calibration, "guarantee", None)
     if table is None:
         return
-    cols = ["system", "stratum", "source", "n_positive", "rank", "cutoff", "coverage",
-            "coverage_ci_low", "coverage_ci_high", "negative_satisfaction",
-            "negative_satisfaction_lower"]
+    cols = [
+        "system",
+        "stratum",
+        "source",
+        "n_positive",
+        "rank",
+        "cutoff",
+        "coverage",
+        "coverage_ci_low",
+        "coverage_ci_high",
+        "negative_satisfaction",
+        "negative_satisfaction_lower",
+    ]
     out()
     out(out.s("guarantee", "bold"))
     out(table[cols].round(4).to_string(index=False))
@@ -206,10 +279,22 @@ def cmd_score_shift(args: argparse.Namespace, out) -> int:
     after = _load_run(args.run_after)
     judgments = _load_judgments(args.judgments) if args.judgments else None
     queries = inputs.load_queries(args.queries) if args.queries else None
-    result = score_shift(before, after, judgments=judgments, queries=queries, system=args.system, cutoff=args.cutoff,
-                         quantile=args.quantile, guarantee=args.alpha, bins=args.bins)
-    lines = [f"score-shift  {args.run_before} ({result.settings['before']})  ->  "
-             f"{args.run_after} ({result.settings['after']}), {len(result.top1)} shared queries", ""]
+    result = score_shift(
+        before,
+        after,
+        judgments=judgments,
+        queries=queries,
+        system=args.system,
+        cutoff=args.cutoff,
+        quantile=args.quantile,
+        guarantee=args.alpha,
+        bins=args.bins,
+    )
+    lines = [
+        f"score-shift  {args.run_before} ({result.settings['before']})  ->  "
+        f"{args.run_after} ({result.settings['after']}), {len(result.top1)} shared queries",
+        "",
+    ]
     lines += _table(result.summary, ["value", "n", "ci_low", "ci_high"])
     lines += [""] + [f"warning: {w}" for w in result.warnings]
     return _finish(args, out, result.to_dict(), gates, lines)
@@ -236,16 +321,16 @@ def cmd_label_agreement(args: argparse.Namespace, out) -> int:
     judgments = _load_judgments(args.judgments)
     other = _load_judgments(args.other) if args.other else None
     run = _load_run(args.run) if args.run else None
-    result = label_agreement(judgments, other, labelers=args.labeler, run=run, k=args.k,
-                             threshold=args.threshold)
+    result = label_agreement(judgments, other, labelers=args.labeler, run=run, k=args.k, threshold=args.threshold)
     a, b = result.labelers[:2]
-    lines = [f"label-agreement  {len(result.units)} units labeled by both", f"  first:  {a}",
-             f"  second: {b}", ""]
+    lines = [f"label-agreement  {len(result.units)} units labeled by both", f"  first:  {a}", f"  second: {b}", ""]
     lines += _table(result.summary, ["value", "n", "ci_low", "ci_high"])
     if result.metrics is not None:
         lines += ["", "  metrics on the shared queries (first labels -> second labels):"]
         for rec in result.metrics.itertuples(index=False):
-            lines.append(f"    {rec.system:<10} {rec.metric:<14} {rec.labels_first:.4f} -> "
-                         f"{rec.labels_second:.4f} ({rec.difference:+.4f})")
+            lines.append(
+                f"    {rec.system:<10} {rec.metric:<14} {rec.labels_first:.4f} -> "
+                f"{rec.labels_second:.4f} ({rec.difference:+.4f})"
+            )
     lines += [""] + [f"warning: {w}" for w in result.warnings]
     return _finish(args, out, result.to_dict(), gates, lines)

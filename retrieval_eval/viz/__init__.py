@@ -9,9 +9,11 @@ the results of the analysis layer reach their Displays and renderers through the
 (:mod:`retrieval_eval.analysis.handoff`). Import them from here, not from the module that
 defines them today:
 
-- ``calibration``, ``tradeoff``: the Displays of a calibration's top-1 scores (distributions,
-  ROC, precision-recall, the cutoff trade-off); ``top1``: what they read from a calibration.
-- ``evaluation``, ``comparison``, ``drift``, ``shift``: the Displays of the other results.
+- ``calibration``, ``curves``, ``tradeoff``: the Displays of a calibration's top-1 scores
+  (distributions; ROC, precision-recall; the cutoff trade-off); ``top1``: what they read from a
+  calibration.
+- ``evaluation``, ``delta``, ``comparison``, ``drift``, ``shift``: the Displays of the other
+  results; ``scored``: what the evaluation Displays read from an evaluation.
 - ``plotting``: the ``plot_*`` shortcuts the results' ``.plot()`` call.
 - ``draw``: the drawing helpers every Display shares; ``style``: colours and thin-data rules.
 - ``widgets``: the cutoff explorer; ``html``, ``tables``: notebook HTML, Markdown and LaTeX.
@@ -24,19 +26,24 @@ import importlib
 #: public name -> the module of this package that defines it.
 EXPORTS = {
     # calibration.py: the top-1 scores of a calibration
-    "PrecisionRecallDisplay": "calibration",
     "RANK_BASED_NOTE": "calibration",
-    "RocCurveDisplay": "calibration",
     "ScoreDistributionDisplay": "calibration",
     "few_samples_note": "calibration",
+    # curves.py: ROC and precision-recall of a calibration's top-1 score
+    "PrecisionRecallDisplay": "curves",
+    "RocCurveDisplay": "curves",
     # tradeoff.py
     "CutoffTradeoffDisplay": "tradeoff",
     "tradeoff_values": "tradeoff",
-    # evaluation.py: evaluations (and a comparison's per-query deltas)
+    # evaluation.py: evaluations
     "MetricAtKDisplay": "evaluation",
-    "PerQueryDeltaDisplay": "evaluation",
     "StratumDisplay": "evaluation",
     "t_interval": "evaluation",
+    # delta.py: per-query differences (of an evaluation's two systems or a comparison)
+    "PerQueryDeltaDisplay": "delta",
+    # scored.py: what the evaluation Displays read from an evaluation
+    "resolve_metric": "scored",
+    "scored_queries": "scored",
     # comparison.py
     "ForestDisplay": "comparison",
     # judged.py: LLM-judged metrics

@@ -44,8 +44,7 @@ class ForestDisplay:
     ['dense', 'rrf']
     """
 
-    def __init__(self, rows: pd.DataFrame, baseline: str, caption: str = "",
-                 colors: dict[str, str] | None = None):
+    def __init__(self, rows: pd.DataFrame, baseline: str, caption: str = "", colors: dict[str, str] | None = None):
         self.rows = rows
         self.baseline = baseline
         self.caption = caption
@@ -71,8 +70,7 @@ class ForestDisplay:
         if metric is not None:
             t = t[t["metric"] == comparison.metric_column(metric)]
         rows = t[["system", "metric", "delta", "ci_low", "ci_high", "significant"]].reset_index(drop=True)
-        return cls(rows, comparison.baseline, comparison.describe(),
-                   system_colors(comparison.systems))
+        return cls(rows, comparison.baseline, comparison.describe(), system_colors(comparison.systems))
 
     def plot(self, ax=None, *, title: str | None = None):
         """Draw one row per difference, its interval as an error bar.
@@ -106,8 +104,9 @@ class ForestDisplay:
             hi = self.rows["ci_high"].to_numpy(np.float64)[sel]
             sig = self.rows["significant"].to_numpy(bool)[sel]
             color = system_color(self.colors, s, i)
-            eb = a.errorbar(d, y[sel], xerr=np.vstack([d - lo, hi - d]), fmt="none",
-                            ecolor=color, elinewidth=1.6, capsize=3)
+            eb = a.errorbar(
+                d, y[sel], xerr=np.vstack([d - lo, hi - d]), fmt="none", ecolor=color, elinewidth=1.6, capsize=3
+            )
             a.scatter(d[sig], y[sel][sig], color=color, zorder=3, s=30)
             a.scatter(d[~sig], y[sel][~sig], facecolors="none", edgecolors=color, zorder=3, s=30)
             handles.append(Line2D([], [], color=color, marker="o", label=s))
@@ -119,7 +118,6 @@ class ForestDisplay:
         a.set_xlabel(f"difference from {self.baseline} (filled: significant)")
         a.set_title(title or f"Mean difference from {self.baseline}")
         a.grid(True, axis="x", alpha=0.25)
-        self.legend_ = (legend_below(a, handles, ncols=min(len(systems), 4))
-                        if len(systems) > 1 else None)
+        self.legend_ = legend_below(a, handles, ncols=min(len(systems), 4)) if len(systems) > 1 else None
         self.ax_, self.axes_, self.figure_ = a, [a], fig
         return self

@@ -186,10 +186,20 @@ def note_box(ax, text: str, y: float = 0.97):
     >>> note_box(ax, "few samples").get_text()
     'few samples'
     """
-    return ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="top",
-                   fontsize="small", color=foreground(), wrap=False,
-                   bbox=dict(boxstyle="round,pad=0.3", facecolor=rc_param("axes.facecolor"),
-                             edgecolor=HIGHLIGHT_COLOR, linewidth=1.2))
+    return ax.text(
+        0.5,
+        y,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="top",
+        fontsize="small",
+        color=foreground(),
+        wrap=False,
+        bbox=dict(
+            boxstyle="round,pad=0.3", facecolor=rc_param("axes.facecolor"), edgecolor=HIGHLIGHT_COLOR, linewidth=1.2
+        ),
+    )
 
 
 def get_axes(ax, n: int = 1, size: tuple[float, float] = (5.2, 3.8)):
@@ -223,8 +233,7 @@ def get_axes(ax, n: int = 1, size: tuple[float, float] = (5.2, 3.8)):
     if ax is None:
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, n, figsize=(size[0] * n, size[1]), layout="constrained",
-                                 squeeze=False)
+        fig, axes = plt.subplots(1, n, figsize=(size[0] * n, size[1]), layout="constrained", squeeze=False)
         return list(axes[0]), fig
     axes = list(np.ravel(np.asarray(ax, dtype=object)))
     if len(axes) != n:
@@ -274,8 +283,16 @@ def font_points(size) -> float:
     return float(FontProperties(size=size).get_size_in_points())
 
 
-def legend_below(ax, handles=None, labels=None, ncols: int = 2, title: str | None = None,
-                  extra_points: float = 0.0, ticklabels: bool = True, **kwargs):
+def legend_below(
+    ax,
+    handles=None,
+    labels=None,
+    ncols: int = 2,
+    title: str | None = None,
+    extra_points: float = 0.0,
+    ticklabels: bool = True,
+    **kwargs,
+):
     """A legend under the axes (below the x label), so it never hides data.
 
     Placed at a fixed offset in points from the axes' bottom edge (tick labels plus the x
@@ -309,21 +326,33 @@ def legend_below(ax, handles=None, labels=None, ncols: int = 2, title: str | Non
     """
     from matplotlib.transforms import offset_copy
 
-    drop = (rc_param("xtick.major.size") + rc_param("xtick.major.pad")
-            + font_points(rc_param("xtick.labelsize"))
-            + rc_param("axes.labelpad") + font_points(rc_param("axes.labelsize")) * 1.25 + 2
-            + extra_points)
+    drop = (
+        rc_param("xtick.major.size")
+        + rc_param("xtick.major.pad")
+        + font_points(rc_param("xtick.labelsize"))
+        + rc_param("axes.labelpad")
+        + font_points(rc_param("axes.labelsize")) * 1.25
+        + 2
+        + extra_points
+    )
     if not ticklabels:
-        drop -= (rc_param("xtick.major.size") + rc_param("xtick.major.pad")
-                 + font_points(rc_param("xtick.labelsize")))
+        drop -= rc_param("xtick.major.size") + rc_param("xtick.major.pad") + font_points(rc_param("xtick.labelsize"))
     if not ax.get_xlabel():
         drop -= rc_param("axes.labelpad") + font_points(rc_param("axes.labelsize")) * 1.25
     transform = offset_copy(ax.transAxes, fig=ax.figure, x=0, y=-drop, units="points")
-    args = () if handles is None else (handles, labels if labels is not None
-                                       else [h.get_label() for h in handles])
-    return ax.legend(*args, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                     bbox_transform=transform, ncols=ncols, frameon=False, title=title,
-                     fontsize="small", title_fontsize="small", **kwargs)
+    args = () if handles is None else (handles, labels if labels is not None else [h.get_label() for h in handles])
+    return ax.legend(
+        *args,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        bbox_transform=transform,
+        ncols=ncols,
+        frameon=False,
+        title=title,
+        fontsize="small",
+        title_fontsize="small",
+        **kwargs,
+    )
 
 
 def fmt_score(x) -> str:
@@ -439,6 +468,5 @@ def select_systems(available: Iterable[Any], system) -> list[str]:
     wanted = [system] if isinstance(system, str) else [str(s) for s in system]
     unknown = [s for s in wanted if s not in available]
     if unknown:
-        raise ValueError(f"no system {', '.join(map(repr, unknown))}; "
-                         f"available: {', '.join(available)}")
+        raise ValueError(f"no system {', '.join(map(repr, unknown))}; available: {', '.join(available)}")
     return wanted

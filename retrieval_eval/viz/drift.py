@@ -63,9 +63,12 @@ class DriftDisplay:
         from ..analysis.drift.core import DRIFT_STATUSES
 
         s = result.summary
-        counts = pd.Series([int(s[name.lower()]) for name in DRIFT_STATUSES],
-                           index=pd.Index(DRIFT_STATUSES, dtype=ID, name="status"),
-                           dtype=np.int64, name="labels")
+        counts = pd.Series(
+            [int(s[name.lower()]) for name in DRIFT_STATUSES],
+            index=pd.Index(DRIFT_STATUSES, dtype=ID, name="status"),
+            dtype=np.int64,
+            name="labels",
+        )
         return cls(counts, float(s["invalid_ratio"]))
 
     def plot(self, ax=None):
@@ -85,16 +88,25 @@ class DriftDisplay:
         names = [str(x) for x in self.counts.index]
         values = self.counts.to_numpy(np.int64)
         total = int(values.sum())
-        self.bars_ = a.bar(np.arange(len(names)), values,
-                           color=[DRIFT_COLORS.get(n, PALETTE[0]) for n in names], width=0.7)
+        self.bars_ = a.bar(
+            np.arange(len(names)), values, color=[DRIFT_COLORS.get(n, PALETTE[0]) for n in names], width=0.7
+        )
         shares = values / total if total else np.zeros(len(values))
-        self.bar_labels_ = a.bar_label(self.bars_, labels=[f"{v}\n{_share(p)}" if total else str(v)
-                                                           for v, p in zip(values, shares)],
-                                       padding=2, fontsize="small", color=foreground())
-        sub = {"VALID": "", "RE_ANCHORABLE": "\n(fixable)", "MERGED": "\n(fixable)",
-               "SPLIT": "\n(review)", "ORPHANED": "\n(review)"}
-        a.set_xticks(np.arange(len(names)), [n + sub.get(n, "") for n in names],
-                     fontsize="small")
+        self.bar_labels_ = a.bar_label(
+            self.bars_,
+            labels=[f"{v}\n{_share(p)}" if total else str(v) for v, p in zip(values, shares)],
+            padding=2,
+            fontsize="small",
+            color=foreground(),
+        )
+        sub = {
+            "VALID": "",
+            "RE_ANCHORABLE": "\n(fixable)",
+            "MERGED": "\n(fixable)",
+            "SPLIT": "\n(review)",
+            "ORPHANED": "\n(review)",
+        }
+        a.set_xticks(np.arange(len(names)), [n + sub.get(n, "") for n in names], fontsize="small")
         a.set_ylim(0, max(1, values.max(initial=0)) * 1.22)
         a.set_ylabel("labels (judgments)")
         a.set_title(f"label drift: {self.invalid_ratio:.1%} not VALID (of {total})")

@@ -1,8 +1,9 @@
-"""Displays of an evaluation: strata, metric@k, per-query deltas (of a comparison too).
+"""Displays of an evaluation: strata, metric@k (the per-query deltas, of a comparison too, are
+in :mod:`retrieval_eval.viz.delta`, re-exported here).
 
 Metric means come from the evaluation (:mod:`retrieval_eval.analysis.evaluation`); what is
 computed here is only what a picture needs on top (a t interval's half-width for the error
-bars, the per-query differences to sort).
+bars).
 """
 
 from __future__ import annotations
@@ -15,30 +16,13 @@ import pandas as pd
 
 from ..engine.measures.seed import parse_metric
 from ..model import ID, UNSTRATIFIED
-from .draw import font_points, foreground, get_axes, legend_below, select_systems, system_color
+from .delta import PerQueryDeltaDisplay as PerQueryDeltaDisplay
+from .draw import foreground, get_axes, legend_below, select_systems, system_color
 from .labels import display_name
-from .style import LOSS_COLOR, THIN_STRATUM, WIN_COLOR, clip_interval, is_bounded, system_colors
+from .scored import resolve_metric, scored_queries
+from .style import THIN_STRATUM, clip_interval, is_bounded, system_colors
 
-__all__ = ["MetricAtKDisplay", "PerQueryDeltaDisplay", "StratumDisplay", "t_interval"]
-
-
-def _resolve_metric(ev, metric: str, k: int | None = None) -> str:
-    """A column name (``recall@10``) from a name with or without its cutoff."""
-    if "@" in metric:
-        if metric not in ev.per_query.columns:
-            raise ValueError(f"no metric {metric!r}; available: "
-                             f"{', '.join(c for c in ev.per_query.columns if '@' in c)}")
-        return metric
-    return ev.metric(metric, k)
-
-
-def _scored_queries(ev) -> pd.DataFrame:
-    """Per-query rows that enter the averages (positives present, not an expect_none query)."""
-    pq = ev.per_query
-    keep = ~pq["no_positives"].to_numpy(bool)
-    if "negative" in pq.columns:
-        keep &= ~pq["negative"].to_numpy(bool)
-    return pq[keep]
+__all__ = ["MetricAtKDisplay", "StratumDisplay", "t_interval"]
 
 
 def t_interval(values: pd.Series, by) -> pd.DataFrame:
@@ -111,11 +95,19 @@ class StratumDisplay:
     ('recall@10', ['builtin-types', 'data-model', 'expressions', 'statements'])
     """
 
+    #: The artists :meth:`plot` keeps (its helpers fill them system by system).
+    bars_: dict[str, Any]
+    errorbars_: dict[str, Any]
+    worst_: list[Any]
+    thin_: list[Any]
+    n_labels_: dict[str, list[Any]]
+
     def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
         self.values = values
         self.metric = metric
-        self.colors = (dict(colors) if colors is not None else
-                       system_colors(pd.unique(values.index.get_level_values("system"))))
+        self.colors = (
+            dict(colors) if colors is not None else system_colors(pd.unique(values.index.get_level_values("system")))
+        )
 
     @property
     def systems(self) -> list[str]:
@@ -126,8 +118,7 @@ class StratumDisplay:
         return [str(s) for s in pd.unique(self.values.index.get_level_values("stratum"))]
 
     @classmethod
-    def from_evaluation(cls, evaluation, metric: str = "recall", k: int | None = None,
-                        system=None):
+    def from_evaluation(cls, evaluation, metric: str = "recall", k: int | None = None, system=None):
         """One metric per stratum of an evaluation.
 
         Parameters
@@ -145,20 +136,18 @@ class StratumDisplay:
         -------
         StratumDisplay
         """
-        name = _resolve_metric(evaluation, metric, k)
+        name = resolve_metric(evaluation, metric, k)
         systems = select_systems(evaluation.systems, system)
         ps = evaluation.per_stratum
         ps = ps[ps.index.get_level_values("system").isin(systems) & (ps["n"] > 0)]
-        values = pd.DataFrame({"value": ps[name].astype(np.float64),
-                               "n": ps["n"].astype(np.int64)})
-        scored = _scored_queries(evaluation)
+        values = pd.DataFrame({"value": ps[name].astype(np.float64), "n": ps["n"].astype(np.int64)})
+        scored = scored_queries(evaluation)
         ti = t_interval(scored[name].astype(np.float64), [scored["system"], scored["stratum"]])
         ti = ti.reindex(values.index)
         same = (ti["n"].to_numpy() == values["n"].to_numpy()) & np.isclose(
-            ti["mean"].to_numpy(np.float64), values["value"].to_numpy(np.float64),
-            rtol=0, atol=1e-9)
-        low, high = clip_interval(ti["ci_low"].to_numpy(np.float64),
-                                  ti["ci_high"].to_numpy(np.float64), name)
+            ti["mean"].to_numpy(np.float64), values["value"].to_numpy(np.float64), rtol=0, atol=1e-9
+        )
+        low, high = clip_interval(ti["ci_low"].to_numpy(np.float64), ti["ci_high"].to_numpy(np.float64), name)
         values["ci_low"] = np.where(same, low, np.nan)
         values["ci_high"] = np.where(same, high, np.nan)
         values["thin"] = values["n"].to_numpy(np.int64) < THIN_STRATUM
@@ -167,14 +156,12 @@ class StratumDisplay:
             w = evaluation.worst_stratum(name, s)
             mine = values.index.get_level_values("system") == s
             if w is not None and (mine.sum() > 1 or w["name"] != UNSTRATIFIED):  # no strata: no worst
-                worst |= mine & (
-                    values.index.get_level_values("stratum") == w["name"])
+                worst |= mine & (values.index.get_level_values("stratum") == w["name"])
         values["worst"] = worst
         values = values.loc[[i for s in systems for i in values.index if i[0] == s]]
         return cls(values, name, system_colors(evaluation.systems))
 
-    def plot(self, ax=None, *, legend: bool = True, interval: bool = True,  # long: numpydoc, one figure
-             labels: Mapping[str, str] | None = None):
+    def plot(self, ax=None, *, legend: bool = True, interval: bool = True, labels: Mapping[str, str] | None = None):
         """Horizontal grouped bars, strata top to bottom.
 
         Parameters
@@ -203,43 +190,68 @@ class StratumDisplay:
         width = 0.8 / len(systems)
         bounded = is_bounded(self.metric)
         values = self.values["value"].to_numpy(np.float64)
-        top = np.nanmax(np.r_[1.0 if bounded else 0.0, values,
-                              self.values["ci_high"].to_numpy(np.float64)])
+        top = np.nanmax(np.r_[1.0 if bounded else 0.0, values, self.values["ci_high"].to_numpy(np.float64)])
         pad = 0.012 * (top if top > 0 else 1.0)
         self.bars_, self.errorbars_, self.worst_, self.thin_, self.n_labels_ = {}, {}, [], [], {}
         for i, s in enumerate(systems):
-            sub = self.values.xs(s, level="system").reindex(strata)
-            y = y0 - 0.4 + width * (i + 0.5)
-            color = system_color(self.colors, s, i)
-            v = sub["value"].to_numpy(np.float64)
-            bars = a.barh(y, v, height=width * 0.92, color=color, label=s)
-            self.bars_[s] = bars
-            thin = sub["thin"].fillna(False).to_numpy(bool) if "thin" in sub else np.zeros(len(v), bool)
-            for patch, is_worst, is_thin in zip(bars.patches, sub["worst"].fillna(False).to_numpy(bool),
-                                                thin):
-                if is_thin:
-                    patch.set_alpha(0.4)
-                    self.thin_.append(patch)
-                if is_worst:
-                    patch.set_hatch("///")
-                    patch.set_edgecolor(fg)
-                    patch.set_linewidth(1.2)
-                    self.worst_.append(patch)
-            lo = sub["ci_low"].to_numpy(np.float64)
-            hi = sub["ci_high"].to_numpy(np.float64)
-            has = np.isfinite(lo) & np.isfinite(hi)
-            if interval and has.any():
-                err = np.vstack([v[has] - lo[has], hi[has] - v[has]])
-                self.errorbars_[s] = a.errorbar(v[has], y[has], xerr=err, fmt="none",
-                                                ecolor=fg, elinewidth=1, capsize=3)
-            # n beside each bar (past its interval), "thin" where it is below THIN_STRATUM.
-            end = np.where(interval & has, np.fmax(v, hi), v)
-            n = sub["n"].to_numpy()
-            self.n_labels_[s] = [
-                a.text(np.nan_to_num(e, nan=0.0) + pad, yy,
-                       f"n={int(k)}" + (" thin" if t else ""), va="center", ha="left",
-                       fontsize="x-small", color=fg)
-                for e, yy, k, t in zip(end, y, n, thin) if pd.notna(k)]
+            self._draw_system(a, s, i, strata, y0 - 0.4 + width * (i + 0.5), width, fg, pad, interval)
+        self._finish_axes(a, strata, y0, values, top, bounded, labels)
+        if legend:
+            handles = self._legend_handles(systems, fg, bounded, labels)
+            self.legend_ = legend_below(a, handles, ncols=2 if len(handles) > 2 else 1)
+        self.bar_ = next(iter(self.bars_.values()), None)
+        self.ax_, self.axes_, self.figure_ = a, [a], fig
+        return self
+
+    def _draw_system(
+        self, a, s: str, i: int, strata: list[str], y, width: float, fg, pad: float, interval: bool
+    ) -> None:
+        """One system's bars (thin strata pale, the worst hatched), its intervals and the ``n``
+        beside each bar."""
+        sub = self.values.xs(s, level="system").reindex(strata)
+        color = system_color(self.colors, s, i)
+        v = sub["value"].to_numpy(np.float64)
+        bars = a.barh(y, v, height=width * 0.92, color=color, label=s)
+        self.bars_[s] = bars
+        thin = sub["thin"].fillna(False).to_numpy(bool) if "thin" in sub else np.zeros(len(v), bool)
+        self._mark_bars(bars.patches, sub["worst"].fillna(False).to_numpy(bool), thin, fg)
+        lo = sub["ci_low"].to_numpy(np.float64)
+        hi = sub["ci_high"].to_numpy(np.float64)
+        has = np.isfinite(lo) & np.isfinite(hi)
+        if interval and has.any():
+            err = np.vstack([v[has] - lo[has], hi[has] - v[has]])
+            self.errorbars_[s] = a.errorbar(v[has], y[has], xerr=err, fmt="none", ecolor=fg, elinewidth=1, capsize=3)
+        # n beside each bar (past its interval), "thin" where it is below THIN_STRATUM.
+        end = np.where(interval & has, np.fmax(v, hi), v)
+        n = sub["n"].to_numpy()
+        self.n_labels_[s] = [
+            a.text(
+                np.nan_to_num(e, nan=0.0) + pad,
+                yy,
+                f"n={int(k)}" + (" thin" if t else ""),
+                va="center",
+                ha="left",
+                fontsize="x-small",
+                color=fg,
+            )
+            for e, yy, k, t in zip(end, y, n, thin)
+            if pd.notna(k)
+        ]
+
+    def _mark_bars(self, patches, worst, thin, fg) -> None:
+        """Thin strata's bars pale, the worst stratum's hatched (kept in ``thin_``, ``worst_``)."""
+        for patch, is_worst, is_thin in zip(patches, worst, thin):
+            if is_thin:
+                patch.set_alpha(0.4)
+                self.thin_.append(patch)
+            if is_worst:
+                patch.set_hatch("///")
+                patch.set_edgecolor(fg)
+                patch.set_linewidth(1.2)
+                self.worst_.append(patch)
+
+    def _finish_axes(self, a, strata: list[str], y0, values, top: float, bounded: bool, labels) -> None:
+        """Strata top to bottom, room on the right for the ``n`` labels, titles and grid."""
         a.set_yticks(y0, strata)
         a.invert_yaxis()
         lo = np.nanmin(np.r_[0.0, self.values["ci_low"].to_numpy(np.float64), values])
@@ -250,12 +262,6 @@ class StratumDisplay:
         a.set_xlabel(f"{display_name(self.metric, labels)} (mean over the stratum's scored queries)")
         a.set_title(f"{display_name(self.metric, labels)} per stratum")
         a.grid(True, axis="x", alpha=0.25)
-        if legend:
-            handles = self._legend_handles(systems, fg, bounded, labels)
-            self.legend_ = legend_below(a, handles, ncols=2 if len(handles) > 2 else 1)
-        self.bar_ = next(iter(self.bars_.values()), None)
-        self.ax_, self.axes_, self.figure_ = a, [a], fig
-        return self
 
     def _legend_handles(self, systems: list[str], fg, bounded: bool, labels=None) -> list:
         """The legend's entries: the systems (when several), the worst stratum's hatch, the
@@ -263,19 +269,32 @@ class StratumDisplay:
         from matplotlib.patches import Patch
 
         # Plain patches: a bar container's handle would copy its first bar's hatch/alpha.
-        handles: list[Any] = ([Patch(facecolor=system_color(self.colors, s, i), label=display_name(s, labels))
-                    for i, s in enumerate(systems)] if len(systems) > 1 else [])
+        handles: list[Any] = (
+            [
+                Patch(facecolor=system_color(self.colors, s, i), label=display_name(s, labels))
+                for i, s in enumerate(systems)
+            ]
+            if len(systems) > 1
+            else []
+        )
         if self.worst_:  # no hatch drawn (one stratum): no legend entry for it
             handles.append(Patch(facecolor="none", edgecolor=fg, hatch="///", label="worst stratum"))
         if self.errorbars_:
             from matplotlib.lines import Line2D
 
-            handles.append(Line2D([], [], color=fg, marker="|", markersize=8, linewidth=1,
-                                  label="95% t interval" + (" (within [0, 1])"
-                                                            if bounded else "")))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color=fg,
+                    marker="|",
+                    markersize=8,
+                    linewidth=1,
+                    label="95% t interval" + (" (within [0, 1])" if bounded else ""),
+                )
+            )
         if self.thin_:
-            handles.append(Patch(facecolor=fg, alpha=0.4,
-                                 label=f"pale, 'thin': n < {THIN_STRATUM} queries"))
+            handles.append(Patch(facecolor=fg, alpha=0.4, label=f"pale, 'thin': n < {THIN_STRATUM} queries"))
         return handles
 
 
@@ -305,8 +324,7 @@ class MetricAtKDisplay:
     def __init__(self, values: pd.DataFrame, metric: str, colors: Mapping[str, str] | None = None):
         self.values = values
         self.metric = metric
-        self.colors = (dict(colors) if colors is not None
-                       else system_colors(pd.unique(values["system"])))
+        self.colors = dict(colors) if colors is not None else system_colors(pd.unique(values["system"]))
 
     @property
     def systems(self) -> list[str]:
@@ -336,12 +354,14 @@ class MetricAtKDisplay:
         if missing:
             raise ValueError(f"no metric {', '.join(missing)} in the evaluation")
         table = evaluation.summary.loc[systems, names].astype(np.float64)
-        values = pd.DataFrame({
-            "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(ks)), dtype=ID),
-            "k": np.tile(np.asarray(ks, dtype=np.int64), len(systems)),
-            "metric": pd.array(np.tile(np.asarray(names, dtype=object), len(systems)), dtype=ID),
-            "value": table.to_numpy().ravel(),
-        })
+        values = pd.DataFrame(
+            {
+                "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(ks)), dtype=ID),
+                "k": np.tile(np.asarray(ks, dtype=np.int64), len(systems)),
+                "metric": pd.array(np.tile(np.asarray(names, dtype=object), len(systems)), dtype=ID),
+                "value": table.to_numpy().ravel(),
+            }
+        )
         label = names[0].partition(f"@{ks[0]}")[0]
         return cls(values, label, system_colors(evaluation.systems))
 
@@ -380,216 +400,5 @@ class MetricAtKDisplay:
         a.grid(True, alpha=0.25)
         self.legend_ = legend_below(a, ncols=min(len(self.lines_), 4))
         self.line_ = next(iter(self.lines_.values()), None)
-        self.ax_, self.axes_, self.figure_ = a, [a], fig
-        return self
-
-
-class PerQueryDeltaDisplay:
-    """Per-query differences of one metric between two systems, sorted, wins and losses coloured.
-
-    ``deltas``: one row per scored query, ``query_id``, ``baseline``, ``candidate`` (the two
-    systems' per-query values), ``delta`` = candidate - baseline, sorted by delta descending
-    (ties keep the evaluation's query order). A mean can hide that a change helps a few
-    queries a lot and hurts many a little; this shows which.
-
-    Parameters
-    ----------
-    deltas : pandas.DataFrame
-        ``query_id, baseline, candidate, delta``, sorted.
-    metric : str
-    baseline, candidate : str
-        The two systems' names.
-    colors : mapping, optional
-        ``{system: colour}``: a bar takes the colour of the system that did better; without
-        it ``WIN_COLOR`` and ``LOSS_COLOR``.
-
-    Examples
-    --------
-    >>> import retrieval_eval as rev
-    >>> from retrieval_eval.viz import PerQueryDeltaDisplay
-    >>> demo = rev.load_demo()
-    >>> ev = rev.evaluate(demo.judgments, demo.runs, k=(1, 5, 10), queries=demo.queries)
-    >>> disp = PerQueryDeltaDisplay.from_evaluation(
-    ...     ev, "ndcg", baseline="bm25", candidate="dense").plot()
-    >>> disp.counts
-    {'wins': 26, 'losses': 12, 'ties': 7}
-    """
-
-    def __init__(self, deltas: pd.DataFrame, metric: str, baseline: str, candidate: str,
-                 colors: Mapping[str, str] | None = None):
-        self.deltas = deltas
-        self.metric = metric
-        self.baseline = baseline
-        self.candidate = candidate
-        # With the systems' colours known, a bar takes the colour of the system that did
-        # better (wins: the candidate's, losses: the baseline's); else WIN/LOSS_COLOR.
-        self.colors = dict(colors) if colors is not None else None
-
-    @property
-    def counts(self) -> dict[str, int]:
-        d = self.deltas["delta"].to_numpy(np.float64)
-        return {"wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
-                "ties": int((d == 0).sum())}
-
-    @classmethod
-    def from_values(cls, query_ids, baseline_values, candidate_values, metric: str,
-                    baseline: str = "baseline", candidate: str = "candidate",
-                    colors: Mapping[str, str] | None = None):
-        """From two aligned arrays of per-query values.
-
-        Parameters
-        ----------
-        query_ids : array-like of str
-        baseline_values, candidate_values : array-like of float
-            The two systems' values, aligned with ``query_ids``.
-        metric : str
-        baseline, candidate : str, default "baseline", "candidate"
-        colors : mapping, optional
-            ``{system: colour}`` keyed by ``baseline`` / ``candidate`` (the systems' colours).
-
-        Returns
-        -------
-        PerQueryDeltaDisplay
-        """
-        b = np.asarray(baseline_values, dtype=np.float64)
-        c = np.asarray(candidate_values, dtype=np.float64)
-        frame = pd.DataFrame({"query_id": pd.array(list(query_ids), dtype=ID),
-                              "baseline": b, "candidate": c, "delta": c - b})
-        frame = frame.sort_values("delta", ascending=False, kind="stable").reset_index(drop=True)
-        return cls(frame, metric, baseline, candidate, colors)
-
-    @classmethod
-    def from_evaluation(cls, evaluation, metric: str = "ndcg", k: int | None = None,
-                        baseline: str | None = None, candidate: str | None = None):
-        """Two systems of one evaluation.
-
-        Parameters
-        ----------
-        evaluation : Evaluation
-            An :func:`~retrieval_eval.evaluate` result.
-        metric : str, default "ndcg"
-            A column name (``ndcg@10``) or a base name (at ``k`` or the largest cutoff).
-        k : int, optional
-        baseline, candidate : str, optional
-            By default the first system is the baseline, the second the candidate (an
-            evaluation with other than two systems needs both named).
-
-        Returns
-        -------
-        PerQueryDeltaDisplay
-        """
-        name = _resolve_metric(evaluation, metric, k)
-        systems = evaluation.systems
-        if baseline is None or candidate is None:
-            if len(systems) != 2:
-                raise ValueError(f"the evaluation has {len(systems)} systems "
-                                 f"({', '.join(systems)}); name baseline= and candidate=")
-            baseline = baseline or next(s for s in systems if s != candidate)
-            candidate = candidate or next(s for s in systems if s != baseline)
-        select_systems(systems, [baseline, candidate])
-        scored = _scored_queries(evaluation)
-        wide = scored.pivot(index="query_id", columns="system", values=name)
-        order = pd.unique(scored["query_id"])
-        wide = wide.reindex(order)
-        disp = cls.from_values(wide.index, wide[baseline].to_numpy(np.float64),
-                               wide[candidate].to_numpy(np.float64), name, baseline, candidate)
-        disp.colors = system_colors(systems)
-        return disp
-
-    @classmethod
-    def from_comparison(cls, comparison, metric: str | None = None, system: str | None = None):
-        """One candidate of a comparison against its baseline.
-
-        Parameters
-        ----------
-        comparison : Comparison
-            A :func:`~retrieval_eval.compare` result.
-        metric : str, optional
-            A compared metric (default: the first).
-        system : str, optional
-            A candidate (default: the first).
-
-        Returns
-        -------
-        PerQueryDeltaDisplay
-        """
-        pq = comparison.per_query
-        if metric is None:
-            metric = comparison.metrics[0]
-        elif metric not in set(pq["metric"]):
-            named = f"{metric}@{comparison.k}"
-            if named not in set(pq["metric"]):
-                raise ValueError(f"metric {metric!r} was not compared; compared: "
-                                 f"{', '.join(comparison.metrics)}")
-            metric = named
-        candidates = list(comparison.candidates)
-        system = system or (candidates[0] if candidates else None)
-        if system not in candidates:
-            raise ValueError(f"no candidate {system!r}; candidates: {', '.join(candidates)}")
-        sub = pq[(pq["system"] == system) & (pq["metric"] == metric)]
-        disp = cls.from_values(sub["query_id"], sub["baseline"].to_numpy(np.float64),
-                               sub["candidate"].to_numpy(np.float64), metric,
-                               str(comparison.baseline), str(system))
-        disp.colors = system_colors(comparison.systems)
-        return disp
-
-    def plot(self, ax=None, *, max_labels: int = 40, labels: Mapping[str, str] | None = None):
-        """Bars per query (sorted), wins and losses coloured.
-
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            By default a new figure, wider with more queries.
-        max_labels : int, default 40
-            Label each bar with its query up to this many queries.
-        labels : mapping, optional
-            ``{system or metric: shown name}`` (:func:`~retrieval_eval.viz.labels.display_name`).
-
-        Returns
-        -------
-        PerQueryDeltaDisplay
-            self, with ``ax_``, ``figure_``, ``bars_``, ``zero_line_`` and ``legend_``.
-        """
-        from matplotlib.patches import Patch
-
-        n = len(self.deltas)
-        label_queries = 0 < n <= max_labels
-        (a,), fig = get_axes(ax, 1, size=(max(5.6, min(12.0, 0.22 * n + 2.5)), 4.0))
-        fg = foreground()
-        d = self.deltas["delta"].to_numpy(np.float64)
-        if self.colors is not None:
-            win = system_color(self.colors, self.candidate, 0)
-            loss = system_color(self.colors, self.baseline, 1)
-        else:
-            win, loss = WIN_COLOR, LOSS_COLOR
-        colors = np.where(d > 0, win, np.where(d < 0, loss, "#999999"))
-        x = np.arange(n)
-        self.bars_ = a.bar(x, d, width=0.85 if n < 200 else 1.0, color=list(colors))
-        self.zero_line_ = a.axhline(0.0, color=fg, linewidth=1)
-        tied = d == 0
-        if tied.any():  # a zero-height bar is invisible: mark ties on the zero line
-            a.plot(x[tied], d[tied], linestyle="none", marker="o", markersize=4, color="#999999")
-        cnt = self.counts
-        if label_queries:
-            a.set_xticks(x, self.deltas["query_id"].astype(str).tolist(), rotation=90,
-                         fontsize="small")
-            a.set_xlabel("query (sorted by difference)")
-        else:
-            a.set_xticks([])
-            a.set_xlabel(f"queries, sorted by difference (n={n})")
-        a.set_xlim(-0.8, n - 0.2 if n else 1)
-        m, c, b = (display_name(x, labels) for x in (self.metric, self.candidate, self.baseline))
-        a.set_ylabel(f"\u0394 {m} ({c} \u2212 {b})")
-        a.set_title(f"{m} per query: {c} vs {b}")
-        a.grid(True, axis="y", alpha=0.25)
-        handles = [Patch(color=win, label=f"{c} better ({cnt['wins']})"),
-                   Patch(color=loss, label=f"{b} better ({cnt['losses']})"),
-                   Patch(color="#999999", label=f"tied ({cnt['ties']})")]
-        extra = 0.0
-        if label_queries:
-            longest = max((len(str(q)) for q in self.deltas["query_id"]), default=0)
-            extra = 0.6 * font_points("small") * longest
-        self.legend_ = legend_below(a, handles, ncols=3, extra_points=extra,
-                                     ticklabels=label_queries)
         self.ax_, self.axes_, self.figure_ = a, [a], fig
         return self

@@ -23,8 +23,17 @@ from ..io.safewrite import atomic_write_text
 from .html import box, table
 from .style import system_colors
 
-__all__ = ["GRADE_COLORS", "HOLE_COLOR", "bounds_html", "diff_html", "grade_badge", "inspection_html",
-           "pool_html", "query_diff_html", "write_page"]
+__all__ = [
+    "GRADE_COLORS",
+    "HOLE_COLOR",
+    "bounds_html",
+    "diff_html",
+    "grade_badge",
+    "inspection_html",
+    "pool_html",
+    "query_diff_html",
+    "write_page",
+]
 
 #: Grade 0, 1, 2, 3, 4 and above: a light-to-dark blue scale (grade 0 grey: judged, not relevant).
 GRADE_COLORS = ("#d9d9d9", "#c6dbef", "#6baed6", "#2171b5", "#08306b")
@@ -33,11 +42,13 @@ HOLE_COLOR = "#888888"
 #: Characters of a passage shown before it is cut.
 SNIPPET = 160
 
-_CSS = ("<style>.re-fa .badge{display:inline-block;min-width:1.6em;padding:0 4px;border-radius:3px;"
-        "text-align:center;font-weight:600}.re-fa .hole{border:1px dashed #888;color:#888;background:none}"
-        ".re-fa td{vertical-align:top}.re-fa .snip{color:#555;max-width:46em;text-align:left}"
-        ".re-fa h4{margin:10px 0 2px}.re-fa .key{font-family:monospace;font-size:12px}"
-        ".re-fa .re-box td.key,.re-fa .re-box td.snip,.re-fa .re-box th.l{text-align:left}</style>")
+_CSS = (
+    "<style>.re-fa .badge{display:inline-block;min-width:1.6em;padding:0 4px;border-radius:3px;"
+    "text-align:center;font-weight:600}.re-fa .hole{border:1px dashed #888;color:#888;background:none}"
+    ".re-fa td{vertical-align:top}.re-fa .snip{color:#555;max-width:46em;text-align:left}"
+    ".re-fa h4{margin:10px 0 2px}.re-fa .key{font-family:monospace;font-size:12px}"
+    ".re-fa .re-box td.key,.re-fa .re-box td.snip,.re-fa .re-box th.l{text-align:left}</style>"
+)
 
 
 def esc(x: Any) -> str:
@@ -88,8 +99,10 @@ def grade_badge(grade: float) -> str:
     fill = grade_color(grade)
     if fill is None:
         return "<span class='badge hole' title='unjudged'>?</span>"
-    return (f"<span class='badge' style='background:{fill};color:{_ink(fill)}' "
-            f"title='grade {int(grade)}'>{int(grade)}</span>")
+    return (
+        f"<span class='badge' style='background:{fill};color:{_ink(fill)}' "
+        f"title='grade {int(grade)}'>{int(grade)}</span>"
+    )
 
 
 def _fmt(x: Any, spec: str = ".4f") -> str:
@@ -100,8 +113,10 @@ def _fmt(x: Any, spec: str = ".4f") -> str:
 
 def page(title: str, body: str) -> str:
     """A whole HTML document around ``body``: UTF-8, a title, nothing loaded from elsewhere."""
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>"
-            f"</head><body>{body}</body></html>\n")
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        f"</head><body>{body}</body></html>\n"
+    )
 
 
 def write_page(path: str | os.PathLike, title: str, body: str) -> None:
@@ -165,18 +180,26 @@ def inspection_html(ins) -> str:
     rows = "".join(
         f"<tr><td>{int(r.rank)}</td><td>{grade_badge(r.grade)}</td><td class='key'>{esc(r.key)}</td>"
         f"<td>{_fmt(r.score)}</td><td>{_fmt(r.gain, '.3g')}</td><td>{_fmt(r.discounted_gain, '.3g')}</td>"
-        f"<td class='snip'>{esc(snippet(r.text))}</td></tr>" for r in ins.ranking.itertuples(index=False))
-    ranking = ("<table><tr><th>rank</th><th>grade</th><th class='l'>key</th><th>score</th><th>gain</th>"
-               f"<th>discounted</th><th class='l'>text</th></tr>{rows}</table>")
+        f"<td class='snip'>{esc(snippet(r.text))}</td></tr>"
+        for r in ins.ranking.itertuples(index=False)
+    )
+    ranking = (
+        "<table><tr><th>rank</th><th>grade</th><th class='l'>key</th><th>score</th><th>gain</th>"
+        f"<th>discounted</th><th class='l'>text</th></tr>{rows}</table>"
+    )
     missed = "".join(
         f"<tr><td>{grade_badge(r.grade)}</td><td class='key'>{esc(r.key)}</td>"
         f"<td>{'not retrieved' if math.isnan(r.rank) else int(r.rank)}</td>"
-        f"<td class='snip'>{esc(snippet(r.text))}</td></tr>" for r in ins.missed.itertuples(index=False))
-    below = (f"<h4>missed: {len(ins.missed)} relevant not in the top {ins.k}</h4><table><tr><th>grade</th>"
-             f"<th class='l'>key</th><th>rank</th><th class='l'>text</th></tr>{missed}</table>" if len(ins.missed)
-             else f"<h4>missed: none (every relevant label is in the top {ins.k})</h4>")
-    head = (f"<div><i>{esc(ins.query)}</i></div><div>{' · '.join(facts)}</div>"
-            f"<div>{metrics}</div><div>{_legend()}</div>")
+        f"<td class='snip'>{esc(snippet(r.text))}</td></tr>"
+        for r in ins.missed.itertuples(index=False)
+    )
+    below = (
+        f"<h4>missed: {len(ins.missed)} relevant not in the top {ins.k}</h4><table><tr><th>grade</th>"
+        f"<th class='l'>key</th><th>rank</th><th class='l'>text</th></tr>{missed}</table>"
+        if len(ins.missed)
+        else f"<h4>missed: none (every relevant label is in the top {ins.k})</h4>"
+    )
+    head = f"<div><i>{esc(ins.query)}</i></div><div>{' · '.join(facts)}</div><div>{metrics}</div><div>{_legend()}</div>"
     return _CSS + f"<div class='re-fa'>{box(f'Query {ins.query_id}', head + ranking + below)}</div>"
 
 
@@ -185,20 +208,27 @@ def _legend() -> str:
     return f"grades {badges} · unjudged {grade_badge(float('nan'))}"
 
 
-def diff_svg(top_a: pd.DataFrame, top_b: pd.DataFrame, names: tuple[str, str], k: int,
-             moves: pd.DataFrame | None = None) -> str:
+def diff_svg(
+    top_a: pd.DataFrame, top_b: pd.DataFrame, names: tuple[str, str], k: int, moves: pd.DataFrame | None = None
+) -> str:
     """Two ranked columns of one query as inline SVG: a box per entry (colour = grade, dashed
     when unjudged), a line joining the same key in both tops, and for a relevant key outside a
     top the rank where that run has it."""
     row, width, col = 20, 560, 230
     height = row * (k + 2) + 8
     colors = system_colors(names) if names[0] != names[1] else {names[0]: system_colors(names[:1])[names[0]]}
-    parts = [(f"<svg width='{width}' height='{height}' role='img' "
-              f"font-family='system-ui,sans-serif' font-size='11'><title>{esc(names[0])} against "
-              f"{esc(names[1])}</title>")]
+    parts = [
+        (
+            f"<svg width='{width}' height='{height}' role='img' "
+            f"font-family='system-ui,sans-serif' font-size='11'><title>{esc(names[0])} against "
+            f"{esc(names[1])}</title>"
+        )
+    ]
     for i, (name, x) in enumerate(((names[0], 0), (names[1], width - col))):
-        parts.append(f"<text x='{x + 4}' y='14' font-weight='bold' fill='{colors.get(name, '#333')}'>"
-                     f"{esc(name)}{' (a)' if i == 0 else ' (b)'}</text>")
+        parts.append(
+            f"<text x='{x + 4}' y='14' font-weight='bold' fill='{colors.get(name, '#333')}'>"
+            f"{esc(name)}{' (a)' if i == 0 else ' (b)'}</text>"
+        )
     y_of = {}
     for side, frame, x in (("a", top_a, 0), ("b", top_b, width - col)):
         r: Any
@@ -206,13 +236,16 @@ def diff_svg(top_a: pd.DataFrame, top_b: pd.DataFrame, names: tuple[str, str], k
             y = row * (int(r.rank)) + 4
             y_of[(side, r.key)] = y + row / 2 - 2
             fill = grade_color(r.grade)
-            style = (f"fill='{fill}' stroke='none'" if fill else f"fill='none' stroke='{HOLE_COLOR}' "
-                     "stroke-dasharray='3,2'")
+            style = (
+                f"fill='{fill}' stroke='none'" if fill else f"fill='none' stroke='{HOLE_COLOR}' stroke-dasharray='3,2'"
+            )
             ink = _ink(fill) if fill else HOLE_COLOR
             label = f"{int(r.rank)}. {snippet(r.key, 30)}" + ("" if fill else " ?")
-            parts.append(f"<rect x='{x}' y='{y}' width='{col}' height='{row - 4}' rx='3' {style}>"
-                         f"<title>{esc(r.key)}: {'unjudged' if not fill else f'grade {int(r.grade)}'}</title></rect>"
-                         f"<text x='{x + 4}' y='{y + row - 9}' fill='{ink}'>{esc(label)}</text>")
+            parts.append(
+                f"<rect x='{x}' y='{y}' width='{col}' height='{row - 4}' rx='3' {style}>"
+                f"<title>{esc(r.key)}: {'unjudged' if not fill else f'grade {int(r.grade)}'}</title></rect>"
+                f"<text x='{x + 4}' y='{y + row - 9}' fill='{ink}'>{esc(label)}</text>"
+            )
     in_b = set(top_b["key"])
     for key in (k_ for k_ in top_a["key"] if k_ in in_b):  # in a's rank order: the page repeats byte for byte
         ya, yb = y_of[("a", key)], y_of[("b", key)]
@@ -232,8 +265,10 @@ def _outside(moves: pd.DataFrame | None, k: int, row: int, width: int, col: int)
         out = moves[~(moves[side] <= k) & (moves[other] <= k)]
         ranks = ", ".join("absent" if math.isnan(v) else str(int(v)) for v in out[side].head(4))
         if len(out):
-            notes.append(f"<text x='{x + 4}' y='{y}' fill='#555'><title>ranks of the relevant passages the "
-                         f"other top {k} holds</title>{len(out)} relevant below {k}: {esc(ranks)}</text>")
+            notes.append(
+                f"<text x='{x + 4}' y='{y}' fill='#555'><title>ranks of the relevant passages the "
+                f"other top {k} holds</title>{len(out)} relevant below {k}: {esc(ranks)}</text>"
+            )
     return "".join(notes)
 
 
@@ -261,17 +296,19 @@ def diff_html(diff, top: int = 10) -> str:
     2
     """
     a_name, b_name = (esc(n) for n in diff.names)
-    head = (f"<div>{esc(diff.metric)}: {a_name} (a) {_fmt(diff.a)} → {b_name} (b) {_fmt(diff.b)} "
-            f"over {len(diff.queries)} queries; {int((diff.queries['delta'] > 0).sum())} up, "
-            f"{int((diff.queries['delta'] < 0).sum())} down</div><div>{_legend()}</div>")
+    head = (
+        f"<div>{esc(diff.metric)}: {a_name} (a) {_fmt(diff.a)} → {b_name} (b) {_fmt(diff.b)} "
+        f"over {len(diff.queries)} queries; {int((diff.queries['delta'] > 0).sum())} up, "
+        f"{int((diff.queries['delta'] < 0).sum())} down</div><div>{_legend()}</div>"
+    )
     blocks = []
     for q, a, b, d in diff.queries.head(top)[["query_id", "a", "b", "delta"]].itertuples(index=False):
         ta, tb = diff.top_a[diff.top_a["query_id"] == q], diff.top_b[diff.top_b["query_id"] == q]
         mv = diff.moves[diff.moves["query_id"] == q]
-        blocks.append(f"<h4>{esc(q)}: {_fmt(a)} → {_fmt(b)} (Δ {_fmt(d, '+.4f')})</h4>"
-                      + diff_svg(ta, tb, diff.names, diff.k, mv))
-    more = (f"<div>… {len(diff.queries) - top} more queries (diff.queries)</div>"
-            if len(diff.queries) > top else "")
+        blocks.append(
+            f"<h4>{esc(q)}: {_fmt(a)} → {_fmt(b)} (Δ {_fmt(d, '+.4f')})</h4>" + diff_svg(ta, tb, diff.names, diff.k, mv)
+        )
+    more = f"<div>… {len(diff.queries) - top} more queries (diff.queries)</div>" if len(diff.queries) > top else ""
     body = head + "".join(blocks) + more
     return _CSS + f"<div class='re-fa'>{box(f'Diff: {diff.names[0]} vs {diff.names[1]}', body)}</div>"
 
@@ -309,18 +346,28 @@ def query_diff_html(diff, query_id: str) -> str:
         raise ValueError(f"unknown query {q!r}: the diff has {len(diff.queries)} scored queries")
     a, b, d = (float(row[c].iloc[0]) for c in ("a", "b", "delta"))
     mv = diff.moves[diff.moves["query_id"] == q]
-    svg = diff_svg(diff.top_a[diff.top_a["query_id"] == q], diff.top_b[diff.top_b["query_id"] == q],
-                   diff.names, diff.k, mv)
+    svg = diff_svg(
+        diff.top_a[diff.top_a["query_id"] == q], diff.top_b[diff.top_b["query_id"] == q], diff.names, diff.k, mv
+    )
 
     def rank(v):
         return "not retrieved" if math.isnan(v) else str(int(v))
 
-    cells = "".join(f"<tr><td>{grade_badge(r.grade)}</td><td class='key'>{esc(r.key)}</td>"
-                    f"<td>{rank(r.rank_a)}</td><td>{rank(r.rank_b)}</td></tr>" for r in mv.itertuples(index=False))
-    moves = (f"<table><tr><th>grade</th><th class='l'>key</th><th>rank in {esc(diff.names[0])}</th>"
-             f"<th>rank in {esc(diff.names[1])}</th></tr>{cells}</table>")
-    body = (f"<div>{esc(diff.metric)}: {_fmt(a)} → {_fmt(b)} (Δ {_fmt(d, '+.4f')})</div><div>{_legend()}</div>"
-            + svg + "<h4>relevant passages</h4>" + moves)
+    cells = "".join(
+        f"<tr><td>{grade_badge(r.grade)}</td><td class='key'>{esc(r.key)}</td>"
+        f"<td>{rank(r.rank_a)}</td><td>{rank(r.rank_b)}</td></tr>"
+        for r in mv.itertuples(index=False)
+    )
+    moves = (
+        f"<table><tr><th>grade</th><th class='l'>key</th><th>rank in {esc(diff.names[0])}</th>"
+        f"<th>rank in {esc(diff.names[1])}</th></tr>{cells}</table>"
+    )
+    body = (
+        f"<div>{esc(diff.metric)}: {_fmt(a)} → {_fmt(b)} (Δ {_fmt(d, '+.4f')})</div><div>{_legend()}</div>"
+        + svg
+        + "<h4>relevant passages</h4>"
+        + moves
+    )
     return _CSS + f"<div class='re-fa'>{box(f'Query {q}', body)}</div>"
 
 
@@ -346,8 +393,10 @@ def bounds_html(bounds) -> str:
     """
     s = bounds.summary.set_index(["system", "measure"])[["n", "mean", "mean_low", "mean_high", "unjudged"]]
     c = bounds.comparisons.set_index(["measure", "a", "b"])
-    body = (f"<div>holes of the top {bounds.k} labelled at grade {bounds.grade}</div>{table(s, max_rows=40)}"
-            f"<h4>comparisons (b - a)</h4>{table(c, max_rows=40)}")
+    body = (
+        f"<div>holes of the top {bounds.k} labelled at grade {bounds.grade}</div>{table(s, max_rows=40)}"
+        f"<h4>comparisons (b - a)</h4>{table(c, max_rows=40)}"
+    )
     return _CSS + f"<div class='re-fa'>{box('Judgment bounds', body)}</div>"
 
 
@@ -375,10 +424,13 @@ def pool_html(pool, rows: int = 20) -> str:
     cells = "".join(
         f"<tr><td>{esc(r.query_id)}</td><td class='key'>{esc(r.key)}</td><td>{int(r.systems)}</td>"
         f"<td>{int(r.best_rank)}</td><td>{_fmt(r.weight)}</td><td class='snip'>{esc(snippet(r.text, 100))}</td></tr>"
-        for r in f.itertuples(index=False))
+        for r in f.itertuples(index=False)
+    )
     more = f"<div>… {len(pool.frame) - rows} more (pool.frame)</div>" if len(pool.frame) > rows else ""
-    body = (f"<div>{len(pool.frame)} unjudged entries of the top {pool.k}, weighted by {esc(pool.measure)}</div>"
-            "<table><tr><th>query</th><th class='l'>key</th><th>systems</th><th>best rank</th><th>weight</th>"
-            "<th class='l'>text</th>"
-            f"</tr>{cells}</table>{more}")
+    body = (
+        f"<div>{len(pool.frame)} unjudged entries of the top {pool.k}, weighted by {esc(pool.measure)}</div>"
+        "<table><tr><th>query</th><th class='l'>key</th><th>systems</th><th>best rank</th><th>weight</th>"
+        "<th class='l'>text</th>"
+        f"</tr>{cells}</table>{more}"
+    )
     return _CSS + f"<div class='re-fa'>{box('Label pool', body)}</div>"

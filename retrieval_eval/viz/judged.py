@@ -43,11 +43,23 @@ def judged_html(judged: pd.DataFrame) -> str:
     >>> "Judged metrics" in judged_html(t)
     True
     """
-    cols = ["value", "ci_low", "ci_high", "n", "samples", "var_between", "var_within", "icc",
-            "naive_ci_low", "naive_ci_high"]
+    cols = [
+        "value",
+        "ci_low",
+        "ci_high",
+        "n",
+        "samples",
+        "var_between",
+        "var_within",
+        "icc",
+        "naive_ci_low",
+        "naive_ci_high",
+    ]
     frame = judged.set_index([c for c in ("system", "stratum", "metric") if c in judged.columns])[cols]
-    note = ("<div>interval: 95% Student-t over per-query means (clustered by query); "
-            "naive_ci pools samples as if independent and is too narrow</div>")
+    note = (
+        "<div>interval: 95% Student-t over per-query means (clustered by query); "
+        "naive_ci pools samples as if independent and is too narrow</div>"
+    )
     return box("Judged metrics (LLM judge, query-clustered)", note + table(frame, max_rows=40))
 
 
@@ -80,8 +92,9 @@ class JudgedForestDisplay:
         self.colors = colors
 
     @classmethod
-    def from_evaluation(cls, ev, metric: str | None = None, by_stratum: bool = False,
-                        systems: Sequence[str] | None = None) -> JudgedForestDisplay:
+    def from_evaluation(
+        cls, ev, metric: str | None = None, by_stratum: bool = False, systems: Sequence[str] | None = None
+    ) -> JudgedForestDisplay:
         """The judged rows of an evaluation made with ``judged=``.
 
         Parameters
@@ -111,8 +124,9 @@ class JudgedForestDisplay:
         # Systems side by side within each metric (and stratum), in the evaluation's order.
         order = {"metric": ev.judged_metrics, "stratum": list(ev.strata), "system": [str(s) for s in ev.systems]}
         keys = [k for k in ("stratum", "metric", "system") if k in rows.columns]
-        rank = pd.DataFrame({k: rows[k].astype(str).map({v: i for i, v in enumerate(order[k])}).to_numpy()
-                             for k in keys})
+        rank = pd.DataFrame(
+            {k: rows[k].astype(str).map({v: i for i, v in enumerate(order[k])}).to_numpy() for k in keys}
+        )
         rows = rows.iloc[rank.sort_values(keys, kind="stable").index.to_numpy()]
         return cls(rows, system_colors([str(s) for s in ev.systems]))
 
@@ -148,8 +162,16 @@ class JudgedForestDisplay:
             sel = (r["system"].astype(str) == s).to_numpy()
             color = system_color(self.colors, s, i)
             err = np.vstack([value[sel] - lo[sel], hi[sel] - value[sel]])
-            self.errorbars_[s] = a.errorbar(value[sel], y[sel], xerr=np.nan_to_num(err), fmt="o",
-                                            color=color, elinewidth=1.8, capsize=3, markersize=5)
+            self.errorbars_[s] = a.errorbar(
+                value[sel],
+                y[sel],
+                xerr=np.nan_to_num(err),
+                fmt="o",
+                color=color,
+                elinewidth=1.8,
+                capsize=3,
+                markersize=5,
+            )
             handles.append(Line2D([], [], color=color, marker="o", label=s))
         if naive:
             nl, nh = r["naive_ci_low"].to_numpy(np.float64), r["naive_ci_high"].to_numpy(np.float64)
@@ -195,10 +217,16 @@ class PlanningDisplay:
         self.target = target
 
     @classmethod
-    def from_components(cls, var_between: float, var_within: float, target: float | None = None,
-                        queries: Sequence[int] = (10, 20, 40, 80, 160, 320, 640),
-                        samples: Sequence[int] = (1, 2, 3, 5, 10), alpha: float = 0.05,
-                        power: float = 0.8) -> PlanningDisplay:
+    def from_components(
+        cls,
+        var_between: float,
+        var_within: float,
+        target: float | None = None,
+        queries: Sequence[int] = (10, 20, 40, 80, 160, 320, 640),
+        samples: Sequence[int] = (1, 2, 3, 5, 10),
+        alpha: float = 0.05,
+        power: float = 0.8,
+    ) -> PlanningDisplay:
         """The planning table of these variance components.
 
         Parameters
@@ -239,13 +267,19 @@ class PlanningDisplay:
         shades = np.linspace(0.75, 0.1, len(samples))
         for m, shade in zip(samples, shades):
             sub = self.table[self.table["samples"] == m].sort_values("queries")
-            (self.lines_[m],) = a.plot(sub["queries"], sub["mdd"], marker="o", markersize=3,
-                                       color=str(round(float(shade), 3)),
-                                       label=f"{m} sample{'s' if m > 1 else ''}/query")
+            (self.lines_[m],) = a.plot(
+                sub["queries"],
+                sub["mdd"],
+                marker="o",
+                markersize=3,
+                color=str(round(float(shade), 3)),
+                label=f"{m} sample{'s' if m > 1 else ''}/query",
+            )
         self.target_line_ = None
         if self.target is not None:
-            self.target_line_ = a.axhline(self.target, color="#D55E00", linestyle="--", linewidth=1.2,
-                                          label=f"target {self.target:g}")
+            self.target_line_ = a.axhline(
+                self.target, color="#D55E00", linestyle="--", linewidth=1.2, label=f"target {self.target:g}"
+            )
         a.set_xscale("log")
         ticks = sorted(set(self.table["queries"].tolist()))
         a.set_xticks(ticks, [str(t) for t in ticks])

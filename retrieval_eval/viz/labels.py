@@ -12,9 +12,16 @@ from collections.abc import Mapping
 
 __all__ = ["display_name"]
 
-_BASES = {"ndcg": ("nDCG", " (exp. gain)"), "ndcg_linear": ("nDCG", " (linear gain)"),
-          "recall": ("Recall", ""), "precision": ("P", ""), "mrr": ("MRR", ""), "map": ("MAP", ""),
-          "hit_rate": ("Hit rate", ""), "judged": ("Judged", "")}
+_BASES = {
+    "ndcg": ("nDCG", " (exp. gain)"),
+    "ndcg_linear": ("nDCG", " (linear gain)"),
+    "recall": ("Recall", ""),
+    "precision": ("P", ""),
+    "mrr": ("MRR", ""),
+    "map": ("MAP", ""),
+    "hit_rate": ("Hit rate", ""),
+    "judged": ("Judged", ""),
+}
 
 
 def display_name(name: str, labels: Mapping[str, str] | None = None) -> str:

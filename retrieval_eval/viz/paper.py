@@ -60,8 +60,11 @@ def metric_label(column: str) -> tuple[str, int | None, str | None]:
         if column.startswith("ndcg"):
             return (f"nDCG@{k}" if k is not None else "nDCG"), k, "linear"
         short = _SHORT.get(found[0].family) if len(found) == 1 and found[0].rel is None else None
-        return (f"{short}@{k}" if short and k is not None and found[0].name == f"{found[0].family}_{k}"
-                else column), k, None
+        return (
+            (f"{short}@{k}" if short and k is not None and found[0].name == f"{found[0].family}_{k}" else column),
+            k,
+            None,
+        )
     if base != "ndcg":
         return (f"{_SEED_SHORT[base]}@{k}" if base in _SEED_SHORT and k is not None else column), k, None
     if gain == "linear":
@@ -108,10 +111,12 @@ def _caption(comparison, cols, gains_named: bool = True) -> str:
     m = len(c.table)
     test = c.describe().split(" against ")[0].split(" between ")[0]
     pairs = "every pair of systems" if c.pairs != "baseline" else f"each system against {c.baseline}"
-    text = (f"Mean over {c.n_queries} queries with positives; best of each column in bold. A superscript "
-            f"letter marks a value significantly better than that system's: {test}, {pairs}, "
-            f"{'no' if c.correction == 'none' else _CORR_SHORT[c.correction]} correction across "
-            f"{m} comparison{'s' if m != 1 else ''}, alpha {c.alpha:g}.")
+    text = (
+        f"Mean over {c.n_queries} queries with positives; best of each column in bold. A superscript "
+        f"letter marks a value significantly better than that system's: {test}, {pairs}, "
+        f"{'no' if c.correction == 'none' else _CORR_SHORT[c.correction]} correction across "
+        f"{m} comparison{'s' if m != 1 else ''}, alpha {c.alpha:g}."
+    )
     named = {"exponential": "exponential gain 2^g - 1 (the spec's)", "linear": "linear gain g (trec_eval's)"}
     gains = [(g, [h for _, h, _, gg in cols if gg == g]) for g in named]
     if gains_named and any(hs for _, hs in gains):
@@ -141,8 +146,14 @@ def _grid(comparison, labels: dict[str, str], decimals: int):
     return cols, rows
 
 
-def paper_table(comparison, fmt: str = "latex", labels: dict[str, str] | None = None,
-                caption: str | None = None, label: str | None = None, decimals: int = 4) -> str:
+def paper_table(
+    comparison,
+    fmt: str = "latex",
+    labels: dict[str, str] | None = None,
+    caption: str | None = None,
+    label: str | None = None,
+    decimals: int = 4,
+) -> str:
     """The paper's table of a comparison: a row a system, a column a metric, in LaTeX or Markdown.
 
     Parameters
@@ -181,28 +192,63 @@ def paper_table(comparison, fmt: str = "latex", labels: dict[str, str] | None = 
     cols, rows = _grid(comparison, labels, int(decimals))
     cap = caption if caption is not None else _caption(comparison, cols)
     if fmt == "markdown":
-        body = [[letter, md_escape(name)] + [
-            (f"**{t}**" if bold else t) + (f"<sup>{marks}</sup>" if marks else "") for t, bold, marks in cells]
-            for letter, name, cells in rows]
-        return markdown(["#", "System"] + [md_escape(h) for _, h, _, _ in cols], body,
-                        align="cl" + "r" * len(cols), escape=False) + "\n" + md_escape(cap) + "\n"
-    body = [[letter, tex(name)] + [
-        (rf"\textbf{{{t}}}" if bold else t) + (f"$^{{{marks}}}$" if marks else "") for t, bold, marks in cells]
-        for letter, name, cells in rows]
-    text = latex([r"\#", "System"] + [tex(h) for _, h, _, _ in cols], body, align="cl" + "r" * len(cols),
-                 caption=None, label=None, escape=False)
-    groups = [(k, sum(1 for c in cols if c[2] == k)) for k in dict.fromkeys(c[2] for c in cols)]
-    if len(groups) > 1:
-        head, rules, at = [], [], 3
-        for k, n in groups:
-            head.append(rf"\multicolumn{{{n}}}{{c}}{{{'@' + str(k) if k is not None else 'whole ranking'}}}")
-            rules.append(rf"\cmidrule(lr){{{at}-{at + n - 1}}}")
-            at += n
-        text = text.replace(r"\toprule" + "\n", r"\toprule" + "\n" + " & & " + " & ".join(head)
-                            + r" \\" + "\n" + " ".join(rules) + "\n", 1)
+        return _paper_markdown(cols, rows, cap)
+    return _paper_latex(cols, rows, cap, label)
+
+
+def _paper_markdown(cols: list, rows: list, cap: str) -> str:
+    """The wide table as a pipe table (marks as ``<sup>ab</sup>``), the caption a paragraph after it."""
+    body = [
+        [letter, md_escape(name)]
+        + [(f"**{t}**" if bold else t) + (f"<sup>{marks}</sup>" if marks else "") for t, bold, marks in cells]
+        for letter, name, cells in rows
+    ]
+    return (
+        markdown(
+            ["#", "System"] + [md_escape(h) for _, h, _, _ in cols], body, align="cl" + "r" * len(cols), escape=False
+        )
+        + "\n"
+        + md_escape(cap)
+        + "\n"
+    )
+
+
+def _paper_latex(cols: list, rows: list, cap: str, label: str | None) -> str:
+    """The wide table as a booktabs ``table`` (bold via ``\\textbf``, marks as ``$^{ab}$``),
+    the cutoffs' header row over the columns when there are several, caption and label."""
+    body = [
+        [letter, tex(name)]
+        + [(rf"\textbf{{{t}}}" if bold else t) + (f"$^{{{marks}}}$" if marks else "") for t, bold, marks in cells]
+        for letter, name, cells in rows
+    ]
+    text = latex(
+        [r"\#", "System"] + [tex(h) for _, h, _, _ in cols],
+        body,
+        align="cl" + "r" * len(cols),
+        caption=None,
+        label=None,
+        escape=False,
+    )
+    text = _cutoff_header(text, cols)
     caption = tex(cap).replace("2" + tex("^") + "g - 1", "$2^g - 1$")
     tail = rf"\caption{{{caption}}}" + "\n" + (rf"\label{{{label}}}" + "\n" if label else "")
     return text.replace(r"\end{table}", tail + r"\end{table}")
+
+
+def _cutoff_header(text: str, cols: list) -> str:
+    """A header row of cutoffs (``@10``, ``whole ranking``) over their columns, with
+    ``\\cmidrule``s, when the columns have several cutoffs; else ``text`` as it is."""
+    groups = [(k, sum(1 for c in cols if c[2] == k)) for k in dict.fromkeys(c[2] for c in cols)]
+    if len(groups) <= 1:
+        return text
+    head, rules, at = [], [], 3
+    for k, n in groups:
+        head.append(rf"\multicolumn{{{n}}}{{c}}{{{'@' + str(k) if k is not None else 'whole ranking'}}}")
+        rules.append(rf"\cmidrule(lr){{{at}-{at + n - 1}}}")
+        at += n
+    return text.replace(
+        r"\toprule" + "\n", r"\toprule" + "\n" + " & & " + " & ".join(head) + r" \\" + "\n" + " ".join(rules) + "\n", 1
+    )
 
 
 def _fmt_p(p: Any) -> str:
@@ -215,20 +261,49 @@ def _long(comparison, escape) -> tuple[list[str], list[list[str]], list[bool]]:
     """The long table's headers, rows (cells escaped by ``escape``) and which rows are significant."""
     c = comparison
     both = c.pairs != "baseline"
-    headers = (["system"] + (["baseline"] if both else []) + ["metric", "mean",
-               "baseline mean" if both else f"baseline ({c.baseline})", "delta",
-               f"{c.confidence:.0%} CI", "p", f"p ({_CORR_SHORT[c.correction]})", "significant", "n"])
+    headers = (
+        ["system"]
+        + (["baseline"] if both else [])
+        + [
+            "metric",
+            "mean",
+            "baseline mean" if both else f"baseline ({c.baseline})",
+            "delta",
+            f"{c.confidence:.0%} CI",
+            "p",
+            f"p ({_CORR_SHORT[c.correction]})",
+            "significant",
+            "n",
+        ]
+    )
     rows = []
     for r in c.table.itertuples(index=False):
-        rows.append([escape(str(r.system))] + ([escape(str(r.baseline))] if both else []) + [
-            escape(str(r.metric)), f"{r.mean:.4f}", f"{r.baseline_mean:.4f}", f"{r.delta:+.4f}",
-            f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", escape(_fmt_p(r.p_value)),
-            escape(_fmt_p(r.p_adjusted)), "yes" if r.significant else "no", str(int(r.n))])
+        rows.append(
+            [escape(str(r.system))]
+            + ([escape(str(r.baseline))] if both else [])
+            + [
+                escape(str(r.metric)),
+                f"{r.mean:.4f}",
+                f"{r.baseline_mean:.4f}",
+                f"{r.delta:+.4f}",
+                f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
+                escape(_fmt_p(r.p_value)),
+                escape(_fmt_p(r.p_adjusted)),
+                "yes" if r.significant else "no",
+                str(int(r.n)),
+            ]
+        )
     return headers, rows, [bool(s) for s in c.table["significant"]]
 
 
-def comparison_table(comparison, fmt: str, layout: str = "long", labels: dict[str, str] | None = None,
-                     caption: str | None = None, label: str | None = None) -> str:
+def comparison_table(
+    comparison,
+    fmt: str,
+    layout: str = "long",
+    labels: dict[str, str] | None = None,
+    caption: str | None = None,
+    label: str | None = None,
+) -> str:
     """A comparison as a Markdown or LaTeX table, long (a row a comparison) or wide (:func:`paper_table`).
 
     Parameters
@@ -265,8 +340,10 @@ def comparison_table(comparison, fmt: str, layout: str = "long", labels: dict[st
         return markdown(headers, rows, align="ll" + "l" * extra + "rrrrrrcr", caption=comparison.describe())
     headers, rows, sig = _long(comparison, tex)
     delta_at = headers.index("delta")
-    body = [[rf"\textbf{{{c}}}" if (s and i == delta_at) else c for i, c in enumerate(row)
-             if i != len(row) - 2] for row, s in zip(rows, sig)]
+    body = [
+        [rf"\textbf{{{c}}}" if (s and i == delta_at) else c for i, c in enumerate(row) if i != len(row) - 2]
+        for row, s in zip(rows, sig)
+    ]
     headers = [tex(h) for i, h in enumerate(headers) if i != len(headers) - 2]
     cap = caption if caption is not None else comparison.describe() + " Bold: significant after correction."
     return latex(headers, body, align="ll" + "l" * extra + "rrrcrrr", caption=cap, label=label, escape=False)
@@ -296,15 +373,27 @@ def comparison_html(comparison) -> str:
     headers, rows, sig = _long(c, str)
     delta_at = headers.index("delta")
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td><b>{esc(x)}</b></td>" if (s and i == delta_at) else f"<td>{esc(x)}</td>"
-                                    for i, x in enumerate(row)) + "</tr>" for row, s in zip(rows, sig))
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td><b>{esc(x)}</b></td>" if (s and i == delta_at) else f"<td>{esc(x)}</td>" for i, x in enumerate(row)
+        )
+        + "</tr>"
+        for row, s in zip(rows, sig)
+    )
     missing = {s: n for s, n in c.missing.items() if n}
     notes = [f"<p>{esc(c.describe())}</p>"]
     if missing:
-        notes.append("<p>Queries scored zero because the system had no ranking: "
-                     + esc(", ".join(f"{s}: {n}" for s, n in missing.items())) + "</p>")
-    html = (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-            + "".join(notes) + warnings_html(c.warnings))
+        notes.append(
+            "<p>Queries scored zero because the system had no ranking: "
+            + esc(", ".join(f"{s}: {n}" for s, n in missing.items()))
+            + "</p>"
+        )
+    html = (
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        + "".join(notes)
+        + warnings_html(c.warnings)
+    )
     if c.calibration is not None:
         html += c.calibration._body_html()
     title = f"Comparison against {esc(c.baseline)}" if c.pairs == "baseline" else "Comparison of every pair"

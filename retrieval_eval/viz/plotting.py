@@ -4,18 +4,21 @@
 :func:`plot_comparison` pick the Display (scikit-learn's pattern: precomputed values,
 ``from_*`` constructors, ``.plot(ax=None)`` returning the display, matplotlib imported inside
 ``plot`` only, never ``plt.show()``) and pass the keywords on. The Displays live in the module
-of their subject: :mod:`~retrieval_eval.viz.calibration`, :mod:`~retrieval_eval.viz.tradeoff`,
-:mod:`~retrieval_eval.viz.evaluation`, :mod:`~retrieval_eval.viz.drift`; all are importable
-from :mod:`retrieval_eval.viz`.
+of their subject: :mod:`~retrieval_eval.viz.calibration`, :mod:`~retrieval_eval.viz.curves`,
+:mod:`~retrieval_eval.viz.tradeoff`, :mod:`~retrieval_eval.viz.evaluation`,
+:mod:`~retrieval_eval.viz.delta`, :mod:`~retrieval_eval.viz.drift`; all are importable from
+:mod:`retrieval_eval.viz`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .calibration import PrecisionRecallDisplay, RocCurveDisplay, ScoreDistributionDisplay
+from .calibration import ScoreDistributionDisplay
+from .curves import PrecisionRecallDisplay, RocCurveDisplay
+from .delta import PerQueryDeltaDisplay
 from .drift import DriftDisplay
-from .evaluation import MetricAtKDisplay, PerQueryDeltaDisplay, StratumDisplay
+from .evaluation import MetricAtKDisplay, StratumDisplay
 from .tradeoff import CutoffTradeoffDisplay
 
 __all__ = ["plot_calibration", "plot_comparison", "plot_drift", "plot_evaluation"]
@@ -59,18 +62,25 @@ def plot_calibration(calibration, kind: str = "distribution", ax=None, system=No
     >>> type(plot_calibration(cal, "roc")).__name__
     'RocCurveDisplay'
     """
-    build_keys = {"distribution": {"score_label"}, "roc": set(), "pr": {"positive"},
-                  "tradeoff": {"score_label", "cutoffs", "grid_size"}}
+    build_keys = {
+        "distribution": {"score_label"},
+        "roc": set(),
+        "pr": {"positive"},
+        "tradeoff": {"score_label", "cutoffs", "grid_size"},
+    }
     if kind not in build_keys:
         raise ValueError(f"kind must be one of {', '.join(_CALIBRATION_KINDS)}, got {kind!r}")
     build = {k: kwargs.pop(k) for k in list(kwargs) if k in build_keys[kind]}
-    cls: Any = {"distribution": ScoreDistributionDisplay, "roc": RocCurveDisplay,
-           "pr": PrecisionRecallDisplay, "tradeoff": CutoffTradeoffDisplay}[kind]
+    cls: Any = {
+        "distribution": ScoreDistributionDisplay,
+        "roc": RocCurveDisplay,
+        "pr": PrecisionRecallDisplay,
+        "tradeoff": CutoffTradeoffDisplay,
+    }[kind]
     return cls.from_calibration(calibration, system=system, **build).plot(ax=ax, **kwargs)
 
 
-def plot_evaluation(evaluation, kind: str = "strata", ax=None, metric: str | None = None,
-                    **kwargs):
+def plot_evaluation(evaluation, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
     """Draw an evaluation; returns the display (what ``Evaluation.plot`` returns).
 
     Parameters
@@ -144,8 +154,7 @@ def plot_drift(result, ax=None):
     return DriftDisplay.from_drift(result).plot(ax=ax)
 
 
-def plot_comparison(comparison, ax=None, metric: str | None = None, system: str | None = None,
-                    **kwargs):
+def plot_comparison(comparison, ax=None, metric: str | None = None, system: str | None = None, **kwargs):
     """Draw a comparison's per-query differences for one candidate.
 
     Parameters

@@ -19,8 +19,10 @@ from .html import esc
 __all__ = ["BROWSER_NEEDS_IPYWIDGETS", "QueryBrowser", "browse_queries", "ipywidgets_module"]
 
 #: The one line a missing ipywidgets gives: which extra installs it.
-BROWSER_NEEDS_IPYWIDGETS = ("the query browser needs ipywidgets, which the [notebook] extra installs: "
-                      "pip install 'retrieval-eval[notebook]' (in a checkout: pip install '.[notebook]')")
+BROWSER_NEEDS_IPYWIDGETS = (
+    "the query browser needs ipywidgets, which the [notebook] extra installs: "
+    "pip install 'retrieval-eval[notebook]' (in a checkout: pip install '.[notebook]')"
+)
 
 
 def ipywidgets_module():
@@ -81,8 +83,7 @@ class QueryBrowser:
             raise ValueError("the diff has no scored query to browse")
         self.diff = diff
         options = [(f"{q}  Δ {d:+.3f}", str(q)) for q, d in table[["query_id", "delta"]].itertuples(index=False)]
-        self.query = w.Dropdown(options=options, value=options[0][1], description="query",
-                                layout=w.Layout(width="50%"))
+        self.query = w.Dropdown(options=options, value=options[0][1], description="query", layout=w.Layout(width="50%"))
         self.view = w.HTML()
         self.widget = w.VBox([self.query, self.view])
         self.query.observe(self._on_query, names="value")
@@ -103,8 +104,12 @@ class QueryBrowser:
             ``query_id``, ``a``, ``b``, ``delta``.
         """
         row = self.diff.queries[self.diff.queries["query_id"] == self.query.value].iloc[0]
-        return {"query_id": str(row["query_id"]), "a": float(row["a"]), "b": float(row["b"]),
-                "delta": float(row["delta"])}
+        return {
+            "query_id": str(row["query_id"]),
+            "a": float(row["a"]),
+            "b": float(row["b"]),
+            "delta": float(row["delta"]),
+        }
 
     def static_html(self) -> str:
         """The current state as plain HTML (no JavaScript): the chosen query's two rankings.
@@ -113,8 +118,10 @@ class QueryBrowser:
         -------
         str
         """
-        return (f"<div class='re-browser-static'><i>(static view of query {esc(self.query.value)}; "
-                "run the notebook to choose another)</i></div>" + self.view.value)
+        return (
+            f"<div class='re-browser-static'><i>(static view of query {esc(self.query.value)}; "
+            "run the notebook to choose another)</i></div>" + self.view.value
+        )
 
     def _repr_mimebundle_(self, **kwargs):
         data = dict(self.widget._repr_mimebundle_(**kwargs) or {})

@@ -16,8 +16,15 @@ import pandas as pd
 
 from .style import NEGATIVE_COLOR, PALETTE, POSITIVE_COLOR
 
-__all__ = ["AFTER_COLOR", "BEFORE_COLOR", "AgreementDisplay", "ScoreShiftDisplay",
-           "StratumCutoffDisplay", "draw_stratum_cutoffs", "stratum_cutoff_rows"]
+__all__ = [
+    "AFTER_COLOR",
+    "BEFORE_COLOR",
+    "AgreementDisplay",
+    "ScoreShiftDisplay",
+    "StratumCutoffDisplay",
+    "draw_stratum_cutoffs",
+    "stratum_cutoff_rows",
+]
 
 BEFORE_COLOR = PALETTE[0]
 AFTER_COLOR = PALETTE[4]
@@ -104,13 +111,28 @@ def draw_stratum_cutoffs(ax, rows: pd.DataFrame, system: str) -> list:
     mine = rows[(rows["system"] == system) & np.isfinite(rows["cutoff"].to_numpy(np.float64))]
     color = PALETTE[3]
     for rec in mine.itertuples(index=False):
-        ax.axvline(rec.cutoff, ymin=0.90, ymax=1.0, color=color, linewidth=2.2,
-                   linestyle="-" if rec.source != "pooled" else ":")
-        ax.text(rec.cutoff, 0.89, str(rec.stratum), transform=ax.get_xaxis_transform(),
-                rotation=90, ha="center", va="top", fontsize="x-small", color=color)
+        ax.axvline(
+            rec.cutoff,
+            ymin=0.90,
+            ymax=1.0,
+            color=color,
+            linewidth=2.2,
+            linestyle="-" if rec.source != "pooled" else ":",
+        )
+        ax.text(
+            rec.cutoff,
+            0.89,
+            str(rec.stratum),
+            transform=ax.get_xaxis_transform(),
+            rotation=90,
+            ha="center",
+            va="top",
+            fontsize="x-small",
+            color=color,
+        )
     if mine.empty:
         return []
-    return [Line2D([], [], color=color, linewidth=2.2, label="per-stratum cutoffs (by=\"stratum\")")]
+    return [Line2D([], [], color=color, linewidth=2.2, label='per-stratum cutoffs (by="stratum")')]
 
 
 class ScoreShiftDisplay:
@@ -141,8 +163,9 @@ class ScoreShiftDisplay:
     ('dense', 'after')
     """
 
-    def __init__(self, before: np.ndarray, after: np.ndarray, cutoffs: dict[str, float],
-                 names: tuple[str, str], title: str = ""):
+    def __init__(
+        self, before: np.ndarray, after: np.ndarray, cutoffs: dict[str, float], names: tuple[str, str], title: str = ""
+    ):
         self.before = np.asarray(before, dtype=np.float64)
         self.after = np.asarray(after, dtype=np.float64)
         self.cutoffs = dict(cutoffs)
@@ -163,12 +186,18 @@ class ScoreShiftDisplay:
         ScoreShiftDisplay
         """
         s = shift.settings
-        title = (f"PSI {_num(shift.value('psi'))}, KS {_num(shift.value('ks'))} "
-                 f"(p = {_num(shift.value('ks_pvalue'))}), "
-                 f"flips {_num(shift.value('flip_share'))}")
-        return cls(shift.top1["top1_before"].to_numpy(), shift.top1["top1_after"].to_numpy(),
-                   {"before": shift.value("cutoff_before"), "after": shift.value("cutoff_after")},
-                   (s["before"], s["after"]), title)
+        title = (
+            f"PSI {_num(shift.value('psi'))}, KS {_num(shift.value('ks'))} "
+            f"(p = {_num(shift.value('ks_pvalue'))}), "
+            f"flips {_num(shift.value('flip_share'))}"
+        )
+        return cls(
+            shift.top1["top1_before"].to_numpy(),
+            shift.top1["top1_after"].to_numpy(),
+            {"before": shift.value("cutoff_before"), "after": shift.value("cutoff_after")},
+            (s["before"], s["after"]),
+            title,
+        )
 
     def plot(self, ax=None, *, bins: int = 20, legend: bool = True):
         """Two step histograms (share of queries) on common bins, the before cutoff dashed and
@@ -187,22 +216,33 @@ class ScoreShiftDisplay:
         """
         ax, fig = _new_axes(ax)
         both = np.r_[self.before, self.after]
-        edges = (np.histogram_bin_edges(both, bins=bins) if both.size
-                 else np.linspace(0.0, 1.0, bins + 1))
+        edges = np.histogram_bin_edges(both, bins=bins) if both.size else np.linspace(0.0, 1.0, bins + 1)
         self.lines_ = {}
-        for values, color, name, key in ((self.before, BEFORE_COLOR, self.names[0], "before"),
-                                         (self.after, AFTER_COLOR, self.names[1], "after")):
+        for values, color, name, key in (
+            (self.before, BEFORE_COLOR, self.names[0], "before"),
+            (self.after, AFTER_COLOR, self.names[1], "after"),
+        ):
             if values.size:
                 w = np.full(values.size, 1.0 / values.size)
-                ax.hist(values, bins=edges, weights=w, histtype="stepfilled", color=color,
-                        alpha=0.2, linewidth=0)
-                ax.hist(values, bins=edges, weights=w, histtype="step", color=color,
-                        linewidth=1.8, label=f"{key}: {name} (n={values.size})")
+                ax.hist(values, bins=edges, weights=w, histtype="stepfilled", color=color, alpha=0.2, linewidth=0)
+                ax.hist(
+                    values,
+                    bins=edges,
+                    weights=w,
+                    histtype="step",
+                    color=color,
+                    linewidth=1.8,
+                    label=f"{key}: {name} (n={values.size})",
+                )
             c = self.cutoffs.get(key, math.nan)
             if math.isfinite(c):
                 self.lines_[key] = ax.axvline(
-                    c, color=color, linestyle="--" if key == "before" else ":", linewidth=1.8,
-                    label=f"cutoff {key} {_num(c)}")
+                    c,
+                    color=color,
+                    linestyle="--" if key == "before" else ":",
+                    linewidth=1.8,
+                    label=f"cutoff {key} {_num(c)}",
+                )
         ax.set_xlabel("top-1 score")
         ax.set_ylabel("share of queries")
         ax.set_ylim(bottom=0)
@@ -273,15 +313,17 @@ class StratumCutoffDisplay:
             raise ValueError('per-stratum cutoffs need calibrate(..., by="stratum")')
         system = system or calibration.systems[0]
         t = calibration.top1
-        t = t[(t["system"] == system) & ~t["missing"].to_numpy(bool)
-              & t["kind"].isin(["positive", "negative"])]
+        t = t[(t["system"] == system) & ~t["missing"].to_numpy(bool) & t["kind"].isin(["positive", "negative"])]
         mine = table[table["system"] == system]
         pooled = float(mine.loc[mine["stratum"] == POOLED, "cutoff"].iloc[0])
         own = mine[mine["stratum"] != POOLED].reset_index(drop=True)
-        points = pd.DataFrame({
-            "row": np.where(t["kind"] == "negative", "negatives (all strata)",
-                            t["stratum"].astype(str)),
-            "kind": t["kind"].astype(str).to_numpy(), "score": t["top1_score"].to_numpy()})
+        points = pd.DataFrame(
+            {
+                "row": np.where(t["kind"] == "negative", "negatives (all strata)", t["stratum"].astype(str)),
+                "kind": t["kind"].astype(str).to_numpy(),
+                "score": t["top1_score"].to_numpy(),
+            }
+        )
         return cls(points, own, pooled, system)
 
     def plot(self, ax=None, *, legend: bool = True):
@@ -304,38 +346,51 @@ class StratumCutoffDisplay:
         for kind, color in (("positive", POSITIVE_COLOR), ("negative", NEGATIVE_COLOR)):
             p = self.points[self.points["kind"] == kind]
             yy = p["row"].map(y).to_numpy(np.float64) + rng.uniform(-0.18, 0.18, len(p))
-            ax.scatter(p["score"], yy, s=14, color=color, alpha=0.75,
-                       label="positives" if kind == "positive" else "negatives")
+            ax.scatter(
+                p["score"], yy, s=14, color=color, alpha=0.75, label="positives" if kind == "positive" else "negatives"
+            )
         self.cutoff_marks_ = {}
         rec: Any  # itertuples' rows: namedtuples whose fields the stubs cannot know
         for rec in self.cutoffs.itertuples(index=False):
             i = y[str(rec.stratum)]
             style = "-" if rec.source != "pooled" else ":"
             self.cutoff_marks_[str(rec.stratum)] = ax.plot(
-                [rec.cutoff, rec.cutoff], [i - 0.38, i + 0.38], color="black", linewidth=2.4,
-                linestyle=style)[0]
-            cov = (f"  keeps >= {rec.coverage:.1%}" if np.isfinite(rec.coverage) else
-                   "  (pooled)" if rec.source == "pooled" else "")
-            ax.annotate(f"{_num(rec.cutoff)}{cov}", (rec.cutoff, i - 0.38), fontsize="x-small",
-                        ha="right", va="bottom", xytext=(-3, 0), textcoords="offset points")
+                [rec.cutoff, rec.cutoff], [i - 0.38, i + 0.38], color="black", linewidth=2.4, linestyle=style
+            )[0]
+            cov = (
+                f"  keeps >= {rec.coverage:.1%}"
+                if np.isfinite(rec.coverage)
+                else "  (pooled)"
+                if rec.source == "pooled"
+                else ""
+            )
+            ax.annotate(
+                f"{_num(rec.cutoff)}{cov}",
+                (rec.cutoff, i - 0.38),
+                fontsize="x-small",
+                ha="right",
+                va="bottom",
+                xytext=(-3, 0),
+                textcoords="offset points",
+            )
         if math.isfinite(self.pooled):
-            ax.axvline(self.pooled, color="gray", linestyle="--", linewidth=1.2,
-                       label=f"pooled cutoff {_num(self.pooled)}")
+            ax.axvline(
+                self.pooled, color="gray", linestyle="--", linewidth=1.2, label=f"pooled cutoff {_num(self.pooled)}"
+            )
         ax.set_yticks(range(len(rows)), rows)
         ax.set_ylim(-0.6, len(rows) - 0.3)
         ax.invert_yaxis()
         ax.set_xlabel("top-1 score")
         ax.set_title(f"{self.system}: one cutoff per stratum", fontsize="medium")
         if legend:
-            ax.legend(fontsize="small", frameon=False, loc="upper center",
-                      bbox_to_anchor=(0.5, -0.16), ncols=3)
+            ax.legend(fontsize="small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=3)
         self.ax_, self.figure_ = ax, fig
         return self
 
 
 def _short(name: str, width: int = 34) -> str:
     name = name.split(" (")[0]
-    return name if len(name) <= width else name[:width - 1] + "…"
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 class AgreementDisplay:
@@ -365,8 +420,7 @@ class AgreementDisplay:
         self.title = title
 
     @classmethod
-    def from_agreement(cls, agreement, short_names: tuple[str, str] | None = None
-                       ) -> AgreementDisplay:
+    def from_agreement(cls, agreement, short_names: tuple[str, str] | None = None) -> AgreementDisplay:
         """The confusion matrix of a label agreement.
 
         Parameters
@@ -383,9 +437,11 @@ class AgreementDisplay:
         """
         a, b = agreement.labelers[:2]
         names = short_names or (_short(a), _short(b))
-        title = (f"kappa {_num(agreement.value('kappa'))}, quadratic "
-                 f"{_num(agreement.value('kappa_quadratic'))}, binary "
-                 f"{_num(agreement.value('kappa_binary'))} ({len(agreement.units)} units)")
+        title = (
+            f"kappa {_num(agreement.value('kappa'))}, quadratic "
+            f"{_num(agreement.value('kappa_quadratic'))}, binary "
+            f"{_num(agreement.value('kappa_binary'))} ({len(agreement.units)} units)"
+        )
         return cls(agreement.confusion, names, title)
 
     def plot(self, ax=None, *, cmap: str = "Blues"):
@@ -406,8 +462,7 @@ class AgreementDisplay:
         self.image_ = ax.imshow(c, cmap=cmap, vmin=0)
         high = c.max() if c.size else 0
         for (i, j), v in np.ndenumerate(c):
-            ax.text(j, i, str(int(v)), ha="center", va="center",
-                    color="white" if v > 0.6 * high else "black")
+            ax.text(j, i, str(int(v)), ha="center", va="center", color="white" if v > 0.6 * high else "black")
         ax.set_xticks(range(c.shape[1]), [str(x) for x in self.confusion.columns])
         ax.set_yticks(range(c.shape[0]), [str(x) for x in self.confusion.index])
         ax.set_xlabel(f"grade: {self.names[1]}", fontsize="small")

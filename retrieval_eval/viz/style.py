@@ -51,11 +51,9 @@ __all__ = [
 
 #: System colours in order of first appearance (light background). None of them is
 #: ``POSITIVE_COLOR`` or ``NEGATIVE_COLOR``.
-SYSTEM_COLORS = ("#009E73", "#CC79A7", "#D55E00", "#332288", "#999933", "#882255", "#44AA99",
-                 "#666666")
+SYSTEM_COLORS = ("#009E73", "#CC79A7", "#D55E00", "#332288", "#999933", "#882255", "#44AA99", "#666666")
 #: The same slots for dark backgrounds (indigo and wine lightened so they read on black).
-DARK_SYSTEM_COLORS = ("#009E73", "#CC79A7", "#D55E00", "#AA99EE", "#DDCC77", "#EE6688",
-                      "#44AA99", "#BBBBBB")
+DARK_SYSTEM_COLORS = ("#009E73", "#CC79A7", "#D55E00", "#AA99EE", "#DDCC77", "#EE6688", "#44AA99", "#BBBBBB")
 #: In-distribution (covered) queries: positives. Reserved: no system takes it.
 POSITIVE_COLOR = "#0072B2"
 DARK_POSITIVE_COLOR = "#56B4E9"
@@ -85,9 +83,27 @@ THIN_STRATUM = 5
 FEW_SAMPLES = 10
 
 #: Base names of the engine's measures: every one lies in [0, 1].
-_BOUNDED = frozenset({"precision", "recall", "ndcg", "ndcg_linear", "mrr", "map", "hit_rate",
-                      "judged", "r_precision", "rprec", "success", "negative_satisfaction",
-                      "positive_retention", "auroc", "aupr_in", "aupr_out", "fpr@95tpr"})
+_BOUNDED = frozenset(
+    {
+        "precision",
+        "recall",
+        "ndcg",
+        "ndcg_linear",
+        "mrr",
+        "map",
+        "hit_rate",
+        "judged",
+        "r_precision",
+        "rprec",
+        "success",
+        "negative_satisfaction",
+        "positive_retention",
+        "auroc",
+        "aupr_in",
+        "aupr_out",
+        "fpr@95tpr",
+    }
+)
 
 
 #: Systems whose colour slot is fixed wherever they appear, whatever subset a plot draws: the
@@ -166,8 +182,7 @@ def system_colors(systems: Iterable[str], dark: bool = False) -> dict[str, str]:
     return out
 
 
-def color_of(colors: Mapping[str, str] | None, system: str, index: int = 0,
-             dark: bool = False) -> str:
+def color_of(colors: Mapping[str, str] | None, system: str, index: int = 0, dark: bool = False) -> str:
     """The system's colour from a ``system_colors`` mapping (its slot ``index`` when absent).
 
     Parameters

@@ -31,9 +31,20 @@ from ..visible import escape
 
 __all__ = ["cell", "frame_latex", "frame_markdown", "latex", "markdown", "md_escape", "tex"]
 
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "<": r"\textless{}", ">": r"\textgreater{}"}
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
 
 
 #: Characters Markdown acts on inside a table cell: emphasis, code, links, strikethrough, the
@@ -127,14 +138,20 @@ def _aligns(rows: Sequence[Sequence[Any]], n: int) -> list[str]:
     out = []
     for i in range(n):
         values = [r[i] for r in rows if not _missing(r[i])]
-        numeric = bool(values) and all(isinstance(v, (int, float, np.integer, np.floating))
-                                       and not isinstance(v, (bool, np.bool_)) for v in values)
+        numeric = bool(values) and all(
+            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in values
+        )
         out.append("r" if numeric else "l")
     return out
 
 
-def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: Sequence[str] | None = None,
-             caption: str | None = None, escape: bool = True) -> str:
+def markdown(
+    headers: Sequence[Any],
+    rows: Sequence[Sequence[Any]],
+    align: Sequence[str] | None = None,
+    caption: str | None = None,
+    escape: bool = True,
+) -> str:
     """A pipe table: ``align`` per column is ``l``, ``r`` or ``c`` (``---``, ``---:``,
     ``:---:``); cells are already text, or values formatted by :func:`cell`. A caption is a
     paragraph after the table.
@@ -177,8 +194,14 @@ def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: Seque
     return "\n".join(lines) + "\n"
 
 
-def latex(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: str | Sequence[str] | None = None,
-          caption: str | None = None, label: str | None = None, escape: bool = True) -> str:
+def latex(
+    headers: Sequence[Any],
+    rows: Sequence[Sequence[Any]],
+    align: str | Sequence[str] | None = None,
+    caption: str | None = None,
+    label: str | None = None,
+    escape: bool = True,
+) -> str:
     """A booktabs ``table`` with a ``tabular`` (needs ``\\usepackage{booktabs}``); with
     ``escape=False`` the cells are LaTeX already (bold deltas, math headers).
 
@@ -207,8 +230,17 @@ def latex(headers: Sequence[Any], rows: Sequence[Sequence[Any]], align: str | Se
     def line(cells: Sequence[Any]) -> str:
         return " & ".join(esc(c if isinstance(c, str) else cell(c)) for c in cells) + r" \\"
 
-    out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-           line(headers), r"\midrule", *[line(r) for r in rows], r"\bottomrule", r"\end{tabular}"]
+    out = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        line(headers),
+        r"\midrule",
+        *[line(r) for r in rows],
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
     if caption:
         out.append(rf"\caption{{{tex(caption)}}}")
     if label:

@@ -16,8 +16,7 @@ import pandas as pd
 
 from ..model import ID
 
-__all__ = ["calibration_from_predictions", "class_frame", "class_scores", "score_label_of",
-           "with_method"]
+__all__ = ["calibration_from_predictions", "class_frame", "class_scores", "score_label_of", "with_method"]
 
 
 def score_label_of(cal, score_label):
@@ -42,8 +41,10 @@ def score_label_of(cal, score_label):
     """
     if score_label is not None:
         return score_label if isinstance(score_label, Mapping) else (score_label or None)
-    for source in (getattr(cal, "score_kind", None), getattr(cal, "settings", {}).get("score_kind")
-                   if isinstance(getattr(cal, "settings", None), Mapping) else None):
+    for source in (
+        getattr(cal, "score_kind", None),
+        getattr(cal, "settings", {}).get("score_kind") if isinstance(getattr(cal, "settings", None), Mapping) else None,
+    ):
         if isinstance(source, str):
             return source
     return None
@@ -75,8 +76,7 @@ def class_frame(cal, systems: list[str]) -> pd.DataFrame:
     keep = t["system"].isin(pd.Index(systems, dtype=ID)) & t["kind"].isin(["positive", "negative"])
     score = t["top1_score"].to_numpy(np.float64)
     keep = keep.to_numpy() & np.isfinite(score)
-    cols = [c for c in ("system", "query_id", "kind", "stratum", "query", "top1_score")
-            if c in t.columns]
+    cols = [c for c in ("system", "query_id", "kind", "stratum", "query", "top1_score") if c in t.columns]
     out = t.loc[keep, cols].reset_index(drop=True)
     return out
 
@@ -110,8 +110,7 @@ def class_scores(frame: pd.DataFrame, system: str) -> tuple[np.ndarray, np.ndarr
     return score[kind == "positive"], score[kind == "negative"]
 
 
-def calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float = 0.10,
-                                  name: str = "system"):
+def calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float = 0.10, name: str = "system"):
     """A :class:`~retrieval_eval.Calibration` of bare (label, top-1 score) pairs.
 
     The analysis is :func:`~retrieval_eval.analysis.calibration.calibrate_scores` (each pair a
@@ -149,8 +148,7 @@ def calibration_from_predictions(y_true, y_score, cutoff=None, quantile: float =
     from ..analysis.calibration.core import calibrate_scores
 
     # One bootstrap resample: a display draws the figures, not their intervals.
-    return calibrate_scores(y_true, y_score, cutoff=cutoff, quantile=quantile, name=name,
-                            n_resamples=1)
+    return calibrate_scores(y_true, y_score, cutoff=cutoff, quantile=quantile, name=name, n_resamples=1)
 
 
 def with_method(summary: pd.DataFrame, cols: list[str]) -> list[str]:
@@ -174,4 +172,3 @@ def with_method(summary: pd.DataFrame, cols: list[str]) -> list[str]:
     ['cutoff', 'method']
     """
     return cols + ["method"] * ("method" in summary.columns)
-

@@ -63,10 +63,12 @@ def tradeoff_values(pos: np.ndarray, neg: np.ndarray, grid: np.ndarray) -> tuple
     """
     neg_s, pos_s = np.sort(neg), np.sort(pos)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ns = (np.searchsorted(neg_s, grid, side="left") / neg_s.size if neg_s.size
-              else np.full(grid.size, np.nan))
-        pr = ((pos_s.size - np.searchsorted(pos_s, grid, side="left")) / pos_s.size if pos_s.size
-              else np.full(grid.size, np.nan))
+        ns = np.searchsorted(neg_s, grid, side="left") / neg_s.size if neg_s.size else np.full(grid.size, np.nan)
+        pr = (
+            (pos_s.size - np.searchsorted(pos_s, grid, side="left")) / pos_s.size
+            if pos_s.size
+            else np.full(grid.size, np.nan)
+        )
     return ns, pr
 
 
@@ -110,22 +112,29 @@ class CutoffTradeoffDisplay:
 
     #: Per-stratum cutoffs (set by :meth:`from_calibration`; None or absent without them).
     stratum_cutoffs: Any
+    #: The rank-based notes drawn by :meth:`plot`, per system.
+    notes_: dict[str, Any]
 
-    def __init__(self, curve: pd.DataFrame, chosen: pd.DataFrame, score_label: str | None = None,
-                 colors: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        curve: pd.DataFrame,
+        chosen: pd.DataFrame,
+        score_label: str | None = None,
+        colors: Mapping[str, str] | None = None,
+    ):
         self.curve = curve
         self.chosen = chosen
         self.score_label = score_label
-        self.colors = (dict(colors) if colors is not None
-                       else system_colors(pd.unique(curve["system"])))
+        self.colors = dict(colors) if colors is not None else system_colors(pd.unique(curve["system"]))
 
     @property
     def systems(self) -> list[str]:
         return [str(s) for s in pd.unique(self.curve["system"])]
 
     @classmethod
-    def from_calibration(cls, calibration, system=None, cutoffs=None, grid_size: int = 200,
-                         score_label: str | None = None):
+    def from_calibration(
+        cls, calibration, system=None, cutoffs=None, grid_size: int = 200, score_label: str | None = None
+    ):
         """Curves from the calibration's top-1 scores.
 
         Parameters
@@ -164,20 +173,19 @@ class CutoffTradeoffDisplay:
                 values = cutoffs.get(s, []) if isinstance(cutoffs, Mapping) else cutoffs
                 grid = np.unique(np.asarray(list(values), dtype=np.float64))
             ns, pr = tradeoff_values(pos, neg, grid)
-            pieces.append(pd.DataFrame({"system": s, "cutoff": grid,
-                                        "negative_satisfaction": ns, "positive_retention": pr}))
+            pieces.append(
+                pd.DataFrame({"system": s, "cutoff": grid, "negative_satisfaction": ns, "positive_retention": pr})
+            )
         curve = pd.concat(pieces, ignore_index=True)
         curve["system"] = curve["system"].astype(ID)
         chosen = calibration.summary.loc[systems, with_method(calibration.summary, _CHOSEN)].copy()
-        out = cls(curve, chosen, score_label_of(calibration, score_label),
-                  system_colors(calibration.summary.index))
+        out = cls(curve, chosen, score_label_of(calibration, score_label), system_colors(calibration.summary.index))
         # by="stratum": one cutoff per stratum
         out.stratum_cutoffs = stratum_cutoff_rows(calibration, systems)
         return out
 
     @classmethod
-    def from_sweep(cls, sweep: pd.DataFrame, calibration=None, system=None,
-                   score_label: str | None = None):
+    def from_sweep(cls, sweep: pd.DataFrame, calibration=None, system=None, score_label: str | None = None):
         """Curves from a cutoff sweep, which adds ``recall@k`` after the cutoff.
 
         Parameters
@@ -195,25 +203,42 @@ class CutoffTradeoffDisplay:
         CutoffTradeoffDisplay
         """
         systems = select_systems(pd.unique(sweep["system"]), system)
-        curve = sweep[sweep["system"].isin(pd.Index(systems, dtype=ID))].sort_values(
-            ["cutoff"], kind="stable").reset_index(drop=True)
+        curve = (
+            sweep[sweep["system"].isin(pd.Index(systems, dtype=ID))]
+            .sort_values(["cutoff"], kind="stable")
+            .reset_index(drop=True)
+        )
         curve = pd.concat([curve[curve["system"] == s] for s in systems], ignore_index=True)
         colors = system_colors(pd.unique(sweep["system"]))
         if calibration is not None:
-            chosen = calibration.summary.loc[
-                systems, with_method(calibration.summary, _CHOSEN)].copy()
+            chosen = calibration.summary.loc[systems, with_method(calibration.summary, _CHOSEN)].copy()
             score_label = score_label_of(calibration, score_label)
             colors = system_colors(calibration.summary.index)
         else:
             chosen = pd.DataFrame(
-                {"cutoff": np.nan, "quantile": np.nan, "negative_satisfaction": np.nan,
-                 "positive_retention": np.nan, "rank_based": False},
-                index=pd.Index(systems, dtype=ID, name="system"))
+                {
+                    "cutoff": np.nan,
+                    "quantile": np.nan,
+                    "negative_satisfaction": np.nan,
+                    "positive_retention": np.nan,
+                    "rank_based": False,
+                },
+                index=pd.Index(systems, dtype=ID, name="system"),
+            )
         return cls(curve, chosen, score_label, colors)
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, cutoff=None, quantile: float = 0.10,
-                         name: str = "system", cutoffs=None, score_label: str | None = None):
+    def from_predictions(
+        cls,
+        y_true,
+        y_score,
+        *,
+        cutoff=None,
+        quantile: float = 0.10,
+        name: str = "system",
+        cutoffs=None,
+        score_label: str | None = None,
+    ):
         """Curves from bare (label, top-1 score) pairs, calibrated like a run.
 
         Parameters
@@ -256,42 +281,21 @@ class CutoffTradeoffDisplay:
         fg = foreground()
         self.lines_, self.cutoff_lines_, self.notes_ = {}, {}, {}
         recall_cols = [c for c in self.curve.columns if c.startswith("recall@")]
-        series = [("negative_satisfaction", "negative satisfaction (negatives < c)", NEGATIVE_COLOR, "-"),
-                  ("positive_retention", "positive retention (positives \u2265 c)", positive_color(), "-")]
+        series = [
+            ("negative_satisfaction", "negative satisfaction (negatives < c)", NEGATIVE_COLOR, "-"),
+            ("positive_retention", "positive retention (positives \u2265 c)", positive_color(), "-"),
+        ]
         for i, (a, s) in enumerate(zip(axes, self.systems)):
-            sub = self.curve[self.curve["system"] == s]
-            lines = {}
-            # recall after the cutoff is the system's own measure: drawn in its colour.
-            recall = [(c, f"{c} after the cutoff", system_color(self.colors, s, i), "--")
-                      for c in recall_cols]
-            for col, label, color, style in series + recall:
-                (lines[col],) = a.plot(sub["cutoff"], sub[col], drawstyle="steps-pre",
-                                       color=color, linestyle=style, linewidth=2, label=label)
+            lines = self._draw_curves(a, s, i, series, recall_cols)
             self.lines_[s] = lines
             handles = list(lines.values())
-            if s in self.chosen.index and np.isfinite(self.chosen.loc[s, "cutoff"]):  # type: ignore[arg-type]
-                ch = self.chosen.loc[s]
-                c = float(ch["cutoff"])
-                line = a.axvline(c, color=fg, linestyle=":", linewidth=1.5,
-                                 label=(f"cutoff {fmt_score(c)} "
-                                        f"({quantile_text(ch['quantile'], ch.get('method'))}):\n"
-                                        f"{ch['negative_satisfaction']:.0%} negatives below, "
-                                        f"{ch['positive_retention']:.0%} positives kept"))
-                a.plot([c, c], [ch["negative_satisfaction"], ch["positive_retention"]],
-                       linestyle="none", marker="o", color=fg, markersize=5)
+            line = self._mark_cutoff(a, s, fg)
+            if line is not None:
                 self.cutoff_lines_[s] = line
                 handles.append(line)
             if getattr(self, "stratum_cutoffs", None) is not None:
                 handles += draw_stratum_cutoffs(a, self.stratum_cutoffs, s)
-            if s in self.chosen.index and bool(self.chosen.loc[s].get("rank_based", False)):
-                a.set_ylim(-0.02, 1.25)
-                self.notes_[s] = a.text(
-                    0.5, 0.97, RANK_BASED_NOTE, transform=a.transAxes, ha="center", va="top",
-                    fontsize="small", color=fg,
-                    bbox=dict(boxstyle="round,pad=0.3", facecolor=rc_param("axes.facecolor"),
-                              edgecolor=HIGHLIGHT_COLOR, linewidth=1.2))
-            else:
-                a.set_ylim(-0.02, 1.02)
+            self._rank_based_note(a, s, fg)
             a.set_yticks(np.linspace(0, 1, 6))
             a.set_xlabel(score_axis_label(self.score_label, "cutoff c on the top-1 score", s))
             a.set_ylabel("share of queries" + "".join(f"; {c}" for c in recall_cols))
@@ -303,3 +307,64 @@ class CutoffTradeoffDisplay:
         self.ax_ = one_or_array(axes)
         self.figure_ = fig
         return self
+
+    def _draw_curves(self, a, s: str, i: int, series: list, recall_cols: list[str]) -> dict:
+        """One system's step curves: negative satisfaction, positive retention and each recall
+        after the cutoff (the system's own measure: drawn in its colour, dashed)."""
+        sub = self.curve[self.curve["system"] == s]
+        lines = {}
+        recall = [(c, f"{c} after the cutoff", system_color(self.colors, s, i), "--") for c in recall_cols]
+        for col, label, color, style in series + recall:
+            (lines[col],) = a.plot(
+                sub["cutoff"], sub[col], drawstyle="steps-pre", color=color, linestyle=style, linewidth=2, label=label
+            )
+        return lines
+
+    def _mark_cutoff(self, a, s: str, fg):
+        """The chosen cutoff as a dotted line (its legend says what it keeps) and its two
+        curves' values as dots; None when the system has no finite cutoff."""
+        if not (s in self.chosen.index and np.isfinite(self.chosen.loc[s, "cutoff"])):  # type: ignore[arg-type]
+            return None
+        ch = self.chosen.loc[s]
+        c = float(ch["cutoff"])
+        line = a.axvline(
+            c,
+            color=fg,
+            linestyle=":",
+            linewidth=1.5,
+            label=(
+                f"cutoff {fmt_score(c)} "
+                f"({quantile_text(ch['quantile'], ch.get('method'))}):\n"
+                f"{ch['negative_satisfaction']:.0%} negatives below, "
+                f"{ch['positive_retention']:.0%} positives kept"
+            ),
+        )
+        a.plot(
+            [c, c],
+            [ch["negative_satisfaction"], ch["positive_retention"]],
+            linestyle="none",
+            marker="o",
+            color=fg,
+            markersize=5,
+        )
+        return line
+
+    def _rank_based_note(self, a, s: str, fg) -> None:
+        """The y range; for a rank-based system, room at the top for the note that says so."""
+        if not (s in self.chosen.index and bool(self.chosen.loc[s].get("rank_based", False))):
+            a.set_ylim(-0.02, 1.02)
+            return
+        a.set_ylim(-0.02, 1.25)
+        self.notes_[s] = a.text(
+            0.5,
+            0.97,
+            RANK_BASED_NOTE,
+            transform=a.transAxes,
+            ha="center",
+            va="top",
+            fontsize="small",
+            color=fg,
+            bbox=dict(
+                boxstyle="round,pad=0.3", facecolor=rc_param("axes.facecolor"), edgecolor=HIGHLIGHT_COLOR, linewidth=1.2
+            ),
+        )
