@@ -17,7 +17,15 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
-    "arrow", "block_starts", "codes", "fixed_width", "offsets", "run_starts", "strings_of", "take", "take_strings",
+    "arrow",
+    "block_starts",
+    "codes",
+    "fixed_width",
+    "offsets",
+    "run_starts",
+    "strings_of",
+    "take",
+    "take_strings",
     "whole",
 ]
 
@@ -58,8 +66,11 @@ def take(arr: Any, rows: np.ndarray) -> pa.Array:
     ordered = bool(np.all(chunk[1:] >= chunk[:-1]))
     by_chunk = np.arange(len(rows)) if ordered else np.argsort(chunk, kind="stable")
     cut = np.searchsorted(chunk[by_chunk], np.arange(arr.num_chunks + 1))
-    pieces = [arr.chunk(c).take(pa.array(rows[by_chunk[cut[c]:cut[c + 1]]] - bounds[c]))
-              for c in range(arr.num_chunks) if cut[c + 1] > cut[c]]
+    pieces = [
+        arr.chunk(c).take(pa.array(rows[by_chunk[cut[c] : cut[c + 1]]] - bounds[c]))
+        for c in range(arr.num_chunks)
+        if cut[c + 1] > cut[c]
+    ]
     out = pa.concat_arrays(pieces) if pieces else arr.chunk(0).slice(0, 0)
     return out if ordered else out.take(pa.array(np.argsort(by_chunk)))
 
@@ -85,12 +96,13 @@ def codes(arr: Any) -> tuple[np.ndarray, pd.Index]:
     n = len(arr)
     if _changes(arr) > n // 4:
         whole_ = whole(arr).dictionary_encode()  # dictionary in first-appearance order
-        return (whole_.indices.to_numpy(zero_copy_only=False).astype(np.int32),
-                pd.Index(pd.array(whole_.dictionary, dtype=ID), dtype=ID))
+        return (
+            whole_.indices.to_numpy(zero_copy_only=False).astype(np.int32),
+            pd.Index(pd.array(whole_.dictionary, dtype=ID), dtype=ID),
+        )
     starts = run_starts(arr)
     heads = take(arr, starts).dictionary_encode()
-    codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int32),
-                      np.diff(np.r_[starts, n]))
+    codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.diff(np.r_[starts, n]))
     return codes, pd.Index(pd.array(heads.dictionary, dtype=ID), dtype=ID)
 
 

@@ -21,9 +21,22 @@ import pyarrow as pa
 from ..errors import FormatError
 
 __all__ = [
-    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "has_hex_prefix", "is_path",
-    "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file",
-    "stream_bytes", "strip_bom", "utf8_bytes",
+    "byte_blocks",
+    "checked_bytes",
+    "decode",
+    "file_blocks",
+    "first_content_line",
+    "has_hex_prefix",
+    "is_path",
+    "object_lines",
+    "os_file",
+    "plain_space_table",
+    "read_bytes",
+    "read_error",
+    "regular_file",
+    "stream_bytes",
+    "strip_bom",
+    "utf8_bytes",
 ]
 
 

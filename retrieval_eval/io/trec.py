@@ -44,9 +44,7 @@ from .whitespace import INT_RE, arrow_table, delimiter, parse_float_field, space
 __all__ = ["from_trec_run", "order_trec", "read_trec_run"]
 
 
-def order_trec(
-    system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.ndarray, order: str
-) -> pd.DataFrame:
+def order_trec(system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.ndarray, order: str) -> pd.DataFrame:
     """Group rows by (system, query) in first-appearance order, order each group, renumber.
 
     ``system`` is the run_name column, or a str naming every row (the column is then the
@@ -122,8 +120,9 @@ def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
         run_id = tie_runs(n, tie)[0]
         at = np.flatnonzero(np.isin(run_id, run_id[tie]))  # rows in runs of equal keys
         t = pa.table({"g": pa.array(run_id[at]), "d": _take(doc, perm[at]), "i": pa.array(perm[at])})
-        within = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("d", "ascending"),
-                                               ("i", "ascending")]).to_numpy(zero_copy_only=False)
+        within = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("d", "ascending"), ("i", "ascending")]).to_numpy(
+            zero_copy_only=False
+        )
         perm[at] = perm[at][within]
     return perm
 
@@ -258,8 +257,7 @@ def _trec_run_file(path: str | os.PathLike[str], order: str, system: str | None)
         nonlocal plain
         if plain is False:
             return None
-        table, plain = space_table_file(path, _TREC_RUN_NAMES, types, keep_it=True, bools=bools,
-                                         scan=plain is None)
+        table, plain = space_table_file(path, _TREC_RUN_NAMES, types, keep_it=True, bools=bools, scan=plain is None)
         return table
 
     return _trec_run_read(read, first, order, system)
@@ -359,8 +357,9 @@ def _from_trec(text: str | None, data: bytes | None, label: str, order: str, sys
     data = utf8_bytes(text, data)
     if data is not None:
         first = data[: data.find(b"\n") + 1] if b"\n" in data else data
-        fast = _trec_run_read(lambda types, bools: arrow_table(data, _TREC_RUN_NAMES, types, True, bools),
-                              first, order, system)
+        fast = _trec_run_read(
+            lambda types, bools: arrow_table(data, _TREC_RUN_NAMES, types, True, bools), first, order, system
+        )
         if fast is not None:
             return fast
     if text is None:
