@@ -17,8 +17,8 @@ from retrieval_eval.io.text import has_hex_prefix
 ROWS = 5000  # above take_strings' numpy threshold
 
 
-def _ids(values: list[str], type_: pa.DataType = pa.large_string()) -> pa.Array:
-    return pa.array(values, type=type_)
+def _ids(values: list[str], type_: pa.DataType | None = None) -> pa.Array:
+    return pa.array(values, type=pa.large_string() if type_ is None else type_)
 
 
 def _perm(n: int, seed: int = 0) -> np.ndarray:
