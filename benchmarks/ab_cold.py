@@ -37,19 +37,33 @@ r = rev.read_trec_run(d + "/run.trec", order="rank")
 t3 = time.perf_counter()
 s = rev.evaluate(j, r, k=(10, 100), threshold=1, gain="linear").summary
 t4 = time.perf_counter()
-import json
+import json, resource
+u = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"import": t1 - t0, "read_qrels": t2 - t1, "read_trec_run": t3 - t2,
-                  "evaluate": t4 - t3, "ndcg@10": float(s.iloc[0]["ndcg_linear@10"])}))
+                  "evaluate": t4 - t3, "cpu": u.ru_utime + u.ru_stime, "ndcg@10": float(s.iloc[0]["ndcg_linear@10"])}))
 """
 
-PHASES = ("import", "read_qrels", "read_trec_run", "evaluate", "wall")
+#: ``--all-trec``: trec_eval's whole per-query set (bench_all_trec.py's) instead of evaluate's.
+CHILD_ALL_TREC = CHILD.replace(
+    's = rev.evaluate(j, r, k=(10, 100), threshold=1, gain="linear").summary',
+    "from retrieval_eval.engine.measures import compute\n"
+    "s = compute(j, r, sys.argv[2].split(','))\n"
+    's = s.assign(**{"ndcg_linear@10": s["ndcg_cut_10"]}).mean(numeric_only=True).to_frame().T',
+)
+
+PHASES = ("import", "read_qrels", "read_trec_run", "evaluate", "wall", "cpu")
 
 
-def run_once(package_dir: Path, data: Path) -> dict:
+def run_once(package_dir: Path, data: Path, all_trec: bool = False) -> dict:
     from bench_metrics import timed_child
 
-    out, out["wall"] = timed_child([sys.executable, "-c", CHILD, str(data)], f"the run with {package_dir}",
-                                   env={**os.environ, "PYTHONPATH": str(package_dir)})
+    if all_trec:
+        from bench_all_trec import ALL_TREC
+
+        argv = [sys.executable, "-c", CHILD_ALL_TREC, str(data), ",".join(ALL_TREC)]
+    else:
+        argv = [sys.executable, "-c", CHILD, str(data)]
+    out, out["wall"] = timed_child(argv, f"the run with {package_dir}", env={**os.environ, "PYTHONPATH": str(package_dir)})
     return out
 
 
@@ -59,13 +73,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("b", type=Path, help="directory holding the second retrieval_eval")
     parser.add_argument("--runs", type=int, default=20, help="paired runs (default 20)")
     parser.add_argument("--size", default="wide", help="a data folder prefix under benchmarks/data (deep, wide, ...)")
+    parser.add_argument("--data", type=Path,
+                        help="the data folder itself (qrels.trec and run.trec), e.g. a --shuffled copy")
+    parser.add_argument("--all-trec", action="store_true",
+                        help="compute trec_eval's whole measure set (bench_all_trec.py's) instead of evaluate's")
     args = parser.parse_args(argv)
-    matches = sorted((HERE / "data").glob(f"{args.size}-*"))
-    if not matches:
-        print(f"no data for {args.size!r} under {HERE / 'data'}: run bench_metrics.py --generate-only first",
-              file=sys.stderr)
-        return 2
-    data = matches[0]
+    if args.data is not None:
+        data = args.data
+        if not (data / "run.trec").is_file() or not (data / "qrels.trec").is_file():
+            print(f"{data}: no run.trec and qrels.trec there", file=sys.stderr)
+            return 2
+    else:
+        matches = sorted((HERE / "data").glob(f"{args.size}-*"))
+        if not matches:
+            print(f"no data for {args.size!r} under {HERE / 'data'}: run bench_metrics.py --generate-only first",
+                  file=sys.stderr)
+            return 2
+        data = matches[0]
+    from record import Recorder
+
+    recorder = Recorder("ab_cold", argv)
     copies = {"A": args.a.resolve(), "B": args.b.resolve()}
     for name, where in copies.items():
         if not (where / "retrieval_eval" / "__init__.py").is_file():
@@ -78,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[dict]] = {"A": [], "B": []}
     for i in range(args.runs):
         for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
-            results[name].append(run_once(copies[name], data))
+            results[name].append(run_once(copies[name], data, args.all_trec))
     for name in ("A", "B"):
         runs = results[name]
         cells = " ".join(f"{p} {statistics.median(r[p] for r in runs):.3f}" for p in PHASES)
@@ -86,6 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     diffs = " ".join(
         f"{p} {statistics.median(b[p] - a[p] for a, b in zip(results['A'], results['B'])):+.3f}" for p in PHASES)
     print(f"B - A, median of {args.runs} paired runs: {diffs}")
+    ratio = statistics.median(b["wall"] / a["wall"] for a, b in zip(results["A"], results["B"]))
+    print(f"B / A wall, median of the paired ratios: {ratio:.3f}")
+    recorder.write({"a": str(copies["A"]), "b": str(copies["B"]), "data": str(data), "all_trec": args.all_trec,
+                    "runs": results, "summary": {
+                        **{f"A {p}": statistics.median(r[p] for r in results["A"]) for p in ("read_trec_run", "wall")},
+                        **{f"B {p}": statistics.median(r[p] for r in results["B"]) for p in ("read_trec_run", "wall")},
+                        "B / A wall": ratio}})
     if results["A"][0]["ndcg@10"] != results["B"][0]["ndcg@10"]:
         print("the two copies disagree on ndcg@10", file=sys.stderr)
         return 1

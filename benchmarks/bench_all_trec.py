@@ -164,6 +164,9 @@ def main(argv=None) -> int:
     if args.child:
         child(args.child, Path(args.dir))
         return 0
+    from record import Recorder
+
+    recorder = Recorder("bench_all_trec" + ("_shuffled" if args.shuffled else ""), argv)
     directory = bm.generate(args.size, args.seed)
     if args.shuffled:
         directory = shuffled_copy(directory, args.seed)
@@ -204,6 +207,10 @@ def main(argv=None) -> int:
             if tool != "ours":
                 each = [r["wall_s"] / o["wall_s"] for r, o in zip(runs[tool], runs["ours"])]
                 print(f"{tool} / ours, round by round: " + ", ".join(f"{x:.1f}x" for x in each))
+    summary = {f"{tool} cold s": r["wall_s"] for tool, r in rows.items()}
+    summary.update({f"{tool} / ours": r["ratio"] for tool, r in rows.items() if tool != "ours" and "ours" in rows})
+    recorder.write({"size": args.size, "shuffled": args.shuffled, "repeat": args.repeat, "rows": rows,
+                    "runs": runs, "summary": summary})
     return 0
 
 

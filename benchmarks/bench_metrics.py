@@ -240,7 +240,7 @@ def available(tool: str) -> str | None:
     """None when ``tool`` can run here, else a one-line note why not."""
     import importlib.util
 
-    module = {"ours": "retrieval_eval", "ranx": "ranx", "pytrec_eval": "pytrec_eval"}[tool]
+    module = {"ours": "retrieval_eval", "ranx": "ranx", "pytrec_eval": "pytrec_eval", "pyarrow": "pyarrow"}[tool]
     if importlib.util.find_spec(module) is None:
         return f"{tool}: not installed (pip install {module.replace('_eval', '-eval-terrier') if tool == 'pytrec_eval' else module}); skipped"
     if tool == "ours":
@@ -325,8 +325,25 @@ def pytrec_mrr_at_10(data) -> float:
     return _pytrec_means(per_query, ["recip_rank"])["recip_rank"]
 
 
+def pyarrow_csv_load(paths: dict[str, Path]):
+    """The floor: the same TREC files read by pyarrow's CSV reader (space-delimited, typed
+    columns), nothing checked, grouped or computed."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    def read(path: Path, names: list[str], types: dict) -> pa.Table:
+        return csv.read_csv(path, read_options=csv.ReadOptions(column_names=names),
+                            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+                            convert_options=csv.ConvertOptions(column_types=types))
+
+    return (read(paths["qrels"], ["q", "it", "d", "g"], {"q": pa.string(), "d": pa.string(), "g": pa.int64()}),
+            read(paths["trec_run"], ["q", "it", "d", "r", "s", "m"],
+                 {"q": pa.string(), "d": pa.string(), "r": pa.int64(), "s": pa.float64()}))
+
+
 TOOLS = {
     # name: (label, loader(paths) -> data, compute(data) -> means)
+    "pyarrow-csv": ("pyarrow", pyarrow_csv_load, lambda data: {}),
     "ours-trec": ("ours", lambda p: ours_load(p, "trec"), ours_compute),
     "ours-jsonl": ("ours", lambda p: ours_load(p, "jsonl"), ours_compute),
     "ranx": ("ranx", ranx_load, ranx_compute),
@@ -548,6 +565,12 @@ def targets(size: str, results: dict) -> list[str]:
             cpu_ratio = theirs[cpu] / mine[cpu]
             out.append(f"{phase} >= {goal}x faster than {peer}: {ratio:.1f}x "
                        f"(CPU {cpu_ratio:.1f}x) {'MET' if ratio >= goal else 'MISSED'}")
+    floor = results.get("pyarrow-csv", {}).get("cold")
+    mine = results.get("ours-trec", {}).get("cold")
+    if floor and mine:
+        ratio = mine["wall_s"] / floor["wall_s"]
+        out.append(f"ours-trec cold within 2x of the pyarrow CSV floor: {ratio:.2f}x "
+                   f"(CPU {mine['cpu_s'] / floor['cpu_s']:.2f}x) {'MET' if ratio <= 2 else 'MISSED'}")
     q, d = SIZES[size]
     for tool in ("ours-trec", "ours-jsonl"):
         if q * d >= 10_000_000 and "cold" in results.get(tool, {}):
@@ -645,6 +668,9 @@ def main(argv=None) -> int:
         else:
             tools.append(tool)
 
+    from record import Recorder
+
+    recorder = Recorder("bench_metrics", argv)
     print(f"python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     if not args.no_cold:
@@ -682,7 +708,26 @@ def main(argv=None) -> int:
             print(flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
+    recorder.write({"sizes": report, "summary": headline(report)})
     return 1 if failed else 0
+
+
+def headline(report: dict) -> dict[str, float]:
+    """The figures the README's table shows: each tool's cold wall time, and the ratios."""
+    out: dict[str, float] = {}
+    for size, entry in report.items():
+        res = entry["results"]
+        for tool, r in res.items():
+            if "cold" in r:
+                out[f"{size} {tool} cold s"] = r["cold"]["wall_s"]
+            if "warm" in r:
+                out[f"{size} {tool} warm s"] = r["warm"]["warm_s"]
+        ours = res.get("ours-trec", {}).get("cold")
+        for peer in ("pyarrow-csv", "pytrec_eval"):
+            theirs = res.get(peer, {}).get("cold")
+            if ours and theirs:
+                out[f"{size} ours-trec / {peer}"] = ours["wall_s"] / theirs["wall_s"]
+    return out
 
 
 if __name__ == "__main__":

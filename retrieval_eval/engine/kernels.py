@@ -198,7 +198,7 @@ def hashes(arr: Any) -> tuple[np.ndarray, np.ndarray]:
     lo, hi = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
     data = np.zeros(hi - lo + 8, dtype=np.uint8)
     if hi > lo:
-        data[:hi - lo] = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=hi - lo, offset=lo)
+        data[: hi - lo] = np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=hi - lo, offset=lo)
     # words[i]: the 8 bytes from byte i on, little-endian (an unaligned strided view).
     words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=data, strides=(1,))
     length = np.diff(offsets).astype(np.int64, copy=False)
@@ -296,11 +296,14 @@ def _huge_sum(words: np.ndarray, start: int, length: int) -> np.uint64:
     total = 0
     for k0 in range(0, n_words, _WORD_BATCH):
         m = min(_WORD_BATCH, n_words - k0)
-        word = view[k0:k0 + m] + steps[:m]
+        word = view[k0 : k0 + m] + steps[:m]
         word += np.uint64((k0 * int(_MIX2)) & 0xFFFFFFFFFFFFFFFF)
         if k0 + m == n_words and length % 8:  # the last word keeps only the string's bytes
-            word[-1:] = ((view[-1:] & _low_bytes(np.uint64(length % 8))) + steps[m - 1:m]
-                         + np.uint64((k0 * int(_MIX2)) & 0xFFFFFFFFFFFFFFFF))
+            word[-1:] = (
+                (view[-1:] & _low_bytes(np.uint64(length % 8)))
+                + steps[m - 1 : m]
+                + np.uint64((k0 * int(_MIX2)) & 0xFFFFFFFFFFFFFFFF)
+            )
         total += int(_mix64(word).sum())
     return np.uint64(total & 0xFFFFFFFFFFFFFFFF)
 
@@ -321,8 +324,9 @@ def _low_bytes(count: Any) -> Any:
     return (np.uint64(1) << (count * np.uint64(8))) - np.uint64(1)
 
 
-def same(a: tuple[Any, np.ndarray, np.ndarray], i: np.ndarray,
-         b: tuple[Any, np.ndarray, np.ndarray], j: np.ndarray) -> bool:
+def same(
+    a: tuple[Any, np.ndarray, np.ndarray], i: np.ndarray, b: tuple[Any, np.ndarray, np.ndarray], j: np.ndarray
+) -> bool:
     """Whether string ``a[i]`` equals ``b[j]`` for every pair of positions.
 
     ``a`` and ``b`` are (arrow strings, hashes, lengths) as :func:`hashes` gives them. Equal
@@ -344,7 +348,6 @@ def same(a: tuple[Any, np.ndarray, np.ndarray], i: np.ndarray,
     return bool(pc.all(pc.equal(a_str.take(pa.array(i)), b_str.take(pa.array(j)))).as_py())
 
 
-
 def first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes of ``values`` (ints) numbered in order of first appearance, and the position of
     each distinct value's first occurrence, in that order."""
@@ -353,4 +356,3 @@ def first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank_of = np.empty(len(uniq), dtype=np.int64)
     rank_of[by_appearance] = np.arange(len(uniq))
     return rank_of[inverse.ravel()], first[by_appearance]
-

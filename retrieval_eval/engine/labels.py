@@ -80,20 +80,22 @@ def judged(judgments: pd.DataFrame) -> Judged:
 def relevance_table(judgments: pd.DataFrame) -> pd.DataFrame:
     """One row per (query_id, key) with its grade, in judgment order; the last label wins."""
     j = judged(judgments)
-    return pd.DataFrame({
-        "query_id": pd.array(j.queries.take(j.query), dtype=ID),
-        "key": pd.array(j.keys.take(j.key), dtype=ID),
-        "relevance": j.grade,
-    })
+    return pd.DataFrame(
+        {
+            "query_id": pd.array(j.queries.take(j.query), dtype=ID),
+            "key": pd.array(j.keys.take(j.key), dtype=ID),
+            "relevance": j.grade,
+        }
+    )
 
 
 def query_strata(judgments: pd.DataFrame, queries: pd.Index) -> np.ndarray:
     """Each query's stratum (that of its first label line), ``_unstratified`` without one."""
     j = judged(judgments)
     at = lookup(queries, j.queries)
-    return np.where(at >= 0, j.strata[np.maximum(at, 0)] if len(j.strata) else UNSTRATIFIED,
-                    UNSTRATIFIED).astype(object)
-
+    return np.where(at >= 0, j.strata[np.maximum(at, 0)] if len(j.strata) else UNSTRATIFIED, UNSTRATIFIED).astype(
+        object
+    )
 
 
 def strata_span_queries(judgments: pd.DataFrame) -> bool:
@@ -137,4 +139,3 @@ def strata_of(judgments: pd.DataFrame, label_codes: np.ndarray, nq: int) -> np.n
 
     strata = pc.fill_null(_take(_arrow(judgments["stratum"]), first_row), UNSTRATIFIED)
     return np.asarray(strata.to_pylist(), dtype=object)
-

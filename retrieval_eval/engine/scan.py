@@ -31,6 +31,7 @@ from ..arrays import block_starts as _block_starts
 from ..arrays import take as _take
 from ..arrays import whole as _whole
 from ..model import ID
+from .duplicates import repeat_anywhere
 from .kernels import fetch, find, first_appearance, groups, hashes, lookup, one_value, ranges, repeats, same
 from .labels import label_keys
 
@@ -64,8 +65,12 @@ def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
     import pyarrow as pa
 
     sys_arr = _arrow(run["system"])
-    return _block_starts(None if one_value(sys_arr) else sys_arr, _arrow(run["query_id"]),
-                         pa.array(run["rank"].to_numpy(dtype=np.int64)), strict=True)
+    return _block_starts(
+        None if one_value(sys_arr) else sys_arr,
+        _arrow(run["query_id"]),
+        pa.array(run["rank"].to_numpy(dtype=np.int64)),
+        strict=True,
+    )
 
 
 def beside_starts(run: pd.DataFrame, work: Callable[[], T]) -> tuple[T, tuple[np.ndarray, bool] | None]:
@@ -82,8 +87,7 @@ def beside_starts(run: pd.DataFrame, work: Callable[[], T]) -> tuple[T, tuple[np
         return got, finding.result()
 
 
-def rankings(run: pd.DataFrame, queries: pd.Index | None,
-              found: tuple[np.ndarray, bool] | None = None) -> Rankings:
+def rankings(run: pd.DataFrame, queries: pd.Index | None, found: tuple[np.ndarray, bool] | None = None) -> Rankings:
     """Find the rankings of a run without hashing its rows.
 
     Rankings are contiguous runs of rows in files; only their first rows are hashed. A run
@@ -116,9 +120,15 @@ def rankings(run: pd.DataFrame, queries: pd.Index | None,
         first_of = np.flatnonzero(np.r_[True, row_cell[1:] != row_cell[:-1]])
         s_code, q_code = s_code[cell_first], q_code[cell_first]
         starts = first_of
-    return Rankings(starts=starts, lengths=np.diff(np.r_[starts, n]), system=s_code,
-                     query=q_code, order=order, systems=systems, queries=queries)
-
+    return Rankings(
+        starts=starts,
+        lengths=np.diff(np.r_[starts, n]),
+        system=s_code,
+        query=q_code,
+        order=order,
+        systems=systems,
+        queries=queries,
+    )
 
 
 @dataclass
@@ -151,11 +161,18 @@ def _steps(cost: np.ndarray) -> np.ndarray:
     return np.unique(np.r_[0, np.minimum(cuts, n), n]).astype(np.int64)
 
 
-def scan_run(run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None = None,
-             queries: pd.Index | None = None, label_codes: np.ndarray | None = None,
-             threshold: int = 1, sums: Callable[..., dict[str, np.ndarray]] | None = None,
-             found: tuple[np.ndarray, bool] | None = None, ranked: Rankings | None = None,
-             grade_counts: bool = False) -> Scan:
+def scan_run(
+    run: pd.DataFrame,
+    depth: int | None,
+    judgments: pd.DataFrame | None = None,
+    queries: pd.Index | None = None,
+    label_codes: np.ndarray | None = None,
+    threshold: int = 1,
+    sums: Callable[..., dict[str, np.ndarray]] | None = None,
+    found: tuple[np.ndarray, bool] | None = None,
+    ranked: Rankings | None = None,
+    grade_counts: bool = False,
+) -> Scan:
     """Order, deduplicate and cut a run to ``depth``, and (with judgments) grade its entries.
 
     This is where the run's own order, the first-occurrence rule for a repeated key and the
@@ -219,8 +236,16 @@ class _Plan:
     sums: Any = None
 
 
-def _plan(rk: Rankings, run: pd.DataFrame, depth: int | None, judgments: pd.DataFrame | None,
-          label_codes: np.ndarray | None, threshold: int, sums: Any, grade_counts: bool) -> _Plan:
+def _plan(
+    rk: Rankings,
+    run: pd.DataFrame,
+    depth: int | None,
+    judgments: pd.DataFrame | None,
+    label_codes: np.ndarray | None,
+    threshold: int,
+    sums: Any,
+    grade_counts: bool,
+) -> _Plan:
     """The units, their blocks and labels, and the steps (of about STEP_ROWS rows each)."""
     import pyarrow as pa
 
@@ -257,8 +282,24 @@ def _plan(rk: Rankings, run: pd.DataFrame, depth: int | None, judgments: pd.Data
     cost = np.bincount(unit_of_block, weights=reach, minlength=n_units)
     if graded:
         cost += np.diff(cast(np.ndarray, label_at))
-    return _Plan(rk, doc_arr, depth, blocks, unit_of_block, block_at, _steps(cost), graded, keys,
-                 grades, label_q, label_at, n_grades, threshold, grade_counts, sums)
+    return _Plan(
+        rk,
+        doc_arr,
+        depth,
+        blocks,
+        unit_of_block,
+        block_at,
+        _steps(cost),
+        graded,
+        keys,
+        grades,
+        label_q,
+        label_at,
+        n_grades,
+        threshold,
+        grade_counts,
+        sums,
+    )
 
 
 def _step(plan: _Plan, ua: int, ub: int, exact: bool = False) -> dict[str, np.ndarray]:
@@ -269,8 +310,8 @@ def _step(plan: _Plan, ua: int, ub: int, exact: bool = False) -> dict[str, np.nd
     the strings. A collision makes the step start again with exact codes (``exact``): each
     part returns None for it.
     """
-    bs = plan.blocks[plan.block_at[ua]:plan.block_at[ub]]
-    group = plan.unit_of_block[plan.block_at[ua]:plan.block_at[ub]] - ua  # per ranking: its unit
+    bs = plan.blocks[plan.block_at[ua] : plan.block_at[ub]]
+    group = plan.unit_of_block[plan.block_at[ua] : plan.block_at[ub]] - ua  # per ranking: its unit
     # A key is (group << shift) | code: group a ranking or a unit of the step, code an id.
     shift = np.uint64(64 - max(len(bs), ub - ua, 1).bit_length())
     got: dict[str, np.ndarray] = {}
@@ -287,8 +328,9 @@ def _step(plan: _Plan, ua: int, ub: int, exact: bool = False) -> dict[str, np.nd
         position, kept = entries.position, entries.kept
         if position is None:
             position = np.arange(len(entries.local), dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
-        got.update(row_block=entries.local + plan.block_at[ua], row_position=position,
-                   row_source=cast(np.ndarray, entries.src))
+        got.update(
+            row_block=entries.local + plan.block_at[ua], row_position=position, row_source=cast(np.ndarray, entries.src)
+        )
         return got
     graded = _step_graded(plan, entries, cast(_StepLabels, labels), group, len(bs), shift, exact, ub - ua)
     if graded is None:
@@ -310,8 +352,9 @@ class _StepLabels:
     ideal: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _step_labels(plan: _Plan, ua: int, ub: int, shift: np.uint64, exact: bool,
-                 got: dict[str, np.ndarray]) -> _StepLabels | None:
+def _step_labels(
+    plan: _Plan, ua: int, ub: int, shift: np.uint64, exact: bool, got: dict[str, np.ndarray]
+) -> _StepLabels | None:
     """The last label of a repeated (query, key) pair wins; the step's label counts (into
     ``got``) and each query's ideal ranking. None on a hash collision."""
     depth, cut_code = plan.depth, np.uint64(64) - shift
@@ -325,7 +368,7 @@ def _step_labels(plan: _Plan, ua: int, ub: int, shift: np.uint64, exact: bool,
     else:
         label_ids = (labels, *hashes(labels))
         label_code = label_ids[1] >> cut_code
-    label_local = plan.label_q[la:la + m].astype(np.int64) - ua
+    label_local = plan.label_q[la : la + m].astype(np.int64) - ua
     pairs = label_local.astype(np.uint64) << shift | label_code
     later = groups(pairs[::-1])[0]  # the first from the end: the last label
     loser = np.flatnonzero(later != np.arange(m))
@@ -333,15 +376,15 @@ def _step_labels(plan: _Plan, ua: int, ub: int, shift: np.uint64, exact: bool,
         return None
     win_rows = (m - 1 - np.flatnonzero(later == np.arange(m)))[::-1]
     win_pairs = pairs[win_rows]
-    win_grades = plan.grades[la:la + m][win_rows]
+    win_grades = plan.grades[la : la + m][win_rows]
     win_query = label_local[win_rows]
     n_judged = np.bincount(win_query, minlength=ub - ua)
-    got.update(n_judged=n_judged,
-               n_relevant=np.bincount(win_query[win_grades >= plan.threshold], minlength=ub - ua))
+    got.update(n_judged=n_judged, n_relevant=np.bincount(win_query[win_grades >= plan.threshold], minlength=ub - ua))
     if plan.grade_counts:
         counted = win_grades >= 0
-        got["grade_counts"] = np.bincount(win_query[counted] * plan.n_grades + win_grades[counted],
-                                          minlength=(ub - ua) * plan.n_grades)
+        got["grade_counts"] = np.bincount(
+            win_query[counted] * plan.n_grades + win_grades[counted], minlength=(ub - ua) * plan.n_grades
+        )
     # Each query's ideal ranking: its grades, best first. (Labels come sorted by
     # query: one stable sort of a nearly sorted key.)
     low = int(win_grades.min()) if len(win_rows) else 0
@@ -350,8 +393,9 @@ def _step_labels(plan: _Plan, ua: int, ub: int, shift: np.uint64, exact: bool,
     i_query, i_grade = win_query[ideal], win_grades[ideal]
     i_position = np.arange(len(ideal)) - (np.cumsum(n_judged) - n_judged)[i_query]
     counts = (i_grade != 0) & (i_position < depth) if depth is not None else i_grade != 0
-    return _StepLabels(labels, label_ids, m, win_rows, win_pairs, win_grades,
-                       (i_query[counts], i_position[counts], i_grade[counts]))
+    return _StepLabels(
+        labels, label_ids, m, win_rows, win_pairs, win_grades, (i_query[counts], i_position[counts], i_grade[counts])
+    )
 
 
 @dataclass
@@ -369,8 +413,9 @@ class _StepEntries:
     has_dup: np.ndarray  # per ranking: a key repeated among the entries read
 
 
-def _step_entries(plan: _Plan, bs: np.ndarray, shift: np.uint64, exact: bool,
-                  labels: _StepLabels | None) -> _StepEntries | None:
+def _step_entries(
+    plan: _Plan, bs: np.ndarray, shift: np.uint64, exact: bool, labels: _StepLabels | None
+) -> _StepEntries | None:
     """Read the step's rankings to ``depth`` (whole when a key repeats there), drop the repeats
     and cut back to ``depth``. None on a hash collision."""
     import pyarrow as pa
@@ -383,8 +428,12 @@ def _step_entries(plan: _Plan, bs: np.ndarray, shift: np.uint64, exact: bool,
     while True:
         local = np.repeat(np.arange(len(bs), dtype=np.int64), take)
         first = rk.starts[bs]
-        if rk.order is None and bool(np.all(take == length)) and len(bs) and \
-                bool(np.all(first[1:] == first[:-1] + length[:-1])):
+        if (
+            rk.order is None
+            and bool(np.all(take == length))
+            and len(bs)
+            and bool(np.all(first[1:] == first[:-1] + length[:-1]))
+        ):
             # Whole rankings, one after another in the frame: one slice of it.
             src = None  # rows first[0] on, made only if asked for
             docs = _whole(plan.doc_arr.slice(int(first[0]), len(local)))
@@ -427,8 +476,16 @@ def _step_entries(plan: _Plan, bs: np.ndarray, shift: np.uint64, exact: bool,
     return _StepEntries(local, src, doc_ids, doc_code, key, entry, kept, position, has_dup)
 
 
-def _step_graded(plan: _Plan, entries: _StepEntries, labels: _StepLabels, group: np.ndarray,
-                 n_blocks: int, shift: np.uint64, exact: bool, n_units: int) -> dict[str, np.ndarray] | None:
+def _step_graded(
+    plan: _Plan,
+    entries: _StepEntries,
+    labels: _StepLabels,
+    group: np.ndarray,
+    n_blocks: int,
+    shift: np.uint64,
+    exact: bool,
+    n_units: int,
+) -> dict[str, np.ndarray] | None:
     """Each kept entry's label, if it has one, handed to ``sums`` with the ideal rankings.
     None on a hash collision."""
     local, entry, kept, key = entries.local, entries.entry, entries.kept, entries.key
@@ -440,15 +497,18 @@ def _step_graded(plan: _Plan, entries: _StepEntries, labels: _StepLabels, group:
     at = find(labels.win_pairs, key)
     has = np.flatnonzero(at >= 0)
     at = at[has]
-    if not exact and not same(cast(Any, entries.doc_ids), has if entry is None else entry[has],
-                              cast(Any, labels.label_ids), labels.win_rows[at]):
+    if not exact and not same(
+        cast(Any, entries.doc_ids),
+        has if entry is None else entry[has],
+        cast(Any, labels.label_ids),
+        labels.win_rows[at],
+    ):
         return None
     if entries.position is None:  # an entry's position: its place after its ranking's first entry
         position_has = has - (np.cumsum(kept) - kept)[local[has]]
     else:
         position_has = entries.position[has]
-    return plan.sums((local[has], position_has, labels.win_grades[at]), n_blocks, labels.ideal,
-                     n_units)
+    return plan.sums((local[has], position_has, labels.win_grades[at]), n_blocks, labels.ideal, n_units)
 
 
 def _joined(plan: _Plan, results: list[dict[str, np.ndarray]]) -> Scan:
@@ -472,58 +532,21 @@ def _joined(plan: _Plan, results: list[dict[str, np.ndarray]]) -> Scan:
         # The metrics stop at the cutoff, the report of a repeated key does not (SPEC A3):
         # the rankings with no repeat above the cutoff are read whole for one.
         late = np.flatnonzero(~block_dup & (rk.lengths[blocks] > depth))
-        block_dup[late] = _repeat_anywhere(plan.doc_arr, rk, blocks[late])
+        late_blocks = blocks[late]
+        block_dup[late] = repeat_anywhere(
+            plan.doc_arr, rk.starts, rk.lengths, rk.order, late_blocks, _steps(rk.lengths[late_blocks])
+        )
     pa.default_memory_pool().release_unused()  # the steps' ids, freed: give them back now
     return Scan(
-        rankings=rk, block=blocks, block_kept=cat("kept"), block_dup=block_dup,
-        row_block=cat("row_block"), row_position=cat("row_position"), row_source=cat("row_source"),
+        rankings=rk,
+        block=blocks,
+        block_kept=cat("kept"),
+        block_dup=block_dup,
+        row_block=cat("row_block"),
+        row_position=cat("row_position"),
+        row_source=cat("row_source"),
         sums={name: cat(name) for name in list(out)},  # what is left: the steps' sums
     )
-
-
-def _repeat_anywhere(doc_arr: Any, rk: Rankings, blocks: np.ndarray) -> np.ndarray:
-    """Per ranking of ``blocks``: whether it repeats a key anywhere, every row read.
-
-    Whether a ranking repeated a key is a fact about the ranking, not about the part of it the
-    cutoffs reach: a retriever that returns a chunk twice at ranks 3 and 40 has the bug at k=10
-    too. Rankings are read in steps of about STEP_ROWS rows; ids are compared by their hashes
-    as in :func:`scan_run`, and each repeat found is checked on the strings (a collision
-    settles the step on exact codes).
-    """
-    out = np.zeros(len(blocks), dtype=bool)
-    if not len(blocks):
-        return out
-    lengths = rk.lengths[blocks]
-    steps = _steps(lengths)
-
-    def part(a: int, b: int) -> None:
-        length = lengths[a:b]
-        rows = ranges(rk.starts[blocks[a:b]], length)
-        docs = fetch(doc_arr, rows if rk.order is None else rk.order[rows])
-        local = np.repeat(np.arange(b - a, dtype=np.int64), length)
-        shift = np.uint64(64 - max(b - a, 1).bit_length())
-        ids = (docs, *hashes(docs))
-        key = local.view(np.uint64) << shift
-        key |= ids[1] >> (np.uint64(64) - shift)
-        prev = groups(key, heads=False)[1]
-        dup = np.flatnonzero(prev >= 0)
-        if not same(ids, dup, ids, prev[dup]):  # a collision: exact codes for this step
-            codes = docs.dictionary_encode().indices.to_numpy(zero_copy_only=False)
-            key = local.view(np.uint64) << shift
-            key |= codes.astype(np.uint64)
-            dup = np.flatnonzero(repeats(key))
-        out[a:b] = np.bincount(local[dup], minlength=b - a) > 0
-
-    spans = list(zip(steps[:-1].tolist(), steps[1:].tolist()))
-    if len(spans) > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-            list(pool.map(lambda span: part(*span), spans))
-    else:
-        for span in spans:
-            part(*span)
-    return out
 
 
 def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
@@ -538,4 +561,3 @@ def dedupe_run(run: pd.DataFrame, depth: int | None = None) -> pd.DataFrame:
     out = run.iloc[scan.row_source].reset_index(drop=True)
     out["rank"] = (scan.row_position + 1).astype(np.int64)
     return out
-

@@ -21,10 +21,24 @@ from ..errors import FormatError
 from ..model import ID
 
 __all__ = [
-    "LARGE_STRING", "arrow_of", "arrow_strings", "block_rank", "check_system",
-    "constant_strings", "group_codes", "group_starts", "in_group_order", "na_strings",
-    "new_run_frame", "no_empty", "null_strings", "numpy_column", "object_column",
-    "plain_fields", "release", "string_array",
+    "LARGE_STRING",
+    "arrow_of",
+    "arrow_strings",
+    "block_rank",
+    "check_system",
+    "constant_strings",
+    "group_codes",
+    "group_starts",
+    "in_group_order",
+    "na_strings",
+    "new_run_frame",
+    "no_empty",
+    "null_strings",
+    "numpy_column",
+    "object_column",
+    "plain_fields",
+    "release",
+    "string_array",
 ]
 
 

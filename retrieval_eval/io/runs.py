@@ -64,8 +64,12 @@ def _run_json_columns(source: bytes | str | os.PathLike[str], n_lines: int) -> d
     global _RUN_SCHEMA
     if _RUN_SCHEMA is None:
         _RUN_SCHEMA = pa.schema(
-            [("query_id", LARGE_STRING), ("ranking", pa.list_(LARGE_STRING)),
-             ("scores", pa.list_(pa.float64())), ("system", LARGE_STRING)]
+            [
+                ("query_id", LARGE_STRING),
+                ("ranking", pa.list_(LARGE_STRING)),
+                ("scores", pa.list_(pa.float64())),
+                ("system", LARGE_STRING),
+            ]
         )
     # Unknown fields send the file to the careful pass: arrow would skip them unread (a NaN, a
     # duplicate key or a 100k-deep value in one would pass here and be refused there).

@@ -21,9 +21,22 @@ import pyarrow as pa
 from ..errors import FormatError
 
 __all__ = [
-    "byte_blocks", "checked_bytes", "decode", "file_blocks", "first_content_line", "has_hex_prefix", "is_path",
-    "object_lines", "os_file", "plain_space_table", "read_bytes", "read_error", "regular_file",
-    "stream_bytes", "strip_bom", "utf8_bytes",
+    "byte_blocks",
+    "checked_bytes",
+    "decode",
+    "file_blocks",
+    "first_content_line",
+    "has_hex_prefix",
+    "is_path",
+    "object_lines",
+    "os_file",
+    "plain_space_table",
+    "read_bytes",
+    "read_error",
+    "regular_file",
+    "stream_bytes",
+    "strip_bom",
+    "utf8_bytes",
 ]
 
 
@@ -123,8 +136,31 @@ def has_hex_prefix(data: bytes | bytearray | memoryview) -> bool:
     """True when ``0x`` or ``0X`` occurs in ``data``: arrow reads an integer field ``0x10`` as
     16, where a grade or a rank is ``[+-]?[0-9]+`` (trec_eval reads ``0x10`` as 0), so such
     a table goes to the careful pass, which refuses the field naming its line. (An id that
-    merely contains ``0x`` costs that slower pass, never a wrong value.)"""
-    return b"0x" in data or b"0X" in data
+    merely contains ``0x`` costs that slower pass, never a wrong value.)
+
+    The ``x`` and ``X`` bytes are found with single-byte searches (memchr) and only their
+    left neighbours looked at: a two-byte search costs ~2 ns a byte on text full of zeros (a
+    run's scores and ids), 0.4 s of a 10M-line file. Text with many ``x`` takes the two-byte
+    search.
+    """
+    if isinstance(data, memoryview):
+        data = data.tobytes()
+    for x in b"xX":
+        at = data.find(x, 1)
+        for _ in range(_FEW_X):
+            if at < 0:
+                break
+            if data[at - 1] == 0x30:  # "0"
+                return True
+            at = data.find(x, at + 1)
+        else:
+            if (b"0x" if x == 0x78 else b"0X") in data:
+                return True
+    return False
+
+
+#: How many ``x`` (or ``X``) bytes :func:`has_hex_prefix` looks at one by one.
+_FEW_X = 32
 
 
 def plain_space_table(path: str | os.PathLike[str]) -> bool:

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from ..arrays import block_starts as _block_starts
 from ..arrays import take as _take
+from ..arrays import take_strings as _take_strings
 from ..arrays import tie_runs
 from ..errors import FormatError
 from ..model import empty_run
@@ -43,9 +44,7 @@ from .whitespace import INT_RE, arrow_table, delimiter, parse_float_field, space
 __all__ = ["from_trec_run", "order_trec", "read_trec_run"]
 
 
-def order_trec(
-    system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.ndarray, order: str
-) -> pd.DataFrame:
+def order_trec(system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.ndarray, order: str) -> pd.DataFrame:
     """Group rows by (system, query) in first-appearance order, order each group, renumber.
 
     ``system`` is the run_name column, or a str naming every row (the column is then the
@@ -66,16 +65,17 @@ def order_trec(
         perm = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("s", "descending"), ("d", "descending")])
         perm = perm.to_numpy(zero_copy_only=False)
     if perm is not None:
-        codes, score = codes[perm], score[perm]
-        doc = pc.take(doc, pa.array(perm), memory_pool=read_pool())  # see read_pool
         # A row's query and system are its group's: taken from the groups' first rows (a few
-        # thousand), not gathered row by row across the file.
-        first = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
-        first[codes[::-1]] = perm[::-1]  # the earliest row of each group (last write wins)
+        # thousand), not gathered row by row across the file. Codes count in first-appearance
+        # order, so a group's first row is where the codes reach a new high; once ordered,
+        # the codes are each group's code repeated over its size.
+        first = np.flatnonzero(np.r_[True, codes[1:] > np.maximum.accumulate(codes)[:-1]])
+        codes = np.repeat(np.arange(len(first), dtype=np.int64), np.bincount(codes, minlength=len(first)))
+        score = score[perm]
+        doc = _take_strings(doc, perm)
         at = pa.array(codes)
-        qid = pc.take(_take(qid, first), at, memory_pool=read_pool())
-        system = system if isinstance(system, str) else pc.take(_take(system, first), at,
-                                                                memory_pool=read_pool())
+        qid = pc.take(_take(qid, first), at, memory_pool=read_pool())  # see read_pool
+        system = system if isinstance(system, str) else pc.take(_take(system, first), at, memory_pool=read_pool())
     starts = group_starts(codes)
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
@@ -101,6 +101,10 @@ def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
         key = codes.astype(np.int64) * span + (rank - lo)
         seen = np.zeros(groups_ * span, dtype=bool)
         seen[key] = True
+        if groups_ * span == n and bool(seen.all()):  # every key once, none missing: a key is its place
+            perm = np.empty(n, dtype=np.int64)
+            perm[key] = np.arange(n, dtype=np.int64)
+            return perm
         dest = np.cumsum(seen, dtype=np.int64) - 1  # a key's place among the keys present
         if int(dest[-1]) + 1 == n:  # distinct keys: one scatter
             perm = np.empty(n, dtype=np.int64)
@@ -116,8 +120,9 @@ def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
         run_id = tie_runs(n, tie)[0]
         at = np.flatnonzero(np.isin(run_id, run_id[tie]))  # rows in runs of equal keys
         t = pa.table({"g": pa.array(run_id[at]), "d": _take(doc, perm[at]), "i": pa.array(perm[at])})
-        within = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("d", "ascending"),
-                                               ("i", "ascending")]).to_numpy(zero_copy_only=False)
+        within = pc.sort_indices(t, sort_keys=[("g", "ascending"), ("d", "ascending"), ("i", "ascending")]).to_numpy(
+            zero_copy_only=False
+        )
         perm[at] = perm[at][within]
     return perm
 
@@ -134,7 +139,9 @@ def _starts_if_grouped(system: Any, qid: pa.ChunkedArray, rank_in: pa.ChunkedArr
     if len(rank_in) == 0:
         return None
     # Strict: a tie in rank needs the doc-id order of :func:`order_trec`.
-    first, in_order = _block_starts(None if isinstance(system, str) else system, qid, rank_in, strict=True)
+    first, in_order = _block_starts(
+        None if isinstance(system, str) else system, qid, rank_in, strict=True, only_in_order=True
+    )
     if not in_order:
         return None
     heads = system if isinstance(system, str) else _take(system, first)
@@ -250,8 +257,7 @@ def _trec_run_file(path: str | os.PathLike[str], order: str, system: str | None)
         nonlocal plain
         if plain is False:
             return None
-        table, plain = space_table_file(path, _TREC_RUN_NAMES, types, keep_it=True, bools=bools,
-                                         scan=plain is None)
+        table, plain = space_table_file(path, _TREC_RUN_NAMES, types, keep_it=True, bools=bools, scan=plain is None)
         return table
 
     return _trec_run_read(read, first, order, system)
@@ -351,8 +357,9 @@ def _from_trec(text: str | None, data: bytes | None, label: str, order: str, sys
     data = utf8_bytes(text, data)
     if data is not None:
         first = data[: data.find(b"\n") + 1] if b"\n" in data else data
-        fast = _trec_run_read(lambda types, bools: arrow_table(data, _TREC_RUN_NAMES, types, True, bools),
-                              first, order, system)
+        fast = _trec_run_read(
+            lambda types, bools: arrow_table(data, _TREC_RUN_NAMES, types, True, bools), first, order, system
+        )
         if fast is not None:
             return fast
     if text is None:

@@ -124,8 +124,11 @@ class Arrays:
 
     def num_rel(self, level: int) -> np.ndarray:
         """Per ranking: labels of its query with grade >= level (trec_eval's num_rel)."""
-        per_q = self.q_levels[:, level:].sum(axis=1) if level < self.q_levels.shape[1] \
+        per_q = (
+            self.q_levels[:, level:].sum(axis=1)
+            if level < self.q_levels.shape[1]
             else np.zeros(len(self.queries), dtype=np.int64)
+        )
         return per_q[self.r_query]
 
     def rel_ret(self, level: int) -> np.ndarray:
@@ -177,8 +180,7 @@ class Arrays:
         return q, pos, g
 
 
-def trec_rankings(run: pd.DataFrame, queries: pd.Index,
-                  found: tuple[np.ndarray, bool] | None = None) -> Rankings:
+def trec_rankings(run: pd.DataFrame, queries: pd.Index, found: tuple[np.ndarray, bool] | None = None) -> Rankings:
     """The rankings of ``run`` in trec_eval's order: score descending, then doc id descending.
 
     A (system, query) ranking with any missing score keeps its own rank order. Runs are
@@ -188,71 +190,105 @@ def trec_rankings(run: pd.DataFrame, queries: pd.Index,
     compared as arrow strings (byte order), and only where scores tie. ``found``: what
     :func:`retrieval_eval.engine.scan.ranking_starts` says of ``run``, when already known.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     rk = rankings(run, queries, found)
     n = len(run)
     if n < 2:
         return rk
-    perm = rk.order
-    nb = len(rk.starts)
     score = run["score"].to_numpy(dtype=np.float64, na_value=np.nan)
-    s = score if perm is None else score[perm]
-    last = rk.starts[1:] - 1  # the last row of each ranking but the last one (ascending)
+    s = score if rk.order is None else score[rk.order]
+    whole_block, bad_rows, seg = _out_of_order(run, rk, s)
+    if bad_rows is None and not whole_block.any():
+        return rk  # the run is in trec_eval's order already
+    return _reordered(run, rk, s, whole_block, bad_rows, seg)
 
-    def block_of(rows: np.ndarray) -> np.ndarray:
-        return np.searchsorted(rk.starts, rows, side="right") - 1
 
-    def within(pairs: np.ndarray) -> np.ndarray:
-        """The neighbour pairs (row i, row i + 1) of ``pairs`` that are in one ranking."""
-        if not len(pairs) or not len(last):
-            return pairs
-        at = np.minimum(np.searchsorted(last, pairs), len(last) - 1)
-        return pairs[last[at] != pairs]
+def _block_of(starts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The ranking (of those starting at ``starts``) each of ``rows`` is in."""
+    return np.searchsorted(starts, rows, side="right") - 1
 
+
+def _within(last: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """The neighbour pairs (row i, row i + 1) of ``pairs`` that are in one ranking
+    (``last``: the last row of each ranking but the last one)."""
+    if not len(pairs) or not len(last):
+        return pairs
+    at = np.minimum(np.searchsorted(last, pairs), len(last) - 1)
+    return pairs[last[at] != pairs]
+
+
+def _out_of_order(
+    run: pd.DataFrame, rk: Rankings, s: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """What :func:`trec_rankings` has to sort: the rankings whose scores go up somewhere
+    (sorted whole; a ranking with a missing score is left alone), and the rows of the runs of
+    tied scores whose doc ids are not descending with each such row's run's first row (None,
+    None when there are none). ``s``: the scores in ranking order."""
+    import pyarrow.compute as pc
+
+    n, nb, perm = len(run), len(rk.starts), rk.order
+    last = rk.starts[1:] - 1
     # Only the few rows found are kept: no full-length mask is made for the usual run,
     # written in order (each such temporary is 10 MB of new memory at 10M rows).
     skip = np.zeros(nb, dtype=bool)
     if np.isnan(np.min(s)):  # min is NaN when a score is missing
-        skip[block_of(np.flatnonzero(np.isnan(s)))] = True  # the ranking keeps its rank order
+        skip[_block_of(rk.starts, np.flatnonzero(np.isnan(s)))] = True  # the ranking keeps its rank order
     whole_block = np.zeros(nb, dtype=bool)
-    whole_block[block_of(within(np.flatnonzero(s[1:] > s[:-1])) + 1)] = True
+    whole_block[_block_of(rk.starts, _within(last, np.flatnonzero(s[1:] > s[:-1])) + 1)] = True
     whole_block &= ~skip
-    tie = within(np.flatnonzero(s[1:] == s[:-1]))
-    tie = tie[~(whole_block | skip)[block_of(tie)]]
-    seg = None  # per redone row: the first row of its segment (its ranking, or tie run)
-    bad_rows = None  # the rows of the tie runs whose doc ids are out of order
-    if len(tie):
-        doc = arrow(run["doc_id"])
-        src = tie if perm is None else perm[tie]
-        src_next = tie + 1 if perm is None else perm[tie + 1]
-        wrong = pc.less(take(doc, src), take(doc, src_next)).to_numpy(zero_copy_only=False)
-        if wrong.any():
-            # Runs of equal scores in a ranking: a new run where the score or ranking changes.
-            run_id, run_first = tie_runs(n, tie)
-            bad = np.zeros(len(run_first), dtype=bool)
-            bad[run_id[tie[wrong]]] = True
-            bad_rows = bad[run_id]
-            seg = run_first[run_id]
-    if bad_rows is None and not whole_block.any():
-        return rk  # the run is in trec_eval's order already
+    tie = _within(last, np.flatnonzero(s[1:] == s[:-1]))
+    tie = tie[~(whole_block | skip)[_block_of(rk.starts, tie)]]
+    if not len(tie):
+        return whole_block, None, None
+    doc = arrow(run["doc_id"])
+    src = tie if perm is None else perm[tie]
+    src_next = tie + 1 if perm is None else perm[tie + 1]
+    wrong = pc.less(take(doc, src), take(doc, src_next)).to_numpy(zero_copy_only=False)
+    if not wrong.any():
+        return whole_block, None, None
+    # Runs of equal scores in a ranking: a new run where the score or ranking changes.
+    run_id, run_first = tie_runs(n, tie)
+    bad = np.zeros(len(run_first), dtype=bool)
+    bad[run_id[tie[wrong]]] = True
+    return whole_block, bad[run_id], run_first[run_id]
+
+
+def _reordered(
+    run: pd.DataFrame,
+    rk: Rankings,
+    s: np.ndarray,
+    whole_block: np.ndarray,
+    bad_rows: np.ndarray | None,
+    seg: np.ndarray | None,
+) -> Rankings:
+    """``rk`` with the rows :func:`_out_of_order` found sorted by score, then doc id, both
+    descending, each within its segment (its ranking, or its run of tied scores)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n, perm = len(run), rk.order
     rows = np.repeat(whole_block, rk.lengths)  # the rows whose order is redone
     if bad_rows is not None:
         rows |= bad_rows
     at = np.flatnonzero(rows)
     # Segments follow one another and are named by their first row: sorted, they stay in place.
-    block_start = rk.starts[block_of(at)]
-    at_seg = block_start if seg is None else np.where(whole_block[block_of(at)], block_start, seg[at])
+    block_start = rk.starts[_block_of(rk.starts, at)]
+    at_seg = block_start if seg is None else np.where(whole_block[_block_of(rk.starts, at)], block_start, seg[at])
     src = at if perm is None else perm[at]
-    table = pa.table({"g": pa.array(at_seg), "s": pa.array(s[at]),
-                      "d": take(arrow(run["doc_id"]), src)})
-    order = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("s", "descending"),
-                                              ("d", "descending")]).to_numpy(zero_copy_only=False)
+    table = pa.table({"g": pa.array(at_seg), "s": pa.array(s[at]), "d": take(arrow(run["doc_id"]), src)})
+    order = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy(
+        zero_copy_only=False
+    )
     new = np.arange(n, dtype=np.int64) if perm is None else perm.copy()
     new[at] = src[order]
-    return Rankings(starts=rk.starts, lengths=rk.lengths, system=rk.system, query=rk.query,
-                    order=new, systems=rk.systems, queries=rk.queries)
+    return Rankings(
+        starts=rk.starts,
+        lengths=rk.lengths,
+        system=rk.system,
+        query=rk.query,
+        order=new,
+        systems=rk.systems,
+        queries=rk.queries,
+    )
 
 
 def _label_levels(judgments: pd.DataFrame) -> np.ndarray:
@@ -268,19 +304,30 @@ def _label_levels(judgments: pd.DataFrame) -> np.ndarray:
     return q_levels.reshape(len(queries), ng).astype(np.int64)
 
 
-def _labelled(found: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int, ideal: Any,
-              n_units: int) -> dict[str, np.ndarray]:
+def _labelled(
+    found: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int, ideal: Any, n_units: int
+) -> dict[str, np.ndarray]:
     """The scan's ``sums`` hook: a step's labelled entries, kept as they are (with the step's
     number of rankings and entries, to place them among every step's)."""
     local, position, grade = found
-    return {"l_local": local, "l_pos": position, "l_grade": grade,
-            "l_blocks": np.array([n_blocks]), "l_count": np.array([len(local)])}
+    return {
+        "l_local": local,
+        "l_pos": position,
+        "l_grade": grade,
+        "l_blocks": np.array([n_blocks]),
+        "l_count": np.array([len(local)]),
+    }
 
 
-def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
-         complete: bool = False, order: str = "trec", depth: int | None = None,
-         add_systems: Iterable[str] = ()) -> Arrays:
-    # long: one pass, read top to bottom: rankings, the engine's scan, then the arrays' order.
+def scan(
+    judgments: pd.DataFrame,
+    run: pd.DataFrame,
+    max_ret: int | None = None,
+    complete: bool = False,
+    order: str = "trec",
+    depth: int | None = None,
+    add_systems: Iterable[str] = (),
+) -> Arrays:
     """The per-ranking arrays of ``run`` against ``judgments`` (frames of the data model).
 
     ``max_ret``: trec_eval's ``-M``; ``complete``: trec_eval's ``-c`` (every labelled query
@@ -300,25 +347,12 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
     none = np.zeros(0, dtype=np.int64)
     l_block = l_pos = l_grade = none
     if len(run) and nq:
-        ranked = trec_rankings(run, queries, found) if order == "trec" else rankings(run, queries, found)
         reach = [int(d) for d in (max_ret, depth) if d is not None]
-        sc = scan_run(run, min(reach) if reach else None, judgments, queries, label_codes,
-                      sums=_labelled, ranked=ranked, grade_counts=True)
-        # The steps count each query's labels by grade, the last label of a repeated pair
-        # winning there as everywhere (no second pass over the labels); the grades past the
-        # highest winning one are dropped, as :func:`_label_levels` counts them.
-        q_levels = sc.sums["grade_counts"].reshape(nq, -1)
-        top = np.flatnonzero(q_levels.any(axis=0))
-        q_levels = q_levels[:, :int(top[-1]) + 1 if len(top) else 1].astype(np.int64)
-        systems = ranked.systems
-        r_system = ranked.system[sc.block].astype(np.int64)
-        r_query = ranked.query[sc.block].astype(np.int64)
-        r_ret, r_dup = sc.block_kept.astype(np.int64), sc.block_dup.astype(bool)
-        got = sc.sums
-        if len(got.get("l_local", none)):
-            offset = np.cumsum(got["l_blocks"]) - got["l_blocks"]
-            l_block = got["l_local"] + np.repeat(offset, got["l_count"])
-            l_pos, l_grade = got["l_pos"].astype(np.int64), got["l_grade"]
+        systems, q_levels, (r_system, r_query, r_ret, r_dup), labelled = _scanned(
+            judgments, run, queries, label_codes, found, order, min(reach) if reach else None
+        )
+        if labelled is not None:
+            l_block, l_pos, l_grade = labelled
     else:
         systems = rankings(run, queries).systems if len(run) else pd.Index([], dtype=ID)
         q_levels = _label_levels(judgments)
@@ -338,7 +372,55 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
         r_query = np.r_[r_query, miss_q].astype(np.int64)
         r_ret = np.r_[r_ret, np.zeros(len(miss_s), dtype=np.int64)]
         r_dup = np.r_[r_dup, np.zeros(len(miss_s), dtype=bool)]
-    # Rankings in (system, query label order); labelled entries follow, in rank order.
+    return _arrays(systems, queries, q_levels, (r_system, r_query, r_ret, r_dup), (l_block, l_pos, l_grade))
+
+
+def _scanned(
+    judgments: pd.DataFrame,
+    run: pd.DataFrame,
+    queries: pd.Index,
+    label_codes: np.ndarray,
+    found: tuple[np.ndarray, bool] | None,
+    order: str,
+    reach: int | None,
+) -> tuple[pd.Index, np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
+    """The engine's scan of ``run`` (read no deeper than ``reach``) for :func:`scan`: the
+    systems, the per-query grade counts, the per-ranking (system, query, entries, repeats) and
+    the labelled entries (ranking, position, grade; None when there are none)."""
+    nq = len(queries)
+    ranked = trec_rankings(run, queries, found) if order == "trec" else rankings(run, queries, found)
+    sc = scan_run(run, reach, judgments, queries, label_codes, sums=_labelled, ranked=ranked, grade_counts=True)
+    # The steps count each query's labels by grade, the last label of a repeated pair
+    # winning there as everywhere (no second pass over the labels); the grades past the
+    # highest winning one are dropped, as :func:`_label_levels` counts them.
+    q_levels = sc.sums["grade_counts"].reshape(nq, -1)
+    top = np.flatnonzero(q_levels.any(axis=0))
+    q_levels = q_levels[:, : int(top[-1]) + 1 if len(top) else 1].astype(np.int64)
+    per_ranking = (
+        ranked.system[sc.block].astype(np.int64),
+        ranked.query[sc.block].astype(np.int64),
+        sc.block_kept.astype(np.int64),
+        sc.block_dup.astype(bool),
+    )
+    got = sc.sums
+    labelled = None
+    if len(got.get("l_local", ())):
+        offset = np.cumsum(got["l_blocks"]) - got["l_blocks"]
+        labelled = (got["l_local"] + np.repeat(offset, got["l_count"]), got["l_pos"].astype(np.int64), got["l_grade"])
+    return ranked.systems, q_levels, per_ranking, labelled
+
+
+def _arrays(
+    systems: pd.Index,
+    queries: pd.Index,
+    q_levels: np.ndarray,
+    per_ranking: tuple[np.ndarray, ...],
+    labelled: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> Arrays:
+    """:class:`Arrays` of :func:`scan`'s figures: rankings in (system, query label order),
+    labelled entries following them, in rank order."""
+    r_system, r_query, r_ret, r_dup = per_ranking
+    l_block, l_pos, l_grade = labelled
     by = np.lexsort((r_query, r_system))
     new_of_old = np.empty(len(by), dtype=np.int64)
     new_of_old[by] = np.arange(len(by))
@@ -346,7 +428,15 @@ def scan(judgments: pd.DataFrame, run: pd.DataFrame, max_ret: int | None = None,
     entry_order = np.lexsort((l_pos, l_rk))
     l_rk, l_pos = l_rk[entry_order], l_pos[entry_order]
     l_grade = np.asarray(l_grade, dtype=np.int64)[entry_order]
-    return Arrays(systems=systems, queries=queries, r_system=r_system[by], r_query=r_query[by],
-                  r_ret=r_ret[by], l_rk=l_rk, l_pos=l_pos,
-                  l_rel=np.where(l_grade >= 0, l_grade, UNJUDGED), q_levels=q_levels,
-                  duplicates=r_dup[by])
+    return Arrays(
+        systems=systems,
+        queries=queries,
+        r_system=r_system[by],
+        r_query=r_query[by],
+        r_ret=r_ret[by],
+        l_rk=l_rk,
+        l_pos=l_pos,
+        l_rel=np.where(l_grade >= 0, l_grade, UNJUDGED),
+        q_levels=q_levels,
+        duplicates=r_dup[by],
+    )
