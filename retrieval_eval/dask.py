@@ -389,6 +389,8 @@ def evaluate(  # long: numpydoc (the body is its steps: label_mode, _source, _Co
         except FormatError:
             if shuffle is False:
                 raise
+        # A ranking in two places: for TREC text, straight to the rows with the file's ranks.
+        return plan.finish(ctx.shuffled(source, refuse_split=False, split=True), **finish)
     return plan.finish(ctx.shuffled(source, refuse_split=shuffle is False), **finish)
 
 
@@ -415,19 +417,24 @@ class _Context:
             return _ranges_unshuffled(source, self.plan, self.system)
         return _frames_unshuffled(source, self.plan, self.system)
 
-    def shuffled(self, source, refuse_split: bool) -> list[dict]:
-        """The run shuffled on ``query_id`` (with the labels when partitioned), then scored."""
+    def shuffled(self, source, refuse_split: bool, split: bool = False) -> list[dict]:
+        """The run shuffled on ``query_id`` (with the labels when partitioned), then scored.
+
+        TREC text is shuffled as the reader's frames, unless a ranking is known (``split``) or
+        found to be in two ranges: then as rows with the file's own ranks.
+        """
         if not isinstance(source, list):
             moved = keyed_frame(source)
             done = self._moved(moved, source.npartitions, "frame")
             return edges_scored(done, self.plan, self.system)
-        try:
-            done = self._moved(_reader_frames(source, self.system), len(source), "reader")
-        except FormatError:
-            first_error(source, self.system)
-            raise
-        if not any(d.get("split") for d in done):
-            return [d["scored"] for d in done]
+        if not split:
+            try:
+                done = self._moved(_reader_frames(source, self.system), len(source), "reader")
+            except FormatError:
+                first_error(source, self.system)
+                raise
+            if not any(d.get("split") for d in done):
+                return [d["scored"] for d in done]
         if refuse_split:
             s, q = next(d["split"] for d in done if d.get("split"))
             raise FormatError(self.label, None, split_message(q, s))
