@@ -55,6 +55,8 @@ BROADCAST_MAX_LABELS = 5_000_000
 _PART = np.int64(1) << np.int64(40)
 _RUN = ["system", "query_id", "rank", "doc_id", "score"]
 _ROWS = ["system", "query_id", "doc_id", "rank", "score"]
+#: The label columns a worker's plan reads (the engine's; the client keeps every column).
+_LABEL_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
 
 
 def _format(path: str, fmt: str | None) -> str:
@@ -529,7 +531,7 @@ def _label_frame(judgments, plan: Plan) -> dd.DataFrame:
     elif _parquet_path(judgments):
         ddf = dd.read_parquet(str(judgments))
     else:
-        frame = plan.judgments
+        frame = plan.judgments[[c for c in _LABEL_COLUMNS if c in plan.judgments.columns]]
         ddf = dd.from_pandas(frame, npartitions=max(1, -(-len(frame) // 1_000_000)), sort=False)
     meta = ddf._meta.assign(_lkey=pd.Series(dtype="int64"))
     return ddf.map_partitions(_label_keyed, meta=meta)
