@@ -379,8 +379,9 @@ def evaluate(  # long: numpydoc (the body is its steps: label_mode, _source, _Co
     """
     if shuffle not in ("auto", True, False):
         raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
-    mode = label_mode(judgments, labels)
+    label_mode(judgments, labels)  # a bad option refused before anything is read
     plan = Plan(labels_whole(judgments), k, threshold, gain)
+    mode = label_mode(judgments, labels, len(plan.judgments))
     source, label = _source(run, blocksize)
     ctx = _Context(plan, judgments, mode, system, npartitions, label)
     finish = dict(queries=queries, negatives=negatives, label=label)
@@ -485,19 +486,18 @@ def _parquet_path(obj) -> bool:
     return text.endswith((".parquet", ".pq")) or os.path.isdir(str(obj))
 
 
-def label_mode(judgments, labels: str) -> str:
-    """``"broadcast"`` or ``"partitioned"``: what ``labels="auto"`` means for these labels."""
+def label_mode(judgments, labels: str, count: int | None = None) -> str:
+    """``"broadcast"`` or ``"partitioned"``: what ``labels="auto"`` means for these labels
+    (``count``: how many there are, once read; else a frame's length)."""
     if labels not in ("auto", "broadcast", "partitioned"):
         raise ValueError(f"labels must be 'auto', 'broadcast' or 'partitioned', got {labels!r}")
     if labels != "auto":
         return labels
     if isinstance(judgments, dd.DataFrame) or _parquet_path(judgments):
         return "partitioned"
-    try:
-        many = len(judgments) > BROADCAST_MAX_LABELS
-    except TypeError:
-        many = False
-    return "partitioned" if many else "broadcast"
+    if count is None:
+        count = len(judgments) if isinstance(judgments, pd.DataFrame) else 0
+    return "partitioned" if count > BROADCAST_MAX_LABELS else "broadcast"
 
 
 def labels_whole(judgments):

@@ -215,6 +215,7 @@ def test_auto_partitions_a_dask_frame_a_parquet_dataset_and_many_labels(case, tm
     assert red.label_mode(str(tmp_path / "labels.parquet"), "auto") == "partitioned"
     monkeypatch.setattr(red, "BROADCAST_MAX_LABELS", len(judgments) - 1)
     assert red.label_mode(judgments, "auto") == "partitioned"
+    assert red.label_mode("labels.qrels", "auto", count=len(judgments)) == "partitioned"  # a file, once read
     assert red.label_mode(judgments, "broadcast") == "broadcast"
     with pytest.raises(ValueError, match="labels must be"):
         red.label_mode(judgments, "everywhere")
