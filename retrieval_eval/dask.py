@@ -163,9 +163,20 @@ def first_error(ranges: list[ByteRange], system: str | None) -> None:
     """Raise the error of the first range the reader refuses (the whole file's first bad
     line), if any: a task's exception would be whichever the scheduler met first."""
     found = dask.compute(*[dask.delayed(_range_error, pure=True)(r, system) for r in ranges])
-    for err in found:
-        if err is not None:
-            raise err
+    err = _whole_file_error(list(found))
+    if err is not None:
+        raise err
+
+
+def _whole_file_error(errors: list[FormatError | None]) -> FormatError | None:
+    """Of the ranges' errors, the one the reader of the whole file gives: in the first file
+    with one, its first invalid UTF-8 (the reader checks a file's encoding before its fields),
+    else its first bad line."""
+    found = [e for e in errors if e is not None]
+    if not found:
+        return None
+    first = [e for e in found if e.label == found[0].label]
+    return next((e for e in first if e.detail.startswith("not valid UTF-8")), first[0])
 
 
 def _range_error(rng: ByteRange, system: str | None) -> FormatError | None:
@@ -179,9 +190,9 @@ def _range_error(rng: ByteRange, system: str | None) -> FormatError | None:
 def _ranges_unshuffled(ranges: list[ByteRange], plan: Plan, system: str | None) -> list[dict]:
     plan_ = _shipped(plan)
     done = dask.compute(*[dask.delayed(_score_range, pure=True)(r, plan_, system) for r in ranges])
-    for d in done:
-        if "error" in d:
-            raise d["error"]
+    err = _whole_file_error([d.get("error") for d in done])
+    if err is not None:
+        raise err
     return [d["scored"] for d in done]
 
 

@@ -133,15 +133,20 @@ def test_of_two_bad_lines_the_first_in_the_file_is_reported(case, tmp_path, clie
     assert _error(lambda: red.evaluate(case[0], path, blocksize=1500, labels="partitioned")) == expected
 
 
-def test_invalid_utf8_is_named_by_its_line(case, tmp_path, client):
+@pytest.mark.parametrize("early_bad_field", [False, True])
+def test_invalid_utf8_is_named_by_its_line(case, tmp_path, client, early_bad_field):
     lines = _lines(case[1])
+    if early_bad_field:  # the reader checks the encoding of the whole file before any field
+        lines[3] = "q1 Q0 d1 one 0.5 bm25\n"
     at = len(lines) - 20
     path = tmp_path / "bytes.trec"
     data = "".join(lines).encode()
     start = sum(len(x) for x in lines[:at])
     path.write_bytes(data[:start] + b"q\xff" + data[start:])
     expected = _error(lambda: rev.read_trec_run(path))
+    assert "not valid UTF-8" in expected
     assert _error(lambda: red.evaluate(case[0], str(path), blocksize=2000)) == expected
+    assert _error(lambda: red.evaluate(case[0], str(path), blocksize=2000, labels="partitioned")) == expected
 
 
 # -- the same answer as the main reader --------------------------------------------------------
