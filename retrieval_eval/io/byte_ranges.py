@@ -29,7 +29,16 @@ import pandas as pd
 from ..errors import FormatError
 from .text import read_error
 
-__all__ = ["ByteRange", "byte_ranges", "lines_before", "parse_blocksize", "range_bytes", "range_rows", "read_range"]
+__all__ = [
+    "ByteRange",
+    "byte_ranges",
+    "lines_before",
+    "parse_blocksize",
+    "range_bytes",
+    "range_rows",
+    "read_range",
+    "run_files",
+]
 
 #: Bytes read at a time while looking for a query boundary.
 _WINDOW = 1 << 16
