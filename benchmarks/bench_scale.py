@@ -8,7 +8,7 @@ and its worker processes; then the client's and each worker's own peak):
 
 * ``streaming``: ``evaluate(qrels, run, chunk_rows=--chunk-rows)`` in one process;
 * ``dask1``, ``dask2``: :func:`retrieval_eval.dask.evaluate` on a ``LocalCluster`` of 1 or 2
-  single-threaded worker processes, the run read by Dask in 64 MB partitions;
+  single-threaded worker processes, the run read in 64 MB byte ranges by the package's TREC reader;
 * ``memory``: in-memory ``evaluate`` on the ``--memory-rows`` file.
 
 Every variant checks its summary against the streamed one of the same file when both ran.
@@ -117,7 +117,7 @@ def child(variant: str, run_path: str, qrels_path: str, chunk_rows: int) -> dict
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                           dashboard_address=None, memory_limit=0) as cluster, Client(cluster) as c:
             ready = time.perf_counter()
-            ev = red.evaluate(judgments, red.read_run(run_path, blocksize="64MB"))
+            ev = red.evaluate(judgments, run_path, blocksize="64MB")  # byte ranges, the package's reader
             out["cluster_start_s"] = ready - started
             peaks = c.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
             out["worker_peak_mib"] = sorted(round(v / 1024) for v in peaks.values())

@@ -1,20 +1,32 @@
 """The engine on a Dask cluster: each partition of the run scored where it lives.
 
 ``pip install 'retrieval-eval[dask]'``. :func:`evaluate` takes a Dask DataFrame (or a path or
-glob Dask reads: parquet, CSV, TREC text) and returns the same
+glob: parquet, CSV, TREC text) and returns the same
 :class:`~retrieval_eval.evaluation.Evaluation` as :func:`retrieval_eval.evaluate`. Nothing
 here computes a metric: each partition goes through
 :meth:`retrieval_eval.streaming.Plan.score` (the in-memory engine, on that partition's rows and
 its queries' labels), the per-query rows come back to the client, and everything after the
 engine runs there, as in memory.
 
-A ranking must be scored whole. A partition scores its rows but those of its first and last
-query, which the client scores together with the other partitions' (in a run sorted by query,
-the only rankings a partition boundary cuts). A ranking found anywhere else in two partitions
-shows in the results as a (system, query) scored twice; ``shuffle="auto"`` then scores the
-run again after shuffling it on ``query_id``, each row carrying its place in the run so the
-partition can put rows back in run order (the engine breaks rank ties by it, and orders
-systems by their first row).
+TREC text is cut into byte ranges of whole queries (:mod:`retrieval_eval.io.byte_ranges`), each
+read by the package's own TREC reader on the worker: the same answer, or the same one-line
+error with the line counted in the file, as :func:`retrieval_eval.read_trec_run`. A ranking
+found in two ranges (its query's lines in two places) is refused with ``shuffle=False``; with
+``shuffle="auto"`` the ranges are read again as rows with the file's own ranks, shuffled on
+``query_id`` and each query's rows put back in file order and ranked by the reader's rule
+(:func:`~retrieval_eval.io.trec.order_trec`).
+
+A Dask DataFrame is scored partition by partition: a partition scores its rows but those of
+its first and last query, which the client scores together with the other partitions' (in a
+run sorted by query, the only rankings a partition boundary cuts). A ranking found anywhere
+else in two partitions shows as a (system, query) scored twice; ``shuffle="auto"`` then
+shuffles the run on ``query_id``, each row carrying its place in the run so the partition can
+put rows back in run order (the engine breaks rank ties by it, and orders systems by their
+first row).
+
+The labels are sent whole to every worker (``labels="broadcast"``), or, for large labels
+(``labels="partitioned"``), shuffled on ``query_id`` with the run into the same partitions
+(co-partitioned), so that a worker holds only its partition's labels.
 """
 
 from __future__ import annotations
@@ -23,20 +35,39 @@ try:
     import dask
     import dask.dataframe as dd
 except ImportError:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "retrieval_eval.dask needs Dask: pip install 'retrieval-eval[dask]'"
-    ) from None
+    raise ImportError("retrieval_eval.dask needs Dask: pip install 'retrieval-eval[dask]'") from None
+
+import os
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .analysis.evaluation.streaming import Plan
 from .errors import FormatError
+from .io.byte_ranges import ByteRange, byte_ranges, range_rows, read_range
+
+#: Above this many labels, ``labels="auto"`` partitions the labels with the run instead of
+#: sending them whole to every worker (about 90 bytes a label on each worker: 450 MB).
+BROADCAST_MAX_LABELS = 5_000_000
 
 #: A row's key: its partition's number times this plus its place in the partition.
 _PART = np.int64(1) << np.int64(40)
-_TREC = ["query_id", "Q0", "doc_id", "rank", "score", "system"]
 _RUN = ["system", "query_id", "rank", "doc_id", "score"]
+_ROWS = ["system", "query_id", "doc_id", "rank", "score"]
+#: The label columns a worker's plan reads (the engine's; the client keeps every column).
+_LABEL_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
+
+
+def _format(path: str, fmt: str | None) -> str:
+    if fmt is None:
+        low = path.lower().rstrip("/")
+        if low.endswith((".parquet", ".pq")) or os.path.isdir(path):
+            return "parquet"
+        return "csv" if low.endswith(".csv") else "trec"
+    if fmt not in ("parquet", "csv", "trec"):
+        raise ValueError(f"fmt must be 'parquet', 'csv' or 'trec', got {fmt!r}")
+    return fmt
 
 
 def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
@@ -46,7 +77,7 @@ def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
     Parameters
     ----------
     path : str or path
-        A file, a directory or a glob (local or any filesystem Dask reads).
+        A file, a directory or a glob (local or any filesystem Dask reads; TREC text: local).
     fmt : {"parquet", "csv", "trec"}, optional
         By default the suffix says (``.parquet``/``.pq`` or a directory: parquet, ``.csv``:
         CSV, anything else: TREC).
@@ -57,7 +88,13 @@ def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
     -------
     dask.dataframe.DataFrame
         The run frame's columns (``system``, ``query_id``, ``rank``, ``doc_id``, ``score``
-        for TREC text; a parquet or CSV file's own).
+        for TREC text, the ranks as written, rows in file order, each byte range checked by the
+        package's TREC reader; a parquet or CSV file's own).
+
+    Notes
+    -----
+    To score TREC text, pass the path itself to :func:`evaluate`: it reads each range with the
+    reader's fast path and needs no shuffle for a run whose queries' lines stand together.
 
     Examples
     --------
@@ -65,38 +102,145 @@ def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
     >>> ddf = red.read_run("runs/*.trec")  # doctest: +SKIP
     >>> ev = red.evaluate(judgments, ddf)  # doctest: +SKIP
     """
-    import os
-
     text = str(path)
-    if fmt is None:
-        low = text.lower().rstrip("/")
-        fmt = ("parquet" if low.endswith((".parquet", ".pq")) or os.path.isdir(text)
-               else "csv" if low.endswith(".csv") else "trec")
-    strings = {"query_id": "string", "doc_id": "string", "system": "string"}
+    fmt = _format(text, fmt)
     if fmt == "parquet":
         return dd.read_parquet(text)
     if fmt == "csv":
+        strings = {"query_id": "string", "doc_id": "string", "system": "string"}
         return dd.read_csv(text, dtype=strings, blocksize=blocksize)
-    if fmt == "trec":
-        ddf = dd.read_csv(text, header=None, names=_TREC, blocksize=blocksize,
-                          dtype={**strings, "Q0": "string", "rank": "int64", "score": "float64"},
-                          **_trec_dialect(text))
-        return ddf[["system", "query_id", "rank", "doc_id", "score"]]
-    raise ValueError(f"fmt must be 'parquet', 'csv' or 'trec', got {fmt!r}")
+    ranges = byte_ranges(text, blocksize)
+    return _row_frames(ranges, None)[_RUN]
 
 
-def _trec_dialect(path: str) -> dict:
-    """How pandas reads this TREC text: arrow's parser when the first line is six fields
-    split by single spaces or tabs (the usual file: 3x faster), else any whitespace."""
-    import glob
+# --------------------------------------------------------------------------------------------
+# TREC text in byte ranges.
 
-    first = next(iter(sorted(glob.glob(path)) or [path]))
-    with open(first, "rb") as fh:
-        line = fh.readline().rstrip(b"\r\n")
-    for sep in (b" ", b"\t"):
-        if len(line.split(sep)) == 6 and all(line.split(sep)):
-            return {"sep": sep.decode(), "engine": "pyarrow"}
-    return {"sep": r"\s+"}
+
+def _range_keys(rng: ByteRange, n: int) -> np.ndarray:
+    return np.int64(rng.number) * _PART + np.arange(n, dtype=np.int64)
+
+
+def _score_range(rng: ByteRange, plan: Plan, system: str | None) -> dict:
+    """One byte range read by the TREC reader and scored; a bad line comes back as a value
+    (the client raises the first range's, as the reader of the whole file would)."""
+    try:
+        frame = read_range(rng, system=system)
+    except FormatError as err:
+        return {"error": err}
+    return {"scored": plan.score(frame, _range_keys(rng, len(frame)))}
+
+
+def _keyed_range(rng: ByteRange, system: str | None) -> pd.DataFrame:
+    """A range's run frame (the reader's order), with each row's ``_key``."""
+    frame = read_range(rng, system=system)
+    return frame[_RUN].assign(_key=_range_keys(rng, len(frame)))
+
+
+def _keyed_rows(rng: ByteRange, system: str | None) -> pd.DataFrame:
+    """A range's rows in file order with the file's own ranks, with each row's ``_key``."""
+    rows = range_rows(rng, system=system)
+    return rows[_ROWS].assign(_key=_range_keys(rng, len(rows)))
+
+
+def _meta(columns: list[str]) -> pd.DataFrame:
+    from .io import empty_run
+
+    return empty_run()[columns].assign(_key=pd.Series(dtype="int64"))
+
+
+def _reader_frames(ranges: list[ByteRange], system: str | None) -> dd.DataFrame:
+    parts = [dask.delayed(_keyed_range, pure=True)(r, system) for r in ranges]
+    return dd.from_delayed(parts, meta=_meta(_RUN), verify_meta=False)
+
+
+def _row_frames(ranges: list[ByteRange], system: str | None) -> dd.DataFrame:
+    parts = [dask.delayed(_keyed_rows, pure=True)(r, system) for r in ranges]
+    return dd.from_delayed(parts, meta=_meta(_ROWS), verify_meta=False)
+
+
+def first_error(ranges: list[ByteRange], system: str | None) -> None:
+    """Raise the error of the first range the reader refuses (the whole file's first bad
+    line), if any: a task's exception would be whichever the scheduler met first."""
+    found = dask.compute(*[dask.delayed(_range_error, pure=True)(r, system) for r in ranges])
+    err = _whole_file_error(list(found))
+    if err is not None:
+        raise err
+
+
+def _whole_file_error(errors: list[FormatError | None]) -> FormatError | None:
+    """Of the ranges' errors, the one the reader of the whole file gives: in the first file
+    with one, its first invalid UTF-8 (the reader checks a file's encoding before its fields),
+    else its first bad line."""
+    found = [e for e in errors if e is not None]
+    if not found:
+        return None
+    first = [e for e in found if e.label == found[0].label]
+    return next((e for e in first if e.detail.startswith("not valid UTF-8")), first[0])
+
+
+def _range_error(rng: ByteRange, system: str | None) -> FormatError | None:
+    try:
+        range_rows(rng, system=system)
+    except FormatError as err:
+        return err
+    return None
+
+
+def _ranges_unshuffled(ranges: list[ByteRange], plan: Plan, system: str | None) -> list[dict]:
+    plan_ = _shipped(plan)
+    done = dask.compute(*[dask.delayed(_score_range, pure=True)(r, plan_, system) for r in ranges])
+    err = _whole_file_error([d.get("error") for d in done])
+    if err is not None:
+        raise err
+    return [d["scored"] for d in done]
+
+
+def score_reader_part(part: pd.DataFrame, plan: Plan) -> dict:
+    """A shuffled partition of reader frames: rows back in key order, then the engine.
+
+    Each ranking must come whole from one range (the reader ranked it there); a ranking from
+    two ranges (``split``) needs the file's own ranks (:func:`score_rows_part`).
+    """
+    part = part.sort_values("_key", kind="stable")
+    keys = part["_key"].to_numpy(dtype=np.int64)
+    cells = pd.DataFrame({"s": part["system"].array, "q": part["query_id"].array, "r": keys // _PART})
+    pieces = cells.drop_duplicates()
+    split = pieces.duplicated(["s", "q"]).to_numpy()
+    if split.any():
+        s, q = pieces.loc[split, ["s", "q"]].iloc[0]
+        return {"split": (str(s), str(q))}
+    return {"scored": plan.score(part[_RUN].reset_index(drop=True), keys)}
+
+
+def score_rows_part(part: pd.DataFrame, plan: Plan, order: str = "rank") -> dict:
+    """A shuffled partition of file rows (whole queries): rows back in file order, each
+    (system, query) ordered and ranked by the TREC reader's rule, then the engine. Each row's
+    key is its ranking's first row's place in the file (rankings in order of first appearance,
+    as the reader of the whole file puts them)."""
+    import pyarrow as pa
+
+    from .io.trec import order_trec
+
+    part = part.sort_values("_key", kind="stable").reset_index(drop=True)
+    if not len(part):
+        return {"scored": plan.score(part[_RUN].iloc[:0])}
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([part["system"].array, part["query_id"].array]))
+    first = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+    first[codes[::-1]] = part["_key"].to_numpy(dtype=np.int64)[::-1]
+    run = order_trec(
+        pa.array(part["system"].array),
+        pa.array(part["query_id"].array),
+        pa.array(part["doc_id"].array),
+        part["rank"].to_numpy(dtype=np.int64),
+        part["score"].to_numpy(dtype=np.float64),
+        order,
+    )
+    return {"scored": plan.score(run, np.repeat(first, np.bincount(codes)))}
+
+
+# --------------------------------------------------------------------------------------------
+# A Dask DataFrame (parquet, CSV, or the caller's own).
 
 
 def _keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
@@ -104,7 +248,7 @@ def _keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
     return part.assign(_key=np.int64(number) * _PART + np.arange(len(part), dtype=np.int64))
 
 
-def _score(part: pd.DataFrame, plan: Plan, number: int, system: str | None) -> dict:
+def score_frame_part(part: pd.DataFrame, plan: Plan, number: int, system: str | None) -> dict:
     """One partition through the plan: its rows back in run order, then the engine.
 
     The rows of the partition's first and last query are set aside (``edge``, with their
@@ -132,6 +276,18 @@ def _as_run(rows: pd.DataFrame, system: str | None) -> pd.DataFrame:
     return as_run(rows.reset_index(drop=True), system=system)
 
 
+def edges_scored(done: list[dict], plan: Plan, system: str | None) -> list[dict]:
+    """Every partition's scored rows, and the edge rankings of all partitions as one block."""
+    scored = [d["scored"] for d in done]
+    rows = [d["edge"][0] for d in done if len(d["edge"][0])]
+    if rows:
+        keys = np.concatenate([d["edge"][1] for d in done if len(d["edge"][0])])
+        order = np.argsort(keys, kind="stable")
+        edges = pd.concat(rows, ignore_index=True).iloc[order]
+        scored.append(plan.score(_as_run(edges, system), keys[order]))
+    return scored
+
+
 def _shipped(plan: Plan):
     """The plan where every task can reach it: sent once to each worker of a distributed
     client, else one key of the graph."""
@@ -143,63 +299,84 @@ def _shipped(plan: Plan):
         return dask.delayed(plan, pure=False)
 
 
-def _scores(ddf: dd.DataFrame, plan, system: str | None) -> list[dict]:
-    """Every partition scored, then the edge rankings of all partitions as one block."""
+def _frames_unshuffled(ddf: dd.DataFrame, plan: Plan, system: str | None) -> list[dict]:
     plan_ = _shipped(plan)
-    work = [dask.delayed(_score, pure=True)(part, plan_, i, system)
-            for i, part in enumerate(ddf.to_delayed())]
-    done = dask.compute(*work)
-    scored = [d["scored"] for d in done]
-    rows = [d["edge"][0] for d in done if len(d["edge"][0])]
-    if rows:
-        keys = np.concatenate([d["edge"][1] for d in done if len(d["edge"][0])])
-        order = np.argsort(keys, kind="stable")
-        edges = pd.concat(rows, ignore_index=True).iloc[order]
-        scored.append(plan.score(_as_run(edges, system), keys[order]))
-    return scored
+    work = [dask.delayed(score_frame_part, pure=True)(p, plan_, i, system) for i, p in enumerate(ddf.to_delayed())]
+    return edges_scored(list(dask.compute(*work)), plan, system)
 
 
-def evaluate(judgments, run, k=(1, 5, 10), threshold: int = 1, gain: str = "exponential",
-             queries=None, negatives=None, system: str | None = None, shuffle="auto",
-             npartitions: int | None = None):
+def keyed_frame(ddf: dd.DataFrame) -> dd.DataFrame:
+    """The caller's Dask DataFrame with each row's place in the run (``_key``)."""
+    return ddf.map_partitions(_keyed, meta=ddf._meta.assign(_key=pd.Series(dtype="int64")))
+
+
+# --------------------------------------------------------------------------------------------
+# The entry point.
+
+
+def evaluate(  # long: numpydoc (the body is its steps: label_mode, _source, _Context)
+    judgments,
+    run,
+    k=(1, 5, 10),
+    threshold: int = 1,
+    gain: str = "exponential",
+    queries=None,
+    negatives=None,
+    system: str | None = None,
+    shuffle="auto",
+    npartitions: int | None = None,
+    labels: str = "auto",
+    blocksize: int | str = "128MB",
+):
     """:func:`retrieval_eval.evaluate` on a Dask DataFrame, partition by partition.
 
     Parameters
     ----------
     judgments
-        Anything :func:`~retrieval_eval.formats.as_judgments` reads, or a Dask DataFrame
-        (collected: the labels are needed whole on every worker, and are small next to a run).
+        Anything :func:`~retrieval_eval.formats.as_judgments` reads, a Dask DataFrame or a
+        parquet dataset (the client holds the labels whole to build the result; the workers
+        hold them whole or their partition's share, see ``labels``).
     run
         A Dask DataFrame with the run frame's columns (``query_id``, ``doc_id``, and
-        optionally ``system``, ``rank``, ``score``), or a path or glob :func:`read_run` reads.
+        optionally ``system``, ``rank``, ``score``), or a path or glob (parquet and CSV as
+        :func:`read_run` reads them; TREC text in byte ranges read by the package's reader).
     k, threshold, gain, queries, negatives, system
         As for :func:`retrieval_eval.evaluate` and :func:`~retrieval_eval.formats.as_run`.
     shuffle
-        ``"auto"`` (score the partitions as they are, the rankings cut by a partition
-        boundary put together on the client; if a ranking turns out to be split anywhere
-        else, shuffle on ``query_id`` and score again), ``True`` (shuffle first) or
+        ``"auto"`` (score the partitions as they are; if a ranking turns out to be split
+        between them, shuffle on ``query_id`` and score again), ``True`` (shuffle first) or
         ``False`` (refuse such a split ranking). A run sorted by query never needs a shuffle.
     npartitions
         Partitions after a shuffle (default: as many as before).
+    labels
+        ``"broadcast"`` (every worker gets all the labels), ``"partitioned"`` (labels and run
+        shuffled on ``query_id`` into the same partitions: a worker holds its queries' labels
+        only) or ``"auto"``: partitioned for a Dask DataFrame, a parquet dataset or more than
+        :data:`BROADCAST_MAX_LABELS` labels, else broadcast.
+    blocksize
+        The size of a byte range of TREC text (a path given as ``run``).
 
     Returns
     -------
     Evaluation
-        Equal to the in-memory ``evaluate`` of the same rows in the same order. ``run`` is
-        None on it: the run stays on the cluster.
+        Equal to the in-memory ``evaluate`` of the same rows in the same order (for TREC text:
+        of the files, concatenated in sorted order). ``run`` is None on it: the run stays on
+        the cluster.
 
     Raises
     ------
     FormatError
-        With ``shuffle=False``, when a ranking is split between partitions.
+        A malformed TREC line (the reader's message, with the line in the file), a glob that
+        matches no file, or with ``shuffle=False`` a ranking split between partitions.
 
     Notes
     -----
-    Rows of one ranking are ordered by ``rank``; equal ranks keep the run's row order, which
-    a shuffle keeps by carrying each row's place. A run without a ``rank`` column is numbered
-    1..n within each ranking of each partition, so it needs whole rankings per partition.
-    The head of every ranking (ranks 1-10) comes back with the per-query rows, so
-    ``calibrate(judgments, ev)`` and ``compare(judgments, ev)`` give the whole run's numbers.
+    Rows of one ranking are ordered by ``rank``; equal ranks keep the run's row order (TREC
+    text: the reader's rule, doc id then line order), which a shuffle keeps by carrying each
+    row's place. A run without a ``rank`` column is numbered 1..n within each ranking of each
+    partition, so it needs whole rankings per partition. The head of every ranking (ranks
+    1-10) comes back with the per-query rows, so ``calibrate(judgments, ev)`` and
+    ``compare(judgments, ev)`` give the whole run's numbers.
 
     Examples
     --------
@@ -213,22 +390,185 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = 1, gain: str = "expo
     """
     if shuffle not in ("auto", True, False):
         raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
-    if isinstance(judgments, dd.DataFrame):
-        judgments = judgments.compute()
-    plan = Plan(judgments, k, threshold, gain)
-    label = "run"
-    if not isinstance(run, dd.DataFrame):
-        label = str(run)
-        run = read_run(run)
-    if shuffle is not True:
-        scored = _scores(run, plan, system)
+    label_mode(judgments, labels)  # a bad option refused before anything is read
+    plan = Plan(labels_whole(judgments), k, threshold, gain)
+    mode = label_mode(judgments, labels, len(plan.judgments))
+    source, label = _source(run, blocksize)
+    ctx = _Context(plan, judgments, mode, system, npartitions, label)
+    finish = dict(queries=queries, negatives=negatives, label=label)
+    if mode == "broadcast" and shuffle is not True:
+        scored = ctx.unshuffled(source)
         try:
-            return plan.finish(scored, queries=queries, negatives=negatives, label=label)
+            return plan.finish(scored, **finish)
         except FormatError:
             if shuffle is False:
                 raise
-    meta = run._meta.assign(_key=pd.Series(dtype="int64"))
-    keyed = run.map_partitions(_keyed, meta=meta)
-    moved = keyed.shuffle(on="query_id", npartitions=npartitions or run.npartitions)
-    return plan.finish(_scores(moved, plan, system), queries=queries, negatives=negatives,
-                       label=label)
+        # A ranking in two places: for TREC text, straight to the rows with the file's ranks.
+        return plan.finish(ctx.shuffled(source, refuse_split=False, split=True), **finish)
+    return plan.finish(ctx.shuffled(source, refuse_split=shuffle is False), **finish)
+
+
+def _source(run, blocksize) -> tuple[Any, str]:
+    """The run as byte ranges (TREC text) or a Dask DataFrame, and its label in messages."""
+    if isinstance(run, dd.DataFrame):
+        return run, "run"
+    text = str(run)
+    if _format(text, None) == "trec":
+        return byte_ranges(text, blocksize), text
+    return read_run(text, blocksize=blocksize), text
+
+
+class _Context:
+    """What one evaluation's scoring passes share: the plan, the label mode, the options."""
+
+    def __init__(self, plan: Plan, judgments, mode: str, system: str | None, npartitions: int | None, label: str):
+        self.plan, self.judgments, self.mode, self.label = plan, judgments, mode, label
+        self.system, self.npartitions = system, npartitions
+
+    def unshuffled(self, source) -> list[dict]:
+        """Every partition scored where it is, the labels broadcast."""
+        if isinstance(source, list):
+            return _ranges_unshuffled(source, self.plan, self.system)
+        return _frames_unshuffled(source, self.plan, self.system)
+
+    def shuffled(self, source, refuse_split: bool, split: bool = False) -> list[dict]:
+        """The run shuffled on ``query_id`` (with the labels when partitioned), then scored.
+
+        TREC text is shuffled as the reader's frames, unless a ranking is known (``split``) or
+        found to be in two ranges: then as rows with the file's own ranks.
+        """
+        if not isinstance(source, list):
+            moved = keyed_frame(source)
+            done = self._moved(moved, source.npartitions, "frame")
+            return edges_scored(done, self.plan, self.system)
+        if not split:
+            try:
+                done = self._moved(_reader_frames(source, self.system), len(source), "reader")
+            except FormatError:
+                first_error(source, self.system)
+                raise
+            if not any(d.get("split") for d in done):
+                return [d["scored"] for d in done]
+        if refuse_split:
+            s, q = next(d["split"] for d in done if d.get("split"))
+            raise FormatError(self.label, None, split_message(q, s))
+        return [d["scored"] for d in self._moved(_row_frames(source, self.system), len(source), "rows")]
+
+    def _moved(self, keyed: dd.DataFrame, npartitions: int, kind: str) -> list[dict]:
+        n = self.npartitions or npartitions
+        if self.mode == "partitioned":
+            return partitioned_scores(keyed, self.judgments, self.plan, n, kind, self.system)
+        moved = keyed.shuffle(on="query_id", npartitions=n)
+        plan_ = _shipped(self.plan)
+        return list(
+            dask.compute(
+                *[
+                    dask.delayed(score_moved, pure=True)(p, plan_, i, kind, self.system)
+                    for i, p in enumerate(moved.to_delayed())
+                ]
+            )
+        )
+
+
+def split_message(query, system) -> str:
+    return (
+        f"the ranking of query {query} (system {system}) is in two places, so it cannot be scored "
+        "partition by partition; sort the run by query first (TREC text: sort -s -k1,1), or pass shuffle=True"
+    )
+
+
+def score_moved(part: pd.DataFrame, plan: Plan, number: int, kind: str, system: str | None) -> dict:
+    """A partition after the shuffle on ``query_id``, scored as its rows' source needs."""
+    if kind == "reader":
+        return score_reader_part(part, plan)
+    if kind == "rows":
+        return score_rows_part(part, plan)
+    return score_frame_part(part, plan, number, system)
+
+
+# --------------------------------------------------------------------------------------------
+# The labels: broadcast, or partitioned with the run.
+
+
+def _parquet_path(obj) -> bool:
+    if not isinstance(obj, (str, os.PathLike)):
+        return False
+    text = str(obj).lower().rstrip("/")
+    return text.endswith((".parquet", ".pq")) or os.path.isdir(str(obj))
+
+
+def label_mode(judgments, labels: str, count: int | None = None) -> str:
+    """``"broadcast"`` or ``"partitioned"``: what ``labels="auto"`` means for these labels
+    (``count``: how many there are, once read; else a frame's length)."""
+    if labels not in ("auto", "broadcast", "partitioned"):
+        raise ValueError(f"labels must be 'auto', 'broadcast' or 'partitioned', got {labels!r}")
+    if labels != "auto":
+        return labels
+    if isinstance(judgments, dd.DataFrame) or _parquet_path(judgments):
+        return "partitioned"
+    if count is None:
+        count = len(judgments) if isinstance(judgments, pd.DataFrame) else 0
+    return "partitioned" if count > BROADCAST_MAX_LABELS else "broadcast"
+
+
+def labels_whole(judgments):
+    """The labels as the client holds them (a Dask DataFrame collected, a parquet dataset
+    read), or as given for :class:`Plan` to read."""
+    if isinstance(judgments, dd.DataFrame):
+        return judgments.compute()
+    if _parquet_path(judgments):
+        return dd.read_parquet(str(judgments)).compute()
+    return judgments
+
+
+def _bucket(part: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Each row's partition after the shuffle: a hash of its query id (the same rule for the
+    run and the labels, so a query's rows and labels meet)."""
+    values = np.asarray(part["query_id"].astype(object).to_numpy(), dtype=object)
+    hashed = pd.util.hash_array(values, categorize=False) % np.uint64(n)
+    return part.assign(_part=hashed.astype(np.int64))
+
+
+def _label_keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
+    number = partition_info["number"] if partition_info else 0
+    return part.assign(_lkey=np.int64(number) * _PART + np.arange(len(part), dtype=np.int64))
+
+
+def _label_frame(judgments, plan: Plan) -> dd.DataFrame:
+    """The labels as a Dask DataFrame, each row with its place (``_lkey``): the caller's Dask
+    DataFrame or parquet dataset as it is (the workers read it), else the client's frame."""
+    if isinstance(judgments, dd.DataFrame):
+        ddf = judgments
+    elif _parquet_path(judgments):
+        ddf = dd.read_parquet(str(judgments))
+    else:
+        frame = plan.judgments[[c for c in _LABEL_COLUMNS if c in plan.judgments.columns]]
+        ddf = dd.from_pandas(frame, npartitions=max(1, -(-len(frame) // 1_000_000)), sort=False)
+    meta = ddf._meta.assign(_lkey=pd.Series(dtype="int64"))
+    return ddf.map_partitions(_label_keyed, meta=meta)
+
+
+def _moved_by_query(ddf: dd.DataFrame, n: int) -> dd.DataFrame:
+    meta = ddf._meta.assign(_part=pd.Series(dtype="int64"))
+    return ddf.map_partitions(_bucket, n, meta=meta).shuffle(on="_part", npartitions=n)
+
+
+def partitioned_scores(keyed: dd.DataFrame, judgments, plan: Plan, n: int, kind: str, system: str | None) -> list[dict]:
+    """The run and the labels shuffled on ``query_id`` into the same ``n`` partitions, each
+    pair scored by a plan of that partition's labels only."""
+    run_parts = _moved_by_query(keyed, n).to_delayed()
+    label_parts = _moved_by_query(_label_frame(judgments, plan), n).to_delayed()
+    params = (plan.ks, plan.threshold, plan.gain)
+    work = [
+        dask.delayed(score_pair, pure=True)(r, lab, params, i, kind, system)
+        for i, (r, lab) in enumerate(zip(run_parts, label_parts))
+    ]
+    return list(dask.compute(*work))
+
+
+def score_pair(part: pd.DataFrame, labels: pd.DataFrame, params: tuple, number: int, kind: str, system) -> dict:
+    """One partition of the run with the labels of the same queries: a plan of those labels,
+    built on the worker (labels back in their order: the engine reads a query's in order)."""
+    labels = labels.sort_values("_lkey", kind="stable").drop(columns=["_lkey", "_part"])
+    plan = Plan(labels.reset_index(drop=True), *params)
+    return score_moved(part.drop(columns="_part"), plan, number, kind, system)

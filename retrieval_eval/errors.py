@@ -17,3 +17,7 @@ class FormatError(ValueError):
         self.detail = detail
         where = f"{label}:{line}" if line is not None else label
         super().__init__(f"{where}: {detail}")
+
+    def __reduce__(self):
+        # Pickled by its three fields (a Dask worker sends it back to the client).
+        return (type(self), (self.label, self.line, self.detail))

@@ -79,6 +79,7 @@ def pytest_terminal_summary(terminalreporter):
 #: Whole files, and why.
 SLOW_FILES = {
     "tests/analysis/test_dask.py": "a Dask LocalCluster, millions of rows",
+    "tests/analysis/test_dask_trec.py": "a Dask LocalCluster: TREC byte ranges and partitioned labels",
     "tests/analysis/test_spark.py": "the Spark recipe",
     "tests/analysis/test_streamed_results.py": "every result of a run streamed through files in blocks",
     "tests/viz/test_browser.py": "headless Chromium over the demo page and every notebook",

@@ -448,3 +448,26 @@ def read_trec_run(path: str | os.PathLike[str], order: str = "rank", system: str
         return fast
     data, text = checked_bytes(read_bytes(path), label)
     return _from_trec(text, data, label, order, system)
+
+
+def trec_run_rows(content: bytes, label: str = "run", system: str | None = None) -> pd.DataFrame:
+    """A TREC run's rows in file order with the file's own ranks: not grouped, not renumbered.
+
+    The careful pass's fields (the same checks and messages as :func:`from_trec_run`), for a
+    reader that puts the pieces of a ranking found in several places together and then orders
+    them with :func:`order_trec` (the Dask path, after a shuffle by query). Columns ``system``,
+    ``query_id``, ``doc_id`` (strings), ``rank`` (int64, as written), ``score`` (float64).
+    """
+    check_system(system)
+    data, text = checked_bytes(bytes(content), label)
+    if text is None:
+        text = decode(data, label)
+    q, d, r, s, m = _trec_python(text, label)
+    strings = pd.StringDtype("pyarrow")
+    return pd.DataFrame({
+        "system": pd.array([system] * len(q) if system is not None else m, dtype=strings),
+        "query_id": pd.array(q, dtype=strings),
+        "doc_id": pd.array(d, dtype=strings),
+        "rank": np.asarray(r, dtype=np.int64),
+        "score": np.asarray(s, dtype=np.float64),
+    })
