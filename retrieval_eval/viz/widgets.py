@@ -245,9 +245,14 @@ class CutoffExplorer:
             return None
         from ..analysis.calibration.core import apply_cutoff
         from ..analysis.evaluation.core import evaluate
+        from ..analysis.evaluation.ties import in_given_order
 
         cut = run if cutoff is None else apply_cutoff(run, {system: float(cutoff)})
-        ev = evaluate(self._judgments, cut, k=(self.k,), threshold=self._threshold(), negatives=self._negatives)
+        # the explorer re-scores the user's run at each cutoff: its ties are the user's call to
+        # evaluate / calibrate to report, not a warning on every slider move
+        ev = evaluate(
+            self._judgments, in_given_order(cut), k=(self.k,), threshold=self._threshold(), negatives=self._negatives
+        )
         name = ev.metric("recall", self.k)
         # A cut that removed every hit leaves an empty run: the engine then scores every
         # positive as missing (zero) under its placeholder system name.
