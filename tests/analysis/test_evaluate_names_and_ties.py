@@ -225,3 +225,11 @@ def test_the_command_line_warns_once_and_the_api_not_again(tmp_path):
         assert _ties(record) == [], verb
         lines = [x for x in err.getvalue().splitlines() if "tied scores" in x]
         assert len(lines) == len(runs) // 2 and all(x.startswith("retrieval-eval: warning: ") for x in lines)
+
+
+def test_a_mapping_counts_only_its_unmarked_runs():
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        rev.evaluate(TIED_J, {"meant": rev.in_given_order(TIED), "plain": TIED, "sorted": TIED[1:]})
+    tied = _ties(record)
+    assert len(tied) == 1 and str(tied[0].message).startswith("run: 1 of 3 rankings")  # plain's q1 only

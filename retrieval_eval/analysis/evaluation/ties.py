@@ -88,8 +88,14 @@ def _read_by_rank(obj) -> bool:
 
 
 def _message(given, run: pd.DataFrame) -> str | None:
-    if not _read_by_rank(run_of(given)):
+    """The tie line of ``run`` (read from ``given``), counting only the rankings of the systems
+    given in their own order and unmarked (a ``{system: run}`` mapping can mix them)."""
+    given = run_of(given)
+    if not _read_by_rank(given):
         return None
+    if isinstance(given, dict):
+        unmarked = [str(name) for name, part in given.items() if _read_by_rank(part)]
+        run = run[run["system"].astype(object).isin(unmarked)]
     return tie_message(
         run,
         "run",
