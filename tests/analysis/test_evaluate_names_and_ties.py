@@ -233,3 +233,11 @@ def test_a_mapping_counts_only_its_unmarked_runs():
         rev.evaluate(TIED_J, {"meant": rev.in_given_order(TIED), "plain": TIED, "sorted": TIED[1:]})
     tied = _ties(record)
     assert len(tied) == 1 and str(tied[0].message).startswith("run: 1 of 3 rankings")  # plain's q1 only
+
+
+def test_a_report_with_strata_carries_the_measures_at_the_top_only():
+    demo = rev.load_demo()
+    ev = rev.evaluate(demo.judgments, rev.in_given_order(demo.runs), measures=["nDCG@10"], queries=demo.queries)
+    data = ev.report(system="bm25").to_dict()
+    assert data["metrics"]["nDCG@10"]["value"] == pytest.approx(ev.summary.loc["bm25", "nDCG@10"], abs=1e-12)
+    assert data["per_stratum"] and all("nDCG@10" not in s["metrics"] for s in data["per_stratum"].values())

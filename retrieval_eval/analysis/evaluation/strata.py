@@ -88,7 +88,13 @@ def stratum_table(
 
 
 def measurements(row: pd.Series, names) -> dict[str, Measurement]:
-    return {name: Measurement(value=float(row[name]), n=1, deterministic=True) for name in names if pd.notna(row[name])}
+    """The Measurements of ``names`` in ``row``; a name the row does not hold (a catalogue measure
+    in a per-stratum row: strata carry the spec's metrics) or holds as NaN has none."""
+    return {
+        name: Measurement(value=float(row[name]), n=1, deterministic=True)
+        for name in names
+        if name in row.index and pd.notna(row[name])
+    }
 
 
 @dataclass
