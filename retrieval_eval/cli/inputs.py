@@ -27,17 +27,37 @@ import pandas as pd
 
 from .common import CLIError
 
-__all__ = ["FORMATS", "LabelSource", "UsageError", "add_cutoffs", "add_format", "add_labels",
-           "add_runs", "check_negatives", "check_output_flags", "cutoffs", "hint_cutoffs", "load_corpus",
-           "load_labels", "load_other", "load_queries", "load_run", "load_runs", "tie_warning",
-           "with_query_text", "without_query_text_warnings"]
+__all__ = [
+    "FORMATS",
+    "LabelSource",
+    "UsageError",
+    "add_cutoffs",
+    "add_format",
+    "add_labels",
+    "add_runs",
+    "check_negatives",
+    "check_output_flags",
+    "cutoffs",
+    "hint_cutoffs",
+    "load_corpus",
+    "load_labels",
+    "load_other",
+    "load_queries",
+    "load_run",
+    "load_runs",
+    "tie_warning",
+    "with_query_text",
+    "without_query_text_warnings",
+]
 
 #: What ``--format`` writes a result's table as, instead of the terminal report.
 FORMATS = ("markdown", "latex", "csv", "json")
 #: How ``--order`` reads a ranking (:func:`retrieval_eval.io.detect.read_run_file`'s ``order``).
 ORDERS = ("rank", "score")
-_LABELS_HELP = ("labels: judgments JSONL, TREC or BEIR qrels, a pytrec_eval/ranx JSON dict, parquet, "
-                "CSV, or a BEIR folder (the format is detected)")
+_LABELS_HELP = (
+    "labels: judgments JSONL, TREC or BEIR qrels, a pytrec_eval/ranx JSON dict, parquet, "
+    "CSV, or a BEIR folder (the format is detected)"
+)
 
 #: The usage error of the command line (one line on stderr, exit 2); the same class as
 #: :class:`.common.CLIError`, under the name this module has always raised.
@@ -60,16 +80,28 @@ def add_labels(p: argparse.ArgumentParser, required: bool = True, group=None) ->
 
 def add_runs(p: argparse.ArgumentParser, required: bool = True, many_help: str | None = None) -> None:
     """``--run`` (repeatable) and ``--order``."""
-    p.add_argument("--run", metavar="PATH", action="append", required=required,
-                   help=many_help or "a run: JSONL, TREC, a pytrec_eval/ranx JSON dict, parquet or CSV; "
-                                     "repeatable (one file may hold several systems)")
-    p.add_argument("--order", choices=ORDERS, default="rank",
-                   help="rank: each ranking in its own order (JSONL list, TREC rank column; default); "
-                        "score: re-ranked by score, ties by doc id descending, as trec_eval does")
+    p.add_argument(
+        "--run",
+        metavar="PATH",
+        action="append",
+        required=required,
+        help=many_help
+        or "a run: JSONL, TREC, a pytrec_eval/ranx JSON dict, parquet or CSV; "
+        "repeatable (one file may hold several systems)",
+    )
+    p.add_argument(
+        "--order",
+        choices=ORDERS,
+        default="rank",
+        help="rank: each ranking in its own order (JSONL list, TREC rank column; default); "
+        "score: re-ranked by score, ties by doc id descending, as trec_eval does",
+    )
 
 
-def add_cutoffs(p: argparse.ArgumentParser, help_: str = "cutoffs, e.g. -k 5,10,100 or -k 5 -k 10 "
-                                                          "(default 10); all are scored in one pass") -> None:
+def add_cutoffs(
+    p: argparse.ArgumentParser,
+    help_: str = "cutoffs, e.g. -k 5,10,100 or -k 5 -k 10 (default 10); all are scored in one pass",
+) -> None:
     """``-k`` (repeatable, each a cutoff or a comma list; :func:`cutoffs` joins them).
 
     Parameters
@@ -92,13 +124,19 @@ def add_format(p: argparse.ArgumentParser, per_query: bool = False) -> None:
     per_query : bool
         Also add ``--per-query`` (``score``).
     """
-    p.add_argument("--format", choices=FORMATS,
-                   help="write the summary table as markdown, latex, csv or json instead of the "
-                        "terminal report" + (" (with --per-query: the per-query table)" if per_query else ""))
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="write the summary table as markdown, latex, csv or json instead of the "
+        "terminal report" + (" (with --per-query: the per-query table)" if per_query else ""),
+    )
     if per_query:
-        p.add_argument("--per-query", action="store_true",
-                       help="per-query values (like trec_eval -q), then the missing, excluded and "
-                            "repeating queries; --format csv|json for machines")
+        p.add_argument(
+            "--per-query",
+            action="store_true",
+            help="per-query values (like trec_eval -q), then the missing, excluded and "
+            "repeating queries; --format csv|json for machines",
+        )
 
 
 def check_output_flags(args: argparse.Namespace) -> None:
@@ -137,8 +175,7 @@ def cutoffs(values: list[tuple[int, ...]] | None) -> tuple[int, ...]:
     from ..engine.metrics import MAX_CUTOFFS
 
     if len(ks) > MAX_CUTOFFS:
-        raise UsageError(f"-k: at most {MAX_CUTOFFS} cutoffs at once, got {len(ks)}; "
-                         "give the cutoffs the report needs")
+        raise UsageError(f"-k: at most {MAX_CUTOFFS} cutoffs at once, got {len(ks)}; give the cutoffs the report needs")
     return ks
 
 
@@ -205,7 +242,8 @@ def load_labels(args: argparse.Namespace) -> LabelSource:
         raise UsageError(f"--as-chunk-ids applies to qrels only, and {path} is {found.words}")
     frame = read_labels(path, as_chunk_ids=chunk_ids, split=split or "test", data=data, label=path)
     carries = found.kind in ("judgments", "beir") or (
-        found.kind in ("parquet", "csv") and bool(frame["query"].notna().any()))
+        found.kind in ("parquet", "csv") and bool(frame["query"].notna().any())
+    )
     return LabelSource(frame, path, found.kind, carries)
 
 
@@ -265,8 +303,7 @@ def check_negatives(judgments, labels_path: str, queries, queries_path: str, thr
     from ..analysis.calibration.core import check_negatives as check
     from ..analysis.calibration.core import negative_ids
 
-    check(judgments, negative_ids(queries, None), threshold, label=labels_path,
-          negatives_label=queries_path)
+    check(judgments, negative_ids(queries, None), threshold, label=labels_path, negatives_label=queries_path)
 
 
 def load_run(path: str, system: str | None = None, order: str = "rank") -> tuple[pd.DataFrame, str | None]:
@@ -292,7 +329,8 @@ def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) ->
     (the default ``run``) is named after the file, so two such files are two systems; the same
     system in two files is refused. Warns (``warn(text)``) about tied scores read by rank (a
     pytrec_eval/ranx dict has no order of its own: it is always ranked by score); ``warn``
-    defaults to the command line's own (``args.warn``, set by :func:`.app.main`)."""
+    defaults to the command line's own (``args.warn``, set by :func:`.app.main`). The frame is
+    marked ``attrs["ties_reported"]``: the Python API does not warn about it again."""
     if warn is None:
         warn = getattr(args, "warn", None)
     from ..io import DEFAULT_SYSTEM, RUN_COLUMNS
@@ -310,19 +348,29 @@ def load_runs(args: argparse.Namespace, system: str | None = None, warn=None) ->
                 warn(message)
         runs.append(run)
     if len(runs) == 1:
-        return runs[0]
+        return _ties_reported(runs[0])
     seen: dict[str, str] = {}
     for path, run in zip(paths, runs):
         for name in pd.unique(run["system"]):
             if name in seen:
-                raise UsageError(f"{seen[name]} and {path} hold the same system '{name}'; "
-                                 "give each run a distinct system")
+                raise UsageError(
+                    f"{seen[name]} and {path} hold the same system '{name}'; give each run a distinct system"
+                )
             seen[name] = path
     run = pd.concat([r[list(RUN_COLUMNS)] for r in runs], ignore_index=True).astype(RUN_COLUMNS)
     if system is not None:
         if system not in seen:
             raise UsageError(f"no system '{system}' in the runs (they have {', '.join(seen)})")
         run = run[run["system"] == system].reset_index(drop=True)
+    return _ties_reported(run)
+
+
+def _ties_reported(run: pd.DataFrame) -> pd.DataFrame:
+    """The frame marked as one whose ties the command line has dealt with (warned about, or
+    ranked by score), so the Python API it is handed to does not warn about them again."""
+    from ..analysis.evaluation.ties import REPORTED
+
+    run.attrs[REPORTED] = True
     return run
 
 
@@ -331,8 +379,9 @@ def tie_warning(run: pd.DataFrame, path: str) -> str | None:
     that orders ties the way trec_eval does. None when no score ties."""
     from ..analysis.evaluation.ties import tie_message  # the one check, shared with the Python API
 
-    return tie_message(run, path, "the file's order", "--order score orders ties by doc id descending, "
-                       "as trec_eval does")
+    return tie_message(
+        run, path, "the file's order", "--order score orders ties by doc id descending, as trec_eval does"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,4 +428,3 @@ def without_query_text_warnings(result):
     from dataclasses import replace
 
     return replace(result, issues=[i for i in result.issues if i.code != "missing-query-text"])
-

@@ -19,9 +19,17 @@ from ..analysis.decisions.gates import strata_order, worst_of
 from . import term
 from .common import frame_records, jsonable, one_line
 
-__all__ = ["Out", "markdown_to_text", "num", "plural",
-           "query_lists", "render_calibration", "render_score",
-           "write_per_query", "write_table"]
+__all__ = [
+    "Out",
+    "markdown_to_text",
+    "num",
+    "plural",
+    "query_lists",
+    "render_calibration",
+    "render_score",
+    "write_per_query",
+    "write_table",
+]
 
 
 class Out:
@@ -46,9 +54,14 @@ def plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
-
-def render_score(out: Out, reports: dict[str, dict[str, Any]], args: argparse.Namespace,
-                  labels_path: str, calibration: Any, no_scores: bool = False) -> None:
+def render_score(
+    out: Out,
+    reports: dict[str, dict[str, Any]],
+    args: argparse.Namespace,
+    labels_path: str,
+    calibration: Any,
+    no_scores: bool = False,
+) -> None:
     """The terminal report of ``score``: settings, metrics, strata, calibration, verdicts and gates.
 
     Parameters
@@ -66,8 +79,11 @@ def render_score(out: Out, reports: dict[str, dict[str, Any]], args: argparse.Na
     first = next(iter(reports.values()))
     j = first.get("judgments", {})
     out(f"{s('score', 'bold')}  {labels_path}  {s('against', 'dim')}  {', '.join(args.run)}")
-    counts = [plural(j.get("queries", 0), "query", "queries"), f"{j.get('queries_scored', 0)} scored",
-              plural(j.get("labels", 0), "label")]
+    counts = [
+        plural(j.get("queries", 0), "query", "queries"),
+        f"{j.get('queries_scored', 0)} scored",
+        plural(j.get("labels", 0), "label"),
+    ]
     if "human_labels" in j or "synthetic_labels" in j:
         counts.append(f"{j.get('human_labels', 0)} human / {j.get('synthetic_labels', 0)} synthetic")
     settings = [f"k={args.k}", f"threshold={args.threshold}"]
@@ -80,9 +96,11 @@ def render_score(out: Out, reports: dict[str, dict[str, Any]], args: argparse.Na
     out(f"  {', '.join(settings)}  {s('|', 'dim')}  {', '.join(counts)}")
     drift = j.get("drift")
     if drift:
-        out(f"  drift: {drift.get('valid', 0)} VALID, {drift.get('re_anchorable', 0)} RE_ANCHORABLE, "
+        out(
+            f"  drift: {drift.get('valid', 0)} VALID, {drift.get('re_anchorable', 0)} RE_ANCHORABLE, "
             f"{drift.get('merged', 0)} MERGED, {drift.get('split', 0)} SPLIT, "
-            f"{drift.get('orphaned', 0)} ORPHANED ({drift.get('invalid_ratio', 0.0):.1%} not VALID)")
+            f"{drift.get('orphaned', 0)} ORPHANED ({drift.get('invalid_ratio', 0.0):.1%} not VALID)"
+        )
     out()
 
     if len(reports) > 1:
@@ -104,8 +122,10 @@ def render_score(out: Out, reports: dict[str, dict[str, Any]], args: argparse.Na
         render_calibration(out, calibration)
         out()
     elif no_scores:
-        out(f"{s('calibration', 'bold')}  {s('skipped: the run has no scores', 'yellow')} "
-            "(calibration needs each ranking's relevance scores)")
+        out(
+            f"{s('calibration', 'bold')}  {s('skipped: the run has no scores', 'yellow')} "
+            "(calibration needs each ranking's relevance scores)"
+        )
         out()
 
     _render_verdicts(out, reports)
@@ -126,12 +146,14 @@ def _render_verdicts(out: Out, reports: dict[str, dict[str, Any]]) -> None:
             out()
             rows = []
             for g in gates:
-                rows.append([
-                    s.status(g["status"]),
-                    g["expression"],
-                    num(g.get("observed")),
-                    num(g.get("baseline")) if "baseline" in g else "",
-                ])
+                rows.append(
+                    [
+                        s.status(g["status"]),
+                        g["expression"],
+                        num(g.get("observed")),
+                        num(g.get("baseline")) if "baseline" in g else "",
+                    ]
+                )
             headers = ["gate", "expression", "observed", "baseline"]
             if not any(r[3] for r in rows):
                 headers, rows = headers[:3], [r[:3] for r in rows]
@@ -142,9 +164,15 @@ def _render_verdicts(out: Out, reports: dict[str, dict[str, Any]]) -> None:
 
 #: What a calibration figure's ``n`` counts: the negatives (expect_none queries), the positives,
 #: or both classes of queries.
-_COUNTED = {"negative_satisfaction": "negatives", "fpr@95tpr": "negatives",
-            "positive_retention": "positives", "auroc": "queries", "separation_margin": "queries",
-            "aupr_in": "queries", "aupr_out": "queries"}
+_COUNTED = {
+    "negative_satisfaction": "negatives",
+    "fpr@95tpr": "negatives",
+    "positive_retention": "positives",
+    "auroc": "queries",
+    "separation_margin": "queries",
+    "aupr_in": "queries",
+    "aupr_out": "queries",
+}
 
 
 def _counted(name: str, m: dict[str, Any]) -> str:
@@ -234,8 +262,7 @@ def render_system_metrics(out: Out, reports: dict[str, dict[str, Any]]) -> None:
         out(f"  ! {system}: a gate on these cannot pass: {why}")
 
 
-def render_strata(out: Out, strata: dict[str, Any], title: str = "per stratum",
-                   order=()) -> None:
+def render_strata(out: Out, strata: dict[str, Any], title: str = "per stratum", order=()) -> None:
     """The per-stratum table; ``*`` marks, per metric, the one stratum ``worst_of`` names (ties
     by first appearance, ``order``), as the worst-stratum gate does; none when all are equal."""
     s = out.s
@@ -285,10 +312,22 @@ def render_calibration(out: Out, calibration: Any) -> None:
     out(f"{s('calibration', 'bold')}  (top-1 scores of positives vs expect_none negatives)")
     if summary is not None and len(summary):
         frame = summary.reset_index()
-        columns = [c for c in (
-            "system", "cutoff", "n_positive", "n_negative", "negative_satisfaction",
-            "positive_retention", "separation_margin", "auroc", "fpr@95tpr", "rank_based",
-        ) if c in frame.columns]
+        columns = [
+            c
+            for c in (
+                "system",
+                "cutoff",
+                "n_positive",
+                "n_negative",
+                "negative_satisfaction",
+                "positive_retention",
+                "separation_margin",
+                "auroc",
+                "fpr@95tpr",
+                "rank_based",
+            )
+            if c in frame.columns
+        ]
         rows = []
         for rec in frame[columns].to_dict(orient="records"):
             rows.append([_cell(rec[c]) for c in columns])
@@ -314,6 +353,7 @@ def markdown_to_text(markdown: str, style: term.Style) -> str:
     i = 0
     while i < len(lines):
         if lines[i].startswith("|") and i + 1 < len(lines) and set(lines[i + 1].replace("|", "").strip()) <= set("-: "):
+
             def cells(line: str) -> list[str]:  # split on unescaped pipes, then undo the Markdown escaping
                 return [_md_text(c.strip()) for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
 
@@ -346,8 +386,9 @@ def _md_text(markdown: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def write_table(out, frame: pd.DataFrame, fmt: str, markdown: str | None = None, latex: str | None = None,
-                warnings: Any = ()) -> None:
+def write_table(
+    out, frame: pd.DataFrame, fmt: str, markdown: str | None = None, latex: str | None = None, warnings: Any = ()
+) -> None:
     """``frame`` in ``fmt``: the result's own Markdown/LaTeX when given, else the frame's.
 
     ``warnings`` (the lines the terminal report prints with ``!``) follow a Markdown table as
@@ -380,8 +421,11 @@ def query_lists(per_query: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
     negative = per_query["negative"] if "negative" in per_query.columns else False
     excluded = per_query["no_positives"] | negative
     out: dict[str, dict[str, list[str]]] = {}
-    for name, mask in (("missing", per_query["missing"] & ~excluded), ("excluded", excluded),
-                       ("repeating", per_query["duplicates"])):
+    for name, mask in (
+        ("missing", per_query["missing"] & ~excluded),
+        ("excluded", excluded),
+        ("repeating", per_query["duplicates"]),
+    ):
         rows = per_query[mask]
         for system in pd.unique(per_query["system"]):
             ids = rows.loc[rows["system"] == system, "query_id"].astype(str).tolist()
@@ -413,14 +457,15 @@ def write_per_query(out, ev, fmt: str | None) -> None:
         write_table(out, frame, fmt)
         return
     shown = ["system", "query_id", *metrics] if len(ev.systems) > 1 else ["query_id", *metrics]
-    rows = [[term.fmt_number(v) if isinstance(v, float) else str(v) for v in r]
-            for r in frame[shown].itertuples(index=False, name=None)]
+    rows = [
+        [term.fmt_number(v) if isinstance(v, float) else str(v) for v in r]
+        for r in frame[shown].itertuples(index=False, name=None)
+    ]
     out(term.table(shown, rows, align=["l"] * (len(shown) - len(metrics)) + ["r"] * len(metrics), style=out.s))
     for system, groups in lists.items():
         prefix = f"{system}: " if len(lists) > 1 else ""
         for name, ids in groups.items():
             out(f"  {prefix}{_LIST_TEXT[name]}: {len(ids)}" + (f": {', '.join(ids)}" if ids else ""))
-
 
 
 def render_comparison(out: Out, args: argparse.Namespace, result: Any) -> None:
@@ -438,14 +483,22 @@ def render_comparison(out: Out, args: argparse.Namespace, result: Any) -> None:
 
     layout = getattr(args, "layout", "long")
     if args.format and not args.json:
-        write_table(out, result.table, args.format, result.to_markdown(layout=layout),
-                    result.to_latex(layout=layout), result.warnings)
+        write_table(
+            out,
+            result.table,
+            args.format,
+            result.to_markdown(layout=layout),
+            result.to_latex(layout=layout),
+            result.warnings,
+        )
     elif args.json:
         out.stream.write(dumps(result.to_dict(per_query=False)))
     else:
         pairs = "every pair" if result.pairs == "all" else f"against {result.baseline}"
-        out(f"{out.s('compare', 'bold')}  {', '.join(args.run)}  "
-            f"(k={','.join(map(str, result.ks))}, {pairs}, test={args.test}, correction={args.correction})")
+        out(
+            f"{out.s('compare', 'bold')}  {', '.join(args.run)}  "
+            f"(k={','.join(map(str, result.ks))}, {pairs}, test={args.test}, correction={args.correction})"
+        )
         out()
         out(markdown_to_text(result.to_markdown(), out.s))
         for warning in result.warnings:

@@ -17,8 +17,16 @@ from . import inputs
 from .common import EXIT_FINDING, EXIT_OK, CLIError, atomic_write_text, check_out_not_input, dumps, load_json
 from .render import Out, render_score, write_per_query, write_table
 
-__all__ = ["CALIBRATION_METRICS", "STREAM_BYTES", "STREAM_CHUNK_ROWS", "baseline_for",
-           "cmd_score", "load_baseline", "read_judged_option", "stream_rows"]
+__all__ = [
+    "CALIBRATION_METRICS",
+    "STREAM_BYTES",
+    "STREAM_CHUNK_ROWS",
+    "baseline_for",
+    "cmd_score",
+    "load_baseline",
+    "read_judged_option",
+    "stream_rows",
+]
 
 #: A run file this big or bigger is scored in blocks of STREAM_CHUNK_ROWS rows (see
 #: ``evaluate(chunk_rows=)``) when nothing needs it whole: 2 GiB is about 60M TREC lines, some
@@ -36,11 +44,12 @@ def stream_rows(args: argparse.Namespace) -> int | None:
     whole = args.system is not None or args.queries is not None or len(args.run) != 1
     if args.chunk_rows is not None:
         if whole:
-            raise CLIError("--chunk-rows cannot go with --system, --queries or several --run: "
-                           "they need the runs whole")
+            raise CLIError("--chunk-rows cannot go with --system, --queries or several --run: they need the runs whole")
         if _stream_kind(args.run[0]) is None:
-            raise CLIError(f"--chunk-rows: {args.run[0]} is not a TREC run, a JSONL run or parquet, "
-                           "the formats read a block at a time")
+            raise CLIError(
+                f"--chunk-rows: {args.run[0]} is not a TREC run, a JSONL run or parquet, "
+                "the formats read a block at a time"
+            )
         return args.chunk_rows
     if whole or args.run[0] == "-" or args.order != "rank" or _stream_kind(args.run[0]) is None:
         return None
@@ -63,8 +72,15 @@ def _stream_kind(path: str) -> str | None:
 
 
 #: Report measurements without a cutoff (calibration figures, SPEC A6 / B2).
-CALIBRATION_METRICS = ("negative_satisfaction", "positive_retention", "auroc", "separation_margin",
-                        "aupr_in", "aupr_out", "fpr@95tpr")
+CALIBRATION_METRICS = (
+    "negative_satisfaction",
+    "positive_retention",
+    "auroc",
+    "separation_margin",
+    "aupr_in",
+    "aupr_out",
+    "fpr@95tpr",
+)
 
 
 def load_baseline(path: str) -> dict[str, Any]:
@@ -122,17 +138,27 @@ def cmd_score(args: argparse.Namespace, out: Out) -> int:
         drift_result = drift(judgments, corpus)
     calibration = _calibration(args, judgments, run, queries)
     # The same steps as report.build_report, once for every system of the run.
-    ev = evaluate(judgments, run, k=ks, threshold=args.threshold, gain=args.gain, queries=queries,
-                  chunk_rows=chunk_rows, judged=read_judged_option(args, judgments))
+    ev = evaluate(
+        judgments,
+        run,
+        k=ks,
+        threshold=args.threshold,
+        gain=args.gain,
+        queries=queries,
+        chunk_rows=chunk_rows,
+        judged=read_judged_option(args, judgments),
+    )
     systems = list(ev.systems)
     if not systems:
         raise CLIError(f"{labels_path}: no judgments, so nothing can be scored")
     reports: dict[str, dict[str, Any]] = {}
     for system in systems:
-        report = ev.report(system=system, corpus=corpus, drift_result=drift_result,
-                           calibration=calibration, queries=queries)
+        report = ev.report(
+            system=system, corpus=corpus, drift_result=drift_result, calibration=calibration, queries=queries
+        )
         reports[system] = inputs.hint_cutoffs(
-            apply_gates(report.to_dict(), gates, baseline_for(baseline, system, args.baseline)), gates, ks)
+            apply_gates(report.to_dict(), gates, baseline_for(baseline, system, args.baseline)), gates, ks
+        )
     if len(reports) == 1:
         payload: dict[str, Any] = next(iter(reports.values()))
     else:
@@ -141,8 +167,7 @@ def cmd_score(args: argparse.Namespace, out: Out) -> int:
     text = dumps(payload)
     if args.out:
         atomic_write_text(args.out, text)
-    _show(out, args, ev, reports, text, labels_path, calibration,
-          no_scores=queries is not None and calibration is None)
+    _show(out, args, ev, reports, text, labels_path, calibration, no_scores=queries is not None and calibration is None)
     worst: Status = "PASS"
     for data in reports.values():
         worst = worse_status(worst, data["verdict"]["status"])
@@ -184,8 +209,16 @@ def _calibration(args: argparse.Namespace, judgments, run, queries):
     return calibrate(judgments, run, queries=queries, **options)
 
 
-def _show(out: Out, args: argparse.Namespace, ev, reports: dict[str, dict[str, Any]], text: str,
-          labels_path: str, calibration, no_scores: bool) -> None:
+def _show(
+    out: Out,
+    args: argparse.Namespace,
+    ev,
+    reports: dict[str, dict[str, Any]],
+    text: str,
+    labels_path: str,
+    calibration,
+    no_scores: bool,
+) -> None:
     """Write what ``score`` was asked to show: per-query values, a table, JSON or the report."""
     if args.per_query:
         write_per_query(out, ev, args.format)
@@ -206,4 +239,3 @@ def baseline_for(baseline: dict[str, Any] | None, system: str, path: str | None)
     if isinstance(systems, dict) and "metrics" not in baseline:
         return systems.get(system)
     return baseline
-

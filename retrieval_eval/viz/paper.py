@@ -57,8 +57,10 @@ def metric_label(column: str) -> tuple[str, int | None, str | None]:
         except ValueError:
             return column, None, None
         k = found[0].depth if len(found) == 1 else None
-        if column.startswith("ndcg"):
-            return (f"nDCG@{k}" if k is not None else "nDCG"), k, "linear"
+        if found[0].family.startswith("ndcg"):  # by the measure, not its spelling (nDCG@10 is ndcg_cut_10)
+            gain = "exponential" if "exp" in found[0].family else "linear"
+            label = f"nDCG@{k}" if k is not None else "nDCG"
+            return (label if gain == "linear" else f"{label} (exp)"), k, gain
         short = _SHORT.get(found[0].family) if len(found) == 1 and found[0].rel is None else None
         return (
             (f"{short}@{k}" if short and k is not None and found[0].name == f"{found[0].family}_{k}" else column),

@@ -28,9 +28,11 @@ from .shift import draw_stratum_cutoffs, stratum_cutoff_rows
 from .tradeoff import tradeoff_values
 
 #: The one line a missing ipywidgets gives: which extra installs it.
-MISSING_IPYWIDGETS = ("the cutoff explorer needs ipywidgets, which the [notebook] extra installs: "
-                      "pip install 'retrieval-eval[notebook]' (in a checkout: "
-                      "pip install '.[notebook]')")
+MISSING_IPYWIDGETS = (
+    "the cutoff explorer needs ipywidgets, which the [notebook] extra installs: "
+    "pip install 'retrieval-eval[notebook]' (in a checkout: "
+    "pip install '.[notebook]')"
+)
 #: Rows of the static fallback's sweep table (evenly spaced over the observed scores).
 SWEEP_ROWS = 7
 
@@ -110,9 +112,18 @@ class CutoffExplorer:
     0.933
     """
 
-    def __init__(self, calibration, judgments=None, run=None, k: int = 10, max_rows: int = 15,
-                 plot: bool = True, continuous_update: bool = False, score_label: str | None = None,
-                 dpi: int = 80):
+    def __init__(
+        self,
+        calibration,
+        judgments=None,
+        run=None,
+        k: int = 10,
+        max_rows: int = 15,
+        plot: bool = True,
+        continuous_update: bool = False,
+        score_label: str | None = None,
+        dpi: int = 80,
+    ):
         w = _ipywidgets()
 
         self.calibration = calibration
@@ -140,20 +151,26 @@ class CutoffExplorer:
                 self._runs = {s: run[systems_col == s].reset_index(drop=True) for s in systems}
         top1 = calibration.top1
         keep = top1["kind"].isin(["positive", "negative"]).to_numpy() & np.isfinite(
-            top1["top1_score"].to_numpy(np.float64))
+            top1["top1_score"].to_numpy(np.float64)
+        )
         self._top1 = top1[keep].reset_index(drop=True)
-        self._negatives = [str(x) for x in pd.unique(
-            top1.loc[top1["kind"] == "negative", "query_id"])]
+        self._negatives = [str(x) for x in pd.unique(top1.loc[top1["kind"] == "negative", "query_id"])]
         self._state: dict[str, Any] = {}
         self._switching = False
 
         first = systems[0]
         lo, hi, step = self._range(first)
         self.system = w.Dropdown(options=systems, value=first, description="system")
-        self.slider = w.FloatSlider(value=self._initial(first), min=lo, max=hi, step=step,
-                                    description="cutoff", readout_format=".4g",
-                                    continuous_update=continuous_update,
-                                    layout=w.Layout(width="60%"))
+        self.slider = w.FloatSlider(
+            value=self._initial(first),
+            min=lo,
+            max=hi,
+            step=step,
+            description="cutoff",
+            readout_format=".4g",
+            continuous_update=continuous_update,
+            layout=w.Layout(width="60%"),
+        )
         self.numbers = w.HTML()
         self.lists = w.HTML()
         self.image = w.Image(format="png") if plot else None
@@ -228,10 +245,14 @@ class CutoffExplorer:
             return None
         from ..analysis.calibration.core import apply_cutoff
         from ..analysis.evaluation.core import evaluate
+        from ..analysis.evaluation.ties import in_given_order
 
         cut = run if cutoff is None else apply_cutoff(run, {system: float(cutoff)})
-        ev = evaluate(self._judgments, cut, k=(self.k,), threshold=self._threshold(),
-                      negatives=self._negatives)
+        # the explorer re-scores the user's run at each cutoff: its ties are the user's call to
+        # evaluate / calibrate to report, not a warning on every slider move
+        ev = evaluate(
+            self._judgments, in_given_order(cut), k=(self.k,), threshold=self._threshold(), negatives=self._negatives
+        )
         name = ev.metric("recall", self.k)
         # A cut that removed every hit leaves an empty run: the engine then scores every
         # positive as missing (zero) under its placeholder system name.
@@ -253,10 +274,8 @@ class CutoffExplorer:
         t = self._top1[self._top1["system"] == system]
         score = t["top1_score"].to_numpy(np.float64)
         kind = t["kind"].to_numpy(dtype=object)
-        above = t[(kind == "negative") & (score >= c)].sort_values(
-            "top1_score", ascending=False, kind="stable")
-        below = t[(kind == "positive") & (score < c)].sort_values(
-            "top1_score", ascending=True, kind="stable")
+        above = t[(kind == "negative") & (score >= c)].sort_values("top1_score", ascending=False, kind="stable")
+        below = t[(kind == "positive") & (score < c)].sort_values("top1_score", ascending=True, kind="stable")
         self._state = {
             "system": system,
             "cutoff": c,
@@ -271,10 +290,10 @@ class CutoffExplorer:
             "positives_below": [str(x) for x in below["query_id"]],
         }
         self.numbers.value = self._numbers_html()
-        self.lists.value = (self._table(above, f"negatives at or above the cutoff ({len(above)}): "
-                                               "out-of-distribution queries that would get an answer")
-                            + self._table(below, f"positives below the cutoff ({len(below)}): "
-                                                 "covered queries that would get nothing"))
+        self.lists.value = self._table(
+            above,
+            f"negatives at or above the cutoff ({len(above)}): out-of-distribution queries that would get an answer",
+        ) + self._table(below, f"positives below the cutoff ({len(below)}): covered queries that would get nothing")
         self._update_plot(c)
 
     def state(self) -> dict[str, Any]:
@@ -304,14 +323,13 @@ class CutoffExplorer:
             recall_text = f"{recall:.3f}" + (f" (without cutoff {uncut:.3f})" if uncut is not None else "")
         rows = [
             ("cutoff", f"{s['cutoff']:.4g} (calibrated {s['calibrated_cutoff']:.4g})"),
-            ("negative satisfaction (negatives &lt; cutoff)",
-             share(s["negative_satisfaction"], s["n_negative"])),
-            ("positive retention (positives &ge; cutoff)",
-             share(s["positive_retention"], s["n_positive"])),
+            ("negative satisfaction (negatives &lt; cutoff)", share(s["negative_satisfaction"], s["n_negative"])),
+            ("positive retention (positives &ge; cutoff)", share(s["positive_retention"], s["n_positive"])),
             (f"{recall_name} after the cutoff", recall_text),
         ]
-        body = "".join(f"<tr><td style='text-align:left'>{a}</td><td style='text-align:left'>"
-                       f"<b>{b}</b></td></tr>" for a, b in rows)
+        body = "".join(
+            f"<tr><td style='text-align:left'>{a}</td><td style='text-align:left'><b>{b}</b></td></tr>" for a, b in rows
+        )
         return f"<table>{body}</table>"
 
     def _table(self, frame: pd.DataFrame, title: str) -> str:
@@ -321,14 +339,14 @@ class CutoffExplorer:
         query = shown["query"] if "query" in shown.columns else pd.Series([pd.NA] * len(shown))
         stratum = shown["stratum"] if "stratum" in shown.columns else pd.Series([pd.NA] * len(shown))
         rows = "".join(
-            f"<tr><td>{_esc(q)}</td><td style='text-align:left'>{_esc(t)}</td><td>{_esc(st)}</td>"
-            f"<td>{sc:.4g}</td></tr>"
-            for q, t, st, sc in zip(shown["query_id"], query, stratum,
-                                    shown["top1_score"].to_numpy(np.float64)))
-        more = (f"<div>&hellip; and {len(frame) - self.max_rows} more</div>"
-                if len(frame) > self.max_rows else "")
-        return (f"<div><b>{_esc(title)}</b></div><table><tr><th>query_id</th><th>query</th>"
-                f"<th>stratum</th><th>top-1 score</th></tr>{rows}</table>{more}")
+            f"<tr><td>{_esc(q)}</td><td style='text-align:left'>{_esc(t)}</td><td>{_esc(st)}</td><td>{sc:.4g}</td></tr>"
+            for q, t, st, sc in zip(shown["query_id"], query, stratum, shown["top1_score"].to_numpy(np.float64))
+        )
+        more = f"<div>&hellip; and {len(frame) - self.max_rows} more</div>" if len(frame) > self.max_rows else ""
+        return (
+            f"<div><b>{_esc(title)}</b></div><table><tr><th>query_id</th><th>query</th>"
+            f"<th>stratum</th><th>top-1 score</th></tr>{rows}</table>{more}"
+        )
 
     # -- plot ---------------------------------------------------------------------------------
 
@@ -339,16 +357,17 @@ class CutoffExplorer:
 
         fig = Figure(figsize=(6.4, 4.4), layout="constrained")
         ax = fig.subplots()
-        disp = ScoreDistributionDisplay.from_calibration(
-            self.calibration, system=system, score_label=self.score_label)
+        disp = ScoreDistributionDisplay.from_calibration(self.calibration, system=system, score_label=self.score_label)
         disp.plot(ax=ax, legend=False)
         rows = stratum_cutoff_rows(self.calibration, [system])  # by="stratum": ticks on top
         strata = [] if rows is None else draw_stratum_cutoffs(ax, rows, system)
         # The explored cutoff: solid, in the theme's foreground (the calibrated one is dashed).
-        self._line = ax.axvline(float(self.slider.value), color=foreground(), linewidth=2.5,
-                                label="explored cutoff (slider)")
-        legend = legend_below(ax, disp.handles_[system] + strata + [self._line], ncols=1,
-                               title=disp.legend_title(system))
+        self._line = ax.axvline(
+            float(self.slider.value), color=foreground(), linewidth=2.5, label="explored cutoff (slider)"
+        )
+        legend = legend_below(
+            ax, disp.handles_[system] + strata + [self._line], ncols=1, title=disp.legend_title(system)
+        )
         self._line_label = legend.get_texts()[-1]
         self._figure = fig
 
@@ -390,13 +409,15 @@ class CutoffExplorer:
         grid = np.unique(np.r_[grid, extra])
         pos, neg = self._scores(system)
         ns, pr = tradeoff_values(pos, neg, grid)
-        return pd.DataFrame({
-            "cutoff": grid,
-            "negative_satisfaction": ns,
-            "positive_retention": pr,
-            "explored": grid == current,
-            "calibrated": grid == calibrated,
-        })
+        return pd.DataFrame(
+            {
+                "cutoff": grid,
+                "negative_satisfaction": ns,
+                "positive_retention": pr,
+                "explored": grid == current,
+                "calibrated": grid == calibrated,
+            }
+        )
 
     def _png(self) -> bytes | None:
         if self.image is None:
@@ -417,20 +438,29 @@ class CutoffExplorer:
         for r in sweep.itertuples(index=False):
             marks = [m for m, on in (("explored", r.explored), ("calibrated", r.calibrated)) if on]
             style = " style='font-weight:bold'" if r.explored else ""
-            rows.append(f"<tr{style}><td>{r.cutoff:.4g}</td>"
-                        f"<td>{r.negative_satisfaction:.1%}</td>"
-                        f"<td>{r.positive_retention:.1%}</td><td>{' / '.join(marks)}</td></tr>")
-        table = ("<table class='re-sweep'><tr><th>cutoff</th><th>negative satisfaction</th>"
-                 "<th>positive retention</th><th></th></tr>" + "".join(rows) + "</table>")
+            rows.append(
+                f"<tr{style}><td>{r.cutoff:.4g}</td>"
+                f"<td>{r.negative_satisfaction:.1%}</td>"
+                f"<td>{r.positive_retention:.1%}</td><td>{' / '.join(marks)}</td></tr>"
+            )
+        table = (
+            "<table class='re-sweep'><tr><th>cutoff</th><th>negative satisfaction</th>"
+            "<th>positive retention</th><th></th></tr>" + "".join(rows) + "</table>"
+        )
         png = self._png()
-        img = (f"<img alt='score distributions of {_esc(s.get('system'))} with the explored "
-               f"cutoff' src='data:image/png;base64,{base64.b64encode(png).decode('ascii')}'>"
-               if png else "")
-        return (f"<div class='re-explorer-static' style='font-family:system-ui,sans-serif;"
-                f"font-size:13px'><b>Cutoff explorer: {_esc(s.get('system'))}</b> "
-                "<i>(static view of the current state; run the notebook to drag the cutoff)"
-                f"</i>{self.numbers.value}{img}<div><b>sweep</b></div>{table}"
-                f"{self.lists.value}</div>")
+        img = (
+            f"<img alt='score distributions of {_esc(s.get('system'))} with the explored "
+            f"cutoff' src='data:image/png;base64,{base64.b64encode(png).decode('ascii')}'>"
+            if png
+            else ""
+        )
+        return (
+            f"<div class='re-explorer-static' style='font-family:system-ui,sans-serif;"
+            f"font-size:13px'><b>Cutoff explorer: {_esc(s.get('system'))}</b> "
+            "<i>(static view of the current state; run the notebook to drag the cutoff)"
+            f"</i>{self.numbers.value}{img}<div><b>sweep</b></div>{table}"
+            f"{self.lists.value}</div>"
+        )
 
     def _repr_mimebundle_(self, **kwargs):
         data = dict(self.widget._repr_mimebundle_(**kwargs) or {})
@@ -465,9 +495,11 @@ class CutoffExplorer:
 
     def __repr__(self) -> str:
         s = self._state
-        return (f"CutoffExplorer(system={s.get('system')!r}, cutoff={s.get('cutoff')!r}, "
-                f"negative_satisfaction={s.get('negative_satisfaction')!r}, "
-                f"positive_retention={s.get('positive_retention')!r})")
+        return (
+            f"CutoffExplorer(system={s.get('system')!r}, cutoff={s.get('cutoff')!r}, "
+            f"negative_satisfaction={s.get('negative_satisfaction')!r}, "
+            f"positive_retention={s.get('positive_retention')!r})"
+        )
 
 
 def explore_cutoff(calibration, judgments=None, run=None, k: int = 10, **kwargs) -> CutoffExplorer:

@@ -31,7 +31,7 @@ def test_pairs_all_with_several_cutoffs_and_catalogue_names_in_one_call():
     data = json.loads(out)
     rows = data["comparisons"]
     metrics = list(dict.fromkeys(r["metric"] for r in rows))
-    assert metrics == ["ndcg@5", "ndcg@10", "ndcg@100", "ndcg_cut_10", "P_5", "map@100"]
+    assert metrics == ["ndcg@5", "ndcg@10", "ndcg@100", "nDCG@10", "P_5", "map@100"]
     assert {frozenset((r["system"], r["baseline"])) for r in rows} == {
         frozenset(p) for p in (("bm25", "dense"), ("bm25", "rrf"), ("dense", "rrf"))}
     ref = rev.compare(rev.read_judgments(J), rev.read_run(RUNS), k=[5, 10, 100], test="t", pairs="all",

@@ -509,6 +509,8 @@ def test_evaluate_takes_gain_maps_through_the_one_parser():
     ev = re_.evaluate(j, r, k=10, measures=names)
     want = cat.compute(j, r, names, complete=True, order="rank").set_index("query_id")
     pq = ev.per_query.set_index("query_id")
-    for col in ("G(gains={1:3})", "ndcg_rel(gains={1:3,2:9})", "Rndcg(gains={1:3,2:9})"):
-        np.testing.assert_allclose(pq[col].to_numpy(), want.loc[pq.index, col].to_numpy(), atol=1e-12)
-        assert ev.summary[col].iloc[0] == pytest.approx(pq[col].mean(), abs=1e-12)
+    assert [ev.catalogue[n] for n in names] == ["G(gains={1:3})", "ndcg_rel(gains={1:3,2:9})", "Rndcg(gains={1:3,2:9})"]
+    for asked in names:  # each column under the name asked for, the catalogue's canonical values
+        col = ev.catalogue[asked]
+        np.testing.assert_allclose(pq[asked].to_numpy(), want.loc[pq.index, col].to_numpy(), atol=1e-12)
+        assert ev.summary[asked].iloc[0] == pytest.approx(pq[asked].mean(), abs=1e-12)

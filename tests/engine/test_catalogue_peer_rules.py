@@ -42,12 +42,13 @@ def test_an_empty_run_scores_every_judged_query_zero_as_ir_measures_does():
     pq = ev.per_query.set_index("query_id")
     assert sorted(pq.index) == ["q1", "q2", "q3"]
     for n in names:
-        col = cat.parse_measure(n)[0].name
+        col = n  # the column carries the name asked for
+        assert ev.catalogue[n] == cat.parse_measure(n)[0].name
         for qid in ("q1", "q2", "q3"):
             assert pq.loc[qid, col] == want[(str(ir_measures.parse_measure(n)), qid)], (n, qid)
         assert ev.summary[col].iloc[0] == 0.0
     # the same call's own precision@5 says the same
-    assert (pq["precision@5"].fillna(0.0) == pq["P_5"]).all()
+    assert (pq["precision@5"].fillna(0.0) == pq["P@5"]).all()
 
 
 def test_a_system_without_rows_beside_others_is_not_left_out():
@@ -91,7 +92,7 @@ def test_num_q_is_one_a_query_as_pytrec_eval_gives_it():
     assert {q: got.loc[q, "num_q"] for q in got.index} == {q: v["num_q"] for q, v in want.items()}
     assert cat.summarize(got.reset_index()).loc["run", "num_q"] == len(want)
     ev = re_.evaluate(judgments_from_dict(QRELS), run_from_dict(RUN), k=(5,), measures=["NumQ"])
-    assert ev.per_query["num_q"].tolist() == [1.0, 1.0, 1.0] and ev.summary["num_q"].iloc[0] == 3.0
+    assert ev.per_query["NumQ"].tolist() == [1.0, 1.0, 1.0] and ev.summary["NumQ"].iloc[0] == 3.0
 
 
 def test_the_trec_eval_command_still_prints_num_q_only_in_the_summary(tmp_path):

@@ -29,7 +29,8 @@ def _oracle(measure, system: str) -> dict[str, float]:
                                      ir_measures.R @ 5, ir_measures.RR])
 def test_an_ir_measures_object_gives_ir_measures_number(measure):
     ev = rev.evaluate(DEMO.judgments, DEMO.runs, measures=[measure])
-    column = parse_measure(str(measure))[0].name
+    column = str(measure)  # the column carries the name as ir_measures prints it
+    assert ev.catalogue[column] == parse_measure(str(measure))[0].name
     pq = ev.per_query[ev.per_query["system"] == "dense"].set_index("query_id")[column]
     expected = _oracle(measure, "dense")
     assert expected

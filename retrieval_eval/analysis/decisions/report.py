@@ -133,6 +133,10 @@ def report_from_evaluation(
     queries_scored = len(positive)
     names = [c for c in ev.summary.columns if c != "n" and c not in set(ev.judged_metrics)]
     metrics, not_computed = _metrics(ev.summary.loc[system], names, queries_scored)
+    for name in metrics:  # a column averaged over another number of queries says how many
+        counted = int(pq[name].notna().sum()) if name in pq.columns else queries_scored
+        if counted != queries_scored:
+            metrics[name]["queries"] = counted
     corpus_info, drift_result = _corpus(ev, corpus, drift_result)
     judgments_info: dict[str, Any] = {
         "queries": validation.queries,

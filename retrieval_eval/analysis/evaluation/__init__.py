@@ -39,10 +39,28 @@ from .core import (
 )
 
 __all__ = [
-    "DEFAULT_K", "DEFAULT_THRESHOLD", "Evaluation", "Measurement", "Report", "ScoreResult",
-    "StrataScores", "StratumScore", "build_report", "coerce", "dedupe", "evaluate",
-    "evaluate_frames", "finish_evaluation", "judgment_key", "measurements", "negative_id_list",
-    "query_metrics", "relevance_by_query", "score", "score_by_stratum", "stratum_scores",
+    "DEFAULT_K",
+    "DEFAULT_THRESHOLD",
+    "Evaluation",
+    "Measurement",
+    "Report",
+    "ScoreResult",
+    "StrataScores",
+    "StratumScore",
+    "build_report",
+    "coerce",
+    "dedupe",
+    "evaluate",
+    "evaluate_frames",
+    "finish_evaluation",
+    "judgment_key",
+    "measurements",
+    "negative_id_list",
+    "query_metrics",
+    "relevance_by_query",
+    "score",
+    "score_by_stratum",
+    "stratum_scores",
     "worst_stratum",
 ]
 

@@ -83,7 +83,7 @@ def trailing_query(data) -> tuple[int, bytes | None]:
     end = len(data)
     while end and data[end - 1] in SPACE:
         end -= 1
-    last = bytes(data[data.rfind(b"\n", 0, end) + 1:end]).split(None, 1)
+    last = bytes(data[data.rfind(b"\n", 0, end) + 1 : end]).split(None, 1)
     if not last or last[0].startswith(b"#"):
         return 0, None
     qid = last[0]

@@ -21,26 +21,59 @@ from ...engine.metrics import ID
 from .measurement import Measurement
 from .result import Evaluation, coerce, finish_evaluation, negative_id_list
 from .strata import StrataScores, StratumScore, measurements, stratum_scores
+from .ties import public
 
 if TYPE_CHECKING:  # the report is built on an evaluation: decisions sit above evaluation
     from ..decisions.report import Report
 
-__all__ = ["DEFAULT_K", "DEFAULT_THRESHOLD", "Evaluation", "ScoreResult", "StratumScore",
-           "StrataScores", "build_report", "dedupe", "evaluate", "judgment_key",
-           "query_metrics", "relevance_by_query", "score", "score_by_stratum", "stratum_scores",
-           "worst_stratum"]
+__all__ = [
+    "DEFAULT_K",
+    "DEFAULT_THRESHOLD",
+    "Evaluation",
+    "ScoreResult",
+    "StratumScore",
+    "StrataScores",
+    "build_report",
+    "dedupe",
+    "evaluate",
+    "judgment_key",
+    "query_metrics",
+    "relevance_by_query",
+    "score",
+    "score_by_stratum",
+    "stratum_scores",
+    "worst_stratum",
+]
 
 DEFAULT_K = 10
+#: evaluate's cutoffs when ``k`` is not given.
+DEFAULT_KS = (1, 5, 10)
 DEFAULT_THRESHOLD = 1
 
 # The seed's per-query names for the spec metrics.
-_SEED_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mrr": "mrr",
-               "map": "ap", "hit_rate": "hit_rate"}
+_SEED_NAMES = {
+    "precision": "precision",
+    "recall": "recall",
+    "ndcg": "ndcg",
+    "mrr": "mrr",
+    "map": "ap",
+    "hit_rate": "hit_rate",
+}
 
 
-def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
-             gain: str = "exponential", queries=None, negatives=None,
-             measures=None, chunk_rows: int | None = None, judged=None) -> Evaluation:
+@public
+def evaluate(
+    judgments,
+    run,
+    k=None,
+    threshold: int = DEFAULT_THRESHOLD,
+    gain: str = "exponential",
+    queries=None,
+    negatives=None,
+    measures=None,
+    chunk_rows: int | None = None,
+    judged=None,
+) -> Evaluation:
     """Evaluate one or several systems at several cutoffs in one pass of the engine.
 
     Parameters
@@ -49,8 +82,9 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
         Labels: a frame from the readers, wire-format dicts, or a file.
     run : DataFrame, list of dict, path or mapping
         Rankings; a mapping ``{system: run}`` names several systems.
-    k : int or sequence of int, default (1, 5, 10)
-        Cutoffs.
+    k : int or sequence of int, optional
+        Cutoffs of the spec's metrics (default 1, 5 and 10). With ``measures`` and no ``k``,
+        the summary holds ``n`` and the measures asked for, nothing else.
     threshold : int, default 1
         The least grade that counts as relevant.
     gain : {"exponential", "linear"}
@@ -58,10 +92,13 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
         ``ndcg_linear@k``).
     queries, negatives : queries file and/or list of query ids, optional
         Declare ``expect_none`` queries, excluded from the positive averages.
-    measures : list of str, optional
-        Names from the measure catalogue (``["map", "P.5,10", "nDCG@10", "bpref"]``, any
-        spelling ``rev.parse_measure`` reads), added to ``per_query`` and ``summary`` under
-        their canonical names with trec_eval's aggregate; not to ``per_stratum``.
+    measures : str, ir_measures measure or list of them, optional
+        Columns of ``per_query`` and ``summary`` under the names asked for (:mod:`.asked`): a
+        spec metric's own name (``recall@10``) is that metric; any other name a catalogue
+        measure as ``rev.parse_measure`` reads it (``"nDCG@10"``, ``ir_measures.nDCG@10``,
+        ``"P_5"``, ``"map"``), averaged as trec_eval does (every judged query).
+        ``Evaluation.counts`` states each column's denominator, ``Evaluation.catalogue``
+        each catalogue column's canonical name.
     chunk_rows : int, optional
         Read the run in blocks of about that many rows of whole queries and run the engine
         block by block (:func:`retrieval_eval.streaming.evaluate_streamed`): the same
@@ -88,15 +125,36 @@ def evaluate(judgments, run, k=(1, 5, 10), threshold: int = DEFAULT_THRESHOLD,
     ['bm25', 'dense', 'rrf']
     """
     if chunk_rows is not None:
-        if measures is not None:
-            raise ValueError("measures= needs the run whole; it cannot go with chunk_rows=")
-        from .streaming import evaluate_streamed
+        return _with_judged(
+            _streamed(judgments, run, k, threshold, gain, queries, negatives, measures, chunk_rows), judged
+        )
+    j, r = coerce(judgments, run)
+    ks = engine.check_ks(DEFAULT_KS if k is None else k)
+    asked = None
+    if measures is not None:
+        from .asked import resolve
 
-        return _with_judged(evaluate_streamed(judgments, run, k=k, threshold=threshold, gain=gain,
-                                              queries=queries, negatives=negatives,
-                                              chunk_rows=chunk_rows), judged)
-    return _with_judged(_evaluate(judgments, run, k=k, threshold=threshold, gain=gain, queries=queries,
-                                  negatives=negatives, measures=measures, excluded_as_nan=True), judged)
+        asked = resolve(measures, gain, only=k is None)
+    ev = evaluate_frames(j, r, ks, threshold, gain, queries, negative_id_list(queries, negatives), measures=asked)
+    return _with_judged(ev, judged)
+
+
+def _streamed(judgments, run, k, threshold, gain, queries, negatives, measures, chunk_rows) -> Evaluation:
+    """:func:`evaluate` block by block (:func:`retrieval_eval.streaming.evaluate_streamed`)."""
+    if measures is not None:
+        raise ValueError("measures= needs the run whole; it cannot go with chunk_rows=")
+    from .streaming import evaluate_streamed
+
+    return evaluate_streamed(
+        judgments,
+        run,
+        k=DEFAULT_KS if k is None else k,
+        threshold=threshold,
+        gain=gain,
+        queries=queries,
+        negatives=negatives,
+        chunk_rows=chunk_rows,
+    )
 
 
 def _with_judged(ev: Evaluation, judged) -> Evaluation:
@@ -108,24 +166,57 @@ def _with_judged(ev: Evaluation, judged) -> Evaluation:
     return ev
 
 
-def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, negatives=None,
-              measures=None, excluded_as_nan: bool = True) -> Evaluation:
+def _evaluate(
+    judgments,
+    run,
+    k,
+    threshold,
+    gain="exponential",
+    queries=None,
+    negatives=None,
+    measures=None,
+    excluded_as_nan: bool = True,
+) -> Evaluation:
     """:func:`evaluate` in memory; with ``excluded_as_nan=False`` an excluded query keeps the
     engine's values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
     j, r = coerce(judgments, run)
-    return evaluate_frames(j, r, engine.check_ks(k), threshold, gain, queries,
-                           negative_id_list(queries, negatives), measures=measures,
-                           excluded_as_nan=excluded_as_nan)
+    return evaluate_frames(
+        j,
+        r,
+        engine.check_ks(k),
+        threshold,
+        gain,
+        queries,
+        negative_id_list(queries, negatives),
+        measures=measures,
+        excluded_as_nan=excluded_as_nan,
+    )
 
 
-def evaluate_frames(j: pd.DataFrame, r: pd.DataFrame, ks: tuple[int, ...], threshold, gain,
-                    queries, negs: list[str], measures=None,
-                    excluded_as_nan: bool = True) -> Evaluation:
+def evaluate_frames(
+    j: pd.DataFrame,
+    r: pd.DataFrame,
+    ks: tuple[int, ...],
+    threshold,
+    gain,
+    queries,
+    negs: list[str],
+    measures=None,
+    excluded_as_nan: bool = True,
+) -> Evaluation:
     """:func:`evaluate` of frames already checked and converted (:func:`coerce`), with checked
-    cutoffs ``ks`` and the negatives' ids: what a face that took the input itself calls."""
+    cutoffs ``ks`` and the negatives' ids: what a face that took the input itself calls.
+    ``measures`` as :func:`evaluate` takes them, or already read (:func:`.asked.resolve`); the
+    cutoff of a spec metric named there joins ``ks``."""
+    if measures is not None:
+        from .asked import Asked, resolve
+
+        measures = measures if isinstance(measures, Asked) else resolve(measures, gain)
+        ks = tuple(sorted({*ks, *measures.cutoffs}))
     per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
-    return finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs,
-                             measures=measures, excluded_as_nan=excluded_as_nan)
+    return finish_evaluation(
+        j, r, per_query, ks, threshold, gain, queries, negs, measures=measures, excluded_as_nan=excluded_as_nan
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,8 +226,9 @@ def evaluate_frames(j: pd.DataFrame, r: pd.DataFrame, ks: tuple[int, ...], thres
 def judgment_key(judgment) -> str:
     """Key that matches a judgment to a ranking entry: ``chunk_id`` when present, else ``doc_uri``."""
     chunk = judgment.get("chunk_id") if isinstance(judgment, Mapping) else judgment["chunk_id"]
-    if chunk is not None and not (isinstance(chunk, float) and np.isnan(chunk)) and chunk is not pd.NA \
-            and chunk != "":  # an empty chunk_id is no chunk_id (SPEC A2)
+    if (
+        chunk is not None and not (isinstance(chunk, float) and np.isnan(chunk)) and chunk is not pd.NA and chunk != ""
+    ):  # an empty chunk_id is no chunk_id (SPEC A2)
         return str(chunk)
     return str(judgment["doc_uri"])
 
@@ -151,13 +243,15 @@ def _run_frame(rankings: Mapping[str, Sequence[str]], system: str = "run") -> pd
         qids.extend([qid] * len(ranking))
         docs.extend(ranking)
         ranks.extend(range(1, len(ranking) + 1))
-    return pd.DataFrame({
-        "system": pd.array([system] * len(qids), dtype=ID),
-        "query_id": pd.array(qids, dtype=ID),
-        "rank": np.asarray(ranks, dtype=np.int64),
-        "doc_id": pd.array(docs, dtype=ID),
-        "score": np.full(len(qids), np.nan),
-    })
+    return pd.DataFrame(
+        {
+            "system": pd.array([system] * len(qids), dtype=ID),
+            "query_id": pd.array(qids, dtype=ID),
+            "rank": np.asarray(ranks, dtype=np.int64),
+            "doc_id": pd.array(docs, dtype=ID),
+            "score": np.full(len(qids), np.nan),
+        }
+    )
 
 
 def dedupe(ranking: Sequence[str]) -> list[str]:
@@ -182,26 +276,33 @@ def relevance_by_query(judgments) -> dict[str, dict[str, int]]:
     return out
 
 
-def query_metrics(relevance: Mapping[str, int], ranking: Sequence[str], k: int = DEFAULT_K,
-                  threshold: int = DEFAULT_THRESHOLD) -> dict[str, float]:
+def query_metrics(
+    relevance: Mapping[str, int], ranking: Sequence[str], k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
+) -> dict[str, float]:
     """Metrics for a single query: keys absent from ``relevance`` count as grade 0.
 
     Unjudged means not relevant: the closed-world assumption. It is a real limitation of
     shallow pools, which is why ``evaluate`` also reports ``judged@k``.
     """
-    judgments = pd.DataFrame({
-        "query_id": pd.array(["q"] * len(relevance), dtype=ID),
-        "doc_uri": pd.array(list(relevance.keys()), dtype=ID),
-        "chunk_id": pd.array([None] * len(relevance), dtype=ID),
-        "relevance": np.asarray(list(relevance.values()), dtype=np.int64),
-        "stratum": pd.array([None] * len(relevance), dtype=ID),
-    })
+    judgments = pd.DataFrame(
+        {
+            "query_id": pd.array(["q"] * len(relevance), dtype=ID),
+            "doc_uri": pd.array(list(relevance.keys()), dtype=ID),
+            "chunk_id": pd.array([None] * len(relevance), dtype=ID),
+            "relevance": np.asarray(list(relevance.values()), dtype=np.int64),
+            "stratum": pd.array([None] * len(relevance), dtype=ID),
+        }
+    )
     if judgments.empty:
-        judgments = pd.DataFrame({"query_id": pd.array(["q"], dtype=ID),
-                                  "doc_uri": pd.array(["\x00none"], dtype=ID),
-                                  "chunk_id": pd.array([None], dtype=ID),
-                                  "relevance": np.asarray([0], dtype=np.int64),
-                                  "stratum": pd.array([None], dtype=ID)})
+        judgments = pd.DataFrame(
+            {
+                "query_id": pd.array(["q"], dtype=ID),
+                "doc_uri": pd.array(["\x00none"], dtype=ID),
+                "chunk_id": pd.array([None], dtype=ID),
+                "relevance": np.asarray([0], dtype=np.int64),
+                "stratum": pd.array([None], dtype=ID),
+            }
+        )
     row = engine.compute(judgments, _run_frame({"q": ranking}), k=(k,), threshold=threshold).iloc[0]
     return {seed: float(row[engine.metric_name(m, k)]) for m, seed in _SEED_NAMES.items()}
 
@@ -234,6 +335,7 @@ def _spec_names(k: int) -> list[str]:
     return [engine.metric_name(m, k) for m in engine.SPEC_METRICS]
 
 
+@public
 def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD) -> ScoreResult:
     """Macro-average the spec's six metrics over queries (seed ``score``).
 
@@ -280,8 +382,8 @@ def score(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD
     )
 
 
-def score_by_stratum(judgments, run, k: int = DEFAULT_K,
-                     threshold: int = DEFAULT_THRESHOLD) -> StrataScores:
+@public
+def score_by_stratum(judgments, run, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD) -> StrataScores:
     """Per-stratum scores: a system can improve on the mean while failing a query class.
 
     Judgments without a stratum (or with ``""``) fall in ``_unstratified``. Scored strata come
@@ -340,17 +442,29 @@ def worst_stratum(per_stratum: Mapping[str, StratumScore], metric: str) -> dict[
     """
     from ..decisions.gates import worst_of
 
-    values = {name: s.metrics[metric].value for name, s in per_stratum.items()
-              if s.n > 0 and metric in s.metrics}
+    values = {name: s.metrics[metric].value for name, s in per_stratum.items() if s.n > 0 and metric in s.metrics}
     name = worst_of(values, getattr(per_stratum, "appearance", ()))
     if name is None:
         return None
     return {"name": name, "value": values[name], "n": per_stratum[name].n}
 
 
-def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
-                 drift_result=None, queries=None, calibration=None, gain: str = "exponential",
-                 system: str | None = None, negatives=None, now=None, judged=None) -> Report:
+@public
+def build_report(
+    judgments,
+    run,
+    k: int = 10,
+    threshold: int = 1,
+    corpus=None,
+    drift_result=None,
+    queries=None,
+    calibration=None,
+    gain: str = "exponential",
+    system: str | None = None,
+    negatives=None,
+    now=None,
+    judged=None,
+) -> Report:
     """Score a run and assemble the spec report (seed ``buildReport``).
 
     The verdict is INDETERMINATE when nothing was scored (there is no number, so it cannot
@@ -386,7 +500,9 @@ def build_report(judgments, run, k: int = 10, threshold: int = 1, corpus=None,
     >>> report.status in ("PASS", "INDETERMINATE")
     True
     """
-    ev = evaluate(judgments, run, k=(k,), threshold=threshold, gain=gain, queries=queries,
-                  negatives=negatives, judged=judged)
-    return ev.report(system=system, corpus=corpus, drift_result=drift_result,
-                     calibration=calibration, queries=queries, now=now)
+    ev = evaluate(
+        judgments, run, k=(k,), threshold=threshold, gain=gain, queries=queries, negatives=negatives, judged=judged
+    )
+    return ev.report(
+        system=system, corpus=corpus, drift_result=drift_result, calibration=calibration, queries=queries, now=now
+    )

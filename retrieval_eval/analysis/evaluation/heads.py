@@ -75,11 +75,19 @@ def _first_keys(block: pd.DataFrame, keys: np.ndarray) -> np.ndarray:
     """
     import pyarrow as pa
 
-    starts, _ = arrays.block_starts(arrays.arrow(block["system"]), arrays.arrow(block["query_id"]),
-                                    pa.array(block["rank"].to_numpy(dtype=np.int64)), strict=False)
-    pieces = pd.DataFrame({"system": block["system"].array.take(starts),
-                           "query_id": block["query_id"].array.take(starts),
-                           "first": keys[starts]})
+    starts, _ = arrays.block_starts(
+        arrays.arrow(block["system"]),
+        arrays.arrow(block["query_id"]),
+        pa.array(block["rank"].to_numpy(dtype=np.int64)),
+        strict=False,
+    )
+    pieces = pd.DataFrame(
+        {
+            "system": block["system"].array.take(starts),
+            "query_id": block["query_id"].array.take(starts),
+            "first": keys[starts],
+        }
+    )
     return pieces.groupby(["system", "query_id"], sort=False)["first"].min().to_numpy(np.int64)
 
 
@@ -144,8 +152,10 @@ def join_heads(parts: Sequence[pd.DataFrame | None]) -> tuple[pd.DataFrame | Non
     tops = heads.loc[heads["rank"].to_numpy() == 1, ["system", "query_id"]]
     if tops.duplicated().any():
         s, q = tops[tops.duplicated()].iloc[0]
-        return None, (f"the ranking of query {q} (system {s}) is in two places of the run, so "
-                      "its top-1 score was not kept; sort the run by query first")
+        return None, (
+            f"the ranking of query {q} (system {s}) is in two places of the run, so "
+            "its top-1 score was not kept; sort the run by query first"
+        )
     return heads, None
 
 

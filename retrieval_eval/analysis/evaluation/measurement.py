@@ -80,7 +80,7 @@ def _atan(x: Decimal) -> Decimal:
         term = -term * x2
         total += term / (2 * k + 1)
         k += 1
-    return total * (2 ** halvings)
+    return total * (2**halvings)
 
 
 def _central(t: Decimal, df: int) -> Decimal:
@@ -155,8 +155,7 @@ def t_half_width(sd, n):
         t = t_ppf(0.975, df)
         exact = {d: _t975(d) for d in np.unique(df[whole]).astype(np.int64).tolist()}
         t[whole] = [exact[d] for d in df[whole].astype(np.int64).tolist()]  # the exact quantile
-        half[ok] = t * np.broadcast_to(sd, half.shape)[ok] / np.sqrt(
-            np.broadcast_to(n, half.shape)[ok])
+        half[ok] = t * np.broadcast_to(sd, half.shape)[ok] / np.sqrt(np.broadcast_to(n, half.shape)[ok])
     return half
 
 
@@ -202,9 +201,5 @@ def summarize(samples) -> Measurement:
     stdev = float(values.std(ddof=1))
     half = float(t_half_width(stdev, n))
     return Measurement(
-        value=_round(mean),
-        n=n,
-        stdev=_round(stdev),
-        ci=(_round(mean - half), _round(mean + half)),
-        deterministic=False,
+        value=_round(mean), n=n, stdev=_round(stdev), ci=(_round(mean - half), _round(mean + half)), deterministic=False
     )

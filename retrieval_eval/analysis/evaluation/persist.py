@@ -63,9 +63,13 @@ def frame_to_dict(frame: pd.DataFrame | None) -> dict[str, Any] | None:
     named = [n for n in frame.index.names if n is not None]
     flat = frame.reset_index() if named else frame.reset_index(drop=True)
     data = {str(c): [_cell(v) for v in flat[c].to_numpy(dtype=object)] for c in flat.columns}
-    return {"columns": [str(c) for c in flat.columns], "index": [str(n) for n in named],
-            "dtypes": {str(c): _dtype_name(flat[c].dtype) for c in flat.columns},
-            "data": data, "attrs": jsonable(dict(frame.attrs))}
+    return {
+        "columns": [str(c) for c in flat.columns],
+        "index": [str(n) for n in named],
+        "dtypes": {str(c): _dtype_name(flat[c].dtype) for c in flat.columns},
+        "data": data,
+        "attrs": jsonable(dict(frame.attrs)),
+    }
 
 
 def _cast(values: Any, dtype: str) -> Any:
@@ -91,8 +95,7 @@ def frame_from_dict(d: dict[str, Any] | None) -> pd.DataFrame | None:
     """
     if d is None:
         return None
-    out = pd.DataFrame({c: _cast(d["data"][c], d["dtypes"][c]) for c in d["columns"]},
-                       columns=list(d["columns"]))
+    out = pd.DataFrame({c: _cast(d["data"][c], d["dtypes"][c]) for c in d["columns"]}, columns=list(d["columns"]))
     if d["index"]:
         out = out.set_index(list(d["index"]))
     out.attrs.update(d.get("attrs") or {})
@@ -107,16 +110,20 @@ def _frame_bytes(frame: pd.DataFrame, dtypes: dict[str, str]) -> bytes:
     cols = {}
     for c in flat.columns:  # object columns (judgments' ``extra``) as JSON text
         v = flat[c]
-        cols[str(c)] = (pd.array([None if x is None else json.dumps(jsonable(x)) for x in v.to_numpy(dtype=object)],
-                                 dtype="string") if dtypes[str(c)] == "object" else v)
+        cols[str(c)] = (
+            pd.array([None if x is None else json.dumps(jsonable(x)) for x in v.to_numpy(dtype=object)], dtype="string")
+            if dtypes[str(c)] == "object"
+            else v
+        )
     table = pa.Table.from_pandas(pd.DataFrame(cols), preserve_index=False).replace_schema_metadata(None)
     sink = io.BytesIO()
     pq.write_table(table, sink)
     return sink.getvalue()
 
 
-def write_result(kind: str, meta: dict[str, Any], frames: dict[str, pd.DataFrame | None],
-                 path: str | os.PathLike) -> None:
+def write_result(
+    kind: str, meta: dict[str, Any], frames: dict[str, pd.DataFrame | None], path: str | os.PathLike
+) -> None:
     """Write a result to the folder ``path``: one ``<name>.parquet`` per frame, then
     ``result.json`` (``kind``, ``meta``, each frame's columns, dtypes and index), each file
     atomically; the manifest goes last, so a folder with a manifest holds every frame."""
@@ -153,8 +160,10 @@ def read_result(path: str | os.PathLike, kind: str) -> tuple[dict[str, Any], dic
     with open(manifest_path, encoding="utf-8") as f:
         manifest = json.load(f)
     if manifest.get("kind") != kind or int(manifest.get("version", 0)) > FORMAT_VERSION:
-        raise ValueError(f"{manifest_path}: holds a {manifest.get('kind')!r} result of format "
-                         f"{manifest.get('version')}, not a {kind} of format <= {FORMAT_VERSION}")
+        raise ValueError(
+            f"{manifest_path}: holds a {manifest.get('kind')!r} result of format "
+            f"{manifest.get('version')}, not a {kind} of format <= {FORMAT_VERSION}"
+        )
     frames: dict[str, pd.DataFrame | None] = {}
     for name, d in manifest["frames"].items():
         if d is None:
@@ -166,7 +175,6 @@ def read_result(path: str | os.PathLike, kind: str) -> tuple[dict[str, Any], dic
             v = table[c].to_numpy(dtype=object)
             if d["dtypes"][c] == "object":
                 v = np.array([None if pd.isna(x) else json.loads(x) for x in v] or [], dtype=object)
-            data[c] = [None if (x is None or (isinstance(x, float) and np.isnan(x)) or x is pd.NA) else x
-                       for x in v]
+            data[c] = [None if (x is None or (isinstance(x, float) and np.isnan(x)) or x is pd.NA) else x for x in v]
         frames[name] = frame_from_dict({**d, "data": data})
     return manifest["meta"], frames

@@ -26,11 +26,14 @@ def coerce(judgments, run):
 
     Judgments read as every path reads them (an empty optional field is an absent one); a
     result that carries its run (:class:`Evaluation`) gives the run it holds (:func:`run_of`).
+    Inside a public call, a run read by rank with tied scores out of trec_eval's order is noted
+    for the call's one warning (:mod:`.ties`).
     """
     from ...io import as_judgments, as_run
     from ...io.absent import judgments_meaning
+    from .ties import note_tied_scores
 
-    return judgments_meaning(as_judgments(judgments)), as_run(run_of(run))
+    return judgments_meaning(as_judgments(judgments)), note_tied_scores(run, as_run(run_of(run)))
 
 
 def negative_id_list(queries, negatives) -> list[str]:
@@ -69,10 +72,28 @@ class Evaluation(CarriesRun):
             return []
         return [str(m) for m in pd.unique(self.judged["metric"].astype(object))]
 
-    def __init__(self, judgments, run, per_query, summary, per_stratum, ks, threshold, gain,
-                 queries=None, negatives=(), strata=None, heads=None, heads_note=None,
-                 unjudged=None):
+    def __init__(
+        self,
+        judgments,
+        run,
+        per_query,
+        summary,
+        per_stratum,
+        ks,
+        threshold,
+        gain,
+        queries=None,
+        negatives=(),
+        strata=None,
+        heads=None,
+        heads_note=None,
+        unjudged=None,
+        catalogue=None,
+    ):
         self.judgments = judgments
+        #: ``evaluate(measures=...)``: each catalogue measure's column (the name asked for) ->
+        #: its canonical catalogue name (``{"nDCG@10": "ndcg_cut_10"}``); empty without.
+        self.catalogue = dict(catalogue or {})
         #: Queries of the run without any judgment, left out of every figure (nothing says
         #: what a right answer is; ranx's ``make_comparable=True`` does the same), shown in the
         #: notebook view. Empty when the run was not held (streamed, Dask).
@@ -93,8 +114,24 @@ class Evaluation(CarriesRun):
         self.negatives = list(negatives)
         #: The strata in first-appearance order in the judgments (then the queries file's):
         #: the tie order of the worst stratum.
-        self.strata = list(strata) if strata is not None else [
-            str(s) for s in pd.unique(per_query["stratum"].astype(object))]
+        self.strata = (
+            list(strata) if strata is not None else [str(s) for s in pd.unique(per_query["stratum"].astype(object))]
+        )
+
+    @property
+    def counts(self) -> pd.Series:
+        """Each summary column's denominator: measure -> number of queries averaged (the most
+        of any system). A spec metric averages the queries with positives (``n``); a catalogue
+        measure every judged query, as trec_eval does (:func:`.asked.counts`)."""
+        from .asked import counts
+
+        return counts(self.per_query, self.summary)
+
+    @property
+    def counts_differ(self) -> bool:
+        """Whether some summary column averages another number of queries than ``n`` says."""
+        c = self.counts
+        return bool(len(c)) and bool((c != int(self.summary["n"].max() if len(self.summary) else 0)).any())
 
     @property
     def systems(self) -> list[str]:
@@ -144,22 +181,26 @@ class Evaluation(CarriesRun):
         if system is None:
             if len(self.systems) != 1:
                 raise ValueError(
-                    f"the run has {len(self.systems)} systems ({', '.join(self.systems)}); "
-                    "name one with system="
+                    f"the run has {len(self.systems)} systems ({', '.join(self.systems)}); name one with system="
                 )
             return self.systems[0]
         if system not in self.systems:
             raise ValueError(f"no system {system!r} in the run; it has {', '.join(self.systems)}")
         return system
 
-    def report(self, system: str | None = None, corpus=None, drift_result=None,
-               calibration=None, queries=None, now=None):
+    def report(
+        self, system: str | None = None, corpus=None, drift_result=None, calibration=None, queries=None, now=None
+    ):
         """The spec report (SPEC A6) for one system, as a :class:`retrieval_eval.report.Report`."""
         from ..decisions.report import report_from_evaluation
 
         return report_from_evaluation(
-            self, system=self._system(system), corpus=corpus, drift_result=drift_result,
-            calibration=calibration, queries=queries if queries is not None else self.queries,
+            self,
+            system=self._system(system),
+            corpus=corpus,
+            drift_result=drift_result,
+            calibration=calibration,
+            queries=queries if queries is not None else self.queries,
             now=now,
         )
 
@@ -170,9 +211,11 @@ class Evaluation(CarriesRun):
         if self.run is not None:
             return self.run
         if self.heads is None:
-            raise ValueError("this evaluation kept neither its run nor the head of its rankings"
-                             + (f" ({self.heads_note})" if self.heads_note else "")
-                             + "; pass the run itself")
+            raise ValueError(
+                "this evaluation kept neither its run nor the head of its rankings"
+                + (f" ({self.heads_note})" if self.heads_note else "")
+                + "; pass the run itself"
+            )
         return self.heads
 
     def to_frame(self) -> pd.DataFrame:
@@ -182,9 +225,16 @@ class Evaluation(CarriesRun):
     FRAMES = ("per_query", "summary", "per_stratum", "judgments", "run", "queries", "heads")
 
     def _meta(self) -> dict[str, Any]:
-        return {"ks": [int(k) for k in self.ks], "threshold": self.threshold, "gain": self.gain,
-                "negatives": list(self.negatives), "strata": list(self.strata),
-                "heads_note": self.heads_note, "unjudged_queries": list(self.unjudged_queries)}
+        return {
+            "ks": [int(k) for k in self.ks],
+            "threshold": self.threshold,
+            "gain": self.gain,
+            "negatives": list(self.negatives),
+            "strata": list(self.strata),
+            "heads_note": self.heads_note,
+            "unjudged_queries": list(self.unjudged_queries),
+            "catalogue": dict(self.catalogue),
+        }
 
     def to_dict(self, run: bool = True) -> dict[str, Any]:
         """Everything this evaluation holds, JSON-safe: settings and every frame with its
@@ -199,11 +249,23 @@ class Evaluation(CarriesRun):
 
     @classmethod
     def _rebuild(cls, meta: dict[str, Any], frames: dict[str, Any]) -> Evaluation:
-        ev = cls(frames["judgments"], frames.get("run"), frames["per_query"], frames["summary"],
-                 frames["per_stratum"], tuple(meta["ks"]), meta["threshold"], meta["gain"],
-                 queries=frames.get("queries"), negatives=meta["negatives"], strata=meta["strata"],
-                 heads=frames.get("heads"), heads_note=meta.get("heads_note"),
-                 unjudged=meta.get("unjudged_queries"))
+        ev = cls(
+            frames["judgments"],
+            frames.get("run"),
+            frames["per_query"],
+            frames["summary"],
+            frames["per_stratum"],
+            tuple(meta["ks"]),
+            meta["threshold"],
+            meta["gain"],
+            queries=frames.get("queries"),
+            negatives=meta["negatives"],
+            strata=meta["strata"],
+            heads=frames.get("heads"),
+            heads_note=meta.get("heads_note"),
+            unjudged=meta.get("unjudged_queries"),
+            catalogue=meta.get("catalogue"),
+        )
         return ev
 
     @classmethod
@@ -253,8 +315,7 @@ class Evaluation(CarriesRun):
         """The same table as a booktabs LaTeX ``table`` (no jinja2; needs ``booktabs``)."""
         frame_latex = viz("frame_latex")
 
-        return frame_latex(self._table(table), index=table not in ("per_query", "judged"), caption=caption,
-                           label=label)
+        return frame_latex(self._table(table), index=table not in ("per_query", "judged"), caption=caption, label=label)
 
     def plot(self, kind: str = "strata", ax=None, metric: str | None = None, **kwargs):
         """Draw this evaluation: ``"strata"``, ``"metric_at_k"`` or ``"delta"`` (two systems).
@@ -273,64 +334,127 @@ class Evaluation(CarriesRun):
         return evaluation_html(self)
 
     def __repr__(self) -> str:
-        return (f"Evaluation(systems={self.systems}, k={list(self.ks)}, "
-                f"threshold={self.threshold}, gain={self.gain!r}, "
-                f"queries={self.per_query['query_id'].nunique()})")
+        return (
+            f"Evaluation(systems={self.systems}, k={list(self.ks)}, "
+            f"threshold={self.threshold}, gain={self.gain!r}, "
+            f"queries={self.per_query['query_id'].nunique()})"
+        )
 
 
-def finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty=None,
-                      by_stratum=None, measures=None, excluded_as_nan: bool = True,
-                      heads=None, heads_note=None) -> Evaluation:
+def finish_evaluation(
+    j,
+    r,
+    per_query,
+    ks,
+    threshold,
+    gain,
+    queries,
+    negs,
+    empty=None,
+    by_stratum=None,
+    measures=None,
+    excluded_as_nan: bool = True,
+    heads=None,
+    heads_note=None,
+) -> Evaluation:
     """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
     empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata,
-    catalogue ``measures`` (which need the run), excluded queries' cells as NaN.
+    the ``measures`` asked for (:mod:`.asked`; catalogue measures need the run), excluded
+    queries' cells as NaN.
 
     Everything after the engine runs here, so the in-memory, streamed and Dask paths build
     one and the same object from one and the same per-query frame. ``r`` may be None when
     the run was never held whole (``by_stratum`` then carries the (stratum, query) frame).
     """
-    if queries is not None:
-        # Judgments' strata win; a query without one takes the queries file's.
-        extra = query_strata_from(queries)
-        if len(extra):
-            ids = per_query["query_id"].to_numpy(dtype=object)
-            current = per_query["stratum"].to_numpy(dtype=object)
-            filled = extra.reindex(ids).to_numpy(dtype=object)
-            use = (current == UNSTRATIFIED) & pd.notna(filled)
-            per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
-    if empty is None:
-        empty = r.attrs.get("empty_rankings") or []
-    if empty:
-        # A ranking written as [] answered nothing: it scores zero, but it is not missing.
-        answered = pd.MultiIndex.from_tuples([(str(s_), str(q_)) for s_, q_ in empty])
-        cells = pd.MultiIndex.from_arrays([per_query["system"].astype(object),
-                                           per_query["query_id"].astype(object)])
-        per_query["missing"] = per_query["missing"].to_numpy() & ~cells.isin(answered)
+    _fill_strata(per_query, queries)
+    _mark_answered(per_query, (r.attrs.get("empty_rankings") or []) if empty is None else empty)
     negative = per_query["query_id"].isin(negs).to_numpy()
     per_query.insert(per_query.columns.get_loc("duplicates") + 1, "negative", negative)
     scored = per_query.assign(no_positives=per_query["no_positives"] | per_query["negative"])
-    systems = pd.Index(per_query.attrs["systems"], dtype=ID, name="system")
-    summary = engine.aggregate(scored)
-    summary.index = pd.Index(summary.index, dtype=ID, name="system")
-    # A system with no judged query still has a row: n = 0 and no metric.
-    summary = summary.reindex(systems)
-    summary["n"] = summary["n"].fillna(0).astype(np.int64)
+    summary = _summary(scored, per_query.attrs["systems"])
+    asked = None
     if measures is not None:
         from ...engine.measures import attach
+        from .asked import Asked, resolve
 
-        attach(j, r, per_query, summary, measures, threshold)
+        asked = measures if isinstance(measures, Asked) else resolve(measures, gain)
+        if asked.measures:
+            attach(j, r, per_query, summary, asked.measures, threshold)
     by_strata = stratum_table(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)
     if excluded_as_nan:
         excluded = scored["no_positives"].to_numpy(dtype=bool)
         if excluded.any():
             per_query.loc[excluded, engine.metric_columns(per_query)] = np.nan
+    if asked is not None:  # after the NaN: a catalogue column named nDCG@10 keeps trec_eval's zeros
+        per_query, summary = _name_asked(per_query, summary, asked)
     strata = engine.strata_in_order(j)
     strata += [s for s in pd.unique(per_query["stratum"].astype(object)) if s not in strata]
-    unjudged = None
-    if r is not None:  # run queries without a judgment: left out, and said so
-        ran = pd.unique(r["query_id"].astype(object))
-        known = pd.Index(j["query_id"].astype(object)).append(pd.Index(list(negs), dtype=object))
-        unjudged = ran[~pd.Index(ran).isin(known)]
-    return Evaluation(j, r, per_query, summary, by_strata, ks, threshold, gain,
-                      queries=queries, negatives=negs, strata=strata, heads=heads,
-                      heads_note=heads_note, unjudged=unjudged)
+    return Evaluation(
+        j,
+        r,
+        per_query,
+        summary,
+        by_strata,
+        ks,
+        threshold,
+        gain,
+        queries=queries,
+        negatives=negs,
+        strata=strata,
+        heads=heads,
+        heads_note=heads_note,
+        unjudged=_unjudged(j, r, negs),
+        catalogue=asked.catalogue if asked is not None else None,
+    )
+
+
+def _fill_strata(per_query: pd.DataFrame, queries) -> None:
+    """Judgments' strata win; a query without one takes the queries file's (in place)."""
+    if queries is None:
+        return
+    extra = query_strata_from(queries)
+    if len(extra):
+        ids = per_query["query_id"].to_numpy(dtype=object)
+        current = per_query["stratum"].to_numpy(dtype=object)
+        filled = extra.reindex(ids).to_numpy(dtype=object)
+        use = (current == UNSTRATIFIED) & pd.notna(filled)
+        per_query["stratum"] = pd.array(np.where(use, filled, current), dtype=ID)
+
+
+def _mark_answered(per_query: pd.DataFrame, empty) -> None:
+    """A ranking written as [] answered nothing: it scores zero, but it is not missing (in place)."""
+    if not empty:
+        return
+    answered = pd.MultiIndex.from_tuples([(str(s_), str(q_)) for s_, q_ in empty])
+    cells = pd.MultiIndex.from_arrays([per_query["system"].astype(object), per_query["query_id"].astype(object)])
+    per_query["missing"] = per_query["missing"].to_numpy() & ~cells.isin(answered)
+
+
+def _summary(scored: pd.DataFrame, systems) -> pd.DataFrame:
+    """The engine's macro means per system; a system with no judged query still has a row:
+    n = 0 and no metric."""
+    summary = engine.aggregate(scored)
+    summary.index = pd.Index(summary.index, dtype=ID, name="system")
+    summary = summary.reindex(pd.Index(systems, dtype=ID, name="system"))
+    summary["n"] = summary["n"].fillna(0).astype(np.int64)
+    return summary
+
+
+def _name_asked(per_query: pd.DataFrame, summary: pd.DataFrame, asked) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The catalogue's columns under the names asked for; with ``asked.only`` (no ``k`` given),
+    a summary of ``n`` and the measures asked for, nothing else."""
+    from .asked import name_columns
+
+    per_query, summary = name_columns(per_query, asked), name_columns(summary, asked)
+    if asked.only:
+        summary = summary[["n", *[c for c in asked.names if c in summary.columns]]]
+    return per_query, summary
+
+
+def _unjudged(j: pd.DataFrame, r: pd.DataFrame | None, negs) -> Any:
+    """Run queries without a judgment (left out, and said so); None when the run was not held."""
+    if r is None:
+        return None
+    ran = pd.unique(r["query_id"].astype(object))
+    known = pd.Index(j["query_id"].astype(object)).append(pd.Index(list(negs), dtype=object))
+    return ran[~pd.Index(ran).isin(known)]

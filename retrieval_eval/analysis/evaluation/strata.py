@@ -35,9 +35,7 @@ def stratum_order(names, counts: Mapping[str, int]) -> list[str]:
     locale, so two implementations (and two machines) list strata the same way.
     """
     names = list(names)
-    return sorted(n for n in names if counts.get(n, 0) > 0) + sorted(
-        n for n in names if counts.get(n, 0) == 0
-    )
+    return sorted(n for n in names if counts.get(n, 0) > 0) + sorted(n for n in names if counts.get(n, 0) == 0)
 
 
 def stratum_keys(judgments: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -46,8 +44,7 @@ def stratum_keys(judgments: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     sep = "\x1f"
     composite = (strata + sep + judgments["query_id"].astype(ID)).astype(ID)
     j2 = judgments.assign(query_id=composite)
-    mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID),
-                            "composite": composite}).drop_duplicates()
+    mapping = pd.DataFrame({"query_id": judgments["query_id"].astype(ID), "composite": composite}).drop_duplicates()
     return j2, mapping
 
 
@@ -58,8 +55,15 @@ def stratum_run(run: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
     return r2.assign(query_id=r2["composite"]).drop(columns="composite")
 
 
-def stratum_table(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gain,
-                  per_query: pd.DataFrame, by_stratum: pd.DataFrame | None = None) -> pd.DataFrame:
+def stratum_table(
+    judgments: pd.DataFrame,
+    run: pd.DataFrame,
+    ks,
+    threshold,
+    gain,
+    per_query: pd.DataFrame,
+    by_stratum: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Each stratum scored on its own rows, one row per (system, stratum) with ``n``.
 
     When every query carries one stratum (the usual case) this is the per-query frame grouped
@@ -84,8 +88,13 @@ def stratum_table(judgments: pd.DataFrame, run: pd.DataFrame, ks, threshold, gai
 
 
 def measurements(row: pd.Series, names) -> dict[str, Measurement]:
-    return {name: Measurement(value=float(row[name]), n=1, deterministic=True)
-            for name in names if pd.notna(row[name])}
+    """The Measurements of ``names`` in ``row``; a name the row does not hold (a catalogue measure
+    in a per-stratum row: strata carry the spec's metrics) or holds as NaN has none."""
+    return {
+        name: Measurement(value=float(row[name]), n=1, deterministic=True)
+        for name in names
+        if name in row.index and pd.notna(row[name])
+    }
 
 
 @dataclass
@@ -117,8 +126,9 @@ def stratum_scores(ev, system: str, names) -> StrataScores:
         return StrataScores((), appearance=ev.strata)
     table = ev.per_stratum.xs(system, level="system")
     return StrataScores(
-        ((str(name), StratumScore(n=int(row["n"]),
-                                  metrics=measurements(row, names) if row["n"] else {}))
-         for name, row in table.iterrows()),
+        (
+            (str(name), StratumScore(n=int(row["n"]), metrics=measurements(row, names) if row["n"] else {}))
+            for name, row in table.iterrows()
+        ),
         appearance=ev.strata,
     )

@@ -65,8 +65,14 @@ class JudgmentIndex:
         return self.frame.iloc[self.rows(qids)]
 
 
-def block_metrics(judgments, run: pd.DataFrame, k=(10,), threshold: int = 1,
-                  gain: str = "exponential", index: JudgmentIndex | None = None) -> pd.DataFrame:
+def block_metrics(
+    judgments,
+    run: pd.DataFrame,
+    k=(10,),
+    threshold: int = 1,
+    gain: str = "exponential",
+    index: JudgmentIndex | None = None,
+) -> pd.DataFrame:
     """Per-query rows of the (system, query) cells ``run`` ranks: the engine on one block.
 
     ``run`` is a run frame (or anything :func:`~retrieval_eval.formats.as_run` reads) holding
@@ -100,12 +106,12 @@ def _template(judgments: pd.DataFrame, k, threshold, gain) -> pd.DataFrame:
     """The engine's row of every judged query for a system that ranked nothing."""
     from ...io import empty_run
 
-    return engine.compute(judgments[_JUDGMENT_COLUMNS], empty_run(), k=k, threshold=threshold,
-                          gain=gain)
+    return engine.compute(judgments[_JUDGMENT_COLUMNS], empty_run(), k=k, threshold=threshold, gain=gain)
 
 
-def assemble(judgments: pd.DataFrame, parts: Iterable[pd.DataFrame], systems, k, threshold,
-             gain, label: str = "run") -> pd.DataFrame:
+def assemble(
+    judgments: pd.DataFrame, parts: Iterable[pd.DataFrame], systems, k, threshold, gain, label: str = "run"
+) -> pd.DataFrame:
     """The engine's per-query frame of a whole run, from the frames of its blocks.
 
     ``parts`` are :func:`block_metrics` frames; ``systems`` every system of the run in order
@@ -119,15 +125,13 @@ def assemble(judgments: pd.DataFrame, parts: Iterable[pd.DataFrame], systems, k,
     systems = pd.Index(list(systems) or ["run"], dtype=ID)
     queries = pd.Index(template["query_id"].array, dtype=ID)
     parts = [p for p in parts if len(p)]
-    present = (pd.concat(parts, ignore_index=True) if parts else template.iloc[:0])
+    present = pd.concat(parts, ignore_index=True) if parts else template.iloc[:0]
     nq, ns = len(queries), len(systems)
-    cell = (kernels.lookup(present["system"], systems) * nq
-            + kernels.lookup(present["query_id"], queries))
+    cell = kernels.lookup(present["system"], systems) * nq + kernels.lookup(present["query_id"], queries)
     repeated = kernels.repeats(cell)
     if repeated.any():
         at = int(np.flatnonzero(repeated)[0])
-        raise FormatError(label, None, _cut_message(present["query_id"].iloc[at],
-                                                    present["system"].iloc[at]))
+        raise FormatError(label, None, _cut_message(present["query_id"].iloc[at], present["system"].iloc[at]))
     absent = np.ones(ns * nq, dtype=bool)
     absent[cell] = False
     fill = np.flatnonzero(absent)
@@ -140,17 +144,18 @@ def assemble(judgments: pd.DataFrame, parts: Iterable[pd.DataFrame], systems, k,
 
 
 def _cut_message(query, system) -> str:
-    return (f"the ranking of query {query} (system {system}) is in two places, so it cannot "
-            "be read in blocks; sort the run by query first (TREC text: sort -s -k1,1), or "
-            "evaluate it in memory (chunk_rows=None)")
+    return (
+        f"the ranking of query {query} (system {system}) is in two places, so it cannot "
+        "be read in blocks; sort the run by query first (TREC text: sort -s -k1,1), or "
+        "evaluate it in memory (chunk_rows=None)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Blocks of whole queries, from a file or a frame.
 
 
-def run_blocks(run, chunk_rows: int, system: str | None = None,
-               order: str = "rank") -> Iterator[pd.DataFrame]:
+def run_blocks(run, chunk_rows: int, system: str | None = None, order: str = "rank") -> Iterator[pd.DataFrame]:
     """The run as run frames of about ``chunk_rows`` rows, each of whole queries.
 
     A path is read a block at a time: a TREC run or a run JSONL (as
@@ -164,8 +169,9 @@ def run_blocks(run, chunk_rows: int, system: str | None = None,
         yield block
 
 
-def _blocks(run, chunk_rows: int, system: str | None = None,
-            order: str = "rank") -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
+def _blocks(
+    run, chunk_rows: int, system: str | None = None, order: str = "rank"
+) -> Iterator[tuple[pd.DataFrame, np.ndarray]]:
     """:func:`run_blocks`, each block with its rows' places in the run (their keys)."""
     from ...io import as_run
     from ...io.detect import jsonish
@@ -347,14 +353,14 @@ class Plan:
                 qids = _unique(block["query_id"])
                 rows = self.index.rows(qids)
                 labels = self.index.frame.iloc[rows].assign(query_id=self.composite.take(rows))
-                pq2 = engine.compute(labels, r2, k=self.ks, threshold=self.threshold,
-                                     gain=self.gain)
+                pq2 = engine.compute(labels, r2, k=self.ks, threshold=self.threshold, gain=self.gain)
                 out["rows2"] = pq2[~pq2["missing"].to_numpy()]
                 out["first2"] = _first_keys(block["system"][judged], keys[judged])
         return out
 
-    def finish(self, scored: list[dict], queries=None, negatives=None, empty=(),
-               label: str = "run", heads: bool = True):
+    def finish(
+        self, scored: list[dict], queries=None, negatives=None, empty=(), label: str = "run", heads: bool = True
+    ):
         """The :class:`~retrieval_eval.evaluation.Evaluation` of the blocks' results.
 
         Systems are ordered by their first row in the run, as the engine orders them.
@@ -363,21 +369,40 @@ class Plan:
         empty = list(empty)
         parts = [s["rows"] for s in scored if s["rows"] is not None]
         _check_empty(empty, parts, label)
-        per_query = assemble(self.judgments, parts, _ordered(scored, "first"),
-                             self.ks, self.threshold, self.gain, label=label)
+        per_query = assemble(
+            self.judgments, parts, _ordered(scored, "first"), self.ks, self.threshold, self.gain, label=label
+        )
         by_stratum = None
         if self.spanning:
             assert self.j2 is not None  # set with spanning
-            by_stratum = assemble(self.j2, [s["rows2"] for s in scored if s["rows2"] is not None],
-                                  _ordered(scored, "first2"), self.ks, self.threshold, self.gain,
-                                  label=label)
-        # (the flag ``heads`` is reused for the joined heads: a rename for later)
-        heads, note = (join_heads([s.get("heads") for s in scored]) if heads else  # type: ignore[assignment]
-                       (None, "the rows were scored without keeping their rankings' heads"))
-        return finish_evaluation(self.judgments, None, per_query, self.ks, self.threshold,
-                                 self.gain, queries, negs, empty=empty, by_stratum=by_stratum,
-                                 heads=heads, heads_note=note)
-
+            by_stratum = assemble(
+                self.j2,
+                [s["rows2"] for s in scored if s["rows2"] is not None],
+                _ordered(scored, "first2"),
+                self.ks,
+                self.threshold,
+                self.gain,
+                label=label,
+            )
+        kept, note = (
+            join_heads([s.get("heads") for s in scored])
+            if heads
+            else (None, "the rows were scored without keeping their rankings' heads")
+        )
+        return finish_evaluation(
+            self.judgments,
+            None,
+            per_query,
+            self.ks,
+            self.threshold,
+            self.gain,
+            queries,
+            negs,
+            empty=empty,
+            by_stratum=by_stratum,
+            heads=kept,
+            heads_note=note,
+        )
 
     # -- for frameworks that score groups themselves (the Spark recipe in docs/scale.md) ------
 
@@ -395,11 +420,13 @@ class Plan:
 
         part = part.sort_values("_key", kind="stable")
         keys = part["_key"].to_numpy(dtype=np.int64)
-        run = as_run(part[[c for c in ("system", "query_id", "rank", "doc_id", "score")
-                           if c in part.columns]].reset_index(drop=True))
+        run = as_run(
+            part[[c for c in ("system", "query_id", "rank", "doc_id", "score") if c in part.columns]].reset_index(
+                drop=True
+            )
+        )
         rows = self.score(run, keys)["rows"]
-        return rows if rows is not None else _template(self.index.frame.iloc[:0], self.ks,
-                                                       self.threshold, self.gain)
+        return rows if rows is not None else _template(self.index.frame.iloc[:0], self.ks, self.threshold, self.gain)
 
     def finish_rows(self, rows: pd.DataFrame, first: dict, queries=None, negatives=None):
         """:meth:`finish` from the rows every group returned, collected in one frame, and each
@@ -409,12 +436,17 @@ class Plan:
         per-stratum table then needs is not among the rows (use :meth:`score`'s ``rows2``).
         """
         if self.spanning:
-            raise ValueError("some queries are labelled in several strata: finish_rows has no "
-                             "(stratum, query) rows for them; collect score()'s rows2 and use finish")
-        rows = rows.astype(_template(self.index.frame.iloc[:0], self.ks, self.threshold,
-                                     self.gain).dtypes.to_dict())
-        return self.finish([{"rows": rows, "first": dict(first), "rows2": None, "first2": {}}],
-                           queries=queries, negatives=negatives, heads=False)
+            raise ValueError(
+                "some queries are labelled in several strata: finish_rows has no "
+                "(stratum, query) rows for them; collect score()'s rows2 and use finish"
+            )
+        rows = rows.astype(_template(self.index.frame.iloc[:0], self.ks, self.threshold, self.gain).dtypes.to_dict())
+        return self.finish(
+            [{"rows": rows, "first": dict(first), "rows2": None, "first2": {}}],
+            queries=queries,
+            negatives=negatives,
+            heads=False,
+        )
 
 
 def _first_keys(system, keys: np.ndarray) -> dict:
@@ -435,9 +467,17 @@ def _ordered(scored: list[dict], field: str) -> list[str]:
     return sorted(first, key=first.__getitem__)
 
 
-def evaluate_streamed(judgments, run, k=(1, 5, 10), threshold: int = 1,
-                      gain: str = "exponential", queries=None, negatives=None,
-                      chunk_rows: int = 1_000_000, system: str | None = None):
+def evaluate_streamed(
+    judgments,
+    run,
+    k=(1, 5, 10),
+    threshold: int = 1,
+    gain: str = "exponential",
+    queries=None,
+    negatives=None,
+    chunk_rows: int = 1_000_000,
+    system: str | None = None,
+):
     """:func:`retrieval_eval.evaluation.evaluate`, reading the run in blocks of whole queries.
 
     Parameters

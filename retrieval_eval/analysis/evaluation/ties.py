@@ -1,37 +1,70 @@
 """Tied scores in a run read by rank: the one check the command line and the Python API share.
 
-A run given in its own order (a frame, wire lines) is read by rank; where its scores tie, the
-order of the tied documents is the given one, and trec_eval or ranx, which order by score then
-doc id, can give other numbers. The command line warns naming the file (``--order score``
-fixes it). :func:`warn_tied_scores` is the Python API's warning of the same line; it is not yet
-called on the evaluate/compare/calibrate path (``analysis.result.coerce`` and
-``analysis.calibration_input.run_frame`` are where it goes): the bundled demo's runs tie in
-100 of 225 rankings, so every notebook's output would change with it.
+A run given in its own order (a frame, wire lines, a file read with ``--order rank``) is read by
+rank; where its scores tie, the order of the tied documents is the given one, and trec_eval or
+ranx, which order by score then doc id descending, can give other numbers. A ranking counts when
+its tied documents are not already in that order (ties in trec_eval's order change nothing).
+
+The command line warns naming the file (``--order score`` fixes it) and marks the frame it read
+(``attrs["ties_reported"]``), so the API does not warn about it again. The Python API warns with
+:class:`TiedScoresWarning`, once per public call (:func:`public`), at the user's line;
+:func:`in_given_order` marks a run whose order is meant (no warning, the order kept).
 """
 
 from __future__ import annotations
 
+import functools
+import warnings
+from collections.abc import Mapping
+from contextvars import ContextVar
+
+import numpy as np
 import pandas as pd
 
 from .heads import run_of
 
-__all__ = ["tie_message", "tied_rankings", "warn_tied_scores"]
+__all__ = [
+    "TiedScoresWarning",
+    "in_given_order",
+    "note_tied_scores",
+    "public",
+    "tie_message",
+    "tied_rankings",
+    "warn_tied_scores",
+]
+
+#: The frame's mark: the order is meant (:func:`in_given_order`) or the command line warned already.
+MEANT, REPORTED = "order_meant", "ties_reported"
+
+
+class TiedScoresWarning(UserWarning):
+    """A run read by rank has tied scores out of trec_eval's order: its numbers can differ from
+    trec_eval's and ranx's. ``retrieval_eval.rerank_by_score(run)`` orders ties as trec_eval
+    does; ``retrieval_eval.in_given_order(run)`` says the given order is meant."""
 
 
 def tied_rankings(run: pd.DataFrame) -> tuple[int, int]:
-    """``(rankings with tied scores, rankings)`` of a run frame (NaN scores never tie)."""
-    scored = run[run["score"].notna()]
+    """``(rankings whose tied scores are out of trec_eval's order, rankings)`` of a run frame.
+
+    Within a ranking, documents of one score must come in doc id descending order (trec_eval's
+    tie order, by code point) for the given order to be trec_eval's; NaN scores never tie."""
     n_all = int(run[["system", "query_id"]].drop_duplicates().shape[0])
-    if not len(scored):
+    scored = run.loc[run["score"].notna(), ["system", "query_id", "score", "rank", "doc_id"]]
+    if len(scored) < 2:
         return 0, n_all
-    tied = scored.duplicated(["system", "query_id", "score"], keep=False)
-    return int(scored.loc[tied, ["system", "query_id"]].drop_duplicates().shape[0]), n_all
+    scored = scored.sort_values(["system", "query_id", "score", "rank"], kind="stable")
+    same = scored[["system", "query_id", "score"]].ne(scored[["system", "query_id", "score"]].shift()).any(axis=1)
+    docs = scored["doc_id"].astype(object).to_numpy()
+    rising = np.zeros(len(scored), dtype=bool)
+    rising[1:] = docs[1:] > docs[:-1]  # a later tied document with a larger id: trec_eval puts it first
+    out = ~same.to_numpy() & rising
+    return int(scored.loc[out, ["system", "query_id"]].drop_duplicates().shape[0]), n_all
 
 
 def tie_message(run: pd.DataFrame, label: str, order: str, fix: str) -> str | None:
-    """One line when the run's rankings hold tied scores and are read by rank: how many, in
-    which order they are read and how to order ties the way trec_eval does; None without ties.
-    The CLI's ``--run`` warning and :func:`warn_tied_scores` are this line."""
+    """One line when rankings read by rank hold tied scores out of trec_eval's order: how many,
+    in which order they are read and how to order ties the way trec_eval does; None without.
+    The CLI's ``--run`` warning and the API's :class:`TiedScoresWarning` are this line."""
     n_tied, n_all = tied_rankings(run)
     if not n_tied:
         return None
@@ -41,11 +74,12 @@ def tie_message(run: pd.DataFrame, label: str, order: str, fix: str) -> str | No
 def _read_by_rank(obj) -> bool:
     """Whether ``obj`` is a run read in its own order (a frame, wire lines, a dict of them), as
     opposed to one ranked by score on reading (a pytrec_eval/ranx dict or ``Run``: its ties
-    are already in trec_eval's order) or a path (the command line warns about files)."""
+    are already in trec_eval's order), a marked frame, or a path (the command line warns about
+    files)."""
     from ...io.interop import is_score_dict
 
     if isinstance(obj, pd.DataFrame):
-        return not obj.attrs.get("ties_reported", False)
+        return not (obj.attrs.get(MEANT) or obj.attrs.get(REPORTED))
     if isinstance(obj, (list, tuple)):
         return bool(obj) and isinstance(obj[0], dict) and not is_score_dict(obj[0])
     if isinstance(obj, dict) and not is_score_dict(obj):
@@ -53,16 +87,91 @@ def _read_by_rank(obj) -> bool:
     return False
 
 
-def warn_tied_scores(given, run: pd.DataFrame) -> None:
-    """Warn (``UserWarning``) when a run given in its own order has tied scores: the metrics
-    read it by rank (the given order), where trec_eval (and ranx) would order ties by score
-    and doc id, so the numbers can differ from theirs. A frame the command line read carries
-    ``attrs["ties_reported"]`` (it warned already, naming the file)."""
-    import warnings
+def _message(given, run: pd.DataFrame) -> str | None:
+    """The tie line of ``run`` (read from ``given``), counting only the rankings of the systems
+    given in their own order and unmarked (a ``{system: run}`` mapping can mix them)."""
+    given = run_of(given)
+    if not _read_by_rank(given):
+        return None
+    if isinstance(given, dict):
+        unmarked = [str(name) for name, part in given.items() if _read_by_rank(part)]
+        run = run[run["system"].astype(object).isin(unmarked)]
+    return tie_message(
+        run,
+        "run",
+        "the given order",
+        "retrieval_eval.rerank_by_score(run) orders ties by doc id descending, as trec_eval does; "
+        "retrieval_eval.in_given_order(run) says the given order is meant",
+    )
 
-    if not _read_by_rank(run_of(given)):
-        return
-    message = tie_message(run, "run", "the given order", "retrieval_eval.rerank_by_score(run) orders "
-                          "ties by doc id descending, as trec_eval does")
+
+#: The messages of the public call under way (None outside one): the outermost call warns once.
+_SCOPE: ContextVar[list[str] | None] = ContextVar("tie_scope", default=None)
+
+
+def note_tied_scores(given, run: pd.DataFrame) -> pd.DataFrame:
+    """Check ``run`` (the frame read from ``given``) once inside a public call (:func:`public`),
+    noting its tie message for the call's one warning; outside one, nothing. Returns the frame marked as
+    checked, so what reads it again (an Evaluation's run, calibration inside compare) does not
+    warn again."""
+    scope = _SCOPE.get()
+    if scope is None:  # not a public call's input (calibrate, fuse ...): nothing to say here
+        return run
+    message = _message(given, run)
+    if message is not None and not scope:
+        scope.append(message)
+    run = run.copy(deep=False)  # checked once: what reads this frame again says nothing more
+    run.attrs[REPORTED] = True
+    return run
+
+
+def warn_tied_scores(given, run: pd.DataFrame) -> None:
+    """Warn (:class:`TiedScoresWarning`) when a run given in its own order has tied scores out
+    of trec_eval's order: the metrics read it by rank (the given order), where trec_eval (and
+    ranx) would order ties by score and doc id, so the numbers can differ from theirs."""
+    message = _message(given, run)
     if message:
-        warnings.warn(message, UserWarning, stacklevel=4)
+        warnings.warn(message, TiedScoresWarning, stacklevel=2)
+
+
+def public(fn):
+    """Make ``fn`` a public call for the tie check: whatever it reads, nested public calls
+    included, gives at most one :class:`TiedScoresWarning`, pointing at the caller's line."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _SCOPE.get() is not None:  # inside another public call: that one warns
+            return fn(*args, **kwargs)
+        messages: list[str] = []
+        token = _SCOPE.set(messages)
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            _SCOPE.reset(token)
+        if messages:
+            warnings.warn(messages[0], TiedScoresWarning, stacklevel=2)
+        return result
+
+    return call
+
+
+def in_given_order(run):
+    """``run`` marked as meant in its given order: read by rank, ties kept as given, no
+    :class:`TiedScoresWarning`. A frame (copied, never changed in place), a mapping
+    ``{system: run}`` (each marked), or anything :func:`retrieval_eval.as_run` reads (read, then
+    marked)."""
+    if isinstance(run, Mapping) and not _is_score_mapping(run):
+        return {name: in_given_order(r) for name, r in run.items()}
+    if not isinstance(run, pd.DataFrame):
+        from ...io import as_run
+
+        run = as_run(run)
+    run = run.copy(deep=False)
+    run.attrs[MEANT] = True
+    return run
+
+
+def _is_score_mapping(obj) -> bool:
+    from ...io.interop import is_score_dict
+
+    return isinstance(obj, dict) and is_score_dict(obj)
