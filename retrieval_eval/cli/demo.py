@@ -123,6 +123,7 @@ def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Pat
     from ..analysis.decisions.gates import apply_gates
     from ..analysis.drift.core import drift
     from ..analysis.evaluation.core import evaluate
+    from ..analysis.evaluation.ties import in_given_order
     from ..datasets import load_demo
 
     out = Path(out_dir)
@@ -131,12 +132,13 @@ def run_demo(out_dir: str | os.PathLike[str], gates=DEMO_GATES) -> dict[str, Pat
     gates = [str(g) for g in gates]
     written: dict[str, Path] = {}
 
-    calibration = calibrate(demo.judgments, demo.runs, queries=demo.queries)
+    runs = in_given_order(demo.runs)  # the demo's ties follow its card (by chunk id): the order is meant
+    calibration = calibrate(demo.judgments, runs, queries=demo.queries)
     drift_result = drift(demo.judgments, demo.corpus_v2)
-    ev = evaluate(demo.judgments, demo.runs, k=(1, 5, DEMO_K), queries=demo.queries)
+    ev = evaluate(demo.judgments, runs, k=(1, 5, DEMO_K), queries=demo.queries)
     comparison = compare(
         demo.judgments,
-        demo.runs,
+        runs,
         baseline=DEMO_BASELINE,
         k=DEMO_K,
         metrics=("ndcg", "recall", "mrr"),

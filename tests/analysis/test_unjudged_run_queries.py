@@ -2,9 +2,8 @@
 Python string per run row: at 10M rows, ``r["query_id"].astype(object)`` and a pandas isin
 over it took 4 s of a 5 s evaluate and most of its peak memory (issue 30, helper perf).
 
-The fix (in ``analysis/evaluation/result.py``, owned by helper "api") is in perf's report:
-distinct run queries by ``arrays.codes`` and ``pyarrow.compute.is_in`` against the judged and
-negative ids. Until it is merged this test fails; strict xfail then says when to drop the mark.
+``analysis/evaluation/result.py`` finds the distinct run queries by ``arrays.codes`` and
+``pyarrow.compute.is_in`` against the judged and negative ids.
 """
 
 from __future__ import annotations
@@ -29,10 +28,6 @@ def test_unjudged_run_queries_are_listed_in_run_order() -> None:
     assert rev.evaluate(judgments, run, k=(10,)).unjudged_queries == unjudged
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="result.py lists the run's queries as Python objects, row by row (fix in perf's report, for helper api)",
-)
 def test_unjudged_run_queries_without_a_python_string_per_row(monkeypatch: pytest.MonkeyPatch) -> None:
     judgments, run, unjudged = _data()
     real = pd.Series.astype

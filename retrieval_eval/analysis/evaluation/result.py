@@ -455,6 +455,19 @@ def _unjudged(j: pd.DataFrame, r: pd.DataFrame | None, negs) -> Any:
     """Run queries without a judgment (left out, and said so); None when the run was not held."""
     if r is None:
         return None
-    ran = pd.unique(r["query_id"].astype(object))
-    known = pd.Index(j["query_id"].astype(object)).append(pd.Index(list(negs), dtype=object))
-    return ran[~pd.Index(ran).isin(known)]
+    # distinct ids found by arrow (a sorted run hashes one id per ranking), never a Python
+    # string per run row: at 10M rows that took 4 s of a 5 s evaluate and most of its peak
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ... import arrays
+
+    _, ran = arrays.codes(arrays.arrow(r["query_id"]))
+    known = pa.concat_arrays(
+        [
+            arrays.whole(arrays.arrow(j["query_id"])).cast(pa.large_string()),
+            pa.array([str(q) for q in negs], type=pa.large_string()),
+        ]
+    )
+    keep = ~pc.is_in(arrays.arrow(ran), value_set=known).to_numpy(zero_copy_only=False)
+    return ran.to_numpy(dtype=object)[keep]
