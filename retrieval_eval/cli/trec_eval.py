@@ -308,7 +308,7 @@ def _printed(m, shown: dict[str, str]) -> str:
     return shown.get(m.name, m.name)
 
 
-def _value(value, kind: str) -> str:
+def trec_value(value, kind: str) -> str:
     """A value as trec_eval prints it: ``%ld`` for a count, ``'%s'`` for relstring's string,
     ``%6.4f`` otherwise."""
     if kind == "str":
@@ -316,8 +316,9 @@ def _value(value, kind: str) -> str:
     return str(int(round(value))) if kind == "int" else "%6.4f" % value
 
 
-def _line(name: str, qid: str, value, kind: str) -> str:
-    return f"{name:<22}\t{escape(qid)}\t{_value(value, kind)}"
+def trec_line(name: str, qid: str, value, kind: str) -> str:
+    """One output line as trec_eval prints it: ``"%-22s\\t%s\\t"`` then :func:`trec_value`."""
+    return f"{name:<22}\t{escape(qid)}\t{trec_value(value, kind)}"
 
 
 def cmd_trec_eval(args: argparse.Namespace, out) -> int:
@@ -376,20 +377,20 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     if args.per_query:
         cols = [m for m in ms if m.family not in SUMMARY_ONLY]
         table = per_query[[m.name for m in cols]].to_numpy(dtype=object)
-        # _line's format, with what is the same on every line made once (900k lines for
+        # trec_line's format, with what is the same on every line made once (900k lines for
         # 10,000 queries of all_trec).
         heads = [f"{_printed(m, shown):<22}\t" for m in cols]
         kinds = [m.spec.kind for m in cols]
         for qid, row in zip(per_query["query_id"].tolist(), table.tolist()):
             q = escape(qid) + "\t"
-            lines.extend(h + q + _value(v, k) for h, k, v in zip(heads, kinds, row))
+            lines.extend(h + q + trec_value(v, k) for h, k, v in zip(heads, kinds, row))
     if not args.no_summary:
         if want_runid:
             lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
         if want_num_q:
-            lines.append(_line("num_q", "all", len(per_query), "int"))
+            lines.append(trec_line("num_q", "all", len(per_query), "int"))
         row = cast(Any, summary.iloc[0] if len(summary) else None)  # -m runid alone: no measure, no row
-        lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
+        lines.extend(trec_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
                      if m.family not in PER_QUERY_ONLY)
     if lines:
         # Written as is: the tabs are the format. Ids had their control characters escaped
