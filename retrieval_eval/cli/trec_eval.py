@@ -30,8 +30,9 @@ output work unchanged (docs/trec_eval-versions.md says what differs):
   ``-N``, 0 unless given).
 
 Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). Where this command
-differs from trec_eval: a qrels grade below 0 is read as 0 (the readers' rule), and a qrels
-line repeating a (query, doc) pair keeps its last grade (trec_eval refuses both files).
+reads a qrels grade below 0 as trec_eval does ("in the pool, not judged": the library's readers
+clamp it to 0 unless ``keep_negative=True``). Where it differs from trec_eval: a qrels line
+repeating a (query, doc) pair keeps its last grade (trec_eval refuses the file).
 A run that repeats a doc id in a query is refused, as trec_eval refuses it. A value that is
 trec_eval's 0 / 0 (Rndcg under a gain map that leaves a query's relevant grades no positive
 gain) prints ``nan``, where trec_eval's printf shows the NaN's sign (``-nan`` on x86-64).
@@ -353,7 +354,7 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
         want_runid, want_num_q, ms, shown = _requested(args.measure, args.compat)
     except ValueError as err:
         raise CLIError(str(err)) from None
-    judgments = read_qrels(args.qrels)
+    judgments = read_qrels(args.qrels, keep_negative=True)  # -1: "in the pool, not judged"
     run = read_trec_run(args.run)
     runid = str(run["system"].iloc[0]) if len(run) else ""
     if len(run) and not one_value(arrow(run["system"])):

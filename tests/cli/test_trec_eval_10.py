@@ -256,6 +256,7 @@ QUICKTEST = [  # trec_eval 10.0's Makefile, `make quicktest`: (arguments, expect
     (["-m", "all_trec", "-q", "test/qrels.test", "test/results.test"], "out.test.aq"),
     (["-m", "all_trec", "-q", "-c", "test/qrels.test", "test/results.trunc"], "out.test.aqc"),
     (["-m", "all_trec", "-q", "-c", "-M100", "test/qrels.test", "test/results.trunc"], "out.test.aqcM"),
+    (["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "test/qrels.rel_level", "test/results.test"], "out.test.aql"),
 ]
 TEST_DIR = os.environ.get("RETRIEVAL_EVAL_TREC_EVAL_TEST_DIR")
 
