@@ -29,7 +29,7 @@ output work unchanged (docs/trec_eval-versions.md says what differs):
 * ``-N n`` is the collection's size that utility's fourth coefficient weighs (trec_eval's
   ``-N``, 0 unless given).
 
-Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). Where this command
+Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). The command
 reads a qrels grade below 0 as trec_eval does ("in the pool, not judged": the library's readers
 clamp it to 0 unless ``keep_negative=True``). Where it differs from trec_eval: a qrels line
 repeating a (query, doc) pair keeps its last grade (trec_eval refuses the file).
