@@ -130,8 +130,9 @@ def with_gains(measures: Iterable[Measure], table: GainTable) -> list[Measure]:
     return out
 
 
-def _judged_only(a: Arrays) -> Arrays:
-    """``a`` without its unjudged entries, the ones below each moving up."""
+def judged_arrays(a: Arrays) -> Arrays:
+    """``a`` without its unjudged entries, the ones below each moving up (trec_eval's ``-J``; the
+    ``judged_only`` variant and ``compute(judged_only=True)``)."""
     keep = a.l_rel >= 0  # neither NONPOOL nor UNJUDGED (a negative grade), as trec_eval -J
     l_rk = a.l_rk[keep]
     r_ret = np.bincount(l_rk, minlength=a.n).astype(np.int64)
@@ -159,9 +160,9 @@ def _ndcg_decimal(inner: Measure, a: Arrays, table: GainTable) -> np.ndarray:
     gain, (iq, ipos, igain) = gainmap.apply(a, table)
     disc = gain / np.log2(a.l_pos + 2.0)
     idisc = igain / np.log2(ipos + 2.0)
-    keep, ikeep = slice(None), slice(None)
-    if inner.family == "ndcg_cut":
-        keep, ikeep = a.l_pos < int(inner.param), ipos < int(inner.param)
+    k = int(inner.param) if inner.family == "ndcg_cut" else None  # ndcg: every position
+    keep = a.l_pos < k if k is not None else np.ones(len(a.l_pos), dtype=bool)
+    ikeep = ipos < k if k is not None else np.ones(len(ipos), dtype=bool)
     dcg = np.bincount(a.l_rk[keep], weights=disc[keep], minlength=a.n)
     idcg = np.bincount(iq[ikeep], weights=idisc[ikeep], minlength=len(a.queries))[a.r_query]
     return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
@@ -169,7 +170,7 @@ def _ndcg_decimal(inner: Measure, a: Arrays, table: GainTable) -> np.ndarray:
 
 def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     if measure.family == "judged_only":
-        inner, b = measure.param, _judged_only(a)
+        inner, b = measure.param, judged_arrays(a)
     elif gainmap.decimal(measure.param[1]):
         return _ndcg_decimal(measure.param[0], a, measure.param[1])
     else:
