@@ -216,7 +216,6 @@ def test_options_after_the_files_and_the_double_dash(files):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-v"], "option -v (--version) is not supported"),
     (["-qv"], "option -v (--version) is not supported"),
     (["-x"], "invalid option -- 'x'"),
     (["--bogus"], "unrecognized option '--bogus'"),
