@@ -54,7 +54,7 @@ __all__ = ["as_corpus", "as_judgments", "as_queries", "as_run", "read_corpus_fil
            "read_queries_file", "read_run_file", "refuse_swapped", "rerank_by_score"]
 
 
-def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
+def as_judgments(obj: Any, label: str = "judgments", keep_negative: bool = False) -> pd.DataFrame:
     """Coerce judgments to the judgments frame, never mutating the input.
 
     Accepts the frame a reader returns (required columns checked, dtypes cast, optional columns
@@ -75,6 +75,8 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
         The judgments, in any of the shapes above.
     label : str
         Names the input in messages.
+    keep_negative : bool
+        A frame's negative grades are kept (trec_eval's "in the pool, not judged"), not refused.
 
     Returns
     -------
@@ -97,7 +99,7 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     """
     refuse_swapped(obj, "labels", label)
     if isinstance(obj, pd.DataFrame):
-        return judgments_from_frame(label_frame(obj), label)
+        return judgments_from_frame(label_frame(obj), label, keep_negative)
     if is_path(obj):
         return read_labels(obj, api=True)
     if isinstance(obj, (list, tuple)):

@@ -112,7 +112,7 @@ def _evaluate(judgments, run, k, threshold, gain="exponential", queries=None, ne
               measures=None, excluded_as_nan: bool = True) -> Evaluation:
     """:func:`evaluate` in memory; with ``excluded_as_nan=False`` an excluded query keeps the
     engine's values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
-    j, r = coerce(judgments, run)
+    j, r = coerce(judgments, run, keep_negative=True)
     return evaluate_frames(j, r, engine.check_ks(k), threshold, gain, queries,
                            negative_id_list(queries, negatives), measures=measures,
                            excluded_as_nan=excluded_as_nan)
@@ -122,10 +122,18 @@ def evaluate_frames(j: pd.DataFrame, r: pd.DataFrame, ks: tuple[int, ...], thres
                     queries, negs: list[str], measures=None,
                     excluded_as_nan: bool = True) -> Evaluation:
     """:func:`evaluate` of frames already checked and converted (:func:`coerce`), with checked
-    cutoffs ``ks`` and the negatives' ids: what a face that took the input itself calls."""
-    per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
-    return finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs,
-                             measures=measures, excluded_as_nan=excluded_as_nan)
+    cutoffs ``ks`` and the negatives' ids: what a face that took the input itself calls.
+
+    A negative grade in ``j`` (trec_eval's "in the pool, not judged") is 0 to the engine's
+    metrics, as the readers read it, and stays -1 for the catalogue ``measures`` (infAP,
+    ``unj``, ``num_nonrel_judged_ret`` read it as trec_eval does).
+    """
+    labels = j
+    if len(j) and (j["relevance"].to_numpy() < 0).any():
+        labels = j.assign(relevance=np.maximum(j["relevance"].to_numpy(), 0))
+    per_query = engine.compute(labels, r, k=ks, threshold=threshold, gain=gain)
+    return finish_evaluation(labels, r, per_query, ks, threshold, gain, queries, negs,
+                             measures=measures, excluded_as_nan=excluded_as_nan, measure_labels=j)
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,16 +21,18 @@ from .heads import CarriesRun, run_of
 from .strata import query_strata_from, stratum_table
 
 
-def coerce(judgments, run):
+def coerce(judgments, run, keep_negative: bool = False):
     """The judgments and the run as the data model's frames, checked once at a public entry.
 
     Judgments read as every path reads them (an empty optional field is an absent one); a
     result that carries its run (:class:`Evaluation`) gives the run it holds (:func:`run_of`).
+    ``keep_negative``: a judgments frame may carry negative grades (trec_eval's "in the pool,
+    not judged"), kept as they are.
     """
     from ...io import as_judgments, as_run
     from ...io.absent import judgments_meaning
 
-    return judgments_meaning(as_judgments(judgments)), as_run(run_of(run))
+    return judgments_meaning(as_judgments(judgments, keep_negative=keep_negative)), as_run(run_of(run))
 
 
 def negative_id_list(queries, negatives) -> list[str]:
@@ -280,7 +282,7 @@ class Evaluation(CarriesRun):
 
 def finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty=None,
                       by_stratum=None, measures=None, excluded_as_nan: bool = True,
-                      heads=None, heads_note=None) -> Evaluation:
+                      heads=None, heads_note=None, measure_labels=None) -> Evaluation:
     """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
     empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata,
     catalogue ``measures`` (which need the run), excluded queries' cells as NaN.
@@ -318,7 +320,7 @@ def finish_evaluation(j, r, per_query, ks, threshold, gain, queries, negs, empty
     if measures is not None:
         from ...engine.measures import attach
 
-        attach(j, r, per_query, summary, measures, threshold)
+        attach(j if measure_labels is None else measure_labels, r, per_query, summary, measures, threshold)
     by_strata = stratum_table(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)
     if excluded_as_nan:
         excluded = scored["no_positives"].to_numpy(dtype=bool)
