@@ -1,6 +1,6 @@
 """``retrieval-eval trec_eval``: a drop-in for trec_eval's command line and its text output.
 
-``retrieval-eval trec_eval [-q] [-c] [-n] [-M n] [-l n] [-N n] [-m measure]... [--compat V] QRELS RUN``
+``retrieval-eval trec_eval [-q] [-c] [-n] [-J] [-M n] [-l n] [-N n] [-Z file] [-m measure]... [--compat V] QRELS RUN``
 prints what trec_eval 10.0 prints (9.0.8 with ``--compat 9.0.8``), so that scripts parsing its
 output work unchanged (docs/trec_eval-versions.md says what differs):
 
@@ -27,7 +27,10 @@ output work unchanged (docs/trec_eval-versions.md says what differs):
   ``-m set_F.0.5 -m set_F.2`` prints ``set_F_0.5``, ``-m P.5 -m P`` prints ``P_5``,
   ``-m all_trec -m set_F.0.5`` prints ``set_F_0.5`` among all_trec's measures;
 * ``-N n`` is the collection's size that utility's fourth coefficient weighs (trec_eval's
-  ``-N``, 0 unless given).
+  ``-N``, 0 unless given);
+* ``-J`` (judged documents only), ``-Z file`` (z-scores, :mod:`.trec_eval_zscores`), ``-D 0``,
+  ``-T trec_results``, ``-o`` and ``-R`` (``qrels`` here; the other formats in
+  ``trec_eval_prefs``) as :mod:`.trec_eval_options` says.
 
 Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). The command
 reads a qrels grade below 0 as trec_eval does ("in the pool, not judged": the library's readers
