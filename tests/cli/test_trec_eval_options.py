@@ -68,6 +68,9 @@ def test_judged_only_equals_pytrec_evals_judged_docs_only_flag(data, level):
     for qid, values in expected.items():
         for name, value in values.items():
             assert got.loc[qid, name] == pytest.approx(value, abs=1e-9), (qid, name)
+    alone = cat.compute(j, trec.run(rows), ["P.5"], level=level, judged_only=True).set_index("query_id")
+    for qid, values in expected.items():  # a cutoff alone: the top 5 judged, wherever they are
+        assert alone.loc[qid, "P_5"] == pytest.approx(values["P_5"], abs=1e-9), qid
     plain = cat.compute(j, trec.run(rows), ["num_ret", "map"], level=level)
     assert (plain["num_ret"].to_numpy() > got.loc[plain["query_id"], "num_ret"].to_numpy()).any()
 

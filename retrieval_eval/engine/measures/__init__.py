@@ -114,7 +114,8 @@ def compute(
     _check(level, num_docs, compat)
     ms = parse_measures(names)
     need = [m.depth for m in ms if m.family != "num_q"]  # num_q reads no ranking
-    depth = None if not need or None in need else max(cast("list[int]", need))  # a measure without a cutoff reads all
+    # a measure without a cutoff reads all; so does -J (the top k judged may lie below rank k)
+    depth = None if not need or None in need or judged_only else max(cast("list[int]", need))
     a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth, add_systems=systems)
     if judged_only:
         from .variants import judged_arrays
