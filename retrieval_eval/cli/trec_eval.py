@@ -105,7 +105,7 @@ GETOPT = {
     "Z": ("Zscore", True),
 }
 #: The options this drop-in reads (the rest are refused, naming them: never a silent difference).
-SUPPORTED = set("hqmclnNM")
+SUPPORTED = set("hqmclnNMR")
 #: This command's own long options (not trec_eval's), passed through as they are.
 OWN_LONG = ("--compat",)
 
@@ -204,6 +204,8 @@ def add_command(command) -> None:
     p.add_argument("-m", dest="measure", metavar="MEASURE", action="append", default=[],
                    help="a measure, a family with parameters (P.5,10) or a nickname (official, "
                         "all_trec, set); repeatable; default official")
+    p.add_argument("-R", dest="rel_info_format", metavar="FORMAT", default="qrels",
+                   help="the judgments' format: qrels (default), prefs, qrels_prefs or qrels_jg")
     p.add_argument("--compat", dest="compat", choices=list(VERSION_NICKNAMES), default="10.0",
                    help="whose definitions and nicknames: trec_eval 10.0 (default) or 9.0.8 "
                         "(what pytrec_eval embeds)")
@@ -308,7 +310,7 @@ def _printed(m, shown: dict[str, str]) -> str:
     return shown.get(m.name, m.name)
 
 
-def _value(value, kind: str) -> str:
+def trec_value(value, kind: str) -> str:
     """A value as trec_eval prints it: ``%ld`` for a count, ``'%s'`` for relstring's string,
     ``%6.4f`` otherwise."""
     if kind == "str":
@@ -316,8 +318,8 @@ def _value(value, kind: str) -> str:
     return str(int(round(value))) if kind == "int" else "%6.4f" % value
 
 
-def _line(name: str, qid: str, value, kind: str) -> str:
-    return f"{name:<22}\t{escape(qid)}\t{_value(value, kind)}"
+def trec_line(name: str, qid: str, value, kind: str) -> str:
+    return f"{name:<22}\t{escape(qid)}\t{trec_value(value, kind)}"
 
 
 def cmd_trec_eval(args: argparse.Namespace, out) -> int:
@@ -335,6 +337,10 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     int
         The exit code: 0 done.
     """
+    if args.rel_info_format != "qrels":
+        from .trec_eval_prefs import cmd_rel_info
+
+        return cmd_rel_info(args, out)
     import numpy as np
 
     from ..arrays import arrow
@@ -376,20 +382,20 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     if args.per_query:
         cols = [m for m in ms if m.family not in SUMMARY_ONLY]
         table = per_query[[m.name for m in cols]].to_numpy(dtype=object)
-        # _line's format, with what is the same on every line made once (900k lines for
+        # trec_line's format, with what is the same on every line made once (900k lines for
         # 10,000 queries of all_trec).
         heads = [f"{_printed(m, shown):<22}\t" for m in cols]
         kinds = [m.spec.kind for m in cols]
         for qid, row in zip(per_query["query_id"].tolist(), table.tolist()):
             q = escape(qid) + "\t"
-            lines.extend(h + q + _value(v, k) for h, k, v in zip(heads, kinds, row))
+            lines.extend(h + q + trec_value(v, k) for h, k, v in zip(heads, kinds, row))
     if not args.no_summary:
         if want_runid:
             lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
         if want_num_q:
-            lines.append(_line("num_q", "all", len(per_query), "int"))
+            lines.append(trec_line("num_q", "all", len(per_query), "int"))
         row = cast(Any, summary.iloc[0] if len(summary) else None)  # -m runid alone: no measure, no row
-        lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
+        lines.extend(trec_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
                      if m.family not in PER_QUERY_ONLY)
     if lines:
         # Written as is: the tabs are the format. Ids had their control characters escaped
