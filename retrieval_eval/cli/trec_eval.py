@@ -46,6 +46,7 @@ from typing import Any, cast
 from ..engine.measures.registry import FAMILIES, parse_measure
 from .common import CLIError
 from .term import escape
+from .trec_text import trec_line, trec_value
 
 #: trec_eval 10.0's measure order (measures.c's ``te_trec_measures``), restricted to the catalogue.
 TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
@@ -308,18 +309,6 @@ def _printed(m, shown: dict[str, str]) -> str:
         trec_eval's (``map``, ``P_5``, ``iprec_at_recall_0.10``, plain ``set_F``).
     """
     return shown.get(m.name, m.name)
-
-
-def trec_value(value, kind: str) -> str:
-    """A value as trec_eval prints it: ``%ld`` for a count, ``'%s'`` for relstring's string,
-    ``%6.4f`` otherwise."""
-    if kind == "str":
-        return f"'{value}'"
-    return str(int(round(value))) if kind == "int" else "%6.4f" % value
-
-
-def trec_line(name: str, qid: str, value, kind: str) -> str:
-    return f"{name:<22}\t{escape(qid)}\t{trec_value(value, kind)}"
 
 
 def cmd_trec_eval(args: argparse.Namespace, out) -> int:

@@ -27,7 +27,7 @@ from ..engine.measures import avgjg, prefs
 from ..engine.measures.registry import FAMILIES, parse_measure
 from .common import CLIError
 from .term import escape
-from .trec_eval import trec_line, trec_value
+from .trec_text import trec_line, trec_value
 
 #: The formats and the families each gives, in trec_eval's measure order.
 FORMATS = {"prefs": prefs.NAMES, "qrels_prefs": prefs.NAMES, "qrels_jg": avgjg.NAMES}
@@ -69,7 +69,7 @@ def requested(names: list[str], fmt: str) -> tuple[set[str], list]:
             if any(a.param == b.param for a, b in zip(ms, ms[1:])):
                 raise CLIError(f"trec_eval: duplicate cutoffs detected in '{name}'")
             given[family] = ms
-    ordered = []
+    ordered: list = []
     for fam in allowed:
         if fam in marked:
             ordered.extend(given.get(fam) or parse_measure(fam))

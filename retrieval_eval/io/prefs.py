@@ -21,6 +21,7 @@ number (trec_eval's ``atof`` would read it as 0), a document twice in one judgme
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -71,7 +72,7 @@ def _levels(label: str, numbers: list[int], texts: list[str], integer: bool) -> 
     return out
 
 
-def _strings(rows: list[list[str]], column: int) -> pd.arrays.StringArray:
+def _strings(rows: list[list[str]], column: int) -> Any:
     return pd.array([r[column] for r in rows], dtype=ID)
 
 

@@ -14,12 +14,15 @@ Verified against trec_eval 10.0's test output ``out.test.qrels_jg`` and hand-com
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .declare import CUTOFFS, RPREC_MULTS, Family, Measure
+from .declare import CUTOFFS, RPREC_MULTS, Family, Measure, make
+from .declare import FAMILIES as DECLARED
+from .prefs_rank import id_columns, ranked_judged, rankings
 
 NAMES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 VERIFIED = "trec_eval 10.0's test outputs; hand-computed cases"
@@ -117,12 +120,32 @@ def _per_group(m: Measure, groups: pd.DataFrame, hits: pd.DataFrame) -> np.ndarr
         total = np.bincount(g, weights=k / (pos + 1.0), minlength=n_g)
         return np.divide(total, r, out=np.zeros(n_g), where=r > 0)
     if m.family == "P_avgjg":
-        cut = int(m.param)
-        return np.bincount(g[pos < cut], minlength=n_g) / cut
+        return np.bincount(g[pos < int(m.param)], minlength=n_g) / int(m.param)
     # Rprec_mult_avgjg: trec_eval's (long)(x R + 0.9); precision 0 at a cutoff of 0
-    cut = (float(m.param) * r + 0.9).astype(np.int64)
-    found = np.bincount(g[pos < cut[g]], minlength=n_g)
-    return np.divide(found, cut, out=np.zeros(n_g), where=cut > 0)
+    cuts = (float(m.param) * r + 0.9).astype(np.int64)
+    found = np.bincount(g[pos < cuts[g]], minlength=n_g)
+    return np.divide(found, cuts, out=np.zeros(n_g), where=cuts > 0)
+
+
+def measures_of(measures: Any) -> list[Measure]:
+    """The ``*_avgjg`` measures named: ``map_avgjg``, ``P_avgjg`` (its default cutoffs),
+    ``P_avgjg.5,10`` or ``P_avgjg_5``, ``Rprec_mult_avgjg.0.2,0.4`` or ``Rprec_mult_avgjg_0.20``,
+    or :class:`Measure` values (None: all three with their defaults)."""
+    names = list(NAMES) if measures is None else [measures] if isinstance(measures, (str, Measure)) else measures
+    out: dict[str, Measure] = {}
+    for n in names:
+        if isinstance(n, Measure) and n.family in NAMES:
+            out.setdefault(n.name, n)
+            continue
+        m = re.fullmatch(r"(map_avgjg|P_avgjg|Rprec_mult_avgjg)(?:[._](.+))?", str(n).strip())
+        if m is None or (m.group(1) == "map_avgjg" and m.group(2)):
+            raise ValueError(f"evaluate_jg computes the *_avgjg measures only ({', '.join(NAMES)}), not {n!r}")
+        family, params = m.groups()
+        values = params.split(",") if params else DECLARED[family].defaults or (None,)
+        for v in values:
+            made = make(family, v)
+            out.setdefault(made.name, made)
+    return list(out.values())
 
 
 def evaluate_jg(
@@ -163,15 +186,10 @@ def evaluate_jg(
         A malformed frame, another family's measure, a level below 1, a run repeating a document.
     """
     from ...io.convert import as_run
-    from .prefs import ranked_judged, rankings
-    from .registry import parse_measures
 
     if isinstance(level, bool) or int(level) != level or level < 1:
         raise ValueError(f"level must be an integer >= 1, got {level!r}")
-    ms = parse_measures(list(NAMES) if measures is None else measures)
-    wrong = [m.name for m in ms if m.family not in NAMES]
-    if wrong:
-        raise ValueError(f"evaluate_jg computes the *_avgjg measures only, not {', '.join(wrong)}")
+    ms = measures_of(measures)
     q = check_jg(qrels_jg)
     r = as_run(run)
     systems = list(dict.fromkeys(r["system"].astype(str).tolist())) or ["run"]
@@ -180,12 +198,7 @@ def evaluate_jg(
     groups, hits = _group_table(q, rk, ranked, int(level))
     rid = groups["rid"].to_numpy()
     n_groups = np.bincount(rid, minlength=len(rk))
-    frame = pd.DataFrame(
-        {
-            "system": pd.array(rk["system"].astype(str), dtype="string"),
-            "query_id": pd.array(rk["query_id"].astype(str), dtype="string"),
-        }
-    )
+    frame = id_columns(rk)
     for m in ms:
         total = np.bincount(rid, weights=_per_group(m, groups, hits), minlength=len(rk))
         frame[m.name] = total / np.maximum(n_groups, 1)

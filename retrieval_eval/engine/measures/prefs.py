@@ -31,7 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .declare import Family, Measure
+from .declare import Family, Measure, make
+from .prefs_rank import byte_rank, id_columns, ranked_judged, rankings
+from .prefs_rnonrel import avg_over_groups, rnonrel
 
 NAMES = (
     "prefs_num_prefs_poss",
@@ -121,63 +123,6 @@ def check_prefs(prefs: Any, label: str = "prefs") -> pd.DataFrame:
             f"sub-group {row['jsg']} of judgment group {row['jg']}"
         )
     return frame
-
-
-def byte_rank(values: np.ndarray) -> np.ndarray:
-    """Each string's rank in byte order (strcmp's; code point order is UTF-8's byte order),
-    equal strings equal ranks."""
-    return np.unique(np.asarray(values).astype(str), return_inverse=True)[1].reshape(-1)
-
-
-def ranked_judged(docs: pd.DataFrame, run: pd.DataFrame, max_ret: int | None, doc_desc: bool) -> pd.DataFrame:
-    """Each ranking's retrieved documents in trec_eval's order, truncated to ``max_ret``.
-
-    ``docs`` are the (query_id) of the evaluated queries; ``run`` a run frame. Order: score
-    descending, ties by doc id descending (``doc_desc``, the qrels code's) or ascending (the
-    prefs code's); a ranking without scores keeps its rank order. Returns ``system``,
-    ``query_id``, ``doc_id``, ``pos`` (0-based). A document twice in a ranking is refused, as
-    trec_eval refuses it.
-    """
-    r = run[run["query_id"].isin(docs["query_id"].unique())]
-    score = r["score"].to_numpy(dtype=np.float64)
-    key = np.where(np.isnan(score), -r["rank"].to_numpy(dtype=np.float64), score)
-    doc = r["doc_id"].to_numpy(dtype=object).astype(str)
-    doc_order = byte_rank(doc)
-    sys_q = pd.MultiIndex.from_arrays([r["system"].to_numpy(dtype=object), r["query_id"].to_numpy(dtype=object)])
-    group = pd.factorize(sys_q)[0]
-    perm = np.lexsort((-doc_order if doc_desc else doc_order, -key, group))
-    out = pd.DataFrame(
-        {
-            "system": r["system"].to_numpy(dtype=object)[perm],
-            "query_id": r["query_id"].to_numpy(dtype=object)[perm],
-            "doc_id": doc[perm],
-        }
-    )
-    g = group[perm]
-    starts = np.r_[0, np.flatnonzero(np.diff(g)) + 1] if len(g) else np.zeros(0, dtype=np.int64)
-    sizes = np.diff(np.r_[starts, len(g)])
-    out["pos"] = np.arange(len(g)) - np.repeat(starts, sizes)
-    if max_ret is not None:
-        out = out[out["pos"].to_numpy() < max_ret]
-    twice = out.duplicated(["system", "query_id", "doc_id"]).to_numpy()
-    if twice.any():
-        row = out[twice].iloc[0]
-        raise ValueError(f"run: query {row['query_id']} repeats doc {row['doc_id']} (trec_eval refuses duplicate docs)")
-    return out.reset_index(drop=True)
-
-
-def rankings(queries: np.ndarray, ranked: pd.DataFrame, systems: list[str], complete: bool) -> pd.DataFrame:
-    """The evaluated (system, query_id) pairs: queries of the judgments the run answers, or
-    with ``complete`` every judged query for every system; queries in byte order."""
-    if complete:
-        grid = pd.MultiIndex.from_product([systems, sorted(set(queries.tolist()))], names=["system", "query_id"])
-        rk = grid.to_frame(index=False)
-    else:
-        rk = ranked[["system", "query_id"]].drop_duplicates()
-        rk = rk[rk["query_id"].isin(set(queries.tolist()))]
-    sys_order = {s: i for i, s in enumerate(systems)}
-    rk = rk.assign(_s=rk["system"].map(sys_order)).sort_values(["_s", "query_id"], kind="stable")
-    return rk.drop(columns="_s").reset_index(drop=True)
 
 
 def _judged_docids(p: pd.DataFrame, ranked: pd.DataFrame, rk: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
@@ -346,6 +291,18 @@ def pair_means(pairs: pd.DataFrame, g_rid: np.ndarray, njr: np.ndarray, n: int) 
     return out
 
 
+def measures_of(measures: Any) -> list[Measure]:
+    """The ``prefs_*`` measures named (names or :class:`Measure` values; None: all 14)."""
+    names = list(NAMES) if measures is None else [measures] if isinstance(measures, (str, Measure)) else measures
+    out: dict[str, Measure] = {}
+    for n in names:
+        name = n.family if isinstance(n, Measure) else str(n).strip()
+        if name not in NAMES:
+            raise ValueError(f"evaluate_prefs computes the prefs_* measures only ({', '.join(NAMES)}), not {n!r}")
+        out.setdefault(name, make(name))
+    return list(out.values())
+
+
 def evaluate_prefs(
     prefs: pd.DataFrame, run: Any, measures: Any = None, max_ret: int | None = None, complete: bool = False
 ) -> pd.DataFrame:
@@ -378,13 +335,8 @@ def evaluate_prefs(
         run repeating a document in a ranking.
     """
     from ...io.convert import as_run
-    from .prefs_rnonrel import rnonrel
-    from .registry import parse_measures
 
-    ms = parse_measures(list(NAMES) if measures is None else measures)
-    wrong = [m.name for m in ms if m.family not in NAMES]
-    if wrong:
-        raise ValueError(f"evaluate_prefs computes the prefs_* measures only, not {', '.join(wrong)}")
+    ms = measures_of(measures)
     p = check_prefs(prefs)
     r = as_run(run)
     systems = list(dict.fromkeys(r["system"].astype(str).tolist())) or ["run"]
@@ -400,26 +352,11 @@ def evaluate_prefs(
     values = _measures(c, g_rid, n)
     values.update(pair_means(pairs, g_rid, njr, n))
     values["prefs_avgjg_Rnonrel"], values["prefs_avgjg_Rnonrel_ret"] = rnonrel(rows, pairs, c, njr[g_rid], g_rid, n)
-    frame = pd.DataFrame(
-        {
-            "system": pd.array(rk["system"].astype(str), dtype="string"),
-            "query_id": pd.array(rk["query_id"].astype(str), dtype="string"),
-        }
-    )
+    frame = id_columns(rk)
     for m in ms:
         frame[m.name] = np.asarray(values[m.family], dtype=np.float64)
     frame.attrs["measures"] = ms
     return frame
-
-
-def avg_over_groups(ratio: np.ndarray, g_rid: np.ndarray, n: int) -> np.ndarray:
-    """trec_eval's JG average: the sum of the groups' ratios over the number of groups, 0 when
-    the sum is not above 0 (a NaN ratio, trec_eval's 0 / 0, makes the sum NaN: 0 too)."""
-    total = np.zeros(n)
-    np.add.at(total, g_rid, ratio)
-    groups = np.bincount(g_rid, minlength=n)
-    with np.errstate(invalid="ignore"):
-        return np.where(total > 0, total / np.maximum(groups, 1), 0.0)
 
 
 def _measures(c: dict[str, np.ndarray], g_rid: np.ndarray, n: int) -> dict[str, np.ndarray]:

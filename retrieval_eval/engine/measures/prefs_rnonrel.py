@@ -26,6 +26,16 @@ import numpy as np
 import pandas as pd
 
 
+def avg_over_groups(ratio: np.ndarray, g_rid: np.ndarray, n: int) -> np.ndarray:
+    """trec_eval's JG average: the sum of the groups' ratios over the number of groups, 0 when
+    the sum is not above 0 (a NaN ratio, trec_eval's 0 / 0, makes the sum NaN: 0 too)."""
+    total = np.zeros(n)
+    np.add.at(total, g_rid, ratio)
+    groups = np.bincount(g_rid, minlength=n)
+    with np.errstate(invalid="ignore"):
+        return np.where(total > 0, total / np.maximum(groups, 1), 0.0)
+
+
 def _last_class(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per row: whether it is in its group's last (lowest level) class, and its place there."""
     g, lv = rows["g"].to_numpy(), rows["level"].to_numpy()
@@ -106,8 +116,6 @@ def rnonrel(
     rows: pd.DataFrame, pairs: pd.DataFrame, c: dict[str, np.ndarray], njr_g: np.ndarray, g_rid: np.ndarray, n: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """``prefs_avgjg_Rnonrel`` and ``prefs_avgjg_Rnonrel_ret`` per ranking."""
-    from .prefs import avg_over_groups
-
     n_groups = len(g_rid)
     pa = rows_pa(rows, n_groups)
     out = []
