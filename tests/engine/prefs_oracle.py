@@ -204,7 +204,7 @@ def _pairs(ca, nj, njr, which):
             if not (c1 or c2):
                 continue
             both, one = j < njr, i < njr <= j
-            if which == "ret" and not both or which == "imp" and not (both or one):
+            if (which == "ret" and not both) or (which == "imp" and not (both or one)):
                 continue
             num += 1
             if both or one:
