@@ -75,7 +75,7 @@ def check_jg(qrels_jg: Any, label: str = "qrels_jg") -> pd.DataFrame:
     check_columns(qrels_jg, JG_COLUMNS, label)
     out = {}
     for c in JG_COLUMNS[:3]:
-        if not all(isinstance(v, str) for v in qrels_jg[c].tolist()):
+        if pd.api.types.infer_dtype(qrels_jg[c], skipna=False) != "string":
             raise ValueError(f"{label}: column {c!r} must hold strings (ids stay strings)")
         out[c] = pd.array(qrels_jg[c].to_numpy(dtype=object), dtype=ID)
     rel = pd.to_numeric(qrels_jg["relevance"], errors="coerce").to_numpy(dtype=np.float64)

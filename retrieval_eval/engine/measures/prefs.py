@@ -107,7 +107,7 @@ def check_prefs(prefs: Any, label: str = "prefs") -> pd.DataFrame:
     out = {}
     for c in PREFS_COLUMNS[:4]:
         col = prefs[c]
-        if not all(isinstance(v, str) for v in col.tolist()):
+        if pd.api.types.infer_dtype(col, skipna=False) != "string":
             raise ValueError(f"{label}: column {c!r} must hold strings (ids stay strings)")
         out[c] = pd.array(col.to_numpy(dtype=object), dtype=ID)
     level = pd.to_numeric(prefs["rel_level"], errors="coerce").to_numpy(dtype=np.float64)
@@ -191,30 +191,29 @@ def level_pairs(group: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.nd
     return left, right
 
 
-def _closure(g: np.ndarray, a: np.ndarray, b: np.ndarray, doc_of: dict[tuple[int, int], str]) -> pd.DataFrame:
+def _closure(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> pd.DataFrame:
     """The transitive closure of the edges (g, a, b) of each partial-order group (repeated
-    squaring by joins: a few passes, no per-group loop); a cycle is refused."""
+    squaring by joins: a few passes, no per-group loop)."""
     edges = pd.DataFrame({"g": g, "a": a, "b": b}).drop_duplicates()
     while True:
         step = edges.merge(edges.rename(columns={"a": "b", "b": "c"}), on=["g", "b"])[["g", "a", "c"]]
         grown = pd.concat([edges, step.rename(columns={"c": "b"})]).drop_duplicates(ignore_index=True)
         if len(grown) == len(edges):
-            break
+            return edges.reset_index(drop=True)
         edges = grown
-    loop = (edges["a"] == edges["b"]).to_numpy()
-    if loop.any():
-        row = edges[loop].iloc[0]
-        raise ValueError(
-            f"prefs: inconsistent preferences in one judgment group: document "
-            f"{doc_of.get((int(row['g']), int(row['a'])), '?')} is preferred to itself "
-            "through its sub-groups (trec_eval aborts)"
-        )
-    return edges.reset_index(drop=True)
+
+
+def _doc_named(rows: pd.DataFrame, g: int, docid: int) -> str:
+    """The doc id of docid ``docid`` in group ``g`` (for a message)."""
+    at = (rows["g"].to_numpy() == g) & (rows["docid"].to_numpy() == docid)
+    return str(rows["doc_id"].to_numpy()[at][0])
 
 
 def pair_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Every preference of every judgment group: ``g``, ``a`` (preferred docid), ``b``, with
-    multiplicity in a complete group, the closure's edges in a partial one."""
+    multiplicity in a complete group, the closure's edges in a partial one. Refused as trec_eval
+    refuses them: a partial group giving a document levels 0 and above 0, or preferring a
+    document to itself through its sub-groups (trec_eval aborts)."""
     gs, lv = rows["g"].to_numpy(), rows["level"].to_numpy()
     sub = rows["s"].to_numpy()
     i, j = level_pairs(sub, lv)  # rows are sorted by group, sub-group, level: a sub-group is a block
@@ -222,13 +221,22 @@ def pair_table(rows: pd.DataFrame) -> pd.DataFrame:
     ec = ~pa[i]
     out = [pd.DataFrame({"g": gs[i[ec]], "a": docid[i[ec]], "b": docid[j[ec]]})]
     if pa.any():
-        zero = rows[pa].groupby(["g", "docid"])["level"].agg(lambda x: (x == 0).any() and (x > 0).any())
-        if zero.any():
-            gi, di = zero[zero].index[0]
-            doc = rows[(rows["g"] == gi) & (rows["docid"] == di)]["doc_id"].iloc[0]
+        marks = pd.DataFrame({"g": gs[pa], "docid": docid[pa], "zero": lv[pa] == 0, "pos": lv[pa] > 0})
+        both = marks.groupby(["g", "docid"])[["zero", "pos"]].any()
+        both = both[both["zero"].to_numpy() & both["pos"].to_numpy()]
+        if len(both):
+            doc = _doc_named(rows, *both.index[0])
             raise ValueError(f"prefs: document {doc} has both 0 and non-0 rel_level in one judgment group")
-        doc_of = dict(zip(zip(gs[pa].tolist(), docid[pa].tolist()), rows["doc_id"].to_numpy()[pa].tolist()))
-        out.append(_closure(gs[i[~ec]], docid[i[~ec]], docid[j[~ec]], doc_of))
+        closed = _closure(gs[i[~ec]], docid[i[~ec]], docid[j[~ec]])
+        loop = (closed["a"] == closed["b"]).to_numpy()
+        if loop.any():
+            row = closed[loop].iloc[0]
+            raise ValueError(
+                "prefs: inconsistent preferences in one judgment group: document "
+                f"{_doc_named(rows, int(row['g']), int(row['a']))} is preferred to itself through its "
+                "sub-groups (trec_eval aborts)"
+            )
+        out.append(closed)
     return pd.concat(out, ignore_index=True)
 
 
