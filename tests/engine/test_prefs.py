@@ -262,3 +262,14 @@ def test_trec_evals_own_outputs(reader, judgments, run, expected):
             assert text == want[(name, row.query_id)], (name, row.query_id)
             checked += 1
     assert checked == 14 * len({q for _, q in want if q != "all"})
+
+
+def test_each_system_of_a_run_is_its_own_ranking():
+    lines, rows = random_case(7)
+    one = run_frame(rows)
+    two = pd.concat([one.assign(system="A"), one.assign(system="B", score=-one["score"])], ignore_index=True)
+    got = evaluate_prefs(prefs_frame(lines), two).set_index(["system", "query_id"])
+    alone_a = evaluate_prefs(prefs_frame(lines), one).set_index("query_id").drop(columns="system")
+    alone_b = evaluate_prefs(prefs_frame(lines), one.assign(score=-one["score"])).set_index("query_id")
+    pd.testing.assert_frame_equal(got.loc["A"], alone_a)
+    pd.testing.assert_frame_equal(got.loc["B"], alone_b.drop(columns="system"))

@@ -142,3 +142,13 @@ def test_trec_evals_own_output():
         for i, name in enumerate(names):
             assert "%6.4f" % row[2 + i] == want[(name, row.query_id)], (name, row.query_id)
     assert len(got) * len(names) == sum(1 for _, q in want if q != "all")
+
+
+def test_each_system_of_a_run_is_its_own_ranking():
+    lines, rows = random_case(1)
+    one = run_frame(rows)
+    two = pd.concat([one.assign(system="A"), one.assign(system="B", score=-one["score"])], ignore_index=True)
+    got = evaluate_jg(jg_frame(lines), two).set_index(["system", "query_id"])
+    alone_b = evaluate_jg(jg_frame(lines), one.assign(score=-one["score"])).set_index("query_id")
+    pd.testing.assert_frame_equal(got.loc["B"], alone_b.drop(columns="system"))
+    assert not got.loc["A"].equals(got.loc["B"])
