@@ -273,3 +273,24 @@ def test_each_system_of_a_run_is_its_own_ranking():
     alone_b = evaluate_prefs(prefs_frame(lines), one.assign(score=-one["score"])).set_index("query_id")
     pd.testing.assert_frame_equal(got.loc["A"], alone_a)
     pd.testing.assert_frame_equal(got.loc["B"], alone_b.drop(columns="system"))
+
+
+def test_blocks_of_rankings_give_the_same_values(monkeypatch):
+    from retrieval_eval.engine.measures import prefs as module
+
+    lines, rows = random_case(4)
+    whole = values(lines, rows)
+    monkeypatch.setattr(module, "PAIR_BLOCK", 1)  # every ranking a block of its own
+    assert len(set(module.blocks(*_rows_of(lines, rows)).tolist())) > 1
+    pd.testing.assert_frame_equal(values(lines, rows), whole)
+
+
+def _rows_of(lines, rows):
+    from retrieval_eval.engine.measures import prefs as module
+    from retrieval_eval.io.convert import as_run
+
+    p, r = module.check_prefs(prefs_frame(lines)), as_run(run_frame(rows))
+    ranked = module.ranked_judged(p, r, None, doc_desc=False)
+    rk = module.rankings(p["query_id"].to_numpy(dtype=object), ranked, ["run"], False)
+    judged, njr = module._judged_docids(p, ranked, rk)
+    return module._rows(p, judged, njr), len(rk), module.PAIR_BLOCK

@@ -192,7 +192,7 @@ def evaluate_jg(
     ms = measures_of(measures)
     q = check_jg(qrels_jg)
     r = as_run(run)
-    systems = list(dict.fromkeys(r["system"].astype(str).tolist())) or ["run"]
+    systems = [str(x) for x in pd.unique(r["system"])] or ["run"]
     ranked = ranked_judged(q, r, max_ret, doc_desc=True)
     rk = rankings(q["query_id"].to_numpy(dtype=object), ranked, systems, complete)
     groups, hits = _group_table(q, rk, ranked, int(level))

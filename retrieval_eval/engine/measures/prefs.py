@@ -84,6 +84,9 @@ FAMILIES = tuple(
     for n in NAMES
 )
 PREFS_COLUMNS = ("query_id", "jg", "jsg", "doc_id", "rel_level")
+#: The most preference pairs enumerated at once (a few hundred MB of pair tables at most):
+#: larger inputs are evaluated in blocks of whole rankings (:func:`blocks`).
+PAIR_BLOCK = 4_000_000
 
 
 def compute(measure: Measure, a: Any, level: int) -> np.ndarray:
@@ -347,7 +350,7 @@ def evaluate_prefs(
     ms = measures_of(measures)
     p = check_prefs(prefs)
     r = as_run(run)
-    systems = list(dict.fromkeys(r["system"].astype(str).tolist())) or ["run"]
+    systems = [str(x) for x in pd.unique(r["system"])] or ["run"]
     ranked = ranked_judged(p, r, max_ret, doc_desc=False)
     rk = rankings(p["query_id"].to_numpy(dtype=object), ranked, systems, complete)
     judged, njr = _judged_docids(p, ranked, rk)
@@ -355,16 +358,39 @@ def evaluate_prefs(
     n, n_groups = len(rk), int(rows["g"].max()) + 1 if len(rows) else 0
     g_rid = np.zeros(n_groups, dtype=np.int64)
     g_rid[rows["g"].to_numpy()] = rows["rid"].to_numpy()
-    pairs = pair_table(rows)
-    c = group_counts(rows, pairs, njr[g_rid], n_groups)
-    values = _measures(c, g_rid, n)
-    values.update(pair_means(pairs, g_rid, njr, n))
-    values["prefs_avgjg_Rnonrel"], values["prefs_avgjg_Rnonrel_ret"] = rnonrel(rows, pairs, c, njr[g_rid], g_rid, n)
+    block = blocks(rows, n, PAIR_BLOCK)[rows["rid"].to_numpy()]
+    values = {name: np.zeros(n) for name in NAMES}
+    for b in np.unique(block):  # one block unless the pairs would not fit: whole rankings each
+        for name, v in _block_values(rows[block == b], njr, g_rid, n).items():
+            values[name] += v
     frame = id_columns(rk)
     for m in ms:
         frame[m.name] = np.asarray(values[m.family], dtype=np.float64)
     frame.attrs["measures"] = ms
     return frame
+
+
+def blocks(rows: pd.DataFrame, n: int, limit: int) -> np.ndarray:
+    """Each ranking's block: consecutive whole rankings, about ``limit`` preference pairs a
+    block (bounded by each group's lines squared), so that the pairs enumerated at once stay
+    within memory; a ranking above the limit is a block of its own."""
+    size = np.bincount(rows["g"].to_numpy()).astype(np.float64)
+    rid_of = np.zeros(len(size), dtype=np.int64)
+    rid_of[rows["g"].to_numpy()] = rows["rid"].to_numpy()
+    per_ranking = np.bincount(rid_of, weights=size**2, minlength=n)
+    before = np.cumsum(per_ranking) - per_ranking
+    return (before // max(limit, 1)).astype(np.int64)
+
+
+def _block_values(rows: pd.DataFrame, njr: np.ndarray, g_rid: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Every measure per ranking from the lines of a block of whole rankings (0 for the others)."""
+    n_groups = len(g_rid)
+    pairs = pair_table(rows)
+    c = group_counts(rows, pairs, njr[g_rid], n_groups)
+    values = _measures(c, g_rid, n)
+    values.update(pair_means(pairs, g_rid, njr, n))
+    values["prefs_avgjg_Rnonrel"], values["prefs_avgjg_Rnonrel_ret"] = rnonrel(rows, pairs, c, njr[g_rid], g_rid, n)
+    return values
 
 
 def _measures(c: dict[str, np.ndarray], g_rid: np.ndarray, n: int) -> dict[str, np.ndarray]:
