@@ -28,8 +28,9 @@ import pandas as pd
 
 from ..errors import FormatError
 from ..model import ID
+from .columns import arrow_strings
 from .text import checked_bytes, decode, read_bytes, read_error
-from .whitespace import INT_RE, parse_float_field, table_lines
+from .whitespace import INT_RE, arrow_table, parse_float_field, table_lines
 
 __all__ = ["read_prefs", "read_qrels_jg", "read_qrels_prefs"]
 
@@ -37,23 +38,51 @@ PREFS_COLUMNS = ("query_id", "jg", "jsg", "doc_id", "rel_level")
 JG_COLUMNS = ("query_id", "jg", "doc_id", "relevance")
 
 
-def _lines(path: str | os.PathLike[str], width: int, fields: str) -> tuple[str, list[int], list[list[str]]]:
-    """(label, line numbers, fields) of every line of ``path`` that is not blank or a comment."""
+def _data(path: str | os.PathLike[str]) -> tuple[str, bytes, str | None]:
+    """(label, bytes without a BOM, the text when checking decoded it) of ``path``."""
     label = str(path)
     try:
         data = read_bytes(path)
     except OSError as err:
         raise read_error(path, err) from None
-    data, _ = checked_bytes(data, label)
+    data, text = checked_bytes(data, label)
+    return label, data, text
+
+
+def _fast(data: bytes, names: list[str], integer: bool) -> pd.DataFrame | None:
+    """Arrow's strict read of a file with one space (or tab) between fields, no comment, no
+    blank line, levels that are finite numbers; None for anything else (the careful pass then
+    reads it and names any problem with its line)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    level = names[-1]
+    types = {n: pa.string() for n in names[:-1]} | {level: pa.int64() if integer else pa.float64()}
+    table = arrow_table(data, names, types, keep_it=True)
+    if table is None or table.num_rows == 0:
+        return None
+    values = table.column(level).to_numpy()
+    if not integer and not np.isfinite(values).all():
+        return None
+    if pc.any(pc.starts_with(table.column(names[0]), "#")).as_py():
+        return None  # a comment line
+    if any(pc.any(pc.equal(pc.utf8_length(table.column(n)), 0)).as_py() for n in names[:-1]):
+        return None  # two separators in a row: the careful pass splits on any run of them
+    out = {n: arrow_strings(table.column(n)) for n in names[:-1]}
+    return pd.DataFrame({**out, level: values.astype(np.int64 if integer else np.float64)})
+
+
+def _lines(label: str, data: bytes, text: str | None, width: int, fields: str) -> tuple[list[int], list[list[str]]]:
+    """(line numbers, fields) of every line that is not blank or a comment."""
     numbers, rows = [], []
-    for number, row in table_lines(decode(data, label)):
+    for number, row in table_lines(text if text is not None else decode(data, label)):
         if len(row) != width:
             raise FormatError(label, number, f"expected {width} fields ({fields}), found {len(row)}")
         numbers.append(number)
         rows.append(row)
     if not rows:
         raise FormatError(label, None, f"no judgment lines ({fields})")
-    return label, numbers, rows
+    return numbers, rows
 
 
 def _levels(label: str, numbers: list[int], texts: list[str], integer: bool) -> np.ndarray:
@@ -89,7 +118,11 @@ def read_prefs(path: str | os.PathLike[str]) -> pd.DataFrame:
     FormatError
         One line naming the file, the line and the problem.
     """
-    label, numbers, rows = _lines(path, 5, "query_id jg jsg doc_id rel_level")
+    label, data, text = _data(path)
+    fast = _fast(data, list(PREFS_COLUMNS), integer=False)
+    if fast is not None:
+        return fast
+    numbers, rows = _lines(label, data, text, 5, "query_id jg jsg doc_id rel_level")
     return pd.DataFrame(
         {
             "query_id": _strings(rows, 0),
@@ -110,7 +143,12 @@ def read_qrels_prefs(path: str | os.PathLike[str]) -> pd.DataFrame:
     pandas.DataFrame
         :func:`read_prefs`' columns.
     """
-    label, numbers, rows = _lines(path, 4, "query_id jg doc_id rel_level")
+    label, data, text = _data(path)
+    fast = _fast(data, ["query_id", "jg", "doc_id", "rel_level"], integer=False)
+    if fast is not None:
+        jsg = pd.array(np.full(len(fast), "0", dtype=object), dtype=ID)
+        return fast.assign(jsg=jsg)[list(PREFS_COLUMNS)]
+    numbers, rows = _lines(label, data, text, 4, "query_id jg doc_id rel_level")
     return pd.DataFrame(
         {
             "query_id": _strings(rows, 0),
@@ -137,7 +175,11 @@ def read_qrels_jg(path: str | os.PathLike[str]) -> pd.DataFrame:
         One line naming the file, the line and the problem (a document twice in one judgment
         group of a query included).
     """
-    label, numbers, rows = _lines(path, 4, "query_id jg doc_id relevance")
+    label, data, text = _data(path)
+    frame = _fast(data, list(JG_COLUMNS), integer=True)
+    if frame is not None and not frame.duplicated(["query_id", "jg", "doc_id"]).any():
+        return frame
+    numbers, rows = _lines(label, data, text, 4, "query_id jg doc_id relevance")
     frame = pd.DataFrame(
         {
             "query_id": _strings(rows, 0),
