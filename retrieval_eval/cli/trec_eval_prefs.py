@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+import pandas as pd
 
 from ..engine.measures import avgjg, prefs
 from ..engine.measures.registry import FAMILIES, parse_measure
@@ -91,8 +92,8 @@ def _read(args: argparse.Namespace):
 def _evaluate(args: argparse.Namespace, judgments, run, ms):
     """Per-query values, queries in byte order; refusals as one line naming the input."""
     if not args.complete:
-        answered = set(run["query_id"].astype(str).tolist())
-        missing = sorted(set(judgments["query_id"].astype(str).tolist()) - answered)
+        answered = set(pd.unique(run["query_id"]).tolist())
+        missing = sorted(set(pd.unique(judgments["query_id"]).tolist()) - answered)
         if missing:
             raise CLIError(
                 f"{args.run}: no results for query {missing[0]} of {args.qrels} (trec_eval 10.0 "
