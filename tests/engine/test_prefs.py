@@ -294,3 +294,15 @@ def _rows_of(lines, rows):
     rk = module.rankings(p["query_id"].to_numpy(dtype=object), ranked, ["run"], False)
     judged, njr = module._judged_docids(p, ranked, rk)
     return module._rows(p, judged, njr), len(rk), module.PAIR_BLOCK
+
+
+def test_rnonrel_keeps_the_first_r_non_relevant_documents_with_trec_evals_arithmetic():
+    # one relevant d1, three non-relevant; ranking d1, d2, d3 (d4 not retrieved): R 1 < N 3
+    lines = [("q", "u", "0", "d1", 1), ("q", "u", "0", "d2", 0), ("q", "u", "0", "d3", 0), ("q", "u", "0", "d4", 0)]
+    got = values(lines, [("q", "d1", 3), ("q", "d2", 2), ("q", "d3", 1)]).loc["q"]
+    # kept: d2, the first non-relevant; trec_eval then counts every line of the group (the
+    # non-relevant ones too) against it: d1 > d2 fulfilled, d2, d3, d4 not: 1 / 4
+    assert got["prefs_avgjg_Rnonrel"] == pytest.approx(1 / 4)
+    # retrieved only: d1, d2, d3 against d2: 1 / 3
+    assert got["prefs_avgjg_Rnonrel_ret"] == pytest.approx(1 / 3)
+    assert got["prefs_simp"] == 1.0  # d1 > d2, d3 fulfilled, d1 > d4 implied: fulfilled too
