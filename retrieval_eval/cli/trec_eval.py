@@ -53,6 +53,7 @@ from .term import escape
 from .trec_eval_getopt import GETOPT, OWN_LONG, SUPPORTED, getopt_argv
 from .trec_eval_options import add_options, check_options, rel_info_handler
 from .trec_eval_zscores import read_zscores, to_zscores
+from .trec_text import trec_line, trec_value
 
 __all__ = [
     "GETOPT",
@@ -312,19 +313,6 @@ def _printed(m, shown: dict[str, str]) -> str:
         trec_eval's (``map``, ``P_5``, ``iprec_at_recall_0.10``, plain ``set_F``).
     """
     return shown.get(m.name, m.name)
-
-
-def trec_value(value, kind: str) -> str:
-    """A value as trec_eval prints it: ``%ld`` for a count, ``'%s'`` for relstring's string,
-    ``%6.4f`` otherwise."""
-    if kind == "str":
-        return f"'{value}'"
-    return str(int(round(value))) if kind == "int" else "%6.4f" % value
-
-
-def trec_line(name: str, qid: str, value, kind: str) -> str:
-    """One output line as trec_eval prints it: ``"%-22s\\t%s\\t"`` then :func:`trec_value`."""
-    return f"{name:<22}\t{escape(qid)}\t{trec_value(value, kind)}"
 
 
 def cmd_trec_eval(args: argparse.Namespace, out) -> int:

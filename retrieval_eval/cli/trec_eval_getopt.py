@@ -105,7 +105,8 @@ def _option(letter: str, value: str | None) -> list[str]:
     if letter not in SUPPORTED:
         long = GETOPT[letter][0]
         raise CLIError(
-            f"trec_eval: option -{letter} (--{long}) is not supported by this drop-in (docs/trec_eval-versions.md lists what is)"
+            f"trec_eval: option -{letter} (--{long}) is not supported by this drop-in "
+            "(docs/trec_eval-versions.md lists what is)"
         )
     if letter == "h":
         return ["--help"]

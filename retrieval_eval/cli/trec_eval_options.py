@@ -99,17 +99,11 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def rel_info_handler(args: argparse.Namespace) -> Callable[..., int] | None:
-    """The handler of a ``-R`` format other than ``qrels`` (None for ``qrels``, read here).
-
-    Raises
-    ------
-    CLIError
-        The format has no reader (the preferences module is not there).
-    """
+    """The handler of a ``-R`` format other than ``qrels`` (None for ``qrels``, read here):
+    :func:`.trec_eval_prefs.cmd_rel_info`, which reads ``prefs``, ``qrels_prefs`` and
+    ``qrels_jg`` and refuses any other format by name."""
     if args.rel_info_format == "qrels":
         return None
-    try:
-        from .trec_eval_prefs import cmd_rel_info  # type: ignore[import-not-found, import-untyped, unused-ignore]
-    except ImportError:
-        raise CLIError(f"option -R (--Rel_info_format) value {args.rel_info_format!r} is not supported") from None
-    return cmd_rel_info  # type: ignore[no-any-return, unused-ignore]
+    from .trec_eval_prefs import cmd_rel_info  # lazy: the preference readers and measures
+
+    return cmd_rel_info
