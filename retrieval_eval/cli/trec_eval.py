@@ -1,6 +1,6 @@
 """``retrieval-eval trec_eval``: a drop-in for trec_eval's command line and its text output.
 
-``retrieval-eval trec_eval [-q] [-c] [-n] [-M n] [-l n] [-N n] [-m measure]... [--compat V] QRELS RUN``
+``retrieval-eval trec_eval [-q] [-c] [-n] [-J] [-M n] [-l n] [-N n] [-Z file] [-m measure]... [--compat V] QRELS RUN``
 prints what trec_eval 10.0 prints (9.0.8 with ``--compat 9.0.8``), so that scripts parsing its
 output work unchanged (docs/trec_eval-versions.md says what differs):
 
@@ -27,11 +27,15 @@ output work unchanged (docs/trec_eval-versions.md says what differs):
   ``-m set_F.0.5 -m set_F.2`` prints ``set_F_0.5``, ``-m P.5 -m P`` prints ``P_5``,
   ``-m all_trec -m set_F.0.5`` prints ``set_F_0.5`` among all_trec's measures;
 * ``-N n`` is the collection's size that utility's fourth coefficient weighs (trec_eval's
-  ``-N``, 0 unless given).
+  ``-N``, 0 unless given);
+* ``-J`` (judged documents only), ``-Z file`` (z-scores, :mod:`.trec_eval_zscores`), ``-D 0``,
+  ``-T trec_results``, ``-o`` and ``-R`` (``qrels`` here; the other formats in
+  ``trec_eval_prefs``) as :mod:`.trec_eval_options` says.
 
-Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). Where this command
-differs from trec_eval: a qrels grade below 0 is read as 0 (the readers' rule), and a qrels
-line repeating a (query, doc) pair keeps its last grade (trec_eval refuses both files).
+Every number comes from the catalogue (:mod:`retrieval_eval.engine.measures`). The command
+reads a qrels grade below 0 as trec_eval does ("in the pool, not judged": the library's readers
+clamp it to 0 unless ``keep_negative=True``). Where it differs from trec_eval: a qrels line
+repeating a (query, doc) pair keeps its last grade (trec_eval refuses the file).
 A run that repeats a doc id in a query is refused, as trec_eval refuses it. A value that is
 trec_eval's 0 / 0 (Rndcg under a gain map that leaves a query's relevant grades no positive
 gain) prints ``nan``, where trec_eval's printf shows the NaN's sign (``-nan`` on x86-64).
@@ -46,22 +50,97 @@ from typing import Any, cast
 from ..engine.measures.registry import FAMILIES, parse_measure
 from .common import CLIError
 from .term import escape
+from .trec_eval_getopt import GETOPT, OWN_LONG, SUPPORTED, getopt_argv
+from .trec_eval_options import add_options, check_options, rel_info_handler
+from .trec_eval_zscores import read_zscores, to_zscores
+from .trec_text import trec_line, trec_value
+
+__all__ = [
+    "GETOPT",
+    "NICKNAMES",
+    "OWN_LONG",
+    "SUPPORTED",
+    "TREC_ORDER",
+    "VERSION_NICKNAMES",
+    "add_command",
+    "cmd_trec_eval",
+    "getopt_argv",
+    "trec_line",
+    "trec_value",
+]
 
 #: trec_eval 10.0's measure order (measures.c's ``te_trec_measures``), restricted to the catalogue.
-TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-              "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-              "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
-              "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-              "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+TREC_ORDER = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+    "rbp",
+    "rbp_resid",
+    "unj",
+)
 #: The versions' nicknames (measures.c's ``te_trec_measure_nicknames``), restricted to the
 #: catalogue. trec_eval 10.0's all_trec adds unj, rbp and rbp_resid to 9.0.8's; relstring is in
 #: both versions' lists, but pytrec_eval (9.0.8's oracle) has no relstring, so the 9.0.8 list
 #: here leaves it out (docs/trec_eval-versions.md).
 _ALL_TREC_9 = tuple(f for f in TREC_ORDER if f not in ("relstring", "rbp", "rbp_resid", "unj"))
-_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-             "bpref", "recip_rank", "iprec_at_recall", "P")
-_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-        "set_recall", "set_relative_P", "set_map", "set_F")
+_OFFICIAL = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
+_SET = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "utility",
+    "set_P",
+    "set_recall",
+    "set_relative_P",
+    "set_map",
+    "set_F",
+)
 VERSION_NICKNAMES = {
     "10.0": {"official": _OFFICIAL, "all_trec": TREC_ORDER, "set": _SET},
     "9.0.8": {"official": _OFFICIAL, "all_trec": _ALL_TREC_9, "set": _SET},
@@ -93,121 +172,49 @@ EPILOG = (
 )
 
 
-#: trec_eval 10.0's options (trec_eval.c's getopt_long string "hvqm:cl:nD:JN:M:R:T:oZ:" and its
-#: long forms): short letter -> (long name, takes a value).
-GETOPT = {
-    "h": ("help", False), "v": ("version", False), "q": ("query_eval_wanted", False),
-    "m": ("measure", True), "c": ("complete_rel_info_wanted", False),
-    "l": ("level_for_rel", True), "n": ("nosummary", False), "D": ("Debug_level", True),
-    "J": ("Judged_docs_only", False), "N": ("Number_docs_in_coll", True),
-    "M": ("Max_retrieved_per_topic", True), "R": ("Rel_info_format", True),
-    "T": ("Results_format", True), "o": ("Output_old_results_format", False),
-    "Z": ("Zscore", True),
-}
-#: The options this drop-in reads (the rest are refused, naming them: never a silent difference).
-SUPPORTED = set("hqmclnNM")
-#: This command's own long options (not trec_eval's), passed through as they are.
-OWN_LONG = ("--compat",)
-
-
-def getopt_argv(tokens: list[str]) -> list[str]:
-    """trec_eval's command line (what follows ``trec_eval``) read as its getopt_long reads it,
-    rewritten one option a token (``-M 100``), which the command's argparse parser reads.
-
-    getopt takes a value attached (``-M100``, ``-mP.5,10``) or in the next token (``-M 100``),
-    clustered flags (``-qc``, ``-qcM100``), long forms with ``=`` or a separate value
-    (``--measure=map``, ``--Max_retrieved_per_topic 100``) and any unambiguous prefix of a long
-    name (``--meas=map``); operands may come before options, and ``--`` ends the options.
-
-    Raises
-    ------
-    CLIError
-        An option trec_eval does not have, an option without its value, or one of trec_eval's
-        that this drop-in does not implement (named, with what it is).
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        i += 1
-        if tok == "--":
-            out.extend(tokens[i - 1:])
-            break
-        if tok.startswith("--"):
-            name, eq, value = tok[2:].partition("=")
-            if any(tok.startswith(own) for own in OWN_LONG):
-                out.append(tok)
-                if not eq and i < len(tokens):
-                    out.append(tokens[i])
-                    i += 1
-                continue
-            hits = [k for k, (long, _) in GETOPT.items() if long == name] or \
-                [k for k, (long, _) in GETOPT.items() if long.startswith(name) and name]
-            if len(hits) != 1:
-                why = "ambiguous" if hits else "unrecognized"
-                raise CLIError(f"trec_eval: {why} option '--{name}'; see 'retrieval-eval trec_eval --help'")
-            letter = hits[0]
-            if GETOPT[letter][1] and not eq:
-                if i >= len(tokens):
-                    raise CLIError(f"trec_eval: option '--{GETOPT[letter][0]}' requires an argument")
-                value, i = tokens[i], i + 1
-            out.extend(_option(letter, value if GETOPT[letter][1] else None))
-            continue
-        if not tok.startswith("-") or tok == "-":
-            out.append(tok)
-            continue
-        j = 1
-        while j < len(tok):
-            letter = tok[j]
-            j += 1
-            if letter not in GETOPT:
-                raise CLIError(f"trec_eval: invalid option -- '{letter}'; see 'retrieval-eval trec_eval --help'")
-            if not GETOPT[letter][1]:
-                out.extend(_option(letter, None))
-                continue
-            value = tok[j:]
-            if not value:
-                if i >= len(tokens):
-                    raise CLIError(f"trec_eval: option requires an argument -- '{letter}'")
-                value, i = tokens[i], i + 1
-            out.extend(_option(letter, value))
-            break
-    return out
-
-
-def _option(letter: str, value: str | None) -> list[str]:
-    """One getopt option as this command's tokens, or the refusal of an unsupported one."""
-    if letter not in SUPPORTED:
-        long = GETOPT[letter][0]
-        raise CLIError(f"trec_eval: option -{letter} (--{long}) is not supported by this drop-in "
-                       "(docs/cli.md lists what is)")
-    if letter == "h":
-        return ["--help"]
-    return [f"-{letter}"] if value is None else [f"-{letter}", value]
-
-
 def add_command(command) -> None:
     """Declare the ``trec_eval`` command on the CLI's parser (``command`` makes a subparser)."""
     p = command("trec_eval", DESCRIPTION, EPILOG)
-    p.add_argument("-q", dest="per_query", action="store_true",
-                   help="print each query's values, then the summary")
-    p.add_argument("-c", dest="complete", action="store_true",
-                   help="average over every query of the qrels; a query the run misses scores 0")
+    p.add_argument("-q", dest="per_query", action="store_true", help="print each query's values, then the summary")
+    p.add_argument(
+        "-c",
+        dest="complete",
+        action="store_true",
+        help="average over every query of the qrels; a query the run misses scores 0",
+    )
     p.add_argument("-n", dest="no_summary", action="store_true", help="no summary ('all') lines")
-    p.add_argument("-M", dest="max_ret", metavar="N", type=int, default=None,
-                   help="read only the top N documents of each query")
-    p.add_argument("-l", dest="level", metavar="N", type=int, default=1,
-                   help="lowest grade that counts as relevant (default 1)")
-    p.add_argument("-N", dest="num_docs", metavar="N", type=int, default=0,
-                   help="number of documents in the collection, for utility's fourth "
-                        "coefficient (default 0, as trec_eval)")
-    p.add_argument("-m", dest="measure", metavar="MEASURE", action="append", default=[],
-                   help="a measure, a family with parameters (P.5,10) or a nickname (official, "
-                        "all_trec, set); repeatable; default official")
-    p.add_argument("--compat", dest="compat", choices=list(VERSION_NICKNAMES), default="10.0",
-                   help="whose definitions and nicknames: trec_eval 10.0 (default) or 9.0.8 "
-                        "(what pytrec_eval embeds)")
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    p.add_argument(
+        "-M", dest="max_ret", metavar="N", type=int, default=None, help="read only the top N documents of each query"
+    )
+    p.add_argument(
+        "-l", dest="level", metavar="N", type=int, default=1, help="lowest grade that counts as relevant (default 1)"
+    )
+    p.add_argument(
+        "-N",
+        dest="num_docs",
+        metavar="N",
+        type=int,
+        default=0,
+        help="number of documents in the collection, for utility's fourth coefficient (default 0, as trec_eval)",
+    )
+    p.add_argument(
+        "-m",
+        dest="measure",
+        metavar="MEASURE",
+        action="append",
+        default=[],
+        help="a measure, a family with parameters (P.5,10) or a nickname (official, "
+        "all_trec, set); repeatable; default official",
+    )
+    p.add_argument(
+        "--compat",
+        dest="compat",
+        choices=list(VERSION_NICKNAMES),
+        default="10.0",
+        help="whose definitions and nicknames: trec_eval 10.0 (default) or 9.0.8 (what pytrec_eval embeds)",
+    )
+    add_options(p)
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (or -R's format)")
     p.add_argument("run", metavar="RUN", help="TREC run file")
     p.set_defaults(handler=cmd_trec_eval, color="never", json=False)
 
@@ -308,18 +315,6 @@ def _printed(m, shown: dict[str, str]) -> str:
     return shown.get(m.name, m.name)
 
 
-def _value(value, kind: str) -> str:
-    """A value as trec_eval prints it: ``%ld`` for a count, ``'%s'`` for relstring's string,
-    ``%6.4f`` otherwise."""
-    if kind == "str":
-        return f"'{value}'"
-    return str(int(round(value))) if kind == "int" else "%6.4f" % value
-
-
-def _line(name: str, qid: str, value, kind: str) -> str:
-    return f"{name:<22}\t{escape(qid)}\t{_value(value, kind)}"
-
-
 def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     """Run ``trec_eval``: trec_eval's measures and output, line for line.
 
@@ -335,64 +330,111 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     int
         The exit code: 0 done.
     """
-    import numpy as np
-
-    from ..arrays import arrow
-    from ..engine.kernels import one_value
-    from ..engine.measures import compute, summarize
-    from ..io import read_qrels, read_trec_run
-
-    if args.level < 1:
-        raise CLIError("-l: the relevance level must be >= 1 (an unjudged document has grade 0)")
-    if args.max_ret is not None and not 0 <= args.max_ret < 1 << 63:
-        raise CLIError("-M: the number of documents must be >= 0 and below 2^63 (the largest int64)")
-    if args.num_docs < 0:
-        raise CLIError("-N: the number of documents in the collection must be >= 0")
+    handler = rel_info_handler(args)  # -R prefs, qrels_prefs, qrels_jg: another reader
+    if handler is not None:
+        return handler(args, out)
+    check_options(args)
     try:
         want_runid, want_num_q, ms, shown = _requested(args.measure, args.compat)
     except ValueError as err:
         raise CLIError(str(err)) from None
-    judgments = read_qrels(args.qrels)
+    zscores = read_zscores(args.zscores) if args.zscores is not None else None
+    per_query, runid = _evaluate(args, ms)
+    if zscores is not None:
+        numeric = {m.name: _printed(m, shown) for m in ms if m.spec.kind != "str"}
+        per_query = to_zscores(per_query, numeric, zscores)
+    lines = _query_lines(per_query, ms, shown, args.zscores is not None) if args.per_query else []
+    if not args.no_summary:
+        lines += _summary_lines(
+            per_query, ms, shown, runid if want_runid else None, want_num_q, args.zscores is not None
+        )
+    if lines:
+        # Written as is: the tabs are the format. Ids had their control characters escaped
+        # (_term.escape), as every line the CLI prints does.
+        out.stream.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _evaluate(args: argparse.Namespace, ms: list) -> tuple[Any, str]:
+    """The per-query values of measures ``ms`` for the command's files, queries in trec_eval's
+    order (by query id, byte order), and the run's name."""
+    import numpy as np
+
+    from ..arrays import arrow
+    from ..engine.kernels import one_value
+    from ..engine.measures import compute
+    from ..io import read_qrels, read_trec_run
+
+    judgments = read_qrels(args.qrels, keep_negative=True)  # -1: "in the pool, not judged"
     run = read_trec_run(args.run)
     runid = str(run["system"].iloc[0]) if len(run) else ""
     if len(run) and not one_value(arrow(run["system"])):
         run = run.assign(system=runid)  # one run: trec_eval reads every line of the file as one
-    per_query = compute(judgments, run, ms, level=args.level, max_ret=args.max_ret,
-                        complete=args.complete, num_docs=args.num_docs, compat=args.compat)
+    per_query = compute(
+        judgments,
+        run,
+        ms,
+        level=args.level,
+        max_ret=args.max_ret,
+        complete=args.complete,
+        num_docs=args.num_docs,
+        compat=args.compat,
+        judged_only=args.judged_only,
+    )
     repeats = per_query.attrs.get("repeats", [])
     per_query.attrs.clear()  # (pandas deep-copies attrs on every operation below)
     if repeats:  # the scan found them; the message names the first repeated line
         mine = run[run["query_id"].isin([q for _, q in repeats]).to_numpy()]
         first = mine[mine.duplicated(["query_id", "doc_id"]).to_numpy()].iloc[0]
-        raise CLIError(f"{args.run}: query {first['query_id']} repeats doc {first['doc_id']} "
-                       "(trec_eval refuses duplicate docs)")
+        raise CLIError(
+            f"{args.run}: query {first['query_id']} repeats doc {first['doc_id']} (trec_eval refuses duplicate docs)"
+        )
     if len(per_query) == 0:
         raise CLIError("no queries with both results and relevance info")
-    # trec_eval walks the qrels sorted by query id (byte order).
-    per_query = per_query.iloc[np.argsort(per_query["query_id"].to_numpy(dtype=object)
-                                          .astype(str), kind="stable")]
-    summary = summarize(per_query, [m for m in ms if m.family != "num_q"])
+    order = np.argsort(per_query["query_id"].to_numpy(dtype=object).astype(str), kind="stable")
+    return per_query.iloc[order], runid
+
+
+def _kind(m, z: bool) -> str:
+    """How measure ``m``'s value prints: under ``-Z`` every number as ``%6.4f``."""
+    return "float" if z and m.spec.kind == "int" else m.spec.kind
+
+
+def _head(m, shown: dict[str, str], z: bool) -> str:
+    """A line's start: the printed name (``Z`` before it under ``-Z``, but relstring's), a tab."""
+    name = _printed(m, shown)
+    return ("Z" if z and m.spec.kind != "str" else "") + f"{name:<22}\t"
+
+
+def _query_lines(per_query, ms: list, shown: dict[str, str], z: bool) -> list[str]:
+    """``-q``: each query's lines, in trec_eval's measure order."""
+    cols = [m for m in ms if m.family not in SUMMARY_ONLY]
+    table = per_query[[m.name for m in cols]].to_numpy(dtype=object)
+    # trec_line's format, with what is the same on every line made once (900k lines for
+    # 10,000 queries of all_trec).
+    heads = [_head(m, shown, z) for m in cols]
+    kinds = [_kind(m, z) for m in cols]
     lines: list[str] = []
-    if args.per_query:
-        cols = [m for m in ms if m.family not in SUMMARY_ONLY]
-        table = per_query[[m.name for m in cols]].to_numpy(dtype=object)
-        # _line's format, with what is the same on every line made once (900k lines for
-        # 10,000 queries of all_trec).
-        heads = [f"{_printed(m, shown):<22}\t" for m in cols]
-        kinds = [m.spec.kind for m in cols]
-        for qid, row in zip(per_query["query_id"].tolist(), table.tolist()):
-            q = escape(qid) + "\t"
-            lines.extend(h + q + _value(v, k) for h, k, v in zip(heads, kinds, row))
-    if not args.no_summary:
-        if want_runid:
-            lines.append(f"{'runid':<22}\tall\t{escape(runid)}")
-        if want_num_q:
-            lines.append(_line("num_q", "all", len(per_query), "int"))
-        row = cast(Any, summary.iloc[0] if len(summary) else None)  # -m runid alone: no measure, no row
-        lines.extend(_line(_printed(m, shown), "all", row[m.name], m.spec.kind) for m in ms
-                     if m.family not in PER_QUERY_ONLY)
-    if lines:
-        # Written as is: the tabs are the format. Ids had their control characters escaped
-        # above (_term.escape), as every line the CLI prints does.
-        out.stream.write("\n".join(lines) + "\n")
-    return 0
+    for qid, row in zip(per_query["query_id"].tolist(), table.tolist()):
+        q = escape(qid) + "\t"
+        lines.extend(h + q + trec_value(v, k) for h, k, v in zip(heads, kinds, row))
+    return lines
+
+
+def _summary_lines(
+    per_query, ms: list, shown: dict[str, str], runid: str | None, want_num_q: bool, z: bool
+) -> list[str]:
+    """The ``all`` lines: ``runid`` (when asked), ``num_q`` and each measure's summary."""
+    from ..engine.measures import summarize
+
+    summary = summarize(per_query, [m for m in ms if m.family != "num_q"])
+    lines = [] if runid is None else [f"{'runid':<22}\tall\t{escape(runid)}"]
+    if want_num_q:
+        lines.append(("Z" if z else "") + trec_line("num_q", "all", len(per_query), "float" if z else "int"))
+    row = cast(Any, summary.iloc[0] if len(summary) else None)  # -m runid alone: no measure, no row
+    lines.extend(
+        _head(m, shown, z) + "all\t" + trec_value(row[m.name], _kind(m, z))
+        for m in ms
+        if m.family not in PER_QUERY_ONLY
+    )
+    return lines

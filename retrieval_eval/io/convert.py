@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 
-def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
+def as_judgments(obj: Any, label: str = "judgments", keep_negative: bool = False) -> pd.DataFrame:
     """Coerce judgments to the judgments frame, never mutating the input.
 
     Accepts the frame a reader returns (required columns checked, dtypes cast, optional columns
@@ -85,6 +85,8 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
         The judgments, in any of the shapes above.
     label : str
         Names the input in messages.
+    keep_negative : bool
+        A frame's negative grades are kept (trec_eval's "in the pool, not judged"), not refused.
 
     Returns
     -------
@@ -107,7 +109,7 @@ def as_judgments(obj: Any, label: str = "judgments") -> pd.DataFrame:
     """
     refuse_swapped(obj, "labels", label)
     if isinstance(obj, pd.DataFrame):
-        return judgments_from_frame(label_frame(obj), label)
+        return judgments_from_frame(label_frame(obj), label, keep_negative)
     if is_path(obj):
         return read_labels(obj, api=True)
     if isinstance(obj, (list, tuple)):

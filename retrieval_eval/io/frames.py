@@ -200,13 +200,16 @@ def _as_contract(df: pd.DataFrame, replace: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(data, copy=not _copy_on_write())
 
 
-def judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
+def judgments_from_frame(df: pd.DataFrame, label: str, keep_negative: bool = False) -> pd.DataFrame:
+    """The judgments frame of a frame; a negative grade is refused unless ``keep_negative``
+    (trec_eval's "in the pool, not judged", which the measure catalogue reads)."""
+    least = None if keep_negative else 0
     if _contract_frame(df, JUDGMENT_COLUMNS):
         extra = df["extra"].to_numpy(dtype=object)
         if (
             _nonempty_strings(df["query_id"])
             and _nonempty_strings(df["doc_uri"])
-            and (len(df) == 0 or df["relevance"].to_numpy().min() >= 0)
+            and (len(df) == 0 or keep_negative or df["relevance"].to_numpy().min() >= 0)
             and (len(df) == 0 or df["relevance"].to_numpy().max() <= MAX_RELEVANCE)
         ):
             # The careful coercion keeps a dict and turns anything else into None. A reader's
@@ -222,7 +225,7 @@ def judgments_from_frame(df: pd.DataFrame, label: str) -> pd.DataFrame:
     for name in JUDGMENT_FIELDS:
         if name == "relevance":
             out[name] = _int_column(
-                df, name, label, "relevance must be a non-negative integer", minimum=0, maximum=MAX_RELEVANCE
+                df, name, label, "relevance must be a non-negative integer", minimum=least, maximum=MAX_RELEVANCE
             )
         elif name in df.columns:
             out[name] = string_column(df, name, label)

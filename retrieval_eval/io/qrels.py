@@ -1,5 +1,4 @@
-"""Qrels (SPEC A2): TREC (``qid iter docid rel``) and BEIR (``query-id corpus-id score``, header).
-"""
+"""Qrels (SPEC A2): TREC (``qid iter docid rel``) and BEIR (``query-id corpus-id score``, header)."""
 
 from __future__ import annotations
 
@@ -34,7 +33,9 @@ def _is_header(fields: list[str]) -> bool:
     return len(fields) == 3 and fields[2].replace("-", "").replace("_", "").isalpha()
 
 
-def _qrels_python(text: str, label: str) -> tuple[list[Any], list[Any], list[Any], list[int]]:
+def _qrels_python(
+    text: str, label: str, keep_negative: bool = False
+) -> tuple[list[Any], list[Any], list[Any], list[int]]:
     q, d, r, lines = [], [], [], []
     first = True
     for line, f in table_lines(text):
@@ -55,7 +56,7 @@ def _qrels_python(text: str, label: str) -> tuple[list[Any], list[Any], list[Any
             raise FormatError(label, line, f"relevance {value} {TOO_LARGE}")
         q.append(qid)
         d.append(doc)
-        r.append(max(value, 0))
+        r.append(value if keep_negative else max(value, 0))
         lines.append(line)
     return q, d, r, lines
 
@@ -74,7 +75,9 @@ def _qrels_columns(first: bytes, second: bytes) -> tuple[int, list[str]] | None:
 _QRELS_TYPES = {"q": LARGE_STRING, "d": LARGE_STRING, "r": pa.int64()}
 
 
-def _qrels_arrow(table: pa.Table | None, header: int) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+def _qrels_arrow(
+    table: pa.Table | None, header: int, keep_negative: bool = False
+) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     """(query ids, doc ids, grades, line numbers) from arrow's read of qrels lines, else None.
 
     None when an id is empty (the careful pass would count another number of fields) or a line
@@ -91,12 +94,13 @@ def _qrels_arrow(table: pa.Table | None, header: int) -> tuple[Any, Any, np.ndar
         return None  # the careful pass names the line
     del table
     release()  # the parse buffers and the grade column, before numpy allocates the rest
-    np.maximum(rel, 0, out=rel)  # TREC's "judged, harmful" grade is 0 here
+    if not keep_negative:
+        np.maximum(rel, 0, out=rel)  # TREC's "judged, harmful" grade is 0 here
     lines = np.arange(1 + header, len(rel) + 1 + header, dtype=np.int64)
     return arrow_strings(qid), arrow_strings(doc), rel, lines
 
 
-def _qrels_fast(data: bytes) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+def _qrels_fast(data: bytes, keep_negative: bool = False) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     nl = data.find(b"\n")
     first = data if nl < 0 else data[:nl]
     rest = b"" if nl < 0 else data[nl + 1 :]
@@ -104,10 +108,12 @@ def _qrels_fast(data: bytes) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     if shape is None:
         return None
     header, names = shape
-    return _qrels_arrow(arrow_table(rest if header else data, names, _QRELS_TYPES), header)
+    return _qrels_arrow(arrow_table(rest if header else data, names, _QRELS_TYPES), header, keep_negative)
 
 
-def _qrels_file(path: str | os.PathLike[str]) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+def _qrels_file(
+    path: str | os.PathLike[str], keep_negative: bool = False
+) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
     """The fast read of a plain qrels file (see :func:`plain_space_table`) straight from disk."""
     if not regular_file(path):
         return None
@@ -119,7 +125,7 @@ def _qrels_file(path: str | os.PathLike[str]) -> tuple[Any, Any, np.ndarray, np.
     if shape is None:
         return None
     header, names = shape
-    return _qrels_arrow(space_table_file(path, names, _QRELS_TYPES, skip_rows=header)[0], header)
+    return _qrels_arrow(space_table_file(path, names, _QRELS_TYPES, skip_rows=header)[0], header, keep_negative)
 
 
 def _from_qrels(
@@ -129,14 +135,15 @@ def _from_qrels(
     as_chunk_ids: bool,
     corpus_fingerprint: str | None,
     labeled_by: str | None,
+    keep_negative: bool = False,
 ) -> pd.DataFrame:
     data = utf8_bytes(text, data)
-    fast = _qrels_fast(data) if data is not None else None
+    fast = _qrels_fast(data, keep_negative) if data is not None else None
     if fast is None:
         if text is None:
             assert data is not None
             text = decode(data, label)
-        q, d, r, ln = _qrels_python(text, label)
+        q, d, r, ln = _qrels_python(text, label, keep_negative)
         q_arr, d_arr = string_array(q, label, ln), string_array(d, label, ln)
         fast = q_arr, d_arr, np.asarray(r, dtype=np.int64), np.asarray(ln, dtype=np.int64)
     # mypy cannot spread a union of tuples (either branch is the same 4-tuple)
@@ -184,12 +191,17 @@ def from_qrels(
     corpus_fingerprint: str | None = None,
     labeled_by: str | None = None,
     label: str = "qrels",
+    keep_negative: bool = False,
 ) -> pd.DataFrame:
     """Parse TREC (``qid iter docid rel``) or BEIR (``query-id corpus-id score``, header) qrels.
 
     Both shapes exist in the wild (trec_eval, BEIR, ir_datasets exports), so both are read:
     3 or 4 whitespace-separated fields, ``#`` comments and blank lines skipped, the BEIR header
-    skipped, a negative grade (TREC's "judged, harmful") clamped to 0. The id goes to
+    skipped, a negative grade (TREC's "judged, harmful") clamped to 0 (SPEC A2) unless
+    ``keep_negative``: trec_eval reads a negative grade as "in the pool, not judged" (infAP,
+    ``unj``, ``num_nonrel_judged_ret``, ``rbp_resid``, ``relstring``'s ``.``), and the
+    ``trec_eval`` command reads qrels so; :func:`~retrieval_eval.engine.measures.compute` follows
+    trec_eval on such a frame. The id goes to
     ``doc_uri``, and also to ``chunk_id`` with ``as_chunk_ids=True``. Returns a judgments frame.
     A grade above :data:`MAX_RELEVANCE` (53) is refused naming its line, on the fast path and
     the careful one alike: nDCG's gain ``2**grade - 1`` is exact in float64 only up to there,
@@ -205,6 +217,8 @@ def from_qrels(
         Set on every row.
     label : str
         Names the input in messages.
+    keep_negative : bool
+        Keep a negative grade as it is written (trec_eval's reading) instead of clamping it to 0.
 
     Returns
     -------
@@ -222,11 +236,13 @@ def from_qrels(
     >>> j = from_qrels("q1 0 d1 2\\nq1 0 d2 -1\\n")
     >>> j[["query_id", "doc_uri", "relevance"]].values.tolist()
     [['q1', 'd1', 2], ['q1', 'd2', 0]]
+    >>> from_qrels("q1 0 d2 -1\n", keep_negative=True)["relevance"].tolist()
+    [-1]
     """
     if isinstance(content, (bytes, bytearray)):
         data, text = checked_bytes(bytes(content), label)
-        return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by)
-    return _from_qrels(content, None, label, as_chunk_ids, corpus_fingerprint, labeled_by)
+        return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by, keep_negative)
+    return _from_qrels(content, None, label, as_chunk_ids, corpus_fingerprint, labeled_by, keep_negative)
 
 
 def read_qrels(
@@ -234,6 +250,7 @@ def read_qrels(
     as_chunk_ids: bool = False,
     corpus_fingerprint: str | None = None,
     labeled_by: str | None = None,
+    keep_negative: bool = False,
 ) -> pd.DataFrame:
     """Read a qrels file (see :func:`from_qrels`); messages are labelled with the path.
 
@@ -241,8 +258,8 @@ def read_qrels(
     ----------
     path : str or PathLike
         A TREC or BEIR qrels file.
-    as_chunk_ids, corpus_fingerprint, labeled_by
-        See :func:`from_qrels`.
+    as_chunk_ids, corpus_fingerprint, labeled_by, keep_negative
+        See :func:`from_qrels` (``keep_negative``: trec_eval's reading of a negative grade).
 
     Returns
     -------
@@ -254,9 +271,9 @@ def read_qrels(
     FormatError
         The file cannot be read, or a line is malformed (naming the path and line).
     """
-    fast = _qrels_file(path)
+    fast = _qrels_file(path, keep_negative)
     if fast is not None:
         return _qrels_frame(*fast, as_chunk_ids, corpus_fingerprint, labeled_by)
     label = str(path)
     data, text = checked_bytes(read_bytes(path), label)
-    return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by)
+    return _from_qrels(text, data, label, as_chunk_ids, corpus_fingerprint, labeled_by, keep_negative)

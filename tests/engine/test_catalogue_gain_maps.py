@@ -491,9 +491,9 @@ def test_the_registry_lists_the_families_and_says_they_take_a_gain_map():
 
 
 @pytest.mark.parametrize("typed, why", [
-    ("G.1=3.5", "integers"), ("ndcg_rel.1=x", "integers"), ("Rndcg.-1=3", "grade >= 0"),
+    ("G.1=3.5.1", "a number gain"), ("ndcg_rel.1=x", "a number gain"), ("Rndcg.-1=3", "grade >= 0"),
     ("G.1=3,1=4", "given two gains"), ("ndcg.1=3,1=5", "given two gains"), ("G.1=3,", "''"),
-    ("ndcg.1=-3", "integers >= 0"), ("P(gains={1:3})@5", "nDCG only"), ("G(gains={1:3})@10", "G@10")])
+    ("ndcg.1=-3", "numbers >= 0"), ("P(gains={1:3})@5", "nDCG only"), ("G(gains={1:3})@10", "G@10")])
 def test_a_gain_map_trec_eval_would_read_unreliably_is_refused_in_one_line(typed, why):
     with pytest.raises(ValueError) as err:
         cat.parse_measure(typed)

@@ -39,7 +39,7 @@ def test_judged_only_moves_the_labelled_documents_up():
 def test_variant_names_and_refusals():
     assert [m.name for m in cat.parse_measure("nDCG(judged_only=False)@10")] == ["ndcg_cut_10"]
     for bad, why in [("Bpref(judged_only=True)", "judged_only applies"),
-                     ("P(gains={1:2})@5", "nDCG only"), ("nDCG(gains={1:-2})", "integers >= 0"),
+                     ("P(gains={1:2})@5", "nDCG only"), ("nDCG(gains={1:-2})", "numbers >= 0"),
                      ("nDCG(judged_only=maybe)", "True or False")]:
         with pytest.raises(ValueError, match=why):
             cat.parse_measure(bad)

@@ -128,7 +128,7 @@ def evaluate(
         return _with_judged(
             _streamed(judgments, run, k, threshold, gain, queries, negatives, measures, chunk_rows), judged
         )
-    j, r = coerce(judgments, run)
+    j, r = coerce(judgments, run, keep_negative=True)
     ks = engine.check_ks(DEFAULT_KS if k is None else k)
     asked = None
     if measures is not None:
@@ -179,7 +179,7 @@ def _evaluate(
 ) -> Evaluation:
     """:func:`evaluate` in memory; with ``excluded_as_nan=False`` an excluded query keeps the
     engine's values (the seed's ``score().per_query`` shows the spec's numbers for every query)."""
-    j, r = coerce(judgments, run)
+    j, r = coerce(judgments, run, keep_negative=True)
     return evaluate_frames(
         j,
         r,
@@ -207,15 +207,33 @@ def evaluate_frames(
     """:func:`evaluate` of frames already checked and converted (:func:`coerce`), with checked
     cutoffs ``ks`` and the negatives' ids: what a face that took the input itself calls.
     ``measures`` as :func:`evaluate` takes them, or already read (:func:`.asked.resolve`); the
-    cutoff of a spec metric named there joins ``ks``."""
+    cutoff of a spec metric named there joins ``ks``.
+
+    A negative grade in ``j`` (trec_eval's "in the pool, not judged") is 0 to the engine's
+    metrics, as the readers read it, and stays -1 for the catalogue ``measures`` (infAP,
+    ``unj``, ``num_nonrel_judged_ret`` read it as trec_eval does).
+    """
     if measures is not None:
         from .asked import Asked, resolve
 
         measures = measures if isinstance(measures, Asked) else resolve(measures, gain)
         ks = tuple(sorted({*ks, *measures.cutoffs}))
-    per_query = engine.compute(j, r, k=ks, threshold=threshold, gain=gain)
+    labels = j
+    if len(j) and (j["relevance"].to_numpy() < 0).any():
+        labels = j.assign(relevance=np.maximum(j["relevance"].to_numpy(), 0))
+    per_query = engine.compute(labels, r, k=ks, threshold=threshold, gain=gain)
     return finish_evaluation(
-        j, r, per_query, ks, threshold, gain, queries, negs, measures=measures, excluded_as_nan=excluded_as_nan
+        labels,
+        r,
+        per_query,
+        ks,
+        threshold,
+        gain,
+        queries,
+        negs,
+        measures=measures,
+        excluded_as_nan=excluded_as_nan,
+        measure_labels=j,
     )
 
 

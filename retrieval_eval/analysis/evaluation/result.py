@@ -21,19 +21,23 @@ from .heads import CarriesRun, run_of
 from .strata import query_strata_from, stratum_table
 
 
-def coerce(judgments, run):
+def coerce(judgments, run, keep_negative: bool = False):
     """The judgments and the run as the data model's frames, checked once at a public entry.
 
     Judgments read as every path reads them (an empty optional field is an absent one); a
     result that carries its run (:class:`Evaluation`) gives the run it holds (:func:`run_of`).
     Inside a public call, a run read by rank with tied scores out of trec_eval's order is noted
     for the call's one warning (:mod:`.ties`).
+    ``keep_negative``: a judgments frame may carry negative grades (trec_eval's "in the pool,
+    not judged"), kept as they are.
     """
     from ...io import as_judgments, as_run
     from ...io.absent import judgments_meaning
     from .ties import note_tied_scores
 
-    return judgments_meaning(as_judgments(judgments)), note_tied_scores(run, as_run(run_of(run)))
+    return judgments_meaning(as_judgments(judgments, keep_negative=keep_negative)), note_tied_scores(
+        run, as_run(run_of(run))
+    )
 
 
 def negative_id_list(queries, negatives) -> list[str]:
@@ -356,6 +360,7 @@ def finish_evaluation(
     excluded_as_nan: bool = True,
     heads=None,
     heads_note=None,
+    measure_labels=None,
 ) -> Evaluation:
     """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
     empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata,
@@ -379,7 +384,7 @@ def finish_evaluation(
 
         asked = measures if isinstance(measures, Asked) else resolve(measures, gain)
         if asked.measures:
-            attach(j, r, per_query, summary, asked.measures, threshold)
+            attach(j if measure_labels is None else measure_labels, r, per_query, summary, asked.measures, threshold)
     by_strata = stratum_table(j, r, ks, threshold, gain, scored, by_stratum=by_stratum)
     if excluded_as_nan:
         excluded = scored["no_positives"].to_numpy(dtype=bool)

@@ -22,8 +22,19 @@ import pandas as pd
 from .registry import Measure, UnknownMeasure, make, measures, parse_measure, parse_measures
 from .scan import Arrays, scan
 
-__all__ = ["TREC_VERSIONS", "Measure", "UnknownMeasure", "compute", "make", "measures", "parse_measure",
-           "parse_measures", "scan", "summarize", "values"]
+__all__ = [
+    "TREC_VERSIONS",
+    "Measure",
+    "UnknownMeasure",
+    "compute",
+    "make",
+    "measures",
+    "parse_measure",
+    "parse_measures",
+    "scan",
+    "summarize",
+    "values",
+]
 
 from ...model import ID
 
@@ -37,10 +48,19 @@ def values(measure: Measure, arrays: Arrays, level: int = 1) -> np.ndarray:
     return module.compute(measure, arrays, measure.rel if measure.rel is not None else level)
 
 
-def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | Iterable[str | Measure], level: int = 1,
-            max_ret: int | None = None, complete: bool = False,
-            order: str = "trec", num_docs: int = 0, compat: str = "10.0",
-            systems: Iterable[str] = ()) -> pd.DataFrame:
+def compute(
+    judgments: pd.DataFrame,
+    run: pd.DataFrame,
+    names: str | Measure | Iterable[str | Measure],
+    level: int = 1,
+    max_ret: int | None = None,
+    complete: bool = False,
+    order: str = "trec",
+    num_docs: int = 0,
+    compat: str = "10.0",
+    systems: Iterable[str] = (),
+    judged_only: bool = False,
+) -> pd.DataFrame:
     """Per-query values of the measures ``names`` for every system of ``run``.
 
     Parameters
@@ -69,6 +89,10 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | I
     systems : list of str
         Systems evaluated even if the run has no row of theirs: with ``complete`` each then
         scores every labelled query as an empty ranking (0, the rule for an unanswered query).
+    judged_only : bool
+        trec_eval's ``-J``: every retrieved document without a judgment (outside the judgments,
+        or judged with a negative grade) leaves its ranking before any measure reads it, after
+        ``max_ret`` (trec_eval's ``form_res_rels``); the documents below move up.
 
     Returns
     -------
@@ -87,29 +111,45 @@ def compute(judgments: pd.DataFrame, run: pd.DataFrame, names: str | Measure | I
         An unknown measure name, a level below 1, ``num_docs`` not an integer >= 0, or an
         unknown ``compat``.
     """
+    _check(level, num_docs, compat)
+    ms = parse_measures(names)
+    need = [m.depth for m in ms if m.family != "num_q"]  # num_q reads no ranking
+    # a measure without a cutoff reads all; so does -J (the top k judged may lie below rank k)
+    depth = None if not need or None in need or judged_only else max(cast("list[int]", need))
+    a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth, add_systems=systems)
+    if judged_only:
+        from .variants import judged_arrays
+
+        a = judged_arrays(a)
+    a.num_docs = int(num_docs)
+    a.trec_version = compat
+    return _frame(a, ms, {m.name: values(m, a, int(level)) for m in ms})
+
+
+def _check(level: int, num_docs: int, compat: str) -> None:
+    """:func:`compute`'s arguments that are not the data, checked (ValueError)."""
     if compat not in TREC_VERSIONS:
         raise ValueError(f"compat must be one of {', '.join(TREC_VERSIONS)}, got {compat!r}")
     if isinstance(level, bool) or int(level) != level or level < 1:
         raise ValueError(f"level must be an integer >= 1, got {level!r}")
     if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)) or num_docs < 0:
         raise ValueError(f"num_docs (trec_eval's -N) must be an integer >= 0, got {num_docs!r}")
-    ms = parse_measures(names)
-    need = [m.depth for m in ms if m.family != "num_q"]  # num_q reads no ranking
-    depth = None if not need or None in need else max(cast("list[int]", need))  # a measure without a cutoff reads all
-    a = scan(judgments, run, max_ret=max_ret, complete=complete, order=order, depth=depth,
-             add_systems=systems)
-    a.num_docs = int(num_docs)
-    a.trec_version = compat
-    cols = {m.name: values(m, a, int(level)) for m in ms}
-    frame = pd.DataFrame({
-        "system": pd.array(a.systems.take(a.r_system).to_numpy(), dtype=ID),
-        "query_id": pd.array(a.queries.take(a.r_query).to_numpy(), dtype=ID),
-        **{m.name: _column(m, cols[m.name]) for m in ms if m.name in cols},
-    })
+
+
+def _frame(a: Arrays, ms: list[Measure], cols: dict[str, np.ndarray]) -> pd.DataFrame:
+    """:func:`compute`'s frame: a row per ranking of ``a``, a column per measure, its attrs."""
+    frame = pd.DataFrame(
+        {
+            "system": pd.array(a.systems.take(a.r_system).to_numpy(), dtype=ID),
+            "query_id": pd.array(a.queries.take(a.r_query).to_numpy(), dtype=ID),
+            **{m.name: _column(m, cols[m.name]) for m in ms if m.name in cols},
+        }
+    )
     frame.attrs["measures"] = ms
     dup = np.flatnonzero(a.duplicates)
-    frame.attrs["repeats"] = list(zip(a.systems.take(a.r_system[dup]).tolist(),
-                                      a.queries.take(a.r_query[dup]).tolist()))
+    frame.attrs["repeats"] = list(
+        zip(a.systems.take(a.r_system[dup]).tolist(), a.queries.take(a.r_query[dup]).tolist())
+    )
     return frame
 
 
@@ -151,9 +191,15 @@ def summarize(per_query: pd.DataFrame, measures_: Iterable[Measure] | None = Non
     return table
 
 
-def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
-           summary: pd.DataFrame, names: str | Measure | Iterable[str | Measure], level: int,
-           compat: str = "10.0") -> list[Measure]:
+def attach(
+    judgments: pd.DataFrame,
+    run: pd.DataFrame,
+    per_query: pd.DataFrame,
+    summary: pd.DataFrame,
+    names: str | Measure | Iterable[str | Measure],
+    level: int,
+    compat: str = "10.0",
+) -> list[Measure]:
     """Add catalogue measures to an evaluation's per-query frame and summary, in place.
 
     The hook behind ``evaluate(..., measures=[...])``. Rankings keep the run's own order (as
@@ -166,16 +212,23 @@ def attach(judgments: pd.DataFrame, run: pd.DataFrame, per_query: pd.DataFrame,
     ``relstring`` (a per-query string) has none.
     Returns the measures added.
     """
-    extra = compute(judgments, run, names, level=level, complete=True, order="rank", compat=compat,
-                    systems=per_query["system"].drop_duplicates().astype(str).tolist())
+    extra = compute(
+        judgments,
+        run,
+        names,
+        level=level,
+        complete=True,
+        order="rank",
+        compat=compat,
+        systems=per_query["system"].drop_duplicates().astype(str).tolist(),
+    )
     ms = extra.attrs["measures"]
     cols = [m.name for m in ms]
     clash = [c for c in cols if c in per_query.columns]
     if clash:
         raise ValueError(f"measure column(s) {clash} already in the per-query frame")
     keyed = extra.set_index(["system", "query_id"])[cols]
-    at = pd.MultiIndex.from_arrays([per_query["system"].astype(object),
-                                    per_query["query_id"].astype(object)])
+    at = pd.MultiIndex.from_arrays([per_query["system"].astype(object), per_query["query_id"].astype(object)])
     values_ = keyed.reindex(at)
     for c in cols:
         per_query[c] = values_[c] if values_[c].dtype == ID else values_[c].to_numpy(dtype=np.float64)

@@ -18,9 +18,13 @@ shared by ``m_ndcg.c``, ``m_G.c``, ``m_ndcg_rel.c`` and ``m_Rndcg.c``):
   ideal.
 * A map entry for a grade the query does not have changes nothing.
 
-Here a grade is an integer >= 0 and a gain an integer. Refused, with the reason: a decimal gain
-(``comp_rel_gain`` compares two gains by their difference cast to an int, so gains less than 1
-apart sort in no defined order and the ideal ranking is not defined); a grade given twice
+Here a grade is an integer >= 0 and a gain a number, decimal or not (trec_eval reads it with
+``atof``: ``ndcg.1=3,2=9,4=4.5``). The ideal ranking sorts the grades by their exact gain, best
+first. trec_eval's ``comp_rel_gain`` returns the difference of two gains cast to an int, so
+two gains less than 1 apart (4 and 4.5) compare equal to its ``qsort`` and their grades'
+order in its ideal ranking is not defined: where a query has documents of both, the exact
+order here is the ideal one, and trec_eval's value may be lower. Refused, with the reason: a
+grade given twice
 (``get_gain`` then reads the smaller gain, the ideal the first one typed); a negative grade
 (trec_eval gives its gain to documents outside the qrels, -1, or judged negative, -2, not to a
 grade). The relevance level (``-l``) plays no part in a gain: which measure reads it, and how,
@@ -39,8 +43,11 @@ from .declare import MAX_PARAM
 if TYPE_CHECKING:
     from .scan import Arrays
 
-#: A gain map: ``((grade, gain), ...)``, sorted by grade (what :func:`parse` returns).
-GainTable = tuple[tuple[int, int], ...]
+#: A gain map: ``((grade, gain), ...)``, sorted by grade (what :func:`parse` returns); a gain is
+#: an int, or a float where it is not a whole number (``4.5``).
+GainTable = tuple[tuple[int, int | float], ...]
+#: A gain as typed: an integer or a decimal (``4.5``, ``.5``, ``-2.``).
+_GAIN_RE = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)")
 
 #: What a gain map is, for the parameter column of :func:`.registry.measures`.
 OPTION = "gains: grade=gain,... (default: gain = grade)"
@@ -51,7 +58,7 @@ VERIFIED = "pytrec_eval (trec_eval 9.0.8); gain maps: on mapped qrels, and by ha
 READ_BY = ("G", "ndcg_rel", "Rndcg")
 
 
-def parse(text: str, sep: str) -> tuple[tuple[int, int], ...]:
+def parse(text: str, sep: str) -> GainTable:
     """The gain map of ``"1=3,2=9"`` (``sep="="``, trec_eval's) or ``"1:3,2:9"`` (``sep=":"``).
 
     Parameters
@@ -69,27 +76,36 @@ def parse(text: str, sep: str) -> tuple[tuple[int, int], ...]:
     Raises
     ------
     ValueError
-        A pair that is not two integers (a grade >= 0; either up to ``MAX_PARAM`` in size),
+        A pair that is not an integer grade >= 0 and a number (either up to ``MAX_PARAM`` in size),
         or a grade given twice (see the module
         docstring for why). With ``sep="="`` an empty pair too (``1=3,``), as trec_eval's
         ``get_param_pairs`` refuses it.
     """
-    table: dict[int, int] = {}
+    table: dict[int, int | float] = {}
     for item in (t.strip() for t in text.split(",")):
         if not item and sep == ":":
             continue  # a Python dict's spelling: {1:3,} and {} are fine (trec_eval's pairs are not)
         grade, found, gain = (s.strip() for s in item.partition(sep))
-        if not found or not re.fullmatch(r"\d+", grade) or not re.fullmatch(r"[-+]?\d+", gain):
-            raise ValueError(f"a gain map is grade{sep}gain pairs, comma separated, integers "
-                             f"(grade >= 0; trec_eval orders decimal gains unreliably): got {item!r}")
-        if max(int(grade), abs(int(gain))) > MAX_PARAM:
-            raise ValueError(f"a gain map's grades and gains are integers up to {MAX_PARAM:,} in "
-                             f"size: got {item!r}")
+        if not found or not re.fullmatch(r"\d+", grade) or not _GAIN_RE.fullmatch(gain):
+            raise ValueError(
+                f"a gain map is grade{sep}gain pairs, comma separated (an integer grade "
+                f">= 0, a number gain): got {item!r}"
+            )
+        value = float(gain)
+        if max(int(grade), abs(value)) > MAX_PARAM:
+            raise ValueError(f"a gain map's grades and gains are integers up to {MAX_PARAM:,} in size: got {item!r}")
         if int(grade) in table:
-            raise ValueError(f"grade {int(grade)} is given two gains in {text!r} (trec_eval would "
-                             "use one in the ranking and the other in the ideal)")
-        table[int(grade)] = int(gain)
+            raise ValueError(
+                f"grade {int(grade)} is given two gains in {text!r} (trec_eval would "
+                "use one in the ranking and the other in the ideal)"
+            )
+        table[int(grade)] = int(value) if value.is_integer() else value  # 4.0 is the map's 4
     return tuple(sorted(table.items()))
+
+
+def decimal(table: GainTable) -> bool:
+    """Whether a gain of ``table`` is not a whole number (``4.5``)."""
+    return any(isinstance(gain, float) for _, gain in table)
 
 
 def shown(table: GainTable) -> str:
@@ -98,8 +114,9 @@ def shown(table: GainTable) -> str:
 
 
 def grade_gains(table: GainTable, n_grades: int) -> np.ndarray:
-    """Per grade 0 .. ``n_grades`` - 1, its gain: the map's, or the grade itself."""
-    gain = np.arange(n_grades, dtype=np.int64)
+    """Per grade 0 .. ``n_grades`` - 1, its gain: the map's, or the grade itself (int64; float64
+    when a gain is decimal)."""
+    gain = np.arange(n_grades, dtype=np.float64 if decimal(table) else np.int64)
     for grade, value in table:  # the map's few pairs, not the data
         if grade < n_grades:
             gain[grade] = value

@@ -40,6 +40,7 @@ import pandas as pd
 
 from . import (
     ap,
+    avgjg,
     bpref,
     compat,
     counts,
@@ -49,6 +50,7 @@ from . import (
     irm,
     judged,
     ndcg,
+    prefs,
     ranks,
     ranx_names,
     rbp,
@@ -66,7 +68,7 @@ from .declare import make as make
 
 #: The family modules, in the order of :func:`measures`' table. Each declares
 #: ``FAMILIES = (Family(...), ...)`` and ``compute(measure, arrays, level) -> np.ndarray``.
-MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged, unjudged, relstring)
+MODULES = (counts, ap, bpref, ranks, ndcg, sets, gains, judged, unjudged, relstring, prefs, avgjg)
 for _module in MODULES:
     FAMILIES.update({f.name: f for f in _module.FAMILIES})
 

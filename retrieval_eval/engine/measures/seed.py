@@ -46,23 +46,32 @@ def _ndcg(v: Any, k: int) -> np.ndarray:
 #: The seed metrics, in the order they appear in every table. (``definition`` is the row of
 #: docs/metrics.md's table, :func:`markdown_table`.)
 SEED = (
-    Seed("precision", "hits / k (k, not the ranking's length: a short ranking is not rewarded)",
-         lambda v, k: v.hits / k),
-    Seed("recall", "hits / \\|relevant\\|",
-         lambda v, k: np.where(v.nrel > 0, v.hits / v.safe_nrel, 0.0)),
-    Seed("ndcg", "DCG@k / IDCG@k, **gain** `2**grade - 1` (exponential, the spec's), **discount** "
-         "`log2(rank + 1)`; 0 when IDCG is 0", _ndcg),
-    Seed("mrr", "1 / rank of the first hit within k, else 0",
-         lambda v, k: np.where(v.first_hit < k, 1.0 / (v.first_hit + 1.0), 0.0)),
-    Seed("map", "(sum over hits within k of precision at that hit's rank) / \\|relevant\\|",
-         lambda v, k: np.where(v.nrel > 0, v.ap / v.safe_nrel, 0.0)),
+    Seed(
+        "precision", "hits / k (k, not the ranking's length: a short ranking is not rewarded)", lambda v, k: v.hits / k
+    ),
+    Seed("recall", "hits / \\|relevant\\|", lambda v, k: np.where(v.nrel > 0, v.hits / v.safe_nrel, 0.0)),
+    Seed(
+        "ndcg",
+        "DCG@k / IDCG@k, **gain** `2**grade - 1` (exponential, the spec's), **discount** "
+        "`log2(rank + 1)`; 0 when IDCG is 0",
+        _ndcg,
+    ),
+    Seed(
+        "mrr",
+        "1 / rank of the first hit within k, else 0",
+        lambda v, k: np.where(v.first_hit < k, 1.0 / (v.first_hit + 1.0), 0.0),
+    ),
+    Seed(
+        "map",
+        "(sum over hits within k of precision at that hit's rank) / \\|relevant\\|",
+        lambda v, k: np.where(v.nrel > 0, v.ap / v.safe_nrel, 0.0),
+    ),
     Seed("hit_rate", "1 if any hit, else 0", lambda v, k: (v.hits > 0).astype(float)),
-    Seed("judged", "(top-k entries that have any judgment, grade 0 included) / k",
-         lambda v, k: v.judged / k),
+    Seed("judged", "(top-k entries that have any judgment, grade 0 included) / k", lambda v, k: v.judged / k),
 )
 #: nDCG with trec_eval's gain: the same declaration, named ``ndcg_linear@k`` (the name says
 #: which gain it is).
-LINEAR = "the same with linear gain `grade` (trec_eval's), when `gain=\"linear\"`"
+LINEAR = 'the same with linear gain `grade` (trec_eval\'s), when `gain="linear"`'
 
 
 def markdown_table() -> str:
@@ -132,19 +141,22 @@ def metric_sums(ks: tuple[int, ...], threshold: int, gain: str) -> Callable[...,
         term = grade.astype(float)
         if gain == "exponential":
             with np.errstate(over="ignore"):  # readers cap grades (MAX_RELEVANCE); a raw frame
-                np.exp2(term, out=term)       # above it gives NaN, and the verdict says so
+                np.exp2(term, out=term)  # above it gives NaN, and the verdict says so
             term -= 1.0
         term /= np.log2(position + 2.0)
         return term
 
-    def sums(rows: tuple[np.ndarray, np.ndarray, np.ndarray], n_blocks: int,
-             ideal: tuple[np.ndarray, np.ndarray, np.ndarray], n_queries: int) -> dict[str, np.ndarray]:
+    def sums(
+        rows: tuple[np.ndarray, np.ndarray, np.ndarray],
+        n_blocks: int,
+        ideal: tuple[np.ndarray, np.ndarray, np.ndarray],
+        n_queries: int,
+    ) -> dict[str, np.ndarray]:
         block, position, grade = rows
         hit = grade >= threshold
         h_block, h_pos = block[hit], position[hit]
         n_hits = len(h_block)
-        h_start = np.flatnonzero(np.r_[True, h_block[1:] != h_block[:-1]]) if n_hits \
-            else np.zeros(0, dtype=np.int64)
+        h_start = np.flatnonzero(np.r_[True, h_block[1:] != h_block[:-1]]) if n_hits else np.zeros(0, dtype=np.int64)
         # AP's term: a hit's precision at its rank, (hits up to it) / rank.
         ap_term = np.arange(1.0, n_hits + 1.0) - np.repeat(h_start, np.diff(np.r_[h_start, n_hits]))
         ap_term /= h_pos + 1.0

@@ -56,9 +56,11 @@ def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None
         return [utility(m.group(1))]
     if re.fullmatch(r"ndcg_cut[._][^(]*=.*", text):  # not ndcg_cut_10(gains={...}): .variants
         pairs = ",".join(f"{k}:{v}" for k, v in re.findall(r"(-?\d+)=(\d+)", text)) or "1:3"
-        raise ValueError(f"trec_eval's ndcg_cut takes cutoffs only, its gains are the qrels' "
-                         f"grades; for a gain map at a cutoff write nDCG(gains={{{pairs}}})@10 "
-                         f"(ir_measures' syntax), or ndcg.{pairs.replace(':', '=')} without one")
+        raise ValueError(
+            f"trec_eval's ndcg_cut takes cutoffs only, its gains are the qrels' "
+            f"grades; for a gain map at a cutoff write nDCG(gains={{{pairs}}})@10 "
+            f"(ir_measures' syntax), or ndcg.{pairs.replace(':', '=')} without one"
+        )
     m = re.fullmatch(r"set_F[._]([0-9.,]+)", text)
     if m:
         out = []
@@ -66,8 +68,7 @@ def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None
             if not re.fullmatch(r"\d+(\.\d+)?|\.\d+", beta):
                 raise ValueError(f"set_F: beta must be a number >= 0, got {beta!r}")
             b = float(beta)
-            out.append(Measure("set_F", b, None, name=f"set_F_{b:g}")
-                       if b != 1.0 else make("set_F", 1.0))
+            out.append(Measure("set_F", b, None, name=f"set_F_{b:g}") if b != 1.0 else make("set_F", 1.0))
         return out
     m = re.fullmatch(r"(ndcg|ndcg_rel|Rndcg|G)\.(.*=.*)", text)
     if m:
@@ -119,8 +120,10 @@ def utility(params: str) -> Measure:
     """
     items = [p.strip() for p in params.split(",")]
     if len(items) != 4 or not all(re.fullmatch(_NUMBER, p) for p in items):
-        raise ValueError(f"utility takes exactly 4 numeric coefficients, utility.p1,p2,p3,p4 "
-                         f"(trec_eval's a, b, c, d weights), got {params!r}")
+        raise ValueError(
+            f"utility takes exactly 4 numeric coefficients, utility.p1,p2,p3,p4 "
+            f"(trec_eval's a, b, c, d weights), got {params!r}"
+        )
     coef = tuple(float(p) + 0.0 for p in items)  # + 0.0: -0 is 0
     if not all(math.isfinite(c) for c in coef):
         raise ValueError(f"utility's coefficients must be finite numbers, got {params!r}")

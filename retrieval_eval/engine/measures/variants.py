@@ -6,7 +6,7 @@
   ``nDCG``, ``R``, ``SetAP``, ``SetF``, ``SetP``, ``Success`` and ``IPrec``; so does this.
   Named ``<measure>(judged_only=True)``.
 * ``gains={grade: gain, ...}`` (nDCG, as in ir_measures): each judged grade counts as the
-  gain it maps to (integers >= 0; a grade left out keeps its own), in the ranking and in the
+  gain it maps to (numbers >= 0; a grade left out keeps its own), in the ranking and in the
   ideal. Named ``<measure>(gains={0:0,1:1,2:5})``: ``ndcg(gains={1:3,2:9})`` (trec_eval's
   ``ndcg.1=3,2=9`` too), ``ndcg_cut_10(gains={1:3})``, and those names parse back.
   The same syntax sets the gain map of trec_eval's ``G``, ``ndcg_rel`` and ``Rndcg``
@@ -37,12 +37,23 @@ if TYPE_CHECKING:
 _JUDGED_BASES = {"P", "RR", "Rprec", "AP", "nDCG", "R", "SetAP", "SetF", "SetP", "Success", "IPrec"}
 _V = "ir_measures 0.4 (pytrec_eval provider)"
 FAMILIES = (
-    Family("judged_only", "variants", None, verified=_V,
-           aliases=("nDCG(judged_only=True)@10", "P(judged_only=True)@10"),
-           definition="Any of P, RR, Rprec, AP, nDCG, R, SetAP, SetF, SetP, Success, IPrec over "
-                      "the ranking without its unlabelled documents (trec_eval -J)."),
-    Family("gains", "variants", None, verified=_V, aliases=("nDCG(gains={0:0,1:1,2:3})@10",),
-           definition="nDCG with each grade counting as the gain it maps to."),
+    Family(
+        "judged_only",
+        "variants",
+        None,
+        verified=_V,
+        aliases=("nDCG(judged_only=True)@10", "P(judged_only=True)@10"),
+        definition="Any of P, RR, Rprec, AP, nDCG, R, SetAP, SetF, SetP, Success, IPrec over "
+        "the ranking without its unlabelled documents (trec_eval -J).",
+    ),
+    Family(
+        "gains",
+        "variants",
+        None,
+        verified=_V,
+        aliases=("nDCG(gains={0:0,1:1,2:3})@10",),
+        definition="nDCG with each grade counting as the gain it maps to.",
+    ),
 )
 
 
@@ -67,10 +78,8 @@ def parse(text: str, parse_measure: Callable[[str], list[Measure]] | None = None
     inner = parse_measure(f"{base}({rest}){cut}" if rest else f"{base}{cut}")
     if judged and judged.group(1).strip() == "True":
         if base not in _JUDGED_BASES or gains:
-            raise ValueError(f"judged_only applies to {', '.join(sorted(_JUDGED_BASES))} "
-                             "(without gains)")
-        return [Measure("judged_only", m_, None, name=f"{m_.name}(judged_only=True)")
-                for m_ in inner]
+            raise ValueError(f"judged_only applies to {', '.join(sorted(_JUDGED_BASES))} (without gains)")
+        return [Measure("judged_only", m_, None, name=f"{m_.name}(judged_only=True)") for m_ in inner]
     if not gains:
         return inner  # judged_only=False: the measure itself
     return with_gains(inner, gainmap.parse(gains.group(1), ":"))
@@ -109,18 +118,21 @@ def with_gains(measures: Iterable[Measure], table: GainTable) -> list[Measure]:
             out.append(Measure(m.family, table, m.rel, name=f"{m.family}({','.join(args)})"))
         elif m.family in ("ndcg", "ndcg_cut"):
             if any(gain < 0 for _, gain in table):
-                raise ValueError(f"nDCG's gains are integers >= 0 (ir_measures maps the grades to "
-                                 f"them), got {gainmap.shown(table)}")
-            out.append(Measure("gains", (m, table), None,
-                               name=f"{m.name}(gains={gainmap.shown(table)})"))
+                raise ValueError(
+                    f"nDCG's gains are numbers >= 0 (ir_measures maps the grades to them), got {gainmap.shown(table)}"
+                )
+            out.append(Measure("gains", (m, table), None, name=f"{m.name}(gains={gainmap.shown(table)})"))
         else:
-            raise ValueError(f"gains= applies to nDCG only among ir_measures' measures (linear "
-                             f"gain), and to trec_eval's {', '.join(gainmap.READ_BY)}; not {m.name}")
+            raise ValueError(
+                f"gains= applies to nDCG only among ir_measures' measures (linear "
+                f"gain), and to trec_eval's {', '.join(gainmap.READ_BY)}; not {m.name}"
+            )
     return out
 
 
-def _judged_only(a: Arrays) -> Arrays:
-    """``a`` without its unjudged entries, the ones below each moving up."""
+def judged_arrays(a: Arrays) -> Arrays:
+    """``a`` without its unjudged entries, the ones below each moving up (trec_eval's ``-J``; the
+    ``judged_only`` variant and ``compute(judged_only=True)``)."""
     keep = a.l_rel >= 0  # neither NONPOOL nor UNJUDGED (a negative grade), as trec_eval -J
     l_rk = a.l_rk[keep]
     r_ret = np.bincount(l_rk, minlength=a.n).astype(np.int64)
@@ -140,9 +152,27 @@ def _mapped(a: Arrays, table: GainTable) -> Arrays:
     return dataclasses.replace(a, l_rel=l_rel, q_levels=levels)
 
 
+def _ndcg_decimal(inner: Measure, a: Arrays, table: GainTable) -> np.ndarray:
+    """nDCG (``ndcg`` or ``ndcg_cut_k``) with a gain map that has a decimal gain
+    (``ndcg.1=3,2=9,4=4.5``), from the gains themselves: a decimal gain is no grade that
+    :func:`_mapped` could relabel with. trec_eval's ``m_ndcg.c`` / ``m_ndcg_cut.c``: DCG over the
+    ranking (log2 discount), over the ideal list of :func:`.gainmap.apply`; 0 without an ideal."""
+    gain, (iq, ipos, igain) = gainmap.apply(a, table)
+    disc = gain / np.log2(a.l_pos + 2.0)
+    idisc = igain / np.log2(ipos + 2.0)
+    k = int(inner.param) if inner.family == "ndcg_cut" else None  # ndcg: every position
+    keep = a.l_pos < k if k is not None else np.ones(len(a.l_pos), dtype=bool)
+    ikeep = ipos < k if k is not None else np.ones(len(ipos), dtype=bool)
+    dcg = np.bincount(a.l_rk[keep], weights=disc[keep], minlength=a.n)
+    idcg = np.bincount(iq[ikeep], weights=idisc[ikeep], minlength=len(a.queries))[a.r_query]
+    return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+
+
 def compute(measure: Measure, a: Arrays, level: int) -> np.ndarray:
     if measure.family == "judged_only":
-        inner, b = measure.param, _judged_only(a)
+        inner, b = measure.param, judged_arrays(a)
+    elif gainmap.decimal(measure.param[1]):
+        return _ndcg_decimal(measure.param[0], a, measure.param[1])
     else:
         inner, b = measure.param[0], _mapped(a, measure.param[1])
     module = importlib.import_module(f".{inner.spec.module}", __package__)
