@@ -55,6 +55,8 @@ from .datasets import load_demo
 # The measure catalogue's table and parser (rev.measures() is the table; the package itself is
 # retrieval_eval.measures, reached with ``from retrieval_eval.measures import ...``).
 from .engine.measures import measures, parse_measure
+from .engine.measures.avgjg import evaluate_jg
+from .engine.measures.prefs import evaluate_prefs
 from .engine.metrics import compute, dedupe_run, metric_name
 from .errors import FormatError
 from .identity import chunk_id, normalize, text_sha
@@ -87,6 +89,7 @@ from .io.interop import from_ir_datasets, read_beir, rerank_by_score, to_dict
 
 # LLM-judged metrics: judge scores in, query-clustered Measurements, planning, PPI.
 from .io.judge_scores import read_judge_scores
+from .io.prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from .io.writers import write_parquet
 
 __version__ = TOOL_VERSION
@@ -145,6 +148,11 @@ __all__ = [
     "read_corpus",
     "read_judgments",
     "read_qrels",
+    "read_prefs",
+    "read_qrels_prefs",
+    "read_qrels_jg",
+    "evaluate_prefs",
+    "evaluate_jg",
     "read_queries",
     "read_run",
     "read_trec_run",
