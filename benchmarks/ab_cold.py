@@ -63,7 +63,9 @@ def run_once(package_dir: Path, data: Path, all_trec: bool = False) -> dict:
         argv = [sys.executable, "-c", CHILD_ALL_TREC, str(data), ",".join(ALL_TREC)]
     else:
         argv = [sys.executable, "-c", CHILD, str(data)]
-    out, out["wall"] = timed_child(argv, f"the run with {package_dir}", env={**os.environ, "PYTHONPATH": str(package_dir)})
+    out, out["wall"] = timed_child(
+        argv, f"the run with {package_dir}", env={**os.environ, "PYTHONPATH": str(package_dir)}
+    )
     return out
 
 
@@ -73,10 +75,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("b", type=Path, help="directory holding the second retrieval_eval")
     parser.add_argument("--runs", type=int, default=20, help="paired runs (default 20)")
     parser.add_argument("--size", default="wide", help="a data folder prefix under benchmarks/data (deep, wide, ...)")
-    parser.add_argument("--data", type=Path,
-                        help="the data folder itself (qrels.trec and run.trec), e.g. a --shuffled copy")
-    parser.add_argument("--all-trec", action="store_true",
-                        help="compute trec_eval's whole measure set (bench_all_trec.py's) instead of evaluate's")
+    parser.add_argument(
+        "--data", type=Path, help="the data folder itself (qrels.trec and run.trec), e.g. a --shuffled copy"
+    )
+    parser.add_argument(
+        "--all-trec",
+        action="store_true",
+        help="compute trec_eval's whole measure set (bench_all_trec.py's) instead of evaluate's",
+    )
     args = parser.parse_args(argv)
     if args.data is not None:
         data = args.data
@@ -86,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         matches = sorted((HERE / "data").glob(f"{args.size}-*"))
         if not matches:
-            print(f"no data for {args.size!r} under {HERE / 'data'}: run bench_metrics.py --generate-only first",
-                  file=sys.stderr)
+            print(
+                f"no data for {args.size!r} under {HERE / 'data'}: run bench_metrics.py --generate-only first",
+                file=sys.stderr,
+            )
             return 2
         data = matches[0]
     from record import Recorder
@@ -111,15 +119,25 @@ def main(argv: list[str] | None = None) -> int:
         cells = " ".join(f"{p} {statistics.median(r[p] for r in runs):.3f}" for p in PHASES)
         print(f"{name} ({copies[name]}): {cells}  ndcg@10 {runs[0]['ndcg@10']:.12f}")
     diffs = " ".join(
-        f"{p} {statistics.median(b[p] - a[p] for a, b in zip(results['A'], results['B'])):+.3f}" for p in PHASES)
+        f"{p} {statistics.median(b[p] - a[p] for a, b in zip(results['A'], results['B'])):+.3f}" for p in PHASES
+    )
     print(f"B - A, median of {args.runs} paired runs: {diffs}")
     ratio = statistics.median(b["wall"] / a["wall"] for a, b in zip(results["A"], results["B"]))
     print(f"B / A wall, median of the paired ratios: {ratio:.3f}")
-    recorder.write({"a": str(copies["A"]), "b": str(copies["B"]), "data": str(data), "all_trec": args.all_trec,
-                    "runs": results, "summary": {
-                        **{f"A {p}": statistics.median(r[p] for r in results["A"]) for p in ("read_trec_run", "wall")},
-                        **{f"B {p}": statistics.median(r[p] for r in results["B"]) for p in ("read_trec_run", "wall")},
-                        "B / A wall": ratio}})
+    recorder.write(
+        {
+            "a": str(copies["A"]),
+            "b": str(copies["B"]),
+            "data": str(data),
+            "all_trec": args.all_trec,
+            "runs": results,
+            "summary": {
+                **{f"A {p}": statistics.median(r[p] for r in results["A"]) for p in ("read_trec_run", "wall")},
+                **{f"B {p}": statistics.median(r[p] for r in results["B"]) for p in ("read_trec_run", "wall")},
+                "B / A wall": ratio,
+            },
+        }
+    )
     if results["A"][0]["ndcg@10"] != results["B"][0]["ndcg@10"]:
         print("the two copies disagree on ndcg@10", file=sys.stderr)
         return 1

@@ -34,18 +34,62 @@ sys.path.insert(0, str(HERE))
 import bench_metrics as bm  # noqa: E402  (its data generation, RSS and child helpers)
 
 #: trec_eval's all_trec per-query set (pytrec_eval's request names; its default parameters).
-ALL_TREC = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-            "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
-            "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
-            "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
-            "set_F", "num_nonrel_judged_ret"]
+ALL_TREC = [
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+]
 #: ir_measures' names of the all_trec measures it has (its pytrec_eval provider computes them).
-IR_MEASURES = ["NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR", "infAP", "nDCG",
-               "SetP", "SetR", "SetAP", "SetF", "SetP(relative=True)"] + \
-    [f"{m}@{k}" for m in ("P", "R", "nDCG", "AP") for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)] + \
-    [f"Success@{k}" for k in (1, 5, 10)] + [f"IPrec@{r / 10:.1f}" for r in range(11)]
-CHECKED = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "bpref": "Bpref",
-           "recip_rank": "RR", "set_F": "SetF"}
+IR_MEASURES = (
+    [
+        "NumRet",
+        "NumRel",
+        "NumRelRet",
+        "AP",
+        "Rprec",
+        "Bpref",
+        "RR",
+        "infAP",
+        "nDCG",
+        "SetP",
+        "SetR",
+        "SetAP",
+        "SetF",
+        "SetP(relative=True)",
+    ]
+    + [f"{m}@{k}" for m in ("P", "R", "nDCG", "AP") for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    + [f"Success@{k}" for k in (1, 5, 10)]
+    + [f"IPrec@{r / 10:.1f}" for r in range(11)]
+)
+CHECKED = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "bpref": "Bpref", "recip_rank": "RR", "set_F": "SetF"}
 
 
 def child(tool: str, directory: Path) -> None:
@@ -73,16 +117,26 @@ def child(tool: str, directory: Path) -> None:
 
         qrels = ir_measures.read_trec_qrels(str(paths["qrels"]))
         run = ir_measures.read_trec_run(str(paths["trec_run"]))
-        values = list(ir_measures.iter_calc([ir_measures.parse_measure(m) for m in IR_MEASURES],
-                                            qrels, run))
+        values = list(ir_measures.iter_calc([ir_measures.parse_measure(m) for m in IR_MEASURES], qrels, run))
         by = {}
         for v in values:
             by.setdefault(str(v.measure), []).append(v.value)
-        means = {k: sum(by[str(ir_measures.parse_measure(m))]) / len(by[str(ir_measures.parse_measure(m))])
-                 for k, m in CHECKED.items()}
+        means = {
+            k: sum(by[str(ir_measures.parse_measure(m))]) / len(by[str(ir_measures.parse_measure(m))])
+            for k, m in CHECKED.items()
+        }
         n_values = len(values)
-    print(json.dumps({"s": time.perf_counter() - t0, "means": means, "values": n_values,
-                      "peak_rss_mb": bm.peak_rss_mb(), **cpu_seconds()}))
+    print(
+        json.dumps(
+            {
+                "s": time.perf_counter() - t0,
+                "means": means,
+                "values": n_values,
+                "peak_rss_mb": bm.peak_rss_mb(),
+                **cpu_seconds(),
+            }
+        )
+    )
 
 
 def cpu_seconds() -> dict[str, float]:
@@ -136,9 +190,12 @@ def shuffled_copy(directory: Path, seed: int) -> Path:
     if target["trec_run"].exists() and target["qrels"].exists():
         return out
     out.mkdir(parents=True, exist_ok=True)
-    lines = csv.read_csv(paths["trec_run"], read_options=csv.ReadOptions(column_names=["line"]),
-                         parse_options=csv.ParseOptions(delimiter="\x01", quote_char=False),
-                         convert_options=csv.ConvertOptions(column_types={"line": pa.string()}))
+    lines = csv.read_csv(
+        paths["trec_run"],
+        read_options=csv.ReadOptions(column_names=["line"]),
+        parse_options=csv.ParseOptions(delimiter="\x01", quote_char=False),
+        convert_options=csv.ConvertOptions(column_types={"line": pa.string()}),
+    )
     order = np.random.default_rng(seed).permutation(lines.num_rows)
     bm._lines_to_file(target["trec_run"], lines.column("line").combine_chunks().take(pa.array(order)))
     target["qrels"].write_bytes(paths["qrels"].read_bytes())
@@ -151,13 +208,19 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--tools", default="ours,pytrec_eval,ir_measures")
-    p.add_argument("--shuffled", action="store_true",
-                   help="read a copy of the run with its lines in random order (every ranking "
-                        "then has to be sorted)")
-    p.add_argument("--numpy-hugepage", choices=("default", "on", "off"), default="default",
-                   help="numpy's transparent-huge-page advice in every tool's process alike "
-                        "(NUMPY_MADVISE_HUGEPAGE; default: numpy decides, on for Linux >= 4.6); "
-                        "see benchmarks/README.md for what it does on a virtual machine")
+    p.add_argument(
+        "--shuffled",
+        action="store_true",
+        help="read a copy of the run with its lines in random order (every ranking then has to be sorted)",
+    )
+    p.add_argument(
+        "--numpy-hugepage",
+        choices=("default", "on", "off"),
+        default="default",
+        help="numpy's transparent-huge-page advice in every tool's process alike "
+        "(NUMPY_MADVISE_HUGEPAGE; default: numpy decides, on for Linux >= 4.6); "
+        "see benchmarks/README.md for what it does on a virtual machine",
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--dir", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -176,32 +239,43 @@ def main(argv=None) -> int:
     for round_ in range(args.repeat):
         # Each round runs every tool once, the order reversed every other round: on this VM
         # a process started right after a big one pays for the memory that one handed back.
-        for tool in (tools if round_ % 2 == 0 else tools[::-1]):
+        for tool in tools if round_ % 2 == 0 else tools[::-1]:
             warm(directory)
-            res, wall = bm.timed_child([sys.executable, __file__, "--child", tool, "--dir", str(directory)],
-                                       f"{tool} cold run", env=env)
+            res, wall = bm.timed_child(
+                [sys.executable, __file__, "--child", tool, "--dir", str(directory)], f"{tool} cold run", env=env
+            )
             res["wall_s"] = wall
             runs[tool].append(res)
-    rows = {tool: {"wall_s": statistics.median(r["wall_s"] for r in rs),
-                   "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
-                   "values": rs[0]["values"], "means": rs[0]["means"],
-                   "user_s": statistics.median(r["user_s"] for r in rs),
-                   "sys_s": statistics.median(r["sys_s"] for r in rs),
-                   # per round: this tool's time over ours in the same round (paired)
-                   "ratio": statistics.median(r["wall_s"] / o["wall_s"]
-                                              for r, o in zip(rs, runs.get("ours", rs)))}
-            for tool, rs in runs.items()}
+    rows = {
+        tool: {
+            "wall_s": statistics.median(r["wall_s"] for r in rs),
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
+            "values": rs[0]["values"],
+            "means": rs[0]["means"],
+            "user_s": statistics.median(r["user_s"] for r in rs),
+            "sys_s": statistics.median(r["sys_s"] for r in rs),
+            # per round: this tool's time over ours in the same round (paired)
+            "ratio": statistics.median(r["wall_s"] / o["wall_s"] for r, o in zip(rs, runs.get("ours", rs))),
+        }
+        for tool, rs in runs.items()
+    }
     ref = rows.get("ours", {}).get("means", {})
-    print(f"all_trec, size {args.size} {bm.SIZES[args.size]}, cold (median of {args.repeat}), "
-          f"numpy hugepage advice: {args.numpy_hugepage}")
-    print("| tool | cold s | user s | sys s | peak RSS MiB | values | time / ours (paired median) | means agree (1e-9) |")
+    print(
+        f"all_trec, size {args.size} {bm.SIZES[args.size]}, cold (median of {args.repeat}), "
+        f"numpy hugepage advice: {args.numpy_hugepage}"
+    )
+    print(
+        "| tool | cold s | user s | sys s | peak RSS MiB | values | time / ours (paired median) | means agree (1e-9) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for tool, r in rows.items():
         agree = all(abs(r["means"][k] - ref[k]) <= 1e-9 for k in ref) if ref else "-"
         speed = r["ratio"] if "ours" in rows else float("nan")
-        print(f"| {tool} | {r['wall_s']:.2f} | {r['user_s']:.2f} | {r['sys_s']:.2f} | "
-              f"{r['peak_rss_mb']:.0f} | {r['values']:,} | "
-              f"{speed:.1f}x | {agree} |")
+        print(
+            f"| {tool} | {r['wall_s']:.2f} | {r['user_s']:.2f} | {r['sys_s']:.2f} | "
+            f"{r['peak_rss_mb']:.0f} | {r['values']:,} | "
+            f"{speed:.1f}x | {agree} |"
+        )
     if "ours" in rows:
         for tool in rows:
             if tool != "ours":
@@ -209,8 +283,16 @@ def main(argv=None) -> int:
                 print(f"{tool} / ours, round by round: " + ", ".join(f"{x:.1f}x" for x in each))
     summary = {f"{tool} cold s": r["wall_s"] for tool, r in rows.items()}
     summary.update({f"{tool} / ours": r["ratio"] for tool, r in rows.items() if tool != "ours" and "ours" in rows})
-    recorder.write({"size": args.size, "shuffled": args.shuffled, "repeat": args.repeat, "rows": rows,
-                    "runs": runs, "summary": summary})
+    recorder.write(
+        {
+            "size": args.size,
+            "shuffled": args.shuffled,
+            "repeat": args.repeat,
+            "rows": rows,
+            "runs": runs,
+            "summary": summary,
+        }
+    )
     return 0
 
 

@@ -59,11 +59,9 @@ def make_data(n_queries: int, n_systems: int, seed: int = 0):
     n_rel = rng.integers(1, 5, size=n_queries)
     rel = (d < np.repeat(n_rel, judged)).astype(np.int64)
     qid = pd.array([f"q{i}" for i in range(n_queries)], dtype="string")
-    judgments = pd.DataFrame({
-        "query_id": qid[q],
-        "doc_uri": pd.array([f"d{j}" for j in range(judged)], dtype="string")[d],
-        "relevance": rel,
-    })
+    judgments = pd.DataFrame(
+        {"query_id": qid[q], "doc_uri": pd.array([f"d{j}" for j in range(judged)], dtype="string")[d], "relevance": rel}
+    )
     runs = []
     docs = np.array([f"d{j}" for j in range(depth * 2)], dtype=object)
     for s in range(n_systems):
@@ -73,13 +71,17 @@ def make_data(n_queries: int, n_systems: int, seed: int = 0):
         keys = rng.uniform(size=(n_queries, depth * 2))
         keys[:, :4] -= boost * (rng.uniform(size=(n_queries, 4)) < 0.8)
         order = np.argsort(keys, axis=1, kind="stable")[:, :depth]
-        runs.append(pd.DataFrame({
-            "system": pd.array([f"sys{s}"] * (n_queries * depth), dtype="string"),
-            "query_id": qid[np.repeat(np.arange(n_queries), depth)],
-            "rank": np.tile(np.arange(1, depth + 1), n_queries).astype(np.int64),
-            "doc_id": pd.array(docs[order.ravel()], dtype="string"),
-            "score": np.tile(np.linspace(1.0, 0.05, depth), n_queries),
-        }))
+        runs.append(
+            pd.DataFrame(
+                {
+                    "system": pd.array([f"sys{s}"] * (n_queries * depth), dtype="string"),
+                    "query_id": qid[np.repeat(np.arange(n_queries), depth)],
+                    "rank": np.tile(np.arange(1, depth + 1), n_queries).astype(np.int64),
+                    "doc_id": pd.array(docs[order.ravel()], dtype="string"),
+                    "score": np.tile(np.linspace(1.0, 0.05, depth), n_queries),
+                }
+            )
+        )
     return judgments, pd.concat(runs, ignore_index=True)
 
 
@@ -158,11 +160,11 @@ def run_ranx(judgments, run, n_perm: int) -> dict | None:
         q = judgments.rename(columns={"doc_uri": "doc_id"})[["query_id", "doc_id", "relevance"]]
         q.astype({"query_id": str, "doc_id": str}).to_parquet(f"{tmp}/qrels.parquet")
         run[["system", "query_id", "doc_id", "score"]].astype(
-            {"system": str, "query_id": str, "doc_id": str}).to_parquet(f"{tmp}/run.parquet")
+            {"system": str, "query_id": str, "doc_id": str}
+        ).to_parquet(f"{tmp}/run.parquet")
         script = Path(tmp) / "ranx_bench.py"
         script.write_text(RANX_SCRIPT)
-        proc = subprocess.run([str(BENCH_PY), str(script), tmp, str(n_perm)],
-                              capture_output=True, text=True)
+        proc = subprocess.run([str(BENCH_PY), str(script), tmp, str(n_perm)], capture_output=True, text=True)
     if proc.returncode != 0:
         return {"skipped": "ranx run failed: " + proc.stderr.strip().splitlines()[-1]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -173,8 +175,7 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--systems", type=int, default=5)
     ap.add_argument("--resamples", type=int, default=10_000)
-    ap.add_argument("--ranx-permutations", type=int, default=None,
-                    help="permutations for ranx (default: --resamples)")
+    ap.add_argument("--ranx-permutations", type=int, default=None, help="permutations for ranx (default: --resamples)")
     ap.add_argument("--no-ranx", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, default=None)
@@ -194,27 +195,38 @@ def main(argv=None) -> int:
     values = wide[names].to_numpy(np.float64).T  # (systems, queries)
     diff = values[1:] - values[0]
     res, w, c = timed(lambda: stats.paired_randomization(diff, n_resamples=args.resamples, seed=0))
-    out["randomization"] = {"wall": w, "cpu": c, "comparisons": int(diff.shape[0]),
-                            "pvalues": [float(p) for p in res.pvalue]}
+    out["randomization"] = {
+        "wall": w,
+        "cpu": c,
+        "comparisons": int(diff.shape[0]),
+        "pvalues": [float(p) for p in res.pvalue],
+    }
     i, j = np.triu_indices(len(names), 1)
     pairs = values[j] - values[i]
     res_all, w, c = timed(lambda: stats.paired_randomization(pairs, n_resamples=args.resamples, seed=0))
     out["randomization_all_pairs"] = {"wall": w, "cpu": c, "comparisons": int(pairs.shape[0])}
-    cmp_, w, c = timed(lambda: compare(judgments, run, metrics=("ndcg",), n_resamples=args.resamples,
-                                       seed=0, calibration=False))
+    cmp_, w, c = timed(
+        lambda: compare(judgments, run, metrics=("ndcg",), n_resamples=args.resamples, seed=0, calibration=False)
+    )
     out["compare"] = {"wall": w, "cpu": c}
     out["means"] = {s: float(m) for s, m in zip(names, values.mean(axis=1))}
 
-    print(f"data: {args.queries:,} queries x {args.systems} systems, nDCG@10, "
-          f"{args.resamples:,} resamples")
-    print(f"  evaluate (engine)                 {out['evaluate']['wall']:8.2f} s wall "
-          f"{out['evaluate']['cpu']:8.2f} s CPU")
-    print(f"  randomization, 4 vs baseline      {out['randomization']['wall']:8.2f} s wall "
-          f"{out['randomization']['cpu']:8.2f} s CPU")
-    print(f"  randomization, all 10 pairs       {out['randomization_all_pairs']['wall']:8.2f} s wall "
-          f"{out['randomization_all_pairs']['cpu']:8.2f} s CPU")
-    print(f"  compare() end to end              {out['compare']['wall']:8.2f} s wall "
-          f"{out['compare']['cpu']:8.2f} s CPU  (engine + test + bootstrap CI + Holm)")
+    print(f"data: {args.queries:,} queries x {args.systems} systems, nDCG@10, {args.resamples:,} resamples")
+    print(
+        f"  evaluate (engine)                 {out['evaluate']['wall']:8.2f} s wall {out['evaluate']['cpu']:8.2f} s CPU"
+    )
+    print(
+        f"  randomization, 4 vs baseline      {out['randomization']['wall']:8.2f} s wall "
+        f"{out['randomization']['cpu']:8.2f} s CPU"
+    )
+    print(
+        f"  randomization, all 10 pairs       {out['randomization_all_pairs']['wall']:8.2f} s wall "
+        f"{out['randomization_all_pairs']['cpu']:8.2f} s CPU"
+    )
+    print(
+        f"  compare() end to end              {out['compare']['wall']:8.2f} s wall "
+        f"{out['compare']['cpu']:8.2f} s CPU  (engine + test + bootstrap CI + Holm)"
+    )
 
     if not args.no_ranx:
         n_perm = args.ranx_permutations or args.resamples
@@ -227,24 +239,32 @@ def main(argv=None) -> int:
             rx["n_permutations"] = n_perm
             rx["wall_at_resamples"] = rx["wall"] * scale
             note = "" if scale == 1 else f" (measured at {n_perm:,} permutations, x{scale:g})"
-            print(f"  ranx {rx['version']} compare, fisher   {rx['wall_at_resamples']:8.2f} s wall"
-                  f"{note}; CPU {rx['cpu'] * scale:.2f} s")
+            print(
+                f"  ranx {rx['version']} compare, fisher   {rx['wall_at_resamples']:8.2f} s wall"
+                f"{note}; CPU {rx['cpu'] * scale:.2f} s"
+            )
             print(f"  ranx fisher test, one pair        {rx['one_pair_wall'] * scale:8.2f} s wall")
             mean_err = max(abs(rx["means"][s] - out["means"][s]) for s in names)
             print(f"  max |mean nDCG@10 ranx - ours|    {mean_err:.2e}")
             ratio_pairs = rx["wall_at_resamples"] / (2 * out["randomization_all_pairs"]["wall"])
             ratio_compare = rx["wall_at_resamples"] / out["compare"]["wall"]
-            out["ratio"] = {"ranx_compare_over_ours_same_tests": ratio_pairs,
-                            "ranx_compare_over_our_compare": ratio_compare}
+            out["ratio"] = {
+                "ranx_compare_over_ours_same_tests": ratio_pairs,
+                "ranx_compare_over_our_compare": ratio_compare,
+            }
             print(f"  ratio ranx / ours, same 20 tests  {ratio_pairs:8.1f}x")
-            print(f"  ratio ranx compare / our compare  {ratio_compare:8.1f}x "
-                  "(ours tests 4 pairs vs baseline and adds bootstrap CIs)")
+            print(
+                f"  ratio ranx compare / our compare  {ratio_compare:8.1f}x "
+                "(ours tests 4 pairs vs baseline and adds bootstrap CIs)"
+            )
             # p-values agree within Monte Carlo error (different random streams).
             ours = dict(zip((f"{names[a]}|{names[b]}" for a, b in zip(i, j)), res_all.pvalue))
             diffs = [abs(ours[k] - rx["pvalues"][k]) for k in ours if k in rx["pvalues"]]
             if diffs:
-                print(f"  max |p ranx - p ours| over pairs  {max(diffs):.4f} "
-                      f"(Monte Carlo error ~ {2 * (0.25 / n_perm) ** 0.5:.4f})")
+                print(
+                    f"  max |p ranx - p ours| over pairs  {max(diffs):.4f} "
+                    f"(Monte Carlo error ~ {2 * (0.25 / n_perm) ** 0.5:.4f})"
+                )
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0

@@ -41,8 +41,10 @@ def bench_hash(mb: float) -> dict:
         started = time.perf_counter()
         _hashes(arr)
         times.append(time.perf_counter() - started)
-    judgments = [{"query_id": "q1", "doc_uri": long_id, "relevance": 1},
-                 {"query_id": "q1", "doc_uri": "short", "relevance": 1}]
+    judgments = [
+        {"query_id": "q1", "doc_uri": long_id, "relevance": 1},
+        {"query_id": "q1", "doc_uri": "short", "relevance": 1},
+    ]
     run = [{"query_id": "q1", "ranking": ["short", long_id]}]
     started = time.perf_counter()
     ev = evaluate(judgments, run, k=10)
@@ -111,15 +113,19 @@ def main() -> int:
         for mb in (float(x) for x in args.hash_mb.split(",")):
             r = bench_hash(mb)
             results.append(r)
-            print(f"hash      id of {mb:g} MB: _hashes {r['hash_s']:.3f} s, evaluate {r['evaluate_s']:.3f} s",
-                  flush=True)
+            print(
+                f"hash      id of {mb:g} MB: _hashes {r['hash_s']:.3f} s, evaluate {r['evaluate_s']:.3f} s", flush=True
+            )
     if not args.skip_calibrate:
         for n in (int(x) for x in args.calibrate_queries.split(",")):
             r = bench_calibrate(n)
             results.append(r)
-            print(f"calibrate {n:,} queries: peak RSS {r['rss_peak_mib']:.0f} MiB "
-                  f"(+{r['held_mib']:.0f} MiB over the inputs, {r['bytes_per_query']:,.0f} B/query), "
-                  f"{r['calibrate_s']:.1f} s", flush=True)
+            print(
+                f"calibrate {n:,} queries: peak RSS {r['rss_peak_mib']:.0f} MiB "
+                f"(+{r['held_mib']:.0f} MiB over the inputs, {r['bytes_per_query']:,.0f} B/query), "
+                f"{r['calibrate_s']:.1f} s",
+                flush=True,
+            )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(results, fh, indent=2)

@@ -32,10 +32,7 @@ def make_corpus(docs: int, per_doc: int, with_sha: bool) -> pd.DataFrame:
             "doc_revision": pd.array(["r2"] * len(d), dtype="string"),
             "ordinal": pd.array(k, dtype="Int64"),
             "text": pd.array(texts, dtype="string"),
-            "text_sha": pd.array(
-                [text_sha(t) for t in texts] if with_sha else [pd.NA] * len(texts),
-                dtype="string",
-            ),
+            "text_sha": pd.array([text_sha(t) for t in texts] if with_sha else [pd.NA] * len(texts), dtype="string"),
         }
     )
     frame.attrs["corpus_fingerprint"] = "bench/2"
@@ -97,15 +94,9 @@ def main() -> None:
     t2, c2 = time.perf_counter(), time.process_time()
     fixed = fix(judgments, result)
     t3 = time.perf_counter()
-    print(
-        f"data: {len(judgments):,} judgments, {len(corpus):,} chunks "
-        f"(generated in {t1 - t0:.1f}s)"
-    )
+    print(f"data: {len(judgments):,} judgments, {len(corpus):,} chunks (generated in {t1 - t0:.1f}s)")
     print(f"summary: {result.summary.to_dict()}")
-    print(
-        f"drift: {t2 - t1:.2f}s wall ({c2 - c1:.2f}s CPU)   fix: {t3 - t2:.2f}s   "
-        f"reanchored: {fixed.reanchored:,}"
-    )
+    print(f"drift: {t2 - t1:.2f}s wall ({c2 - c1:.2f}s CPU)   fix: {t3 - t2:.2f}s   reanchored: {fixed.reanchored:,}")
 
 
 if __name__ == "__main__":

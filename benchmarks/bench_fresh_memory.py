@@ -34,8 +34,10 @@ def touch(label: str, n: int) -> np.ndarray:
     values = np.ones(n)
     took = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
-    print(f"{label:<34} {took:.3f} s (system {after.ru_stime - before.ru_stime:.3f} s, "
-          f"{after.ru_minflt - before.ru_minflt} page faults)")
+    print(
+        f"{label:<34} {took:.3f} s (system {after.ru_stime - before.ru_stime:.3f} s, "
+        f"{after.ru_minflt - before.ru_minflt} page faults)"
+    )
     return values
 
 

@@ -54,12 +54,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 
-SIZES = {
-    "quick": (1_000, 100),
-    "small": (10_000, 100),
-    "deep": (10_000, 1_000),
-    "wide": (100_000, 100),
-}
+SIZES = {"quick": (1_000, 100), "small": (10_000, 100), "deep": (10_000, 1_000), "wide": (100_000, 100)}
 GROUPS = {"large": ["deep", "wide"], "all": ["small", "deep", "wide"]}
 
 #: Our metric names -> the metric names in ranx and pytrec_eval.
@@ -80,6 +75,7 @@ UNIVERSE = 1_000_003  # a prime: (a + j*b) mod UNIVERSE is distinct for distinct
 
 
 # --------------------------------------------------------------------------- data generation
+
 
 def data_dir(size: str, seed: int) -> Path:
     q, d = SIZES[size]
@@ -110,8 +106,7 @@ def generate(size: str, seed: int, force: bool = False) -> Path:
             pass
     directory.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    print(f"generating {size} ({n_queries:,} queries x {depth:,} docs) in {directory} ...",
-          flush=True)
+    print(f"generating {size} ({n_queries:,} queries x {depth:,} docs) in {directory} ...", flush=True)
     _write(paths, n_queries, depth, seed)
     paths["manifest"].write_text(json.dumps(manifest) + "\n")
     print(f"  generated in {time.perf_counter() - started:.1f} s", flush=True)
@@ -128,10 +123,10 @@ def _lines_to_file(path: Path, lines) -> None:
     if isinstance(text, pa.ChunkedArray):
         text = text.combine_chunks()
     text = text.cast(pa.large_string())
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset:]
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset :]
     data = text.buffers()[2]
     with open(path, "ab") as sink:
-        sink.write(memoryview(data)[offsets[0]:offsets[len(text)]])
+        sink.write(memoryview(data)[offsets[0] : offsets[len(text)]])
 
 
 def _ids(prefix: str, numbers, width: int):
@@ -175,13 +170,10 @@ def _write(paths: dict[str, Path], n_queries: int, depth: int, seed: int) -> Non
     ret_q = np.nonzero(take)[0]
     ret_rank = ranks[take]  # 0-based
     ret_p = 0.1 + 0.6 * np.exp(-ret_rank / (0.1 * depth))  # P(relevant) by rank
-    ret_grade = np.where(rng.random(ret_rank.size) < ret_p,
-                         rng.choice([1, 2, 3], ret_rank.size, p=[0.5, 0.3, 0.2]), 0)
+    ret_grade = np.where(rng.random(ret_rank.size) < ret_p, rng.choice([1, 2, 3], ret_rank.size, p=[0.5, 0.3, 0.2]), 0)
     un_q = np.repeat(np.arange(n_queries), unretrieved)
-    un_j = depth + (np.arange(un_q.size) - np.repeat(np.cumsum(unretrieved) - unretrieved,
-                                                       unretrieved))
-    un_grade = np.where(rng.random(un_q.size) < 0.5,
-                        rng.choice([1, 2, 3], un_q.size, p=[0.5, 0.3, 0.2]), 0)
+    un_j = depth + (np.arange(un_q.size) - np.repeat(np.cumsum(unretrieved) - unretrieved, unretrieved))
+    un_grade = np.where(rng.random(un_q.size) < 0.5, rng.choice([1, 2, 3], un_q.size, p=[0.5, 0.3, 0.2]), 0)
     q_all = np.concatenate([ret_q, un_q])
     j_all = np.concatenate([ret_rank, un_j])
     g_all = np.concatenate([ret_grade, un_grade]).astype(np.int64)
@@ -201,8 +193,10 @@ def _write(paths: dict[str, Path], n_queries: int, depth: int, seed: int) -> Non
     for key in ("qrels", "trec_run", "judgments", "run"):
         paths[key].unlink(missing_ok=True)
     _lines_to_file(paths["qrels"], pc.binary_join_element_wise(qid, "0", doc, grade, " "))
-    _lines_to_file(paths["judgments"], pc.binary_join_element_wise(
-        '{"query_id": "', qid, '", "doc_uri": "', doc, '", "relevance": ', grade, "}", ""))
+    _lines_to_file(
+        paths["judgments"],
+        pc.binary_join_element_wise('{"query_id": "', qid, '", "doc_uri": "', doc, '", "relevance": ', grade, "}", ""),
+    )
 
     # ---- run: strictly decreasing scores with 4 decimals (exact in text, distinct).
     batch = max(1, 2_000_000 // depth)  # queries per batch: ~2M rows at a time
@@ -218,23 +212,28 @@ def _write(paths: dict[str, Path], n_queries: int, depth: int, seed: int) -> Non
         qid = _ids("q", q, qwidth)
         doc = _ids("D", doc_num, 7)
         score_txt = pc.binary_join_element_wise(
-            pc.cast(pa.array(score // 10_000), pa.string()), ".",
+            pc.cast(pa.array(score // 10_000), pa.string()),
+            ".",
             pc.utf8_lpad(pc.cast(pa.array(score % 10_000), pa.string()), width=4, padding="0"),
-            "")
+            "",
+        )
         rank = pc.cast(pa.array(j + 1), pa.string())
-        _lines_to_file(paths["trec_run"], pc.binary_join_element_wise(
-            qid, "Q0", doc, rank, score_txt, RUN_NAME, " "))
+        _lines_to_file(paths["trec_run"], pc.binary_join_element_wise(qid, "Q0", doc, rank, score_txt, RUN_NAME, " "))
         offsets = pa.array(np.arange(0, nq * depth + 1, depth, dtype=np.int32))
         quoted = pc.binary_join_element_wise('"', doc, '"', "")
         ranking = pc.binary_join(pa.ListArray.from_arrays(offsets, quoted), ", ")
         scores = pc.binary_join(pa.ListArray.from_arrays(offsets, score_txt), ", ")
         qid_one = _ids("q", np.arange(lo, hi), qwidth)
-        _lines_to_file(paths["run"], pc.binary_join_element_wise(
-            '{"query_id": "', qid_one, '", "ranking": [', ranking, '], "scores": [', scores,
-            "]}", ""))
+        _lines_to_file(
+            paths["run"],
+            pc.binary_join_element_wise(
+                '{"query_id": "', qid_one, '", "ranking": [', ranking, '], "scores": [', scores, "]}", ""
+            ),
+        )
 
 
 # --------------------------------------------------------------------------- tools
+
 
 def available(tool: str) -> str | None:
     """None when ``tool`` can run here, else a one-line note why not."""
@@ -273,8 +272,7 @@ def ours_compute(data) -> dict[str, float]:
 def ranx_load(paths: dict[str, Path]):
     from ranx import Qrels, Run
 
-    return (Qrels.from_file(str(paths["qrels"]), kind="trec"),
-            Run.from_file(str(paths["trec_run"]), kind="trec"))
+    return (Qrels.from_file(str(paths["qrels"]), kind="trec"), Run.from_file(str(paths["trec_run"]), kind="trec"))
 
 
 def ranx_compute(data) -> dict[str, float]:
@@ -332,13 +330,21 @@ def pyarrow_csv_load(paths: dict[str, Path]):
     import pyarrow.csv as csv
 
     def read(path: Path, names: list[str], types: dict) -> pa.Table:
-        return csv.read_csv(path, read_options=csv.ReadOptions(column_names=names),
-                            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-                            convert_options=csv.ConvertOptions(column_types=types))
+        return csv.read_csv(
+            path,
+            read_options=csv.ReadOptions(column_names=names),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=csv.ConvertOptions(column_types=types),
+        )
 
-    return (read(paths["qrels"], ["q", "it", "d", "g"], {"q": pa.string(), "d": pa.string(), "g": pa.int64()}),
-            read(paths["trec_run"], ["q", "it", "d", "r", "s", "m"],
-                 {"q": pa.string(), "d": pa.string(), "r": pa.int64(), "s": pa.float64()}))
+    return (
+        read(paths["qrels"], ["q", "it", "d", "g"], {"q": pa.string(), "d": pa.string(), "g": pa.int64()}),
+        read(
+            paths["trec_run"],
+            ["q", "it", "d", "r", "s", "m"],
+            {"q": pa.string(), "d": pa.string(), "r": pa.int64(), "s": pa.float64()},
+        ),
+    )
 
 
 TOOLS = {
@@ -353,6 +359,7 @@ TOOLS = {
 
 # --------------------------------------------------------------------------- measuring
 
+
 def child(tool: str, directory: Path) -> None:
     """The cold run: from files to means in this fresh process; prints one JSON line."""
     t0 = time.perf_counter()
@@ -364,8 +371,17 @@ def child(tool: str, directory: Path) -> None:
     import resource
 
     usage = resource.getrusage(resource.RUSAGE_SELF)  # all threads of this process
-    print(json.dumps({"read_s": t1 - t0, "compute_s": t2 - t1, "means": means,
-                      "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": peak_rss_mb()}))
+    print(
+        json.dumps(
+            {
+                "read_s": t1 - t0,
+                "compute_s": t2 - t1,
+                "means": means,
+                "cpu_s": usage.ru_utime + usage.ru_stime,
+                "peak_rss_mb": peak_rss_mb(),
+            }
+        )
+    )
 
 
 def peak_rss_mb() -> float:
@@ -408,8 +424,11 @@ def bytecode_note() -> str:
         ok = compileall.compile_dir(str(where), quiet=1)
     except OSError as exc:
         return f"bytecode: could not compile {where} ({exc}); cold runs compile the sources"
-    return f"bytecode: {where} compiled as an install would leave it" if ok \
+    return (
+        f"bytecode: {where} compiled as an install would leave it"
+        if ok
         else f"bytecode: compiling {where} failed; cold runs compile the sources"
+    )
 
 
 def timed_child(argv: list[str], what: str, env: dict | None = None) -> tuple[dict, float]:
@@ -426,8 +445,8 @@ def timed_child(argv: list[str], what: str, env: dict | None = None) -> tuple[di
 def cold(tool: str, directory: Path) -> dict:
     """Run ``tool`` in a fresh interpreter: its wall time, and the peak RSS it reports."""
     result, result["wall_s"] = timed_child(
-        [sys.executable, str(Path(__file__).resolve()), "--child", tool, "--dir", str(directory)],
-        f"{tool} cold run")
+        [sys.executable, str(Path(__file__).resolve()), "--child", tool, "--dir", str(directory)], f"{tool} cold run"
+    )
     return result
 
 
@@ -446,8 +465,13 @@ def warm(tool: str, directory: Path, repeat: int = 3) -> dict:
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     del data
-    return {"warm_s": statistics.median(times), "warm_cpu_s": statistics.median(cpu),
-            "warm_all_s": times, "means": means, **extra}
+    return {
+        "warm_s": statistics.median(times),
+        "warm_cpu_s": statistics.median(cpu),
+        "warm_all_s": times,
+        "means": means,
+        **extra,
+    }
 
 
 def profile(size: str, seed: int, fmt: str) -> None:
@@ -466,8 +490,10 @@ def profile(size: str, seed: int, fmt: str) -> None:
     ours_compute(data)
     c2, w2 = time.process_time(), time.perf_counter()
     profiler.stop()
-    print(f"ours ({fmt}) on {size}: read {w1 - w0:.2f} s wall / {c1 - c0:.2f} s CPU, "
-          f"evaluate {w2 - w1:.2f} s wall / {c2 - c1:.2f} s CPU, peak {peak_rss_mb():.0f} MB")
+    print(
+        f"ours ({fmt}) on {size}: read {w1 - w0:.2f} s wall / {c1 - c0:.2f} s CPU, "
+        f"evaluate {w2 - w1:.2f} s wall / {c2 - c1:.2f} s CPU, peak {peak_rss_mb():.0f} MB"
+    )
     print(profiler.output_text(unicode=False, color=False))
 
 
@@ -495,8 +521,7 @@ def _comparable(tool: str, res: dict, phase: str) -> dict[str, float]:
 def check(results: dict) -> list[str]:
     """Every tool's means against the reference (ours when present); the disagreements."""
     order = sorted(results, key=lambda t: not t.startswith("ours"))
-    reference_tool = next((t for t in order if "warm" in results[t] or "cold" in results[t]),
-                          None)
+    reference_tool = next((t for t in order if "warm" in results[t] or "cold" in results[t]), None)
     if reference_tool is None:
         return []
     ref_phase = "warm" if "warm" in results[reference_tool] else "cold"
@@ -508,21 +533,24 @@ def check(results: dict) -> list[str]:
                 continue
             for label, value in _comparable(tool, res, phase).items():
                 if label in ref and abs(value - ref[label]) > TOLERANCE:
-                    problems.append(f"{tool} {phase} {label}: {value!r} vs "
-                                    f"{reference_tool} {ref[label]!r}")
+                    problems.append(f"{tool} {phase} {label}: {value!r} vs {reference_tool} {ref[label]!r}")
     return problems
 
 
 # --------------------------------------------------------------------------- report
 
+
 def table(size: str, results: dict) -> str:
     """The figures as a Markdown table; ratios are tool / ours (> 1 means ours is faster)."""
     q, d = SIZES[size]
-    lines = [f"### {size}: {q:,} queries x {d:,} docs ({q * d:,} run rows)", "",
-             "| tool | cold wall s (read + compute) | cold CPU s | cold peak RSS MiB "
-             "| warm wall s | warm CPU s | cold wall / ours | warm wall / ours "
-             "| cold CPU / ours | warm CPU / ours |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"### {size}: {q:,} queries x {d:,} docs ({q * d:,} run rows)",
+        "",
+        "| tool | cold wall s (read + compute) | cold CPU s | cold peak RSS MiB "
+        "| warm wall s | warm CPU s | cold wall / ours | warm wall / ours "
+        "| cold CPU / ours | warm CPU / ours |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     ours = results.get("ours-trec") or results.get("ours-jsonl") or {}
     oc, ow = ours.get("cold", {}), ours.get("warm", {})
 
@@ -531,10 +559,10 @@ def table(size: str, results: dict) -> str:
 
     for tool, res in results.items():
         c, w = res.get("cold", {}), res.get("warm", {})
-        cold_txt = (f"{c['wall_s']:.2f} ({c['read_s']:.2f} + {c['compute_s']:.2f})"
-                    if c else "-")
+        cold_txt = f"{c['wall_s']:.2f} ({c['read_s']:.2f} + {c['compute_s']:.2f})" if c else "-"
         cells = [
-            tool, cold_txt,
+            tool,
+            cold_txt,
             f"{c['cpu_s']:.2f}" if c else "-",
             f"{c['peak_rss_mb']:.0f}" if c else "-",
             f"{w['warm_s']:.3f}" if w else "-",
@@ -555,22 +583,25 @@ def targets(size: str, results: dict) -> list[str]:
     """
     out = []
     ours = results.get("ours-trec") or results.get("ours-jsonl") or {}
-    peers = [("pytrec_eval", "cold", "wall_s", "cpu_s", 5),
-             ("ranx", "warm", "warm_s", "warm_cpu_s", 2)]
+    peers = [("pytrec_eval", "cold", "wall_s", "cpu_s", 5), ("ranx", "warm", "warm_s", "warm_cpu_s", 2)]
     for peer, phase, wall, cpu, goal in peers:
         theirs = results.get(peer, {}).get(phase)
         mine = ours.get(phase)
         if theirs and mine:
             ratio = theirs[wall] / mine[wall]
             cpu_ratio = theirs[cpu] / mine[cpu]
-            out.append(f"{phase} >= {goal}x faster than {peer}: {ratio:.1f}x "
-                       f"(CPU {cpu_ratio:.1f}x) {'MET' if ratio >= goal else 'MISSED'}")
+            out.append(
+                f"{phase} >= {goal}x faster than {peer}: {ratio:.1f}x "
+                f"(CPU {cpu_ratio:.1f}x) {'MET' if ratio >= goal else 'MISSED'}"
+            )
     floor = results.get("pyarrow-csv", {}).get("cold")
     mine = results.get("ours-trec", {}).get("cold")
     if floor and mine:
         ratio = mine["wall_s"] / floor["wall_s"]
-        out.append(f"ours-trec cold within 2x of the pyarrow CSV floor: {ratio:.2f}x "
-                   f"(CPU {mine['cpu_s'] / floor['cpu_s']:.2f}x) {'MET' if ratio <= 2 else 'MISSED'}")
+        out.append(
+            f"ours-trec cold within 2x of the pyarrow CSV floor: {ratio:.2f}x "
+            f"(CPU {mine['cpu_s'] / floor['cpu_s']:.2f}x) {'MET' if ratio <= 2 else 'MISSED'}"
+        )
     q, d = SIZES[size]
     for tool in ("ours-trec", "ours-jsonl"):
         if q * d >= 10_000_000 and "cold" in results.get(tool, {}):
@@ -581,8 +612,10 @@ def targets(size: str, results: dict) -> list[str]:
 
 # --------------------------------------------------------------------------- main
 
-def bench(size: str, seed: int, tools: list[str], repeat: int, do_cold: bool,
-          do_warm: bool, cold_repeat: int = 3) -> dict:
+
+def bench(
+    size: str, seed: int, tools: list[str], repeat: int, do_cold: bool, do_warm: bool, cold_repeat: int = 3
+) -> dict:
     directory = generate(size, seed)
     results: dict[str, dict] = {tool: {} for tool in tools}
     if "ranx" in tools and do_cold:
@@ -620,24 +653,29 @@ def bench(size: str, seed: int, tools: list[str], repeat: int, do_cold: bool,
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", default="quick",
-                        choices=sorted(SIZES) + sorted(GROUPS))
+    parser.add_argument("--size", default="quick", choices=sorted(SIZES) + sorted(GROUPS))
     parser.add_argument("--seed", type=int, default=20261130)
-    parser.add_argument("--tools", default="ours-trec,ours-jsonl,ranx,pytrec_eval",
-                        help="comma-separated subset of " + ",".join(TOOLS))
+    parser.add_argument(
+        "--tools", default="ours-trec,ours-jsonl,ranx,pytrec_eval", help="comma-separated subset of " + ",".join(TOOLS)
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed warm calls (median)")
-    parser.add_argument("--cold-repeat", type=int, default=5,
-                        help="cold runs of each tool in a row (median)")
+    parser.add_argument("--cold-repeat", type=int, default=5, help="cold runs of each tool in a row (median)")
     parser.add_argument("--no-cold", action="store_true")
     parser.add_argument("--no-warm", action="store_true")
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--force", action="store_true", help="regenerate the data")
     parser.add_argument("--json", type=Path, help="also write all figures to this file")
-    parser.add_argument("--all-trec", action="store_true",
-                        help="add the all_trec row: trec_eval's whole measure set per query, ours "
-                             "against pytrec_eval and ir_measures (bench_all_trec.py, seed 0 data)")
-    parser.add_argument("--profile", choices=["trec", "jsonl"],
-                        help="instead of timing, profile our read + evaluate (needs pyinstrument)")
+    parser.add_argument(
+        "--all-trec",
+        action="store_true",
+        help="add the all_trec row: trec_eval's whole measure set per query, ours "
+        "against pytrec_eval and ir_measures (bench_all_trec.py, seed 0 data)",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=["trec", "jsonl"],
+        help="instead of timing, profile our read + evaluate (needs pyinstrument)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -671,15 +709,18 @@ def main(argv=None) -> int:
     from record import Recorder
 
     recorder = Recorder("bench_metrics", argv)
-    print(f"python {platform.python_version()}, {platform.machine()}, "
-          f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(
+        f"python {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
     if not args.no_cold:
         print(bytecode_note())
     report = {}
     failed = False
     for size in sizes:
-        results = bench(size, args.seed, tools, args.repeat, not args.no_cold, not args.no_warm,
-                        max(args.cold_repeat, 1))
+        results = bench(
+            size, args.seed, tools, args.repeat, not args.no_cold, not args.no_warm, max(args.cold_repeat, 1)
+        )
         problems = check(results)
         report[size] = {"results": results}
         print()
@@ -687,8 +728,7 @@ def main(argv=None) -> int:
         print()
         for line in targets(size, results):
             print("target: " + line)
-        errors = [f"{t} {k}: {v}" for t, r in results.items() for k, v in r.items()
-                  if k.endswith("_error")]
+        errors = [f"{t} {k}: {v}" for t, r in results.items() for k, v in r.items() if k.endswith("_error")]
         problems = problems + errors
         report[size]["problems"] = problems
         if problems:
@@ -697,14 +737,17 @@ def main(argv=None) -> int:
             for p in problems:
                 print("  " + p)
         elif len(results) > 1:
-            print(f"agreement: every tool's means match to {TOLERANCE:g} "
-                  "(pytrec_eval mrr@10 checked on the run cut to its top 10)")
+            print(
+                f"agreement: every tool's means match to {TOLERANCE:g} "
+                "(pytrec_eval mrr@10 checked on the run cut to its top 10)"
+            )
         print(flush=True)
         if args.all_trec:
             import bench_all_trec  # its own data (seed 0): the row the catalogue's targets name
 
-            bench_all_trec.main(["--size", size, "--repeat", str(max(args.cold_repeat, 1)),
-                                 "--tools", "ours,pytrec_eval,ir_measures"])
+            bench_all_trec.main(
+                ["--size", size, "--repeat", str(max(args.cold_repeat, 1)), "--tools", "ours,pytrec_eval,ir_measures"]
+            )
             print(flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

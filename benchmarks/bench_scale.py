@@ -70,24 +70,33 @@ def generate(rows: int, depth: int) -> tuple[Path, Path]:
             r = np.tile(np.arange(1, depth + 1, dtype=np.int64), len(q) // depth)
             score = np.round(100.0 - r * (50.0 / depth) + rng.random(len(q)), 3)
             n = len(q)
-            table = pa.table({
-                "q": ids("q", q), "it": pa.array(np.full(n, "Q0")),
-                "d": ids("d", _doc(q, r)), "r": r, "s": score,
-                "m": pa.array(np.full(n, "bench")),
-            })
+            table = pa.table(
+                {
+                    "q": ids("q", q),
+                    "it": pa.array(np.full(n, "Q0")),
+                    "d": ids("d", _doc(q, r)),
+                    "r": r,
+                    "s": score,
+                    "m": pa.array(np.full(n, "bench")),
+                }
+            )
             pcsv.write_csv(table, sink, options)
     tmp.replace(run_path)
     # Qrels: 20 labels per query at ranks drawn from 1..3*depth (so about a third are ranked).
     q = np.repeat(np.arange(n_queries, dtype=np.int64), LABELS_PER_QUERY)
     r = rng.integers(1, 3 * depth + 1, len(q))
     rel = rng.integers(0, 4, len(q))
-    table = pa.table({"q": ids("q", q), "z": pa.array(np.zeros(len(q), dtype=np.int64)),
-                      "d": ids("d", _doc(q, r)), "rel": rel})
+    table = pa.table(
+        {"q": ids("q", q), "z": pa.array(np.zeros(len(q), dtype=np.int64)), "d": ids("d", _doc(q, r)), "rel": rel}
+    )
     tmp = qrels_path.with_suffix(".tmp")
     pcsv.write_csv(table, str(tmp), options)
     tmp.replace(qrels_path)
-    print(f"generated {run_path.name} ({run_path.stat().st_size / 2**30:.2f} GiB) in "
-          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    print(
+        f"generated {run_path.name} ({run_path.stat().st_size / 2**30:.2f} GiB) in "
+        f"{time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
     return run_path, qrels_path
 
 
@@ -114,8 +123,12 @@ def child(variant: str, run_path: str, qrels_path: str, chunk_rows: int) -> dict
         from retrieval_eval import dask as red
 
         workers = int(variant[4:])
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None, memory_limit=0) as cluster, Client(cluster) as c:
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
+            ) as cluster,
+            Client(cluster) as c,
+        ):
             ready = time.perf_counter()
             ev = red.evaluate(judgments, run_path, blocksize="64MB")  # byte ranges, the package's reader
             out["cluster_start_s"] = ready - started
@@ -132,8 +145,18 @@ def child(variant: str, run_path: str, qrels_path: str, chunk_rows: int) -> dict
 
 def measure(variant: str, run_path: Path, qrels_path: Path, chunk_rows: int) -> dict:
     """Run one variant in a child process: its wall time and its own peak RSS."""
-    cmd = [sys.executable, __file__, "--child", variant, "--run", str(run_path),
-           "--qrels", str(qrels_path), "--chunk-rows", str(chunk_rows)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        variant,
+        "--run",
+        str(run_path),
+        "--qrels",
+        str(qrels_path),
+        "--chunk-rows",
+        str(chunk_rows),
+    ]
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     out_text = proc.stdout.read()
@@ -163,18 +186,19 @@ def main(argv=None) -> None:
         print(json.dumps(child(args.child, args.run, args.qrels, args.chunk_rows)))
         return
     results = []
-    print(f"{'variant':<10} {'rows':>12} {'wall s':>8} {'Mrows/s':>8} {'peak MiB':>9}  "
-          "(dask: client, workers)")
+    print(f"{'variant':<10} {'rows':>12} {'wall s':>8} {'Mrows/s':>8} {'peak MiB':>9}  (dask: client, workers)")
     for variant in args.variants.split(","):
         rows = args.memory_rows if variant == "memory" else args.rows
         run_path, qrels_path = generate(rows, args.depth)
         got = measure(variant, run_path, qrels_path, args.chunk_rows)
         got["rows"] = rows
         results.append(got)
-        workers = (f"{got['client_peak_mib']}, {got['worker_peak_mib']}"
-                   if "worker_peak_mib" in got else "")
-        print(f"{variant:<10} {rows:>12,} {got['wall_s']:>8.1f} {rows / got['wall_s'] / 1e6:>8.2f} "
-              f"{got['peak_mib']:>9.0f}  {workers}", flush=True)
+        workers = f"{got['client_peak_mib']}, {got['worker_peak_mib']}" if "worker_peak_mib" in got else ""
+        print(
+            f"{variant:<10} {rows:>12,} {got['wall_s']:>8.1f} {rows / got['wall_s'] / 1e6:>8.2f} "
+            f"{got['peak_mib']:>9.0f}  {workers}",
+            flush=True,
+        )
     by_rows: dict = {}
     for got in results:  # every variant on one file must agree with the others
         first = by_rows.setdefault(got["rows"], got)

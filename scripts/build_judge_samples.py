@@ -64,8 +64,9 @@ def _line(obj: dict) -> str:
 
 def main() -> None:
     rng = np.random.default_rng(SEED)
-    demo = SimpleNamespace(judgments=rev.read_judgments(DEMO / "judgments.jsonl"),
-                           runs=rev.read_run(DEMO / "runs.jsonl"))
+    demo = SimpleNamespace(
+        judgments=rev.read_judgments(DEMO / "judgments.jsonl"), runs=rev.read_run(DEMO / "runs.jsonl")
+    )
     ev = rev.evaluate(demo.judgments, demo.runs, k=(10,))
     pq = ev.per_query
     queries = sorted(demo.judgments["query_id"].astype(str).unique())
@@ -73,20 +74,33 @@ def main() -> None:
     u = dict(zip(queries, rng.normal(0, 0.10, len(queries))))
     v = dict(zip(queries, rng.normal(0, 0.08, len(queries))))
     ndcg = {(str(s), str(q)): float(x) for s, q, x in zip(pq["system"], pq["query_id"], pq["ndcg@10"].fillna(0))}
-    grades = {(str(q), str(c)): int(g) for q, c, g in zip(demo.judgments["query_id"], demo.judgments["chunk_id"],
-                                                         demo.judgments["relevance"])}
+    grades = {
+        (str(q), str(c)): int(g)
+        for q, c, g in zip(demo.judgments["query_id"], demo.judgments["chunk_id"], demo.judgments["relevance"])
+    }
     run = demo.runs.sort_values(["system", "query_id", "rank"])
     top3 = run[run["rank"] <= 3]
     samples, truth = [], []
     for s in systems:
         for q in queries:
-            true = {"faithfulness": float(np.clip(0.50 + 0.30 * ndcg[(s, q)] + u[q], 0, 1)),
-                    "answer_relevancy": float(np.clip(0.45 + 0.35 * ndcg[(s, q)] + v[q], 0, 1))}
+            true = {
+                "faithfulness": float(np.clip(0.50 + 0.30 * ndcg[(s, q)] + u[q], 0, 1)),
+                "answer_relevancy": float(np.clip(0.45 + 0.35 * ndcg[(s, q)] + v[q], 0, 1)),
+            }
             for metric, t in true.items():
                 for k in range(SAMPLES):
                     x = float(np.clip(t + BIAS + rng.normal(0, NOISE), 0, 1))
-                    samples.append({"system": s, "query_id": q, "metric": metric, "sample": k,
-                                    "value": round(x, 3), "judge": JUDGE, "labeled_by": SYNTHETIC})
+                    samples.append(
+                        {
+                            "system": s,
+                            "query_id": q,
+                            "metric": metric,
+                            "sample": k,
+                            "value": round(x, 3),
+                            "judge": JUDGE,
+                            "labeled_by": SYNTHETIC,
+                        }
+                    )
             chunks = top3[(top3["system"] == s) & (top3["query_id"] == q)]["doc_id"].astype(str).tolist()
             passage_truth = []
             for c in chunks:
@@ -94,23 +108,40 @@ def main() -> None:
                 passage_truth.append(t)
                 for k in range(PASSAGE_SAMPLES):
                     x = float(np.clip(t + BIAS + rng.normal(0, NOISE), 0, 1))
-                    samples.append({"system": s, "query_id": q, "metric": "context_relevance",
-                                    "chunk_id": c, "sample": k, "value": round(x, 3), "judge": JUDGE,
-                                    "labeled_by": SYNTHETIC})
+                    samples.append(
+                        {
+                            "system": s,
+                            "query_id": q,
+                            "metric": "context_relevance",
+                            "chunk_id": c,
+                            "sample": k,
+                            "value": round(x, 3),
+                            "judge": JUDGE,
+                            "labeled_by": SYNTHETIC,
+                        }
+                    )
             true["context_relevance"] = float(np.mean(passage_truth))
-            truth.extend({"system": s, "query_id": q, "metric": m, "value": round(t, 6)}
-                         for m, t in true.items())
+            truth.extend({"system": s, "query_id": q, "metric": m, "value": round(t, 6)} for m, t in true.items())
     labeled = sorted(rng.permutation(queries)[:HUMANS].tolist())
     truth_of = {(r["system"], r["query_id"], r["metric"]): r["value"] for r in truth}
-    humans = [{"system": "dense", "query_id": q, "metric": "faithfulness", "sample": 0,
-               "value": round(float(np.clip(truth_of[("dense", q, "faithfulness")] + rng.normal(0, 0.03), 0, 1)), 4),
-               "labeled_by": HUMAN} for q in labeled]
+    humans = [
+        {
+            "system": "dense",
+            "query_id": q,
+            "metric": "faithfulness",
+            "sample": 0,
+            "value": round(float(np.clip(truth_of[("dense", q, "faithfulness")] + rng.normal(0, 0.03), 0, 1)), 4),
+            "labeled_by": HUMAN,
+        }
+        for q in labeled
+    ]
     frame = pd.DataFrame(samples)
     frame["truth"] = [truth_of[(s, q, m)] for s, q, m in zip(frame["system"], frame["query_id"], frame["metric"])]
     frame = frame[["system", "query_id", "metric", "chunk_id", "sample", "value", "judge", "labeled_by", "truth"]]
     frame.to_parquet(DEMO / "judge_samples.parquet", compression="zstd", index=False)
     (DEMO / "judge_human.jsonl").write_text("".join(_line(r) + "\n" for r in humans), encoding="utf-8")
     print(f"wrote {len(frame)} samples and {len(humans)} human labels to {DEMO}")
+
 
 if __name__ == "__main__":
     main()

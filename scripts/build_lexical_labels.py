@@ -43,7 +43,82 @@ LABELED_AT = "2026-12-01"
 PER_STRATUM = 6
 EXTRA = 5
 GRADES = ((0.6, 3), (0.4, 2), (0.25, 1))
-STOPWORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from", "get", "gets", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "use", "used", "using", "way", "ways"])
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "for",
+        "from",
+        "get",
+        "gets",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "it's",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "should",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "use",
+        "used",
+        "using",
+        "way",
+        "ways",
+    ]
+)
 WORD = re.compile(r"[a-z0-9_]+")
 
 
@@ -84,25 +159,33 @@ def build() -> str:
     chunks = corpus["chunks"]
     chunk_words = {c["chunk_id"]: words(c["text"]) for c in chunks}
     by_id = {c["chunk_id"]: c for c in chunks}
-    queries = [json.loads(line) for line in
-               (DEMO / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    queries = [json.loads(line) for line in (DEMO / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line]
     first = read_judgments(DEMO / "judgments.jsonl")
     rows = []
     for q in chosen_queries(queries):
         qw = content_words(q["query"])
         named = list(dict.fromkeys(first.loc[first["query_id"] == q["query_id"], "chunk_id"]))
-        scored = sorted(((overlap(qw, chunk_words[c["chunk_id"]]), c["chunk_id"]) for c in chunks
-                         if c["chunk_id"] not in named), key=lambda t: (-t[0], t[1]))
+        scored = sorted(
+            ((overlap(qw, chunk_words[c["chunk_id"]]), c["chunk_id"]) for c in chunks if c["chunk_id"] not in named),
+            key=lambda t: (-t[0], t[1]),
+        )
         units = named + [cid for _, cid in scored[:EXTRA]]
         for cid in units:
             c = by_id[cid]
-            rows.append({
-                "query_id": q["query_id"], "query": q["query"], "doc_uri": c["doc_uri"],
-                "chunk_id": cid, "text_sha": c["text_sha"],
-                "relevance": grade(overlap(qw, chunk_words[cid])),
-                "corpus_fingerprint": corpus["corpus_fingerprint"],
-                "labeled_by": LABELED_BY, "labeled_at": LABELED_AT, "stratum": q["stratum"],
-            })
+            rows.append(
+                {
+                    "query_id": q["query_id"],
+                    "query": q["query"],
+                    "doc_uri": c["doc_uri"],
+                    "chunk_id": cid,
+                    "text_sha": c["text_sha"],
+                    "relevance": grade(overlap(qw, chunk_words[cid])),
+                    "corpus_fingerprint": corpus["corpus_fingerprint"],
+                    "labeled_by": LABELED_BY,
+                    "labeled_at": LABELED_AT,
+                    "stratum": q["stratum"],
+                }
+            )
     from retrieval_eval import as_judgments
 
     return serialize_judgments(as_judgments(rows))

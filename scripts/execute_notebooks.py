@@ -17,8 +17,9 @@ from nbclient import NotebookClient
 def main(paths: list[str]) -> int:
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        NotebookClient(nb, timeout=600, kernel_name="python3",
-                       resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+        NotebookClient(
+            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(Path(path).parent)}}
+        ).execute()
         for cell in nb.cells:  # wall-clock timings are not documentation
             cell.metadata.pop("execution", None)
         nb.metadata.pop("widgets", None)  # widget state is rebuilt by the kernel

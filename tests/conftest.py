@@ -64,8 +64,7 @@ def pytest_terminal_summary(terminalreporter):
         reason = reason.removeprefix("Skipped: ")
         reasons[reason] = reasons.get(reason, 0) + 1
     for reason, count in reasons.items():
-        terminalreporter.write_line(f"{count} browser test{'s' if count != 1 else ''} skipped: {reason}",
-                                    yellow=True)
+        terminalreporter.write_line(f"{count} browser test{'s' if count != 1 else ''} skipped: {reason}", yellow=True)
 
 
 # -----------------------------------------------------------------------------------------------
@@ -95,31 +94,24 @@ SLOW_TESTS = {
     # oracles that compile or search on first use
     "tests/engine/test_catalogue_ranx.py::test_ranx_names_match_ranx": "ranx compiles its numba kernels",
     "tests/analysis/test_compare_pairs.py::test_means_equal_ranx_for_every_cutoff_and_name": "ranx compiles",
-    "tests/analysis/test_compare_pairs.py::test_randomization_p_values_agree_with_ranx_fisher_within_monte_carlo_error":
-        "ranx compiles; 10,000 resamples per row",
+    "tests/analysis/test_compare_pairs.py::test_randomization_p_values_agree_with_ranx_fisher_within_monte_carlo_error": "ranx compiles; 10,000 resamples per row",
     "tests/analysis/test_judged_stats.py::test_summary_does_not_depend_on_row_order": "property test",
-    "tests/viz/test_failure_pages.py::test_the_diff_page_repeats_byte_for_byte_across_hash_seeds":
-        "a child interpreter per hash seed",
-    "tests/engine/test_measures_trec.py::test_every_trec_measure_matches_pytrec_eval_on_any_small_input":
-        "property test over every trec_eval measure",
+    "tests/viz/test_failure_pages.py::test_the_diff_page_repeats_byte_for_byte_across_hash_seeds": "a child interpreter per hash seed",
+    "tests/engine/test_measures_trec.py::test_every_trec_measure_matches_pytrec_eval_on_any_small_input": "property test over every trec_eval measure",
     "tests/engine/test_metrics.py::test_row_and_query_order_change_nothing": "property test",
     "tests/engine/test_metrics.py::test_a_repeated_key_never_raises_a_metric": "property test",
     "tests/io/test_absent.py::test_property_blank_fields_change_nothing": "property test",
-    "tests/io/test_trec_run_rules.py::test_property_line_order_does_not_change_a_run_read_by_rank":
-        "property test",
+    "tests/io/test_trec_run_rules.py::test_property_line_order_does_not_change_a_run_read_by_rank": "property test",
     "tests/io/test_fast_jsonl.py::test_constant_and_absent_string_columns_are_compact": "large columns",
     "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults[continuous-12]": "exact, 2**12 signs",
     "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults[ties-12]": "exact, 2**12 signs",
     "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults[zeros-12]": "exact, 2**12 signs",
     "tests/analysis/test_guarantee.py::test_apply_cutoff_applies_each_querys_stratum_cutoff": "many calibrations",
     "tests/viz/test_plot_style.py::test_no_title_or_label_is_clipped": "lays out and renders whole figures",
-    "tests/viz/test_tables.py::test_every_result_writes_markdown_and_latex_without_tabulate_or_jinja2":
-        "a child interpreter",
-    "tests/architecture/test_old_paths.py::test_the_packages_import_without_a_deprecation_warning":
-        "a child interpreter",
+    "tests/viz/test_tables.py::test_every_result_writes_markdown_and_latex_without_tabulate_or_jinja2": "a child interpreter",
+    "tests/architecture/test_old_paths.py::test_the_packages_import_without_a_deprecation_warning": "a child interpreter",
     "tests/cli/test_cli_streaming.py::test_chunk_rows_streams_a_small_run": "streams through the CLI",
-    "tests/cli/test_cli_streaming.py::test_a_run_above_the_threshold_is_streamed_with_the_same_report":
-        "streams through the CLI",
+    "tests/cli/test_cli_streaming.py::test_a_run_above_the_threshold_is_streamed_with_the_same_report": "streams through the CLI",
     # a child interpreter per case
     "tests/cli/test_cli.py::test_bad_input_is_one_line_and_exit_2": "35 console-script processes",
     "tests/cli/test_cli.py::test_every_bad_case_is_checked": "shares the 35 processes above",
@@ -133,21 +125,17 @@ SLOW_TESTS = {
     "tests/cli/test_trust_gates_cli.py::test_score_shift_cli_refuses_bad_input_with_exit_2": "child interpreters",
     "tests/cli/test_trust_gates_cli.py::test_label_agreement_cli_fails_a_kappa_floor_on_the_demo": "child interpreter",
     "tests/cli/test_trust_gates_cli.py::test_label_agreement_cli_with_one_labeler_is_a_usage_error": "child interpreter",
-    "tests/cli/test_trust_gates_cli.py::test_calibrate_cli_alpha_and_by_stratum_print_and_write_the_guarantee":
-        "child interpreters",
+    "tests/cli/test_trust_gates_cli.py::test_calibrate_cli_alpha_and_by_stratum_print_and_write_the_guarantee": "child interpreters",
     "tests/cli/test_trust_gates_cli.py::test_calibrate_cli_refuses_an_alpha_outside_0_1": "child interpreter",
     "tests/io/test_hostile_input.py::test_rule7_cli_exits_2_naming_the_line": "child interpreters",
     "tests/io/test_hostile_input.py::test_rule8_huge_k_is_a_usage_error_naming_the_largest_k": "child interpreters",
     "tests/io/test_hostile_input.py::test_rule8_no_numpy_warning_reaches_stderr": "child interpreters",
     "tests/io/test_hostile_input.py::test_rule9_cli_refuses_a_deeply_nested_baseline_with_exit_2": "child interpreter",
-    "tests/io/test_hostile_input.py::test_rule13_to_qrels_refuses_an_id_with_whitespace_naming_the_line":
-        "two child interpreters per case",
-    "tests/io/test_hostile_input.py::test_rule14_ids_strata_and_system_names_are_escaped_in_every_table":
-        "child interpreters",
+    "tests/io/test_hostile_input.py::test_rule13_to_qrels_refuses_an_id_with_whitespace_naming_the_line": "two child interpreters per case",
+    "tests/io/test_hostile_input.py::test_rule14_ids_strata_and_system_names_are_escaped_in_every_table": "child interpreters",
     "tests/io/test_hostile_input.py::test_rule14_a_path_in_an_error_line_is_escaped": "child interpreter",
     "tests/io/test_hostile_input.py::test_rule15_calibrate_memory_per_query_is_a_small_constant": "scale",
-    "tests/analysis/test_argument_order.py::test_the_cli_refuses_a_run_table_given_as_labels_naming_the_option":
-        "child interpreters",
+    "tests/analysis/test_argument_order.py::test_the_cli_refuses_a_run_table_given_as_labels_naming_the_option": "child interpreters",
     "tests/viz/test_docstrings.py::test_the_examples_run": "runs every module's docstring examples",
     "tests/viz/test_notebook_guides.py::test_the_own_data_code_runs_as_written": "each notebook's closing code",
     "tests/engine/test_catalogue_ir_measures.py::test_err_and_exp_ndcg_match_gdeval": "gdeval in perl",
@@ -158,29 +146,22 @@ SLOW_TESTS = {
     "tests/analysis/test_streaming.py::test_streamed_jsonl_file_equals_in_memory": "files in blocks",
     "tests/analysis/test_streaming.py::test_spark_recipe_functions_equal_in_memory": "the Spark recipe's functions",
     "tests/analysis/test_streaming.py::test_a_query_longer_than_a_block_is_one_block": "files in blocks",
-    "tests/analysis/test_streaming.py::test_streamed_frame_equals_in_memory_at_every_block_size[1]":
-        "a block per row",
-    "tests/analysis/test_streaming.py::test_streamed_frame_equals_in_memory_at_every_block_size[7]":
-        "a block per 7 rows",
+    "tests/analysis/test_streaming.py::test_streamed_frame_equals_in_memory_at_every_block_size[1]": "a block per row",
+    "tests/analysis/test_streaming.py::test_streamed_frame_equals_in_memory_at_every_block_size[7]": "a block per 7 rows",
     "tests/analysis/test_streaming.py::test_one_stratum_per_query_and_negatives_and_queries_file": "files in blocks",
-    "tests/analysis/test_streaming.py::test_a_streamed_report_equals_the_in_memory_one_given_the_calibration":
-        "streamed report and calibration",
+    "tests/analysis/test_streaming.py::test_a_streamed_report_equals_the_in_memory_one_given_the_calibration": "streamed report and calibration",
     # big property runs (hundreds of examples, or few slow ones)
     "tests/analysis/test_calibration.py::test_figures_match_the_written_out_definitions": "150 examples",
     "tests/analysis/test_calibration.py::test_random_continuous_scores_with_a_shift_are_never_flagged": "many draws",
     "tests/analysis/test_guarantee.py::test_marginal_coverage_lies_in_the_finite_sample_interval": "200 examples",
     "tests/analysis/test_drift.py::test_ties_follow_corpus_order_and_split_follows_ordinals": "property test",
-    "tests/analysis/test_drift.py::test_fix_never_touches_split_or_orphaned_and_reanchors_to_containing_text":
-        "property test",
+    "tests/analysis/test_drift.py::test_fix_never_touches_split_or_orphaned_and_reanchors_to_containing_text": "property test",
     "tests/analysis/test_excluded_queries.py::test_property_per_query_means_equal_the_summary": "property test",
-    "tests/analysis/test_worst_stratum.py::test_property_every_face_names_the_first_appearing_lowest_stratum":
-        "property test",
-    "tests/analysis/test_compare_rules.py::test_exact_p_values_agree_with_scipy_permutation_test":
-        "scipy's exact permutation test",
+    "tests/analysis/test_worst_stratum.py::test_property_every_face_names_the_first_appearing_lowest_stratum": "property test",
+    "tests/analysis/test_compare_rules.py::test_exact_p_values_agree_with_scipy_permutation_test": "scipy's exact permutation test",
     "tests/io/test_fast_jsonl.py::test_object_lines_counts_the_same_lines_whatever_the_blocks": "200 examples",
     "tests/io/test_fast_jsonl.py::test_read_trec_run_agrees_with_the_text_parser_on_generated_files": "150 examples",
-    "tests/io/test_fast_jsonl.py::test_read_judgments_agrees_with_the_careful_pass_on_generated_files":
-        "150 examples",
+    "tests/io/test_fast_jsonl.py::test_read_judgments_agrees_with_the_careful_pass_on_generated_files": "150 examples",
 }
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -196,8 +177,7 @@ def is_slow(item) -> bool:
     except ValueError:
         return False
     test = item.nodeid.split("::", 1)[1] if "::" in item.nodeid else ""
-    return (rel in SLOW_FILES or f"{rel}::{test.split('[', 1)[0]}" in SLOW_TESTS
-            or f"{rel}::{test}" in SLOW_TESTS)
+    return rel in SLOW_FILES or f"{rel}::{test.split('[', 1)[0]}" in SLOW_TESTS or f"{rel}::{test}" in SLOW_TESTS
 
 
 def pytest_collection_modifyitems(config, items):

@@ -18,8 +18,9 @@ def assert_same(a, b):
     assert (a.ks, a.threshold, a.gain, a.negatives) == (b.ks, b.threshold, b.gain, b.negatives)
 
 
-def make_case(seed: int, n_queries: int = 60, systems=("bm25", "dense", "hybrid"),
-              depth: int = 15, long_query: int = 0):
+def make_case(
+    seed: int, n_queries: int = 60, systems=("bm25", "dense", "hybrid"), depth: int = 15, long_query: int = 0
+):
     """Judgments and a long run: systems one after the other (so each query's lines stand in
     as many places as there are systems, each ranking in one), repeated keys, unjudged and
     unranked queries, queries labelled in two strata, rankings without scores, and optionally one query
@@ -31,20 +32,28 @@ def make_case(seed: int, n_queries: int = 60, systems=("bm25", "dense", "hybrid"
         d = rng.integers(1, depth + 1, len(qs))
         d[0] = max(d[0], long_query)
         q = np.repeat(qs, d)
-        parts.append(pd.DataFrame({
-            "system": s, "query_id": q,
-            "rank": np.concatenate([np.arange(1, n + 1) for n in d]),
-            "doc_id": [f"d{x}" for x in rng.integers(0, 40, len(q))],
-            "score": np.where(np.repeat(rng.random(len(qs)) < 0.1, d), np.nan,
-                              rng.normal(size=len(q)).round(6)),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "system": s,
+                    "query_id": q,
+                    "rank": np.concatenate([np.arange(1, n + 1) for n in d]),
+                    "doc_id": [f"d{x}" for x in rng.integers(0, 40, len(q))],
+                    "score": np.where(
+                        np.repeat(rng.random(len(qs)) < 0.1, d), np.nan, rng.normal(size=len(q)).round(6)
+                    ),
+                }
+            )
+        )
     run = pd.concat(parts, ignore_index=True)
     n_labels = n_queries * 6
     jq = rng.integers(0, n_queries + 10, n_labels)  # some judged queries are never ranked
-    judgments = pd.DataFrame({
-        "query_id": [f"q{i}" for i in jq],
-        "doc_uri": [f"d{x}" for x in rng.integers(0, 40, n_labels)],
-        "relevance": rng.integers(0, 4, n_labels),
-        "stratum": rng.choice(["faq", "howto", None], n_labels),
-    })
+    judgments = pd.DataFrame(
+        {
+            "query_id": [f"q{i}" for i in jq],
+            "doc_uri": [f"d{x}" for x in rng.integers(0, 40, n_labels)],
+            "relevance": rng.integers(0, 4, n_labels),
+            "stratum": rng.choice(["faq", "howto", None], n_labels),
+        }
+    )
     return formats.as_judgments(judgments), formats.as_run(run)

@@ -464,10 +464,12 @@ def trec_run_rows(content: bytes, label: str = "run", system: str | None = None)
         text = decode(data, label)
     q, d, r, s, m = _trec_python(text, label)
     strings = pd.StringDtype("pyarrow")
-    return pd.DataFrame({
-        "system": pd.array([system] * len(q) if system is not None else m, dtype=strings),
-        "query_id": pd.array(q, dtype=strings),
-        "doc_id": pd.array(d, dtype=strings),
-        "rank": np.asarray(r, dtype=np.int64),
-        "score": np.asarray(s, dtype=np.float64),
-    })
+    return pd.DataFrame(
+        {
+            "system": pd.array([system] * len(q) if system is not None else m, dtype=strings),
+            "query_id": pd.array(q, dtype=strings),
+            "doc_id": pd.array(d, dtype=strings),
+            "rank": np.asarray(r, dtype=np.int64),
+            "score": np.asarray(s, dtype=np.float64),
+        }
+    )

@@ -28,8 +28,7 @@ def demo():
 
 
 def labels(pairs, who):
-    return [{"query_id": q, "doc_uri": d, "relevance": g, "labeled_by": who, "stratum": s}
-            for q, d, g, s in pairs]
+    return [{"query_id": q, "doc_uri": d, "relevance": g, "labeled_by": who, "stratum": s} for q, d, g, s in pairs]
 
 
 grades = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=60)
@@ -51,8 +50,12 @@ def test_cohen_kappa_matches_scikit_learn(weights, pairs):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(2, 4), st.integers(2, 30), st.integers(0, 2**32 - 1),
-       st.sampled_from(["nominal", "ordinal", "interval"]))
+@given(
+    st.integers(2, 4),
+    st.integers(2, 30),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["nominal", "ordinal", "interval"]),
+)
 def test_krippendorff_alpha_matches_the_krippendorff_package(raters, units, seed, level):
     rng = np.random.default_rng(seed)
     m = rng.integers(0, 4, size=(raters, units)).astype(float)
@@ -61,8 +64,11 @@ def test_krippendorff_alpha_matches_the_krippendorff_package(raters, units, seed
     if present.sum() < 1 or np.unique(m[:, present][~np.isnan(m[:, present])]).size < 2:
         return  # alpha is 0/0 there; the package raises
     ours = krippendorff_alpha(m, level)
-    theirs = krippendorff.alpha(reliability_data=m, level_of_measurement=level,
-                                value_domain=[0.0, 1.0, 2.0, 3.0] if level == "ordinal" else None)
+    theirs = krippendorff.alpha(
+        reliability_data=m,
+        level_of_measurement=level,
+        value_domain=[0.0, 1.0, 2.0, 3.0] if level == "ordinal" else None,
+    )
     assert ours == pytest.approx(theirs, abs=1e-9)
 
 
@@ -81,11 +87,11 @@ def test_demo_agreement_against_scikit_learn_and_krippendorff(demo):
     b = ag.units[second].to_numpy(int)
     assert len(a) == 118
     assert ag.value("kappa") == pytest.approx(cohen_kappa_score(a, b, labels=GRADES))
-    assert ag.value("kappa_quadratic") == pytest.approx(
-        cohen_kappa_score(a, b, weights="quadratic", labels=GRADES))
+    assert ag.value("kappa_quadratic") == pytest.approx(cohen_kappa_score(a, b, weights="quadratic", labels=GRADES))
     assert ag.value("kappa_binary") == pytest.approx(cohen_kappa_score(a >= 1, b >= 1))
-    assert ag.value("alpha") == pytest.approx(krippendorff.alpha(
-        reliability_data=np.vstack([a, b]).astype(float), level_of_measurement="ordinal"))
+    assert ag.value("alpha") == pytest.approx(
+        krippendorff.alpha(reliability_data=np.vstack([a, b]).astype(float), level_of_measurement="ordinal")
+    )
     # the confusion matrix: rows the first labeler
     expected = pd.crosstab(a, b).reindex(index=GRADES, columns=GRADES, fill_value=0)
     assert (ag.confusion.to_numpy() == expected.to_numpy()).all()
@@ -163,8 +169,10 @@ def test_alpha_spans_every_labeler_while_kappa_compares_the_first_two():
     assert ag.labelers == ["human:a", "human:b", "synthetic:c"]
     wide = overlapping_labels(sets)
     matrix = wide[["human:a", "human:b", "synthetic:c"]].to_numpy(float).T
-    assert ag.value("alpha") == pytest.approx(krippendorff.alpha(
-        reliability_data=matrix, level_of_measurement="ordinal"), abs=1e-9)
+    assert ag.value("alpha") == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal"), abs=1e-9
+    )
     both = wide[wide["human:a"].notna() & wide["human:b"].notna()]
-    assert ag.value("kappa") == pytest.approx(cohen_kappa_score(
-        both["human:a"].astype(int), both["human:b"].astype(int), labels=GRADES))
+    assert ag.value("kappa") == pytest.approx(
+        cohen_kappa_score(both["human:a"].astype(int), both["human:b"].astype(int), labels=GRADES)
+    )

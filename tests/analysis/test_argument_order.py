@@ -36,12 +36,24 @@ def test_every_public_function_taking_labels_and_a_run_takes_judgments_before_ru
         if "judgments" in params and "run" in params:
             assert params.index("judgments") < params.index("run"), name
             checked.append(name)
-    assert {"evaluate", "score", "score_by_stratum", "build_report", "calibrate", "cutoff_sweep",
-            "score_rows", "compare", "compare_calibration", "explore_cutoff"} <= set(checked)
+    assert {
+        "evaluate",
+        "score",
+        "score_by_stratum",
+        "build_report",
+        "calibrate",
+        "cutoff_sweep",
+        "score_rows",
+        "compare",
+        "compare_calibration",
+        "explore_cutoff",
+    } <= set(checked)
 
 
-@pytest.mark.parametrize("fn", [rev.calibrate, rev.cutoff_sweep, rev.score_rows, rev.evaluate,
-                                rev.compare, rev.compare_calibration, build_report])
+@pytest.mark.parametrize(
+    "fn",
+    [rev.calibrate, rev.cutoff_sweep, rev.score_rows, rev.evaluate, rev.compare, rev.compare_calibration, build_report],
+)
 def test_judgments_and_run_are_the_first_two_parameters(fn):
     assert list(inspect.signature(fn).parameters)[:2] == ["judgments", "run"]
 
@@ -65,6 +77,7 @@ def test_the_keyword_names_are_judgments_and_run_everywhere():
 
 
 # -- a swapped pair is refused ------------------------------------------------------------------
+
 
 def _call(fn, judgments, run):
     if fn is rev.compare:
@@ -140,8 +153,9 @@ def test_a_run_table_given_as_judgments_is_refused_naming_the_order(fn, kind, ta
     run, labels = tables[kind]
     with pytest.raises(FormatError) as err:
         _call(fn, run, labels)
-    assert str(err.value) == (f"{run}: this looks like a run (columns doc_id, rank, score), not labels; "
-                              f"pass it with --run (as_run); {ORDER}")
+    assert str(err.value) == (
+        f"{run}: this looks like a run (columns doc_id, rank, score), not labels; pass it with --run (as_run); {ORDER}"
+    )
 
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
@@ -150,8 +164,10 @@ def test_a_labels_table_given_as_the_run_is_refused_naming_the_order(fn, kind, t
     run, labels = tables[kind]
     with pytest.raises(FormatError) as err:
         _call(fn, labels, labels)
-    assert str(err.value) == (f"{labels}: this looks like labels (columns doc_uri, relevance), not a run; "
-                              f"pass it with --judgments or --qrels (as_judgments); {ORDER}")
+    assert str(err.value) == (
+        f"{labels}: this looks like labels (columns doc_uri, relevance), not a run; "
+        f"pass it with --judgments or --qrels (as_judgments); {ORDER}"
+    )
 
 
 def test_pyterrier_frames_swapped_are_refused_in_their_own_column_names():
@@ -167,9 +183,15 @@ def test_pyterrier_frames_swapped_are_refused_in_their_own_column_names():
 def test_lists_of_dicts_swapped_are_refused_naming_the_order():
     run = [{"query_id": "q1", "ranking": [{"doc_id": "d1", "score": 1.0}]}]
     labels = [{"query_id": "q1", "doc_uri": "d1", "relevance": 1}]
-    with pytest.raises(FormatError, match=r"^judgments: this looks like a run \(columns ranking\), not labels; " + re.escape(ORDER) + "$"):
+    with pytest.raises(
+        FormatError,
+        match=r"^judgments: this looks like a run \(columns ranking\), not labels; " + re.escape(ORDER) + "$",
+    ):
         rev.evaluate(run, labels)
-    with pytest.raises(FormatError, match=r"^run: this looks like labels \(columns doc_uri, relevance\), not a run; " + re.escape(ORDER) + "$"):
+    with pytest.raises(
+        FormatError,
+        match=r"^run: this looks like labels \(columns doc_uri, relevance\), not a run; " + re.escape(ORDER) + "$",
+    ):
         rev.calibrate(labels, labels)
 
 
@@ -198,8 +220,12 @@ def test_the_cli_refuses_a_run_table_given_as_labels_naming_the_option(tables):
     import sys
 
     run, labels = tables["parquet"]
-    done = subprocess.run([sys.executable, "-m", "retrieval_eval", "score", "--judgments", run, "--run", labels],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "score", "--judgments", run, "--run", labels],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert (f"{run}: this looks like a run (columns doc_id, rank, score), not labels; "
-            "pass it with --run (as_run)") in done.stderr and "the order" not in done.stderr
+    assert (
+        f"{run}: this looks like a run (columns doc_id, rank, score), not labels; pass it with --run (as_run)"
+    ) in done.stderr and "the order" not in done.stderr

@@ -202,10 +202,7 @@ def test_figures_match_the_written_out_definitions_end_to_end():
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.integers(0, 6), min_size=1, max_size=12),
-    st.lists(st.integers(0, 6), min_size=1, max_size=12),
-)
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=12), st.lists(st.integers(0, 6), min_size=1, max_size=12))
 def test_figures_match_the_written_out_definitions(pos_i, neg_i):
     # The figure kernel calibrate uses, on many random tied cases (end to end above).
     from retrieval_eval.analysis.calibration.cutoffs import cutoff_for
@@ -222,7 +219,8 @@ def check_figures(pos, neg, r):
     scores, labels = pos + neg, [True] * len(pos) + [False] * len(neg)
     assert r["aupr_in"] == pytest.approx(oracle_average_precision(scores, labels), abs=1e-12)
     assert r["aupr_out"] == pytest.approx(
-        oracle_average_precision([-s for s in scores], [not y for y in labels]), abs=1e-12)
+        oracle_average_precision([-s for s in scores], [not y for y in labels]), abs=1e-12
+    )
     t = oracle_threshold95(pos)
     assert r["threshold@95tpr"] == t
     assert r["fpr@95tpr"] == pytest.approx(sum(n >= t for n in neg) / len(neg), abs=1e-12)
@@ -273,8 +271,9 @@ def test_summary_has_the_documented_columns_and_dtypes():
 def test_top1_is_the_first_entry_of_the_deduplicated_ranking_in_rank_order():
     # Rows out of file order: rank 1 is the one with rank 1, not the first line.
     j = [{"query_id": "p0", "doc_uri": "a", "relevance": 1}]
-    r = run_frame([("s", "p0", 2, "b", 0.3), ("s", "p0", 1, "a", 0.9), ("s", "n0", 1, "x", 0.2),
-                   ("s", "n0", 2, "x", 0.95)])
+    r = run_frame(
+        [("s", "p0", 2, "b", 0.3), ("s", "p0", 1, "a", 0.9), ("s", "n0", 1, "x", 0.2), ("s", "n0", 2, "x", 0.95)]
+    )
     c = calibrate(j, r, negatives=["n0"])
     t = c.top1.set_index("query_id")
     assert t.loc["p0", "top1_score"] == 0.9 and t.loc["p0", "top1_doc_id"] == "a"
@@ -320,8 +319,7 @@ def test_bootstrap_interval_is_seeded_and_matches_an_independent_resampling():
     ip = g.integers(0, len(P), size=(300, len(P)))
     iN = g.integers(0, len(N), size=(300, len(N)))
     margins = np.median(P[ip], axis=1) - np.median(N[iN], axis=1)
-    assert a["separation_margin"]["ci"] == pytest.approx(
-        list(np.percentile(margins, [2.5, 97.5])), abs=1e-12)
+    assert a["separation_margin"]["ci"] == pytest.approx(list(np.percentile(margins, [2.5, 97.5])), abs=1e-12)
     for name in ("auroc", "separation_margin"):
         lo, hi = a[name]["ci"]
         assert lo <= a[name]["value"] <= hi
@@ -333,8 +331,15 @@ def test_bootstrap_interval_is_seeded_and_matches_an_independent_resampling():
 def test_metrics_have_intervals_only_where_documented():
     c = cal([0.9 - i / 100 for i in range(12)], [0.1 + i / 100 for i in range(12)])
     m = c.metrics("s")
-    assert set(m) == {"negative_satisfaction", "positive_retention", "auroc", "separation_margin",
-                      "aupr_in", "aupr_out", "fpr@95tpr"}
+    assert set(m) == {
+        "negative_satisfaction",
+        "positive_retention",
+        "auroc",
+        "separation_margin",
+        "aupr_in",
+        "aupr_out",
+        "fpr@95tpr",
+    }
     for name in ("negative_satisfaction", "positive_retention", "auroc", "separation_margin"):
         assert len(m[name]["ci"]) == 2 and m[name]["deterministic"] is True
     for name in ("aupr_in", "aupr_out", "fpr@95tpr"):
@@ -424,8 +429,9 @@ def test_random_continuous_scores_with_a_shift_are_never_flagged(seed, shift, n)
     steps[:, 0] = 0.0
     scores = top[:, None] - np.cumsum(steps, axis=1)
     qids = [f"p{i}" for i in range(n)] + [f"n{i}" for i in range(n)]
-    rows = [("cos", q, rank + 1, f"{q}_{rank}", float(scores[i, rank]))
-            for i, q in enumerate(qids) for rank in range(10)]
+    rows = [
+        ("cos", q, rank + 1, f"{q}_{rank}", float(scores[i, rank])) for i, q in enumerate(qids) for rank in range(10)
+    ]
     j = [{"query_id": f"p{i}", "doc_uri": f"p{i}_0", "relevance": 1} for i in range(n)]
     c = calibrate(j, run_frame(rows), negatives=[f"n{i}" for i in range(n)], n_resamples=5)
     assert not bool(c.summary.loc["cos", "rank_based"]), c.warnings
@@ -459,9 +465,11 @@ def test_a_score_that_is_a_fixed_function_of_rank_is_flagged():
 
 
 def test_a_negative_with_a_positive_label_raises_naming_it():
-    j = [{"query_id": "p0", "doc_uri": "a", "relevance": 1},
-         {"query_id": "ood7", "doc_uri": "z", "relevance": 0},
-         {"query_id": "ood7", "doc_uri": "y", "relevance": 2}]
+    j = [
+        {"query_id": "p0", "doc_uri": "a", "relevance": 1},
+        {"query_id": "ood7", "doc_uri": "z", "relevance": 0},
+        {"query_id": "ood7", "doc_uri": "y", "relevance": 2},
+    ]
     r = run_frame([("s", "p0", 1, "a", 0.9), ("s", "ood7", 1, "y", 0.3)])
     with pytest.raises(FormatError) as err:
         calibrate(j, r, negatives=["ood7"])
@@ -501,8 +509,7 @@ def test_a_positive_missing_from_the_run_is_left_out_and_reported():
 def test_a_run_without_scores_gives_the_clear_message():
     j, r, negs = top1_case([0.9, 0.8], [0.1])
     r = r.assign(score=np.nan, system=pd.array(["x"] * len(r), dtype=ID))
-    msg = ("system 'x' has no scores: calibration needs the absolute relevance score of each hit "
-           "(SPEC B1)")
+    msg = "system 'x' has no scores: calibration needs the absolute relevance score of each hit (SPEC B1)"
     with pytest.raises(ValueError) as err:
         calibrate(j, r, negatives=negs)
     assert str(err.value) == msg
@@ -523,8 +530,7 @@ def test_a_scoreless_system_next_to_a_scored_one_is_left_out_with_the_message():
 
 
 def test_negative_ids_union_in_order():
-    q = [{"query_id": "a", "expect_none": True}, {"query_id": "b"},
-         {"query_id": "c", "expect_none": True}]
+    q = [{"query_id": "a", "expect_none": True}, {"query_id": "b"}, {"query_id": "c", "expect_none": True}]
     assert negative_ids(q, ["d", "a"]) == ["a", "c", "d"]
     assert negative_ids(None, None) == []
     assert negative_ids(pd.DataFrame({"query_id": ["x"], "expect_none": [True]})) == ["x"]
@@ -535,18 +541,40 @@ def test_negative_ids_union_in_order():
 
 
 def test_score_rows_columns_kinds_strata_and_text():
-    j = [{"query_id": "p", "doc_uri": "a", "relevance": 2, "stratum": "faq", "query": "how"},
-         {"query_id": "p", "doc_uri": "b", "relevance": 0, "stratum": "faq"},
-         {"query_id": "z", "doc_uri": "c", "relevance": 0}]
-    q = [{"query_id": "n", "query": "weather?", "stratum": "ood", "expect_none": True},
-         {"query_id": "z", "stratum": "misc"}]
-    r = run_frame([("s", "p", 1, "b", 0.5), ("s", "p", 2, "a", 0.4), ("s", "p", 3, "u", 0.1),
-                   ("s", "n", 1, "a", 0.2), ("s", "z", 1, "c", 0.3), ("s", "w", 1, "c", 0.3)])
+    j = [
+        {"query_id": "p", "doc_uri": "a", "relevance": 2, "stratum": "faq", "query": "how"},
+        {"query_id": "p", "doc_uri": "b", "relevance": 0, "stratum": "faq"},
+        {"query_id": "z", "doc_uri": "c", "relevance": 0},
+    ]
+    q = [
+        {"query_id": "n", "query": "weather?", "stratum": "ood", "expect_none": True},
+        {"query_id": "z", "stratum": "misc"},
+    ]
+    r = run_frame(
+        [
+            ("s", "p", 1, "b", 0.5),
+            ("s", "p", 2, "a", 0.4),
+            ("s", "p", 3, "u", 0.1),
+            ("s", "n", 1, "a", 0.2),
+            ("s", "z", 1, "c", 0.3),
+            ("s", "w", 1, "c", 0.3),
+        ]
+    )
     before = r.copy()
     rows = score_rows(j, r, queries=q)
     pd.testing.assert_frame_equal(r, before)  # input untouched
-    assert list(rows.columns) == ["system", "query_id", "rank", "doc_id", "score", "relevance",
-                                  "relevant", "kind", "stratum", "query"]
+    assert list(rows.columns) == [
+        "system",
+        "query_id",
+        "rank",
+        "doc_id",
+        "score",
+        "relevance",
+        "relevant",
+        "kind",
+        "stratum",
+        "query",
+    ]
     for c in ("system", "query_id", "doc_id", "kind", "stratum", "query"):
         assert rows[c].dtype == ID
     assert rows["relevance"].dtype == np.float64 and rows["relevant"].dtype == bool
@@ -592,13 +620,25 @@ def test_per_stratum_by_hand():
 
 
 def test_apply_cutoff_drops_exactly_the_rows_below():
-    r = run_frame([("a", "q1", 1, "x", 0.9), ("a", "q1", 2, "y", 0.5), ("a", "q1", 3, "z", 0.49),
-                   ("a", "q2", 1, "x", 0.3), ("b", "q1", 1, "x", 5.0), ("b", "q1", 2, "y", 1.0)])
+    r = run_frame(
+        [
+            ("a", "q1", 1, "x", 0.9),
+            ("a", "q1", 2, "y", 0.5),
+            ("a", "q1", 3, "z", 0.49),
+            ("a", "q2", 1, "x", 0.3),
+            ("b", "q1", 1, "x", 5.0),
+            ("b", "q1", 2, "y", 1.0),
+        ]
+    )
     before = r.copy()
     out = apply_cutoff(r, 0.5)
     pd.testing.assert_frame_equal(r, before)
     assert list(zip(out["system"], out["query_id"], out["doc_id"])) == [
-        ("a", "q1", "x"), ("a", "q1", "y"), ("b", "q1", "x"), ("b", "q1", "y")]
+        ("a", "q1", "x"),
+        ("a", "q1", "y"),
+        ("b", "q1", "x"),
+        ("b", "q1", "y"),
+    ]
     out = apply_cutoff(r, {"a": 0.49, "b": 2.0})
     assert list(zip(out["system"], out["doc_id"])) == [("a", "x"), ("a", "y"), ("a", "z"), ("b", "x")]
     assert "q2" not in set(out.loc[out["system"] == "a", "query_id"])  # empty query: no rows
@@ -616,8 +656,16 @@ def test_apply_cutoff_with_a_calibration_uses_each_systems_cutoff():
 def test_cutoff_sweep_matches_the_engine_on_the_cut_run():
     j, r, negs = two_rankings(n_pos=12, n_neg=10, n_docs=60, depth=15, seed=3)
     sweep = cutoff_sweep(j, r, negatives=negs, k=5)
-    assert {"system", "cutoff", "negative_satisfaction", "positive_retention", "abstain_rate",
-            "recall@5", "risk", "coverage"} <= set(sweep.columns)
+    assert {
+        "system",
+        "cutoff",
+        "negative_satisfaction",
+        "positive_retention",
+        "abstain_rate",
+        "recall@5",
+        "risk",
+        "coverage",
+    } <= set(sweep.columns)
     for system in ("dense", "bm25"):
         s = sweep[sweep["system"] == system].reset_index(drop=True)
         for i in (0, len(s) // 2, len(s) - 1):
@@ -660,8 +708,17 @@ def test_to_dict_is_json_and_html_shows_summary_then_warnings():
     assert c.to_frame().equals(c.summary)
     block = c.report_block("dense")
     json.dumps(block, allow_nan=False)
-    assert set(block) == {"system", "cutoff", "method", "quantile", "n_positive", "n_negative",
-                          "missing_negatives", "rank_based", "warnings"}
+    assert set(block) == {
+        "system",
+        "cutoff",
+        "method",
+        "quantile",
+        "n_positive",
+        "n_negative",
+        "missing_negatives",
+        "rank_based",
+        "warnings",
+    }
 
 
 def test_cutoff_sweep_on_scores_that_do_not_follow_the_order_matches_the_engine():
@@ -672,8 +729,7 @@ def test_cutoff_sweep_on_scores_that_do_not_follow_the_order_matches_the_engine(
     for q in range(15):
         scores = rng.uniform(0.0, 1.0, 8)
         rows += [("rr", f"p{q}", r + 1, f"d{q}_{r}", float(scores[r])) for r in range(8)]
-        j += [{"query_id": f"p{q}", "doc_uri": f"d{q}_{r}", "relevance": 1}
-              for r in rng.choice(8, 3, replace=False)]
+        j += [{"query_id": f"p{q}", "doc_uri": f"d{q}_{r}", "relevance": 1} for r in rng.choice(8, 3, replace=False)]
     r = run_frame(rows)
     sweep = cutoff_sweep(j, r, k=3, cutoffs=[0.0, 0.3, 0.5, 0.7, 0.95])
     jf = pd.DataFrame(j).assign(chunk_id=pd.NA, stratum=pd.NA)
@@ -684,8 +740,11 @@ def test_cutoff_sweep_on_scores_that_do_not_follow_the_order_matches_the_engine(
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.integers(0, 5), min_size=1, max_size=9),
-       st.lists(st.integers(0, 5), min_size=1, max_size=9), st.integers(0, 100))
+@given(
+    st.lists(st.integers(0, 5), min_size=1, max_size=9),
+    st.lists(st.integers(0, 5), min_size=1, max_size=9),
+    st.integers(0, 100),
+)
 def test_bootstrap_auroc_on_codes_equals_auroc_on_scores(pos_i, neg_i, seed):
     from retrieval_eval.analysis.calibration.separation import coded_auroc
     from retrieval_eval.analysis.stats import auroc
@@ -695,7 +754,7 @@ def test_bootstrap_auroc_on_codes_equals_auroc_on_scores(pos_i, neg_i, seed):
     g = np.random.default_rng(seed)
     ip = g.integers(0, pos.size, (40, pos.size))
     iN = g.integers(0, neg.size, (40, neg.size))
-    got = coded_auroc(values.size)(codes[:pos.size][ip], codes[pos.size:][iN])
+    got = coded_auroc(values.size)(codes[: pos.size][ip], codes[pos.size :][iN])
     np.testing.assert_allclose(got, auroc(pos[ip], neg[iN]), rtol=0, atol=1e-12)
 
 
@@ -709,10 +768,10 @@ def test_coarsely_rounded_cosines_over_many_queries_are_not_flagged():
 
 
 def test_threshold_decides_who_is_a_positive():
-    j = [{"query_id": "g2", "doc_uri": "a", "relevance": 2},
-         {"query_id": "g1", "doc_uri": "b", "relevance": 1}]
-    r = run_frame([("s", "g2", 1, "a", 0.9), ("s", "g1", 1, "b", 0.8), ("s", "n", 1, "c", 0.1),
-                   ("s", "u", 1, "c", 0.95)])
+    j = [{"query_id": "g2", "doc_uri": "a", "relevance": 2}, {"query_id": "g1", "doc_uri": "b", "relevance": 1}]
+    r = run_frame(
+        [("s", "g2", 1, "a", 0.9), ("s", "g1", 1, "b", 0.8), ("s", "n", 1, "c", 0.1), ("s", "u", 1, "c", 0.95)]
+    )
     c = calibrate(j, r, negatives=["n"], threshold=2)
     assert row(c)["n_positive"] == 1 and row(c)["cutoff"] == 0.9
     kinds = c.top1.set_index("query_id")["kind"].to_dict()
@@ -769,8 +828,10 @@ def test_row_order_of_the_run_does_not_matter_and_inputs_are_not_mutated():
 
 
 def test_wire_format_inputs_go_through_the_readers():
-    run = [{"system": "v", "query_id": "p0", "ranking": ["a", "b"], "scores": [0.9, 0.4]},
-           {"system": "v", "query_id": "n0", "ranking": ["c"], "scores": [0.2]}]
+    run = [
+        {"system": "v", "query_id": "p0", "ranking": ["a", "b"], "scores": [0.9, 0.4]},
+        {"system": "v", "query_id": "n0", "ranking": ["c"], "scores": [0.2]},
+    ]
     judgments = [{"query_id": "p0", "doc_uri": "a", "relevance": 1}]
     queries = [{"query_id": "n0", "query": "weather in Paris", "expect_none": True}]
     c = calibrate(judgments, run, queries=queries)
@@ -809,14 +870,22 @@ def test_calibrate_scores_is_calibrate_on_one_hit_rankings():
     from retrieval_eval.analysis.calibration import calibrate_scores
 
     y, s = [True, True, False, True, False], [0.91, 0.75, 0.3, 0.62, 0.71]
-    run = pd.DataFrame({"system": pd.array(["x"] * 5, dtype=ID),
-                        "query_id": pd.array([f"q{i}" for i in range(5)], dtype=ID),
-                        "rank": np.ones(5, dtype=np.int64),
-                        "doc_id": pd.array([f"d{i}" for i in range(5)], dtype=ID),
-                        "score": np.array(s)})
-    judgments = pd.DataFrame({"query_id": pd.array(["q0", "q1", "q3"], dtype=ID),
-                              "doc_uri": pd.array(["d0", "d1", "d3"], dtype=ID),
-                              "relevance": np.ones(3, dtype=np.int64)})
+    run = pd.DataFrame(
+        {
+            "system": pd.array(["x"] * 5, dtype=ID),
+            "query_id": pd.array([f"q{i}" for i in range(5)], dtype=ID),
+            "rank": np.ones(5, dtype=np.int64),
+            "doc_id": pd.array([f"d{i}" for i in range(5)], dtype=ID),
+            "score": np.array(s),
+        }
+    )
+    judgments = pd.DataFrame(
+        {
+            "query_id": pd.array(["q0", "q1", "q3"], dtype=ID),
+            "doc_uri": pd.array(["d0", "d1", "d3"], dtype=ID),
+            "relevance": np.ones(3, dtype=np.int64),
+        }
+    )
     for kw in ({}, {"cutoff": 0.7}, {"quantile": 0.5}):
         got = calibrate_scores(y, s, name="x", n_resamples=20, **kw)
         want = calibrate(judgments, run, negatives=["q2", "q4"], n_resamples=20, **kw)

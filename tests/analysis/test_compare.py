@@ -45,8 +45,7 @@ MRR_CAND = np.array([1 / 2, 1, 1, 1])
 def _exact_sign_flip_p(d: np.ndarray) -> float:
     """Two-sided exact sign-flip p-value by brute force (the oracle)."""
     obs = abs(d.mean())
-    hits = sum(abs(np.mean(np.array(s) * d)) >= obs - 1e-12
-               for s in itertools.product((1, -1), repeat=len(d)))
+    hits = sum(abs(np.mean(np.array(s) * d)) >= obs - 1e-12 for s in itertools.product((1, -1), repeat=len(d)))
     return hits / 2 ** len(d)
 
 
@@ -118,8 +117,9 @@ def _random_setup(n_queries=40, systems=("a", "b", "c"), seed=0, shift=None):
     judgments = []
     for q in range(n_queries):
         for d in range(6):
-            judgments.append({"query_id": f"q{q}", "doc_uri": f"d{d}",
-                              "relevance": int(rng.integers(0, 3)) if d else 1})
+            judgments.append(
+                {"query_id": f"q{q}", "doc_uri": f"d{d}", "relevance": int(rng.integers(0, 3)) if d else 1}
+            )
     runs = {}
     for _i, s in enumerate(systems):
         lines = []
@@ -148,8 +148,7 @@ def test_correction_runs_across_every_comparison():
     assert np.allclose(c.table["p_adjusted"], stats.adjust_pvalues(c.table["p_value"], "holm"))
     assert np.array_equal(c.table["significant"], c.table["p_adjusted"] <= 0.05)
     b = compare(j, runs, n_resamples=500, correction="fdr_bh")
-    assert np.allclose(b.table["p_adjusted"],
-                       ss.false_discovery_control(b.table["p_value"].to_numpy()))
+    assert np.allclose(b.table["p_adjusted"], ss.false_discovery_control(b.table["p_value"].to_numpy()))
     none = compare(j, runs, n_resamples=500, correction="none")
     assert np.array_equal(none.table["p_adjusted"], none.table["p_value"])
 
@@ -282,10 +281,13 @@ def _scored_setup(n_pos=30, n_neg=20, seed=0):
     neg_b = neg_a - 0.3  # cleanly separated
     runs = {}
     for name, pos, neg in (("a", pos_a, neg_a), ("b", pos_b, neg_b)):
-        lines = [{"query_id": f"p{i}", "ranking": ["rel", "x"], "scores": [float(s), float(s) / 2]}
-                 for i, s in enumerate(pos)]
-        lines += [{"query_id": f"n{i}", "ranking": ["y", "x"], "scores": [float(s), float(s) / 2]}
-                  for i, s in enumerate(neg)]
+        lines = [
+            {"query_id": f"p{i}", "ranking": ["rel", "x"], "scores": [float(s), float(s) / 2]}
+            for i, s in enumerate(pos)
+        ]
+        lines += [
+            {"query_id": f"n{i}", "ranking": ["y", "x"], "scores": [float(s), float(s) / 2]} for i, s in enumerate(neg)
+        ]
         runs[name] = lines
     return judgments, runs, queries, (pos_a, neg_a, pos_b, neg_b)
 
@@ -294,9 +296,11 @@ def test_calibration_comparison_values_by_hand():
     j, runs, queries, (pos_a, neg_a, pos_b, neg_b) = _scored_setup()
     cc = compare_calibration(j, runs, queries=queries, n_resamples=500, seed=1)
     t = cc.table.set_index("metric")
+
     # AUROC by brute force over all pairs, ties 1/2.
     def auc(p, n):
         return np.mean((p[:, None] > n[None, :]) + 0.5 * (p[:, None] == n[None, :]))
+
     assert t.loc["auroc", "baseline_value"] == pytest.approx(auc(pos_a, neg_a), abs=1e-12)
     assert t.loc["auroc", "value"] == 1.0
     assert t.loc["auroc", "delta"] > 0 and t.loc["auroc", "ci_low"] > 0

@@ -46,22 +46,33 @@ def _data(seed: int = 7):
             scores = rng.random(DEPTH) + boost + np.arange(DEPTH) * 1e-9
             runs[s][qid] = {f"d{d}": float(x) for d, x in zip(docs, scores)}
             order = np.argsort(-scores)  # a frame without ranks is read in row order
-            rrows += [{"system": s, "query_id": qid, "doc_id": f"d{docs[o]}", "score": float(scores[o])}
-                      for o in order]
+            rrows += [{"system": s, "query_id": qid, "doc_id": f"d{docs[o]}", "score": float(scores[o])} for o in order]
     return qrels, runs, pd.DataFrame(jrows), pd.DataFrame(rrows)
 
 
 QRELS, RUNS, JUDGMENTS, RUN = _data()
 #: ours -> ranx's name of the same measure
-SAME = {"ndcg_linear@10": "ndcg@10", "ndcg@10": "ndcg_burges@10", "map@100": "map@100",
-        "recall@100": "recall@100", "P_5": "precision@5"}
+SAME = {
+    "ndcg_linear@10": "ndcg@10",
+    "ndcg@10": "ndcg_burges@10",
+    "map@100": "map@100",
+    "recall@100": "recall@100",
+    "P_5": "precision@5",
+}
 
 
 @pytest.fixture(scope="module")
 def ranx_report():
     def report(stat_test, **kw):
-        return ranx.compare(ranx.Qrels(QRELS), [ranx.Run(RUNS[s], name=s) for s in SYSTEMS],
-                            metrics=list(SAME.values()), stat_test=stat_test, max_p=0.05, **kw)
+        return ranx.compare(
+            ranx.Qrels(QRELS),
+            [ranx.Run(RUNS[s], name=s) for s in SYSTEMS],
+            metrics=list(SAME.values()),
+            stat_test=stat_test,
+            max_p=0.05,
+            **kw,
+        )
+
     return report
 
 
@@ -73,8 +84,7 @@ def t_all():
 def test_all_pairs_has_every_pair_once_for_every_metric(t_all):
     pairs = set(zip(t_all.table["system"], t_all.table["baseline"]))
     assert len(pairs) == 10 and len(t_all.table) == 10 * len(SAME)
-    assert {frozenset(p) for p in pairs} == {frozenset((a, b)) for i, a in enumerate(SYSTEMS)
-                                              for b in SYSTEMS[i + 1:]}
+    assert {frozenset(p) for p in pairs} == {frozenset((a, b)) for i, a in enumerate(SYSTEMS) for b in SYSTEMS[i + 1 :]}
     # the earlier system in run order is a row's baseline
     assert all(SYSTEMS.index(b) < SYSTEMS.index(s) for s, b in pairs)
     assert t_all.baseline is None and t_all.pairs == "all"
@@ -102,11 +112,18 @@ def test_randomization_p_values_agree_with_ranx_fisher_within_monte_carlo_error(
     # the observed mean difference exactly, and ranx's float comparison (no tolerance) misses some
     # of those ties, giving a smaller p (0.0883 against 0.1024 on this data)
     continuous = ["ndcg_linear@10", "ndcg@10", "map@100", "recall@100"]
-    c = compare(JUDGMENTS, RUN, metrics=continuous, pairs="all", test="randomization",
-                n_resamples=20_000, seed=1, correction="none")
+    c = compare(
+        JUDGMENTS,
+        RUN,
+        metrics=continuous,
+        pairs="all",
+        test="randomization",
+        n_resamples=20_000,
+        seed=1,
+        correction="none",
+    )
     ours = c.table["p_value"].to_numpy()
-    theirs = np.array([rep.comparisons[r.system, r.baseline][SAME[r.metric]]["p_value"]
-                       for r in c.table.itertuples()])
+    theirs = np.array([rep.comparisons[r.system, r.baseline][SAME[r.metric]]["p_value"] for r in c.table.itertuples()])
     # two independent estimates of one p, 20,000 draws each: 5 standard deviations of their difference
     p = (ours + theirs) / 2
     assert np.all(np.abs(ours - theirs) <= 5 * np.sqrt(p * (1 - p) * 2 / 20_000) + 1e-4)
@@ -116,7 +133,7 @@ def test_randomization_p_values_agree_with_ranx_fisher_within_monte_carlo_error(
 def test_superscript_pattern_equals_ranx(t_all, ranx_report):
     rep = ranx_report("student")
     md = t_all.to_markdown(layout="wide")
-    rows = [line.split(" | ") for line in md.splitlines()[2:2 + len(SYSTEMS)]]
+    rows = [line.split(" | ") for line in md.splitlines()[2 : 2 + len(SYSTEMS)]]
     letters = {s: chr(ord("a") + i) for i, s in enumerate(SYSTEMS)}
     cols = md.splitlines()[0].strip("| ").split(" | ")[2:]
     label_to_ours = {rev.viz.metric_label(m)[0]: m for m in SAME}
@@ -125,15 +142,20 @@ def test_superscript_pattern_equals_ranx(t_all, ranx_report):
         for header, text in zip(cols, row[2:]):
             metric = SAME[label_to_ours[header]]
             ours = text.split("<sup>")[1].split("</sup>")[0] if "<sup>" in text else ""
-            theirs = "".join(letters[o] for o in SYSTEMS if o != system
-                             and rep.comparisons[system, o][metric]["significant"]
-                             and rep.results[system][metric] > rep.results[o][metric])
+            theirs = "".join(
+                letters[o]
+                for o in SYSTEMS
+                if o != system
+                and rep.comparisons[system, o][metric]["significant"]
+                and rep.results[system][metric] > rep.results[o][metric]
+            )
             assert ours == theirs, (system, header)
 
 
 def test_one_correction_runs_over_every_row_of_every_pair_and_cutoff():
-    c = compare(JUDGMENTS, RUN, k=[5, 10], metrics=["ndcg", "recall", "map@100"], pairs="all",
-                test="t", correction="holm")
+    c = compare(
+        JUDGMENTS, RUN, k=[5, 10], metrics=["ndcg", "recall", "map@100"], pairs="all", test="t", correction="holm"
+    )
     assert sorted(set(c.table["metric"])) == sorted(["ndcg@5", "ndcg@10", "recall@5", "recall@10", "map@100"])
     expected = multipletests(c.table["p_value"].to_numpy(), method="holm")[1]
     np.testing.assert_allclose(c.table["p_adjusted"].to_numpy(), expected, rtol=1e-12)
@@ -191,8 +213,18 @@ def test_any_metric_column_of_an_evaluation_is_comparable():
 
 def test_queries_left_out_are_listed_not_dropped_silently():
     j = pd.concat([JUDGMENTS, pd.DataFrame([{"query_id": "zz-none", "doc_id": "d1", "relevance": 0}])])
-    r = pd.concat([RUN, pd.DataFrame([{"system": s, "query_id": q, "doc_id": "d1", "score": 1.0}
-                                      for s in SYSTEMS for q in ("zz-none", "zz-unjudged")])])
+    r = pd.concat(
+        [
+            RUN,
+            pd.DataFrame(
+                [
+                    {"system": s, "query_id": q, "doc_id": "d1", "score": 1.0}
+                    for s in SYSTEMS
+                    for q in ("zz-none", "zz-unjudged")
+                ]
+            ),
+        ]
+    )
     c = compare(j, r, metrics=["ndcg"], test="t")
     assert c.excluded == ["zz-none"] and c.unjudged == ["zz-unjudged"]
     assert any("zz-none" in w for w in c.warnings) and any("zz-unjudged" in w for w in c.warnings)
@@ -201,17 +233,28 @@ def test_queries_left_out_are_listed_not_dropped_silently():
 
 @pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
 def test_wilcoxon_rows_equal_scipy_for_each_zero_method(zero_method):
-    c = compare(JUDGMENTS, RUN, metrics=["ndcg", "hit_rate", "mrr"], pairs="all", test="wilcoxon",
-                zero_method=zero_method, correction="none")
+    c = compare(
+        JUDGMENTS,
+        RUN,
+        metrics=["ndcg", "hit_rate", "mrr"],
+        pairs="all",
+        test="wilcoxon",
+        zero_method=zero_method,
+        correction="none",
+    )
     pq = c.per_query
     for row in c.table.itertuples():
-        d = pq[(pq["system"] == row.system) & (pq["baseline_system"] == row.baseline)
-               & (pq["metric"] == row.metric)]["delta"].to_numpy()
+        d = pq[(pq["system"] == row.system) & (pq["baseline_system"] == row.baseline) & (pq["metric"] == row.metric)][
+            "delta"
+        ].to_numpy()
         if not d.any():
             continue
         assert row.p_value == pytest.approx(ss.wilcoxon(d, zero_method=zero_method).pvalue, rel=1e-9)
-    assert {"wilcox": "zero differences dropped", "pratt": "Pratt's treatment of zeros",
-            "zsplit": "zero differences split"}[zero_method] in c.describe()
+    assert {
+        "wilcox": "zero differences dropped",
+        "pratt": "Pratt's treatment of zeros",
+        "zsplit": "zero differences split",
+    }[zero_method] in c.describe()
 
 
 def test_zero_method_is_checked():
@@ -224,18 +267,35 @@ def test_per_query_and_wins_name_both_systems(t_all):
     assert len(pq) == len(t_all.table) * N_QUERIES
     sub = pq[(pq["system"] == "rrf") & (pq["baseline_system"] == "dense") & (pq["metric"] == "map@100")]
     assert sub["delta"].mean() == pytest.approx(
-        t_all.table.set_index(["system", "baseline", "metric"]).loc[("rrf", "dense", "map@100"), "delta"])
+        t_all.table.set_index(["system", "baseline", "metric"]).loc[("rrf", "dense", "map@100"), "delta"]
+    )
     w = wtl.set_index(["system", "baseline", "metric"]).loc[("rrf", "dense", "map@100")]
-    assert (w.wins, w.ties, w.losses) == ((sub["delta"] > 0).sum(), (sub["delta"] == 0).sum(),
-                                          (sub["delta"] < 0).sum())
+    assert (w.wins, w.ties, w.losses) == ((sub["delta"] > 0).sum(), (sub["delta"] == 0).sum(), (sub["delta"] < 0).sum())
 
 
 def _same(a: Comparison, b: Comparison) -> None:
     for name in ("table", "per_query", "wins_ties_losses"):
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name))
-    for attr in ("baseline", "systems", "metrics", "k", "ks", "pairs", "test", "zero_method",
-                 "correction", "alpha", "confidence", "n_resamples", "seed", "exact", "missing",
-                 "excluded", "unjudged", "warnings"):
+    for attr in (
+        "baseline",
+        "systems",
+        "metrics",
+        "k",
+        "ks",
+        "pairs",
+        "test",
+        "zero_method",
+        "correction",
+        "alpha",
+        "confidence",
+        "n_resamples",
+        "seed",
+        "exact",
+        "missing",
+        "excluded",
+        "unjudged",
+        "warnings",
+    ):
         assert getattr(a, attr) == getattr(b, attr), attr
     assert a.to_markdown() == b.to_markdown() and a._repr_html_() == b._repr_html_()
     for layout in ("long", "wide"):

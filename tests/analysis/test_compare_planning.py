@@ -31,12 +31,14 @@ def test_the_number_of_queries_is_the_paired_normal_sample_size(comparison):
     z = st.norm.ppf(1 - comparison.alpha / 2) + st.norm.ppf(0.8)
     checked = 0
     for row in comparison.planning().itertuples(index=False):
-        d = pq.loc[(pq["system"] == row.system) & (pq["baseline_system"] == row.baseline)
-                   & (pq["metric"] == row.metric), "delta"].to_numpy(np.float64)
+        d = pq.loc[
+            (pq["system"] == row.system) & (pq["baseline_system"] == row.baseline) & (pq["metric"] == row.metric),
+            "delta",
+        ].to_numpy(np.float64)
         if abs(d.mean()) < 1e-12 or d.var(ddof=1) == 0:
             assert "no number of queries" in row.paragraph
             continue
-        want = max(math.ceil(z ** 2 * d.var(ddof=1) / d.mean() ** 2 - 1e-9), 2)
+        want = max(math.ceil(z**2 * d.var(ddof=1) / d.mean() ** 2 - 1e-9), 2)
         assert f"need about {want} queries" in row.paragraph, row.paragraph
         checked += 1
     assert checked > 0
@@ -49,7 +51,20 @@ def test_the_terminal_report_prints_the_plans(tmp_path):
     from retrieval_eval.datasets import demo_path
 
     out, err = io.StringIO(), io.StringIO()
-    code = main(["compare", "--judgments", str(demo_path("judgments.jsonl")), "--run", str(demo_path("runs.jsonl")),
-                 "--baseline", "dense", "-k", "10"], stdout=out, stderr=err)
+    code = main(
+        [
+            "compare",
+            "--judgments",
+            str(demo_path("judgments.jsonl")),
+            "--run",
+            str(demo_path("runs.jsonl")),
+            "--baseline",
+            "dense",
+            "-k",
+            "10",
+        ],
+        stdout=out,
+        stderr=err,
+    )
     assert code == 0, err.getvalue()
     assert "you would need about" in out.getvalue()

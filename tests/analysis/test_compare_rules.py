@@ -25,8 +25,10 @@ def _exact_sign_flip_p(d) -> float:
     """Two-sided sign-flip p-value by brute force over every assignment, in exact rationals."""
     exact = [Fraction(repr(float(x))) for x in d]
     observed = abs(sum(exact))
-    hits = sum(abs(sum(s * x for s, x in zip(signs, exact))) >= observed
-               for signs in itertools.product((1, -1), repeat=len(exact)))
+    hits = sum(
+        abs(sum(s * x for s, x in zip(signs, exact))) >= observed
+        for signs in itertools.product((1, -1), repeat=len(exact))
+    )
     return hits / 2 ** len(exact)
 
 
@@ -49,8 +51,10 @@ def test_bootstrap_p_value_counts_resampled_means_within_1e12_of_zero_as_ties():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.sampled_from([0.0, 0.1, 0.2, 0.3, -0.1, -0.2, 1 / 3, -1 / 3, 0.5]),
-                min_size=2, max_size=12), st.integers(0, 10))
+@given(
+    st.lists(st.sampled_from([0.0, 0.1, 0.2, 0.3, -0.1, -0.2, 1 / 3, -1 / 3, 0.5]), min_size=2, max_size=12),
+    st.integers(0, 10),
+)
 def test_property_bootstrap_p_value_does_not_move_with_the_order_of_the_sum(values, seed):
     """Reversing the queries changes only float rounding of each resampled mean (the weights
     are reversed with them): the p-value stays."""
@@ -59,10 +63,12 @@ def test_property_bootstrap_p_value_does_not_move_with_the_order_of_the_sum(valu
     w = paired._bootstrap_weights(np.random.default_rng(seed), B, n)
     forward = w @ d / n
     backward = w[:, ::-1] @ d[::-1] / n
+
     def p(means):
         le = np.count_nonzero(means <= stats.TIE)
         ge = np.count_nonzero(means >= -stats.TIE)
         return min(1.0, 2 * (min(le, ge) + 1) / (B + 1))
+
     assert p(forward) == p(backward) == stats.paired_bootstrap(d, n_resamples=B, seed=seed).pvalue
 
 
@@ -75,7 +81,9 @@ def _setup(n_queries: int, seed: int = 0):
             judgments.append({"query_id": f"q{q}", "doc_uri": f"d{d}", "relevance": int(rng.integers(0, 4))})
         judgments.append({"query_id": f"q{q}", "doc_uri": "d9", "relevance": 1})
         for name in runs:
-            runs[name].append({"query_id": f"q{q}", "ranking": list(rng.permutation(["d0", "d1", "d2", "d3", "d9", "x"]))})
+            runs[name].append(
+                {"query_id": f"q{q}", "ranking": list(rng.permutation(["d0", "d1", "d2", "d3", "d9", "x"]))}
+            )
     return judgments, runs
 
 
@@ -90,7 +98,7 @@ def test_few_queries_give_the_exact_randomization_p_value(test, n):
     for row in c.table.itertuples(index=False):
         d = c.per_query[(c.per_query["metric"] == row.metric)]["delta"].to_numpy()
         assert row.p_value == pytest.approx(_exact_sign_flip_p(d), abs=1e-12)
-        assert row.p_value >= 1 / 2 ** n
+        assert row.p_value >= 1 / 2**n
     assert "2^" in c.describe()
 
 
@@ -100,10 +108,11 @@ def test_exact_p_values_agree_with_scipy_permutation_test():
     for n in (2, 5, 11, EXACT_MAX_QUERIES):
         d = np.round(rng.normal(0.05, 0.2, size=(3, n)), 3)
         got = stats.paired_randomization(d, exact=True)
-        assert got.exact and got.n_resamples == 2 ** n
+        assert got.exact and got.n_resamples == 2**n
         for row, p in zip(d, got.pvalue):
-            ref = scipy_stats.permutation_test((row,), np.mean, permutation_type="samples",
-                                               n_resamples=np.inf, alternative="two-sided")
+            ref = scipy_stats.permutation_test(
+                (row,), np.mean, permutation_type="samples", n_resamples=np.inf, alternative="two-sided"
+            )
             assert p == pytest.approx(ref.pvalue, abs=1e-12)
 
 
@@ -117,8 +126,10 @@ def test_more_queries_than_the_exact_limit_are_resampled():
 def test_fewer_than_5_paired_queries_warn_and_are_never_significant(test):
     # Four queries, the candidate far better on every one: the t-test alone would call it.
     judgments = [{"query_id": f"q{i}", "doc_uri": "hit", "relevance": 1} for i in range(4)]
-    runs = {"a": [{"query_id": f"q{i}", "ranking": ["x"] * 1 + [f"y{i}", "hit"][: 1 + i % 2]} for i in range(4)],
-            "b": [{"query_id": f"q{i}", "ranking": ["hit"]} for i in range(4)]}
+    runs = {
+        "a": [{"query_id": f"q{i}", "ranking": ["x"] * 1 + [f"y{i}", "hit"][: 1 + i % 2]} for i in range(4)],
+        "b": [{"query_id": f"q{i}", "ranking": ["hit"]} for i in range(4)],
+    }
     c = compare(judgments, runs, test=test, alpha=0.5, correction="none", metrics=["recall", "mrr"])
     assert int(c.table["n"].iloc[0]) == 4 < MIN_PAIRED_QUERIES
     assert not c.table["significant"].any()
@@ -149,12 +160,13 @@ def test_cli_compare_metric_ndcg_linear_and_gain(tmp_path):
     jp, rp = tmp_path / "j.jsonl", tmp_path / "r.jsonl"
     jp.write_text("".join(json.dumps(j) + "\n" for j in judgments))
     rp.write_text("".join(json.dumps({**line, "system": s}) + "\n" for s, lines in runs.items() for line in lines))
-    for extra, want in ((["--metric", "ndcg_linear"], ["ndcg_linear@10"]),
-                        (["--metric", "ndcg", "--metric", "ndcg_linear"], ["ndcg@10", "ndcg_linear@10"]),
-                        (["--metric", "ndcg", "--gain", "linear"], ["ndcg_linear@10"])):
+    for extra, want in (
+        (["--metric", "ndcg_linear"], ["ndcg_linear@10"]),
+        (["--metric", "ndcg", "--metric", "ndcg_linear"], ["ndcg@10", "ndcg_linear@10"]),
+        (["--metric", "ndcg", "--gain", "linear"], ["ndcg_linear@10"]),
+    ):
         out, err = io.StringIO(), io.StringIO()
-        code = cli.main(["compare", "--judgments", str(jp), "--run", str(rp), "--json", *extra],
-                        stdout=out, stderr=err)
+        code = cli.main(["compare", "--judgments", str(jp), "--run", str(rp), "--json", *extra], stdout=out, stderr=err)
         assert code == 0, err.getvalue()
         assert [row["metric"] for row in json.loads(out.getvalue())["comparisons"]] == want
 

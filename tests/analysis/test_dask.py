@@ -28,8 +28,10 @@ N_QUERIES, DEPTH = 60_000, 20  # two systems: 2,400,000 run rows
 
 @pytest.fixture(scope="module")
 def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):
         yield c
 
 
@@ -46,22 +48,30 @@ def big():
     n = N_QUERIES * DEPTH
     parts = []
     for s in ("bm25", "dense"):
-        parts.append(pd.DataFrame({
-            "system": pd.array([s] * n, dtype="string"),
-            "query_id": _ids("q", np.repeat(np.arange(N_QUERIES), DEPTH)),
-            "rank": np.tile(np.arange(1, DEPTH + 1), N_QUERIES).astype(np.int64),
-            "doc_id": _ids("d", rng.integers(0, 400, n)),
-            "score": rng.normal(size=n).round(6),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "system": pd.array([s] * n, dtype="string"),
+                    "query_id": _ids("q", np.repeat(np.arange(N_QUERIES), DEPTH)),
+                    "rank": np.tile(np.arange(1, DEPTH + 1), N_QUERIES).astype(np.int64),
+                    "doc_id": _ids("d", rng.integers(0, 400, n)),
+                    "score": rng.normal(size=n).round(6),
+                }
+            )
+        )
     run = formats.as_run(pd.concat(parts, ignore_index=True))
     m = N_QUERIES * 8
     jq = rng.integers(0, int(N_QUERIES * 1.1), m)
-    judgments = formats.as_judgments(pd.DataFrame({
-        "query_id": _ids("q", jq),
-        "doc_uri": _ids("d", rng.integers(0, 400, m)),
-        "relevance": rng.integers(0, 4, m),
-        "stratum": np.array(["faq", "howto", "news"])[jq % 3],
-    }))
+    judgments = formats.as_judgments(
+        pd.DataFrame(
+            {
+                "query_id": _ids("q", jq),
+                "doc_uri": _ids("d", rng.integers(0, 400, m)),
+                "relevance": rng.integers(0, 4, m),
+                "stratum": np.array(["faq", "howto", "news"])[jq % 3],
+            }
+        )
+    )
     return judgments, run
 
 
@@ -96,8 +106,7 @@ def test_a_run_sorted_by_query_is_scored_without_a_shuffle(client, big, tmp_path
 
 def test_a_split_ranking_is_refused_without_shuffle(client):
     j, r = make_case(8)
-    ddf = dd.from_pandas(r.iloc[np.random.default_rng(1).permutation(len(r))], npartitions=5,
-                         sort=False)
+    ddf = dd.from_pandas(r.iloc[np.random.default_rng(1).permutation(len(r))], npartitions=5, sort=False)
     with pytest.raises(FormatError, match="in two places"):
         red.evaluate(j, ddf, shuffle=False)
     assert_same(re_.evaluate(j, ddf.compute()), red.evaluate(j, ddf, shuffle=True))
@@ -105,10 +114,10 @@ def test_a_split_ranking_is_refused_without_shuffle(client):
 
 def test_rank_ties_keep_the_run_order_through_a_shuffle(client):
     # Equal ranks: the engine keeps the run's order, so the shuffle must bring it back.
-    run = pd.DataFrame({"query_id": ["q1", "q2", "q1", "q2", "q1"] * 4,
-                        "doc_id": [f"d{i}" for i in range(20)], "rank": [1] * 20})
-    j = [{"query_id": "q1", "doc_uri": "d0", "relevance": 1},
-         {"query_id": "q2", "doc_uri": "d6", "relevance": 2}]
+    run = pd.DataFrame(
+        {"query_id": ["q1", "q2", "q1", "q2", "q1"] * 4, "doc_id": [f"d{i}" for i in range(20)], "rank": [1] * 20}
+    )
+    j = [{"query_id": "q1", "doc_uri": "d0", "relevance": 1}, {"query_id": "q2", "doc_uri": "d6", "relevance": 2}]
     got = red.evaluate(j, dd.from_pandas(run, npartitions=4, sort=False), k=(1, 3))
     assert_same(re_.evaluate(j, run, k=(1, 3)), got)
     assert got.per_query["mrr@1"].tolist() == [1.0, 0.0]
@@ -130,8 +139,13 @@ def test_trec_and_csv_files_and_dask_judgments_equal_in_memory(client, tmp_path)
 
 def test_queries_negatives_and_options_pass_through(client):
     j, r = make_case(10)
-    kw = dict(k=(2, 7), threshold=2, gain="linear", negatives=["q4"],
-              queries=[{"query_id": "q70", "stratum": "ood", "expect_none": True}])
+    kw = dict(
+        k=(2, 7),
+        threshold=2,
+        gain="linear",
+        negatives=["q4"],
+        queries=[{"query_id": "q70", "stratum": "ood", "expect_none": True}],
+    )
     ddf = dd.from_pandas(r, npartitions=6, sort=False)
     assert_same(re_.evaluate(j, r, **kw), red.evaluate(j, ddf, **kw))
 
@@ -143,13 +157,11 @@ def test_calibrate_and_compare_take_the_dask_evaluation(client, shuffle):
     j = j[~j["query_id"].isin(negs)].reset_index(drop=True)
     if shuffle:  # a ranking's rows in several partitions
         r = r.iloc[np.random.default_rng(2).permutation(len(r))].reset_index(drop=True)
-    ev = red.evaluate(j, dd.from_pandas(r, npartitions=6, sort=False), negatives=negs,
-                      shuffle=shuffle)
+    ev = red.evaluate(j, dd.from_pandas(r, npartitions=6, sort=False), negatives=negs, shuffle=shuffle)
     a, b = re_.calibrate(j, r, negatives=negs), re_.calibrate(j, ev, negatives=negs)
     for name in ("summary", "top1", "per_stratum", "intervals"):
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
-    a, b = (re_.compare(j, r, negatives=negs, n_resamples=300),
-            re_.compare(j, ev, negatives=negs, n_resamples=300))
+    a, b = (re_.compare(j, r, negatives=negs, n_resamples=300), re_.compare(j, ev, negatives=negs, n_resamples=300))
     for name in ("table", "per_query", "wins_ties_losses"):
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
     pd.testing.assert_frame_equal(a.calibration.table, b.calibration.table, check_exact=True)
@@ -161,8 +173,10 @@ def test_importing_the_package_does_not_import_dask():
 
 
 def test_without_dask_the_import_error_names_the_extra():
-    code = ("import sys; sys.modules['dask'] = None\n"
-            "try:\n    import retrieval_eval.dask\n"
-            "except ImportError as e:\n    print(e)\n")
+    code = (
+        "import sys; sys.modules['dask'] = None\n"
+        "try:\n    import retrieval_eval.dask\n"
+        "except ImportError as e:\n    print(e)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "retrieval_eval.dask needs Dask: pip install 'retrieval-eval[dask]'"

@@ -60,9 +60,7 @@ def load_case(case: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return judgments_frame(rows), corpus, expected
 
 
-def chunk(
-    doc: str, ordinal: int, text: str, *, cid: str | None = None, sha: bool = True, rev="r2"
-):
+def chunk(doc: str, ordinal: int, text: str, *, cid: str | None = None, sha: bool = True, rev="r2"):
     return {
         "chunk_id": cid or chunk_id(doc, rev, ordinal, text, "live/2"),
         "doc_uri": doc,
@@ -105,15 +103,11 @@ def test_fixture_statuses_summary_reanchor_split(case):
     assert got == expected["statuses"]
     assert result.summary.to_dict() == expected["summary"]
     reanchor = {
-        q: t
-        for q, t in zip(result.findings["query_id"], result.findings["reanchor_to"], strict=True)
-        if not pd.isna(t)
+        q: t for q, t in zip(result.findings["query_id"], result.findings["reanchor_to"], strict=True) if not pd.isna(t)
     }
     assert reanchor == expected.get("reanchor", {})
     split = {
-        q: s
-        for q, s in zip(result.findings["query_id"], result.findings["split_into"], strict=True)
-        if s is not None
+        q: s for q, s in zip(result.findings["query_id"], result.findings["split_into"], strict=True) if s is not None
     }
     assert split == expected.get("split_into", {})
 
@@ -185,36 +179,26 @@ LIVE_A = [
 
 
 def test_document_level_label_valid_while_document_has_live_chunks():
-    result = drift(
-        judgments_frame([label(cid=None), label(doc="doc://gone", cid=None)]),
-        corpus_frame(LIVE_A),
-    )
+    result = drift(judgments_frame([label(cid=None), label(doc="doc://gone", cid=None)]), corpus_frame(LIVE_A))
     assert statuses(result) == ["VALID", "ORPHANED"]
     assert result.findings["chunk_id"].isna().all()
     assert "chunk_id" not in result.to_dict()["findings"][0]
 
 
 def test_live_chunk_id_is_valid_even_when_text_fields_disagree():
-    result = drift(
-        judgments_frame([label(cid=LIVE_A[1]["chunk_id"], text="something else")]),
-        corpus_frame(LIVE_A),
-    )
+    result = drift(judgments_frame([label(cid=LIVE_A[1]["chunk_id"], text="something else")]), corpus_frame(LIVE_A))
     assert statuses(result) == ["VALID"]
     assert pd.isna(result.findings["reanchor_to"].iloc[0])
 
 
 def test_re_anchorable_by_text_sha_alone():
-    result = drift(
-        judgments_frame([label(sha=text_sha("Beta one."))]), corpus_frame(LIVE_A)
-    )
+    result = drift(judgments_frame([label(sha=text_sha("Beta one."))]), corpus_frame(LIVE_A))
     assert statuses(result) == ["RE_ANCHORABLE"]
     assert result.findings["reanchor_to"].iloc[0] == LIVE_A[1]["chunk_id"]
 
 
 def test_re_anchorable_by_hash_of_chunk_text_after_normalization():
-    result = drift(
-        judgments_frame([label(text="  Beta one.\r\n")]), corpus_frame(LIVE_A)
-    )
+    result = drift(judgments_frame([label(text="  Beta one.\r\n")]), corpus_frame(LIVE_A))
     assert statuses(result) == ["RE_ANCHORABLE"]
     assert result.findings["reanchor_to"].iloc[0] == LIVE_A[1]["chunk_id"]
 
@@ -251,10 +235,7 @@ def test_re_anchor_to_another_document_takes_first_in_corpus_order():
 
 def test_text_sha_wins_over_chunk_text_for_identity():
     # The hash says Beta; the text says Gamma. The hash is the label's identity.
-    result = drift(
-        judgments_frame([label(sha=text_sha("Beta one."), text="Gamma one.")]),
-        corpus_frame(LIVE_A),
-    )
+    result = drift(judgments_frame([label(sha=text_sha("Beta one."), text="Gamma one.")]), corpus_frame(LIVE_A))
     assert result.findings["reanchor_to"].iloc[0] == LIVE_A[1]["chunk_id"]
 
 
@@ -287,53 +268,44 @@ def test_split_orders_a_chunk_without_ordinal_as_ordinal_zero_ties_in_corpus_ord
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["One.", "Two.", "Three."]),
-                          st.one_of(st.none(), st.integers(0, 3))), min_size=1, max_size=7))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["One.", "Two.", "Three."]), st.one_of(st.none(), st.integers(0, 3))),
+        min_size=1,
+        max_size=7,
+    )
+)
 def test_ties_follow_corpus_order_and_split_follows_ordinals(pieces):
     """Property: a re-anchor to equal text is the first such chunk in corpus order; a SPLIT
     lists its chunks by (ordinal, a missing one as 0; then corpus order)."""
-    chunks = [{**chunk("doc://a", i, text, cid=f"c1:{i + 2:032x}"), "ordinal": o}
-              for i, (text, o) in enumerate(pieces)]
+    chunks = [{**chunk("doc://a", i, text, cid=f"c1:{i + 2:032x}"), "ordinal": o} for i, (text, o) in enumerate(pieces)]
     frame = corpus_frame(chunks)
     for text in ("One.", "Two."):
         first = next((c["chunk_id"] for c in chunks if c["text"] == text), None)
         result = drift(judgments_frame([label(text=text)]), frame)
         if first is not None:
             assert result.findings["reanchor_to"].iloc[0] == first
-    inside = [(c["ordinal"] or 0, i, c["chunk_id"]) for i, c in enumerate(chunks)
-              if c["text"] in ("One.", "Two.")]
+    inside = [(c["ordinal"] or 0, i, c["chunk_id"]) for i, c in enumerate(chunks) if c["text"] in ("One.", "Two.")]
     result = drift(judgments_frame([label(text="One. Two.")]), frame)
     if len(inside) >= 2:
         assert result.findings["split_into"].iloc[0] == [cid for _, _, cid in sorted(inside)]
 
 
 def test_split_beats_merged():
-    chunks = [
-        chunk("doc://a", 0, "One."),
-        chunk("doc://a", 1, "Two."),
-        chunk("doc://a", 2, "Zero. One. Two. Three."),
-    ]
+    chunks = [chunk("doc://a", 0, "One."), chunk("doc://a", 1, "Two."), chunk("doc://a", 2, "Zero. One. Two. Three.")]
     result = drift(judgments_frame([label(text="One. Two.")]), corpus_frame(chunks))
     assert statuses(result) == ["SPLIT"]
 
 
 def test_one_piece_inside_the_labeled_text_is_not_a_split():
     chunks = [chunk("doc://a", 0, "Part one."), chunk("doc://a", 1, "Elsewhere.")]
-    result = drift(
-        judgments_frame([label(text="Part one. Part two.")]), corpus_frame(chunks)
-    )
+    result = drift(judgments_frame([label(text="Part one. Part two.")]), corpus_frame(chunks))
     assert statuses(result) == ["ORPHANED"]
 
 
 def test_empty_live_chunk_never_occurs_inside_the_labeled_text():
-    chunks = [
-        chunk("doc://a", 0, "Part one."),
-        chunk("doc://a", 1, "   "),
-        chunk("doc://a", 2, ""),
-    ]
-    result = drift(
-        judgments_frame([label(text="Part one. Part two.")]), corpus_frame(chunks)
-    )
+    chunks = [chunk("doc://a", 0, "Part one."), chunk("doc://a", 1, "   "), chunk("doc://a", 2, "")]
+    result = drift(judgments_frame([label(text="Part one. Part two.")]), corpus_frame(chunks))
     assert statuses(result) == ["ORPHANED"]
 
 
@@ -374,10 +346,7 @@ def test_label_with_only_a_hash_cannot_be_split_or_merged():
 
 
 def test_gone_document_is_orphaned():
-    result = drift(
-        judgments_frame([label(doc="doc://gone", text="Beta one. and more")]),
-        corpus_frame(LIVE_A),
-    )
+    result = drift(judgments_frame([label(doc="doc://gone", text="Beta one. and more")]), corpus_frame(LIVE_A))
     assert statuses(result) == ["ORPHANED"]
 
 
@@ -475,21 +444,14 @@ def test_fix_applies_each_finding_to_its_own_judgment():
     assert statuses(result) == ["MERGED", "ORPHANED", "RE_ANCHORABLE", "SPLIT"]
     fixed = fix(judgments, result)
     out = fixed.judgments
-    assert out["chunk_id"].tolist() == [
-        LIVE_A[0]["chunk_id"],
-        STALE,
-        LIVE_A[1]["chunk_id"],
-        STALE,
-    ]
+    assert out["chunk_id"].tolist() == [LIVE_A[0]["chunk_id"], STALE, LIVE_A[1]["chunk_id"], STALE]
     assert out["notes"].tolist() == ["merged", "orphaned", "exact", "split"]
     assert fixed.reanchored == 2
     assert fixed.needs_review["judgment_index"].tolist() == [1, 3]
 
 
 def test_fix_two_document_level_labels_of_one_query():
-    judgments = judgments_frame(
-        [label(cid=None, corpus_fingerprint="old"), label(doc="doc://gone", cid=None)]
-    )
+    judgments = judgments_frame([label(cid=None, corpus_fingerprint="old"), label(doc="doc://gone", cid=None)])
     fixed = fix(judgments, drift(judgments, corpus_frame(LIVE_A)))
     assert fixed.judgments["corpus_fingerprint"].tolist() == ["live/2", pd.NA]
     assert fixed.judgments["chunk_id"].isna().all()
@@ -513,9 +475,7 @@ def test_fix_without_a_known_fingerprint_leaves_fingerprints():
 
 
 def test_fix_does_not_mutate_inputs_and_keeps_extra_and_index():
-    judgments = judgments_frame(
-        [label(text="Beta one.", custom={"k": [1, 2]}), label(text="Alpha two.", z=1)]
-    )
+    judgments = judgments_frame([label(text="Beta one.", custom={"k": [1, 2]}), label(text="Alpha two.", z=1)])
     judgments.index = pd.Index([10, 20])
     before = judgments.copy(deep=True)
     extras = copy.deepcopy(judgments["extra"].tolist())

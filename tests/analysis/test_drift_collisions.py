@@ -25,13 +25,15 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def _corpus(chunks: list[tuple[str, int, str]]) -> pd.DataFrame:
-    frame = pd.DataFrame({
-        "chunk_id": pd.array([chunk_id(d, "r2", o, t, "live/2") for d, o, t in chunks], dtype="string"),
-        "doc_uri": pd.array([d for d, _, _ in chunks], dtype="string"),
-        "ordinal": pd.array([o for _, o, _ in chunks], dtype="Int64"),
-        "text": pd.array([t for _, _, t in chunks], dtype="string"),
-        "text_sha": pd.array([text_sha(t) for _, _, t in chunks], dtype="string"),
-    })
+    frame = pd.DataFrame(
+        {
+            "chunk_id": pd.array([chunk_id(d, "r2", o, t, "live/2") for d, o, t in chunks], dtype="string"),
+            "doc_uri": pd.array([d for d, _, _ in chunks], dtype="string"),
+            "ordinal": pd.array([o for _, o, _ in chunks], dtype="Int64"),
+            "text": pd.array([t for _, _, t in chunks], dtype="string"),
+            "text_sha": pd.array([text_sha(t) for _, _, t in chunks], dtype="string"),
+        }
+    )
     frame.attrs["corpus_fingerprint"] = "live/2"
     return frame
 
@@ -42,13 +44,16 @@ MERGED_ID = MERGED_CORPUS["chunk_id"].iloc[0]
 
 
 def _label(cid, text, grade, **more):
-    return {"query_id": "q", "doc_uri": "doc://a", "chunk_id": cid, "chunk_text": text,
-            "relevance": grade, **more}
+    return {"query_id": "q", "doc_uri": "doc://a", "chunk_id": cid, "chunk_text": text, "relevance": grade, **more}
 
 
 def test_two_merged_labels_of_one_grade_collapse_to_the_first():
-    j = _frame([_label(STALE[0], "Alpha one.", 2, labeled_by="human:ann"),
-                _label(STALE[1], "Alpha two.", 2, labeled_by="human:bob")])
+    j = _frame(
+        [
+            _label(STALE[0], "Alpha one.", 2, labeled_by="human:ann"),
+            _label(STALE[1], "Alpha two.", 2, labeled_by="human:bob"),
+        ]
+    )
     result = drift(j, MERGED_CORPUS)
     assert result.findings["status"].tolist() == ["MERGED", "MERGED"]
     fixed = fix(j, result)
@@ -66,8 +71,10 @@ def test_two_merged_labels_of_different_grades_stay_as_they_were_for_review():
     fixed = fix(j, drift(j, MERGED_CORPUS))
     out = fixed.judgments
     assert out["chunk_id"].tolist() == STALE[:2]
-    pd.testing.assert_frame_equal(out[["query_id", "chunk_id", "relevance", "corpus_fingerprint"]],
-                                  j[["query_id", "chunk_id", "relevance", "corpus_fingerprint"]])
+    pd.testing.assert_frame_equal(
+        out[["query_id", "chunk_id", "relevance", "corpus_fingerprint"]],
+        j[["query_id", "chunk_id", "relevance", "corpus_fingerprint"]],
+    )
     assert fixed.reanchored == 0 and fixed.collapsed == 0
     review = fixed.needs_review
     assert review["status"].tolist() == ["GRADE_CONFLICT", "GRADE_CONFLICT"]

@@ -13,15 +13,18 @@ from retrieval_eval.analysis.calibration import SUMMARY_COLUMNS
 from retrieval_eval.analysis.decisions.compare import TABLE_COLUMNS, compare
 
 J = [{"query_id": "q1", "doc_uri": "a", "relevance": 1}, {"query_id": "q2", "doc_uri": "b", "relevance": 1}]
-RUN = [{"query_id": "q1", "ranking": ["a", "x"], "scores": [0.9, 0.1]},
-       {"query_id": "q2", "ranking": ["x", "b"], "scores": [0.8, 0.2]}]
+RUN = [
+    {"query_id": "q1", "ranking": ["a", "x"], "scores": [0.9, 0.1]},
+    {"query_id": "q2", "ranking": ["x", "b"], "scores": [0.8, 0.2]},
+]
 EMPTY_J = {"list": [], "frame": F.empty_judgments(), "parsed": re_.parse_judgments("")}
 EMPTY_RUN = {"list": [], "frame": F.empty_run()}
-GATES = ["recall@10:0.5", "worst-stratum:recall@10:0.5", "ndcg@10:ci-lower:0.1",
-         "negative_satisfaction:0.9"]
-CASES = ([(f"judgments={a}", EMPTY_J[a], "run", RUN) for a in EMPTY_J]
-         + [("judgments", J, f"run={b}", EMPTY_RUN[b]) for b in EMPTY_RUN]
-         + [(f"judgments={a}", EMPTY_J[a], f"run={b}", EMPTY_RUN[b]) for a in EMPTY_J for b in EMPTY_RUN])
+GATES = ["recall@10:0.5", "worst-stratum:recall@10:0.5", "ndcg@10:ci-lower:0.1", "negative_satisfaction:0.9"]
+CASES = (
+    [(f"judgments={a}", EMPTY_J[a], "run", RUN) for a in EMPTY_J]
+    + [("judgments", J, f"run={b}", EMPTY_RUN[b]) for b in EMPTY_RUN]
+    + [(f"judgments={a}", EMPTY_J[a], f"run={b}", EMPTY_RUN[b]) for a in EMPTY_J for b in EMPTY_RUN]
+)
 
 
 def _ids(case):
@@ -74,13 +77,19 @@ def test_calibrate_an_empty_run_is_an_empty_calibration(judgments, run):
     cal._repr_html_()
 
 
-@pytest.mark.parametrize("judgments,runs,why", [
-    ([], [], "run is empty"),
-    (J, [], "run is empty"),
-    ([], {"a": RUN, "b": RUN}, "no judged query has a positive label"),
-    ([{"query_id": "q1", "doc_uri": "a", "relevance": 0}], {"a": RUN, "b": RUN},
-     "no judged query has a positive label"),
-])
+@pytest.mark.parametrize(
+    "judgments,runs,why",
+    [
+        ([], [], "run is empty"),
+        (J, [], "run is empty"),
+        ([], {"a": RUN, "b": RUN}, "no judged query has a positive label"),
+        (
+            [{"query_id": "q1", "doc_uri": "a", "relevance": 0}],
+            {"a": RUN, "b": RUN},
+            "no judged query has a positive label",
+        ),
+    ],
+)
 def test_compare_with_nothing_to_compare_is_an_empty_comparison(judgments, runs, why):
     full = compare(J, {"a": RUN, "b": RUN}, n_resamples=10)
     c = compare(judgments, runs)

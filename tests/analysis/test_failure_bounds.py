@@ -18,11 +18,12 @@ def _data(seed=11, n_q=10, n_docs=40, depth=20):
     for q in range(n_q):
         for d in rng.choice(n_docs, 12, replace=False):
             labels.append({"query_id": f"q{q}", "doc_uri": f"d{d}", "relevance": int(rng.integers(0, 4))})
-        labels.append({"query_id": f"q{q}", "doc_uri": "dtop", "relevance": 1})   # every query has a positive
+        labels.append({"query_id": f"q{q}", "doc_uri": "dtop", "relevance": 1})  # every query has a positive
         for system in ("A", "B", "C"):
             for i, d in enumerate(rng.choice(n_docs, depth, replace=False)):
-                rows.append({"system": system, "query_id": f"q{q}", "rank": i + 1, "doc_id": f"d{d}",
-                             "score": float(depth - i)})
+                rows.append(
+                    {"system": system, "query_id": f"q{q}", "rank": i + 1, "doc_id": f"d{d}", "score": float(depth - i)}
+                )
     return labels, rows
 
 
@@ -58,7 +59,9 @@ def bounds():
     return rev.judgment_bounds(LABELS, ROWS, measures=["ndcg_cut_10", "P_10", "recall_10"], k=K)
 
 
-@pytest.mark.parametrize("measure, trec", [("ndcg_cut_10", "ndcg_cut.10"), ("P_10", "P.10"), ("recall_10", "recall.10")])
+@pytest.mark.parametrize(
+    "measure, trec", [("ndcg_cut_10", "ndcg_cut.10"), ("P_10", "P.10"), ("recall_10", "recall.10")]
+)
 @pytest.mark.parametrize("system", ["A", "B", "C"])
 def test_value_and_upper_agree_with_pytrec_eval_on_the_completed_qrels(bounds, measure, trec, system):
     key = trec.replace(".", "_")
@@ -82,8 +85,14 @@ def test_unjudged_counts_the_holes_of_the_top_k(bounds):
     qrel = _qrel(LABELS)
     rows = bounds.per_query[bounds.per_query["measure"] == "P_10"]
     for r in rows.itertuples(index=False):
-        want = sum(1 for x in ROWS if x["system"] == r.system and x["query_id"] == r.query_id and x["rank"] <= K
-                   and x["doc_id"] not in qrel[r.query_id])
+        want = sum(
+            1
+            for x in ROWS
+            if x["system"] == r.system
+            and x["query_id"] == r.query_id
+            and x["rank"] <= K
+            and x["doc_id"] not in qrel[r.query_id]
+        )
         assert r.unjudged == want
 
 
@@ -113,8 +122,10 @@ def test_ndcg_can_fall_when_a_hole_is_relevant_so_low_and_high_are_both_kept():
     # d1 (grade 3) on top, a hole at rank 3: labelled 3, it adds 7/log2(4) = 3.5 to DCG but
     # 7/log2(3) to the ideal, so nDCG falls from 1 to (7 + 3.5) / (7 + 7 / log2(3)).
     labels = [{"query_id": "q", "doc_uri": "d1", "relevance": 3}]
-    rows = [{"system": "S", "query_id": "q", "rank": i + 1, "doc_id": d, "score": 3.0 - i}
-            for i, d in enumerate(["d1", "d2", "x"])]
+    rows = [
+        {"system": "S", "query_id": "q", "rank": i + 1, "doc_id": d, "score": 3.0 - i}
+        for i, d in enumerate(["d1", "d2", "x"])
+    ]
     labels.append({"query_id": "q", "doc_uri": "d2", "relevance": 0})
     b = rev.judgment_bounds(labels, rows, measures="ndcg@3", k=3)
     r = b.per_query.iloc[0]
@@ -124,12 +135,17 @@ def test_ndcg_can_fall_when_a_hole_is_relevant_so_low_and_high_are_both_kept():
 
 
 def test_could_flip_by_hand():
-    labels = [{"query_id": "q", "doc_uri": "d1", "relevance": 1}, {"query_id": "q", "doc_uri": "d2", "relevance": 0},
-              {"query_id": "q", "doc_uri": "d3", "relevance": 1}]
+    labels = [
+        {"query_id": "q", "doc_uri": "d1", "relevance": 1},
+        {"query_id": "q", "doc_uri": "d2", "relevance": 0},
+        {"query_id": "q", "doc_uri": "d3", "relevance": 1},
+    ]
 
     def run(system, docs):
-        return [{"system": system, "query_id": "q", "rank": i + 1, "doc_id": d, "score": 2.0 - i}
-                for i, d in enumerate(docs)]
+        return [
+            {"system": system, "query_id": "q", "rank": i + 1, "doc_id": d, "score": 2.0 - i}
+            for i, d in enumerate(docs)
+        ]
 
     # A = [d1, x]: 0.5, up to 1; B = [y, z]: 0, up to 1. B - A = -0.5, range [-1, 0.5]: could flip.
     b = rev.judgment_bounds(labels, run("A", ["d1", "x"]) + run("B", ["y", "z"]), measures="P_2", k=2)
@@ -153,11 +169,14 @@ def test_a_query_without_positives_stays_out_of_the_means():
     assert b.summary["n"].tolist() == [1]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"measures": ["nope@3"]}, "unknown measure 'nope@3'"),
-    ({"k": 0}, "k must be a positive integer"),
-    ({"gain": "cubic"}, "gain must be one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"measures": ["nope@3"]}, "unknown measure 'nope@3'"),
+        ({"k": 0}, "k must be a positive integer"),
+        ({"gain": "cubic"}, "gain must be one of"),
+    ],
+)
 def test_bad_input_is_one_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
         rev.judgment_bounds(LABELS, ROWS, **kwargs)

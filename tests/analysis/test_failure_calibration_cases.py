@@ -26,7 +26,9 @@ def test_cases_are_the_wrong_side_of_the_cutoff_by_hand(demo):
         cut = cal.cutoff(system)
         mine = top1[top1["system"] == system]
         want = {(q, "rejected positive") for q, s in zip(mine["query_id"], mine["score"]) if q in positives and s < cut}
-        want |= {(q, "accepted negative") for q, s in zip(mine["query_id"], mine["score"]) if q in negatives and s >= cut}
+        want |= {
+            (q, "accepted negative") for q, s in zip(mine["query_id"], mine["score"]) if q in negatives and s >= cut
+        }
         got = cases[cases["system"] == system]
         assert set(zip(got["query_id"], got["case"])) == want, system
 
@@ -49,7 +51,7 @@ def test_closest_calls_first(demo):
     cases = rev.calibration_cases(cal)
     for _, g in cases.groupby(["system", "case"]):
         assert g["margin"].abs().is_monotonic_increasing
-    assert cases["top1_text"].isna().all()          # no corpus, no labels: no text, not made up
+    assert cases["top1_text"].isna().all()  # no corpus, no labels: no text, not made up
     assert str(cases["query_id"].dtype) == "string"
 
 
@@ -70,6 +72,16 @@ def test_unknown_system_is_one_clear_error(demo):
 def test_columns_are_stable(demo):
     _, cal = demo
     cases = rev.calibration_cases(cal)
-    assert list(cases.columns) == ["system", "case", "query_id", "stratum", "query", "top1_doc_id", "top1_score",
-                                   "cutoff", "margin", "top1_text"]
+    assert list(cases.columns) == [
+        "system",
+        "case",
+        "query_id",
+        "stratum",
+        "query",
+        "top1_doc_id",
+        "top1_score",
+        "cutoff",
+        "margin",
+        "top1_text",
+    ]
     assert isinstance(cases, pd.DataFrame)

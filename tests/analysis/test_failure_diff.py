@@ -21,8 +21,9 @@ def _data(seed=7, n_q=12, n_docs=30, depth=15):
             labels.append({"query_id": f"q{q}", "doc_uri": f"d{d}", "relevance": int(rng.integers(0, 4))})
         for system in ("A", "B"):
             for i, d in enumerate(rng.choice(n_docs, depth, replace=False)):
-                rows.append({"system": system, "query_id": f"q{q}", "rank": i + 1, "doc_id": f"d{d}",
-                             "score": float(depth - i)})
+                rows.append(
+                    {"system": system, "query_id": f"q{q}", "rank": i + 1, "doc_id": f"d{d}", "score": float(depth - i)}
+                )
     return labels, rows
 
 
@@ -77,15 +78,16 @@ def test_moves_are_the_ranks_in_each_run_by_hand(diff):
         row = diff.moves[(diff.moves["query_id"] == x["query_id"]) & (diff.moves["key"] == x["doc_uri"])].iloc[0]
         for side, system in (("rank_a", "A"), ("rank_b", "B")):
             want = by_run.get((system, x["query_id"], x["doc_uri"]))
-            assert (math.isnan(row[side]) if want is None else row[side] == want)
+            assert math.isnan(row[side]) if want is None else row[side] == want
         assert row["grade"] == x["relevance"]
 
 
 def test_entered_and_left_are_the_top_k_set_differences(diff):
     k = diff.k
     for q in diff.queries["query_id"]:
-        top = {s: {x["doc_id"] for x in ROWS if x["system"] == s and x["query_id"] == q and x["rank"] <= k}
-               for s in "AB"}
+        top = {
+            s: {x["doc_id"] for x in ROWS if x["system"] == s and x["query_id"] == q and x["rank"] <= k} for s in "AB"
+        }
         assert set(diff.entered[diff.entered["query_id"] == q]["key"]) == top["B"] - top["A"]
         assert set(diff.left[diff.left["query_id"] == q]["key"]) == top["A"] - top["B"]
 
@@ -110,12 +112,15 @@ def test_json_shape_is_the_issues():
     assert None in ranks and all(r is None or isinstance(r, int) for r in ranks)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"measure": "ndcg@zz"}, "unknown measure 'ndcg@zz'"),
-    ({"measure": "P"}, "unknown measure 'P'"),          # several cutoffs: not one measure
-    ({"systems": ("A", "Z")}, "unknown system 'Z'"),
-    ({"systems": None}, None),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"measure": "ndcg@zz"}, "unknown measure 'ndcg@zz'"),
+        ({"measure": "P"}, "unknown measure 'P'"),  # several cutoffs: not one measure
+        ({"systems": ("A", "Z")}, "unknown system 'Z'"),
+        ({"systems": None}, None),
+    ],
+)
 def test_bad_input_is_one_clear_error(kwargs, message):
     if message is None:  # two systems in one run need no naming
         assert rev.diff_runs(LABELS, ROWS, **kwargs).names == ("A", "B")

@@ -16,17 +16,24 @@ import retrieval_eval as rev
 from retrieval_eval.analysis.failure import entry_gains
 
 LABELS = [
-    {"query_id": "q1", "query": "what is x", "doc_uri": "d1", "relevance": 3, "chunk_text": "x is a letter",
-     "stratum": "s1"},
+    {
+        "query_id": "q1",
+        "query": "what is x",
+        "doc_uri": "d1",
+        "relevance": 3,
+        "chunk_text": "x is a letter",
+        "stratum": "s1",
+    },
     {"query_id": "q1", "doc_uri": "d2", "relevance": 0},
     {"query_id": "q1", "doc_uri": "d3", "relevance": 1},
-    {"query_id": "q1", "doc_uri": "d9", "relevance": 2},   # retrieved at rank 6, below k = 4
-    {"query_id": "q1", "doc_uri": "d8", "relevance": 1},   # never retrieved
+    {"query_id": "q1", "doc_uri": "d9", "relevance": 2},  # retrieved at rank 6, below k = 4
+    {"query_id": "q1", "doc_uri": "d8", "relevance": 1},  # never retrieved
     {"query_id": "q2", "doc_uri": "d1", "relevance": 1},
 ]
-RANKING = ["d2", "d5", "d1", "d3", "d7", "d9"]   # d5, d7 unjudged
-RUN = ([{"system": "A", "query_id": "q1", "rank": i + 1, "doc_id": d, "score": 10.0 - i} for i, d in enumerate(RANKING)]
-       + [{"system": "B", "query_id": "q1", "rank": 1, "doc_id": "d1", "score": 1.0}])
+RANKING = ["d2", "d5", "d1", "d3", "d7", "d9"]  # d5, d7 unjudged
+RUN = [
+    {"system": "A", "query_id": "q1", "rank": i + 1, "doc_id": d, "score": 10.0 - i} for i, d in enumerate(RANKING)
+] + [{"system": "B", "query_id": "q1", "rank": 1, "doc_id": "d1", "score": 1.0}]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +68,7 @@ def test_gains_are_the_exponential_and_linear_definitions_by_hand(case):
 def test_the_discounted_gains_sum_to_the_engines_dcg(case):
     j, r = case
     ins = rev.inspect_query(j, r, "q1", system="A", k=4)
-    ideal = 7 + 3 / math.log2(3) + 1 / math.log2(4) + 1 / math.log2(5)   # grades 3, 2, 1, 1
+    ideal = 7 + 3 / math.log2(3) + 1 / math.log2(4) + 1 / math.log2(5)  # grades 3, 2, 1, 1
     assert ins.ranking["discounted_gain"].sum() / ideal == pytest.approx(ins.metrics["ndcg@4"])
 
 
@@ -69,7 +76,7 @@ def test_entry_gains_match_the_formula_on_many_entries():
     rng = np.random.default_rng(3)
     grade, rank = rng.integers(0, 5, 200), rng.integers(1, 60, 200)
     gain, disc = entry_gains(grade, rank)
-    assert gain == pytest.approx(2.0 ** grade - 1) and disc == pytest.approx((2.0 ** grade - 1) / np.log2(rank + 1))
+    assert gain == pytest.approx(2.0**grade - 1) and disc == pytest.approx((2.0**grade - 1) / np.log2(rank + 1))
 
 
 def test_missed_lists_relevant_outside_the_top_k_with_their_rank(case):
@@ -101,13 +108,14 @@ def test_text_query_and_stratum_come_from_the_labels_or_corpus(case):
 def test_query_file_gives_expect_none_and_calibration_gives_the_cutoff():
     d = rev.load_demo()
     cal = rev.calibrate(d.judgments, d.runs, queries=d.queries)
-    ins = rev.inspect_query(d.judgments, d.runs, "dm-11", system="bm25", corpus=d.corpus, queries=d.queries,
-                            calibration=cal)
+    ins = rev.inspect_query(
+        d.judgments, d.runs, "dm-11", system="bm25", corpus=d.corpus, queries=d.queries, calibration=cal
+    )
     top1 = cal.top1[(cal.top1["system"] == "bm25") & (cal.top1["query_id"] == "dm-11")].iloc[0]
     assert ins.top1_score == pytest.approx(top1["top1_score"])
     assert ins.cutoff == pytest.approx(cal.cutoff("bm25")) and ins.above_cutoff is bool(top1["above_cutoff"])
     assert ins.expect_none is False
-    assert ins.ranking["text"].notna().all()   # every chunk of the demo is in its corpus
+    assert ins.ranking["text"].notna().all()  # every chunk of the demo is in its corpus
 
 
 def test_a_query_the_system_did_not_answer_misses_everything(case):
@@ -117,13 +125,16 @@ def test_a_query_the_system_did_not_answer_misses_everything(case):
     assert math.isnan(ins.top1_score)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"query_id": "nope", "system": "A"}, "unknown query 'nope'"),
-    ({"query_id": "q1", "system": "Z"}, "unknown system 'Z'"),
-    ({"query_id": "q1"}, "pass system="),
-    ({"query_id": "q1", "system": "A", "k": 0}, "k must be a positive integer"),
-    ({"query_id": "q1", "system": "A", "gain": "cubic"}, "gain must be one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"query_id": "nope", "system": "A"}, "unknown query 'nope'"),
+        ({"query_id": "q1", "system": "Z"}, "unknown system 'Z'"),
+        ({"query_id": "q1"}, "pass system="),
+        ({"query_id": "q1", "system": "A", "k": 0}, "k must be a positive integer"),
+        ({"query_id": "q1", "system": "A", "gain": "cubic"}, "gain must be one of"),
+    ],
+)
 def test_bad_input_is_one_clear_error(case, kwargs, message):
     j, r = case
     with pytest.raises(ValueError, match=message):

@@ -17,13 +17,19 @@ LABELS = [
     {"query_id": "q2", "query": "second", "doc_uri": "u3", "chunk_id": "c3", "relevance": 1},
 ]
 RUN = [
-    *({"system": "A", "query_id": "q1", "rank": i + 1, "doc_id": d, "score": 5.0 - i}
-      for i, d in enumerate(["c1", "h1", "c2", "h2", "h9"])),
-    *({"system": "B", "query_id": "q1", "rank": i + 1, "doc_id": d, "score": 5.0 - i}
-      for i, d in enumerate(["h2", "c1", "h3", "c2", "h8"])),
-    *({"system": "A", "query_id": "q2", "rank": i + 1, "doc_id": d, "score": 5.0 - i}
-      for i, d in enumerate(["c3", "h4", "h5"])),
-    {"system": "B", "query_id": "q9", "rank": 1, "doc_id": "h7", "score": 1.0},   # a query nobody labelled
+    *(
+        {"system": "A", "query_id": "q1", "rank": i + 1, "doc_id": d, "score": 5.0 - i}
+        for i, d in enumerate(["c1", "h1", "c2", "h2", "h9"])
+    ),
+    *(
+        {"system": "B", "query_id": "q1", "rank": i + 1, "doc_id": d, "score": 5.0 - i}
+        for i, d in enumerate(["h2", "c1", "h3", "c2", "h8"])
+    ),
+    *(
+        {"system": "A", "query_id": "q2", "rank": i + 1, "doc_id": d, "score": 5.0 - i}
+        for i, d in enumerate(["c3", "h4", "h5"])
+    ),
+    {"system": "B", "query_id": "q9", "rank": 1, "doc_id": "h7", "score": 1.0},  # a query nobody labelled
 ]
 
 
@@ -70,8 +76,12 @@ def test_graded_file_reads_back_as_judgments_and_ungraded_is_refused(pool, tmp_p
     back = rev.read_judgments(path)
     assert len(back) == len(pool) and (back["relevance"] == 1).all()
     merged = rev.as_judgments(LABELS + back.drop(columns=["extra", "line"]).to_dict("records"))
-    assert rev.judgment_bounds(merged, [x for x in RUN if x["system"] == "A"], measures="P_4", k=4) \
-        .per_query["unjudged"].sum() == 0   # graded, the pool fills every hole of the top 4
+    assert (
+        rev.judgment_bounds(merged, [x for x in RUN if x["system"] == "A"], measures="P_4", k=4)
+        .per_query["unjudged"]
+        .sum()
+        == 0
+    )  # graded, the pool fills every hole of the top 4
 
 
 def test_demo_pool_uses_the_corpus_documents_and_text():

@@ -57,8 +57,9 @@ def runs() -> dict[str, dict]:
 def test_score_methods_equal_ranx(runs, method, norm):
     weights = [0.5, 1.5, 2.0]
     params = {"weights": weights} if method == "wsum" else {}
-    theirs = ranx.fuse([ranx.Run(r, name=n) for n, r in runs.items()], norm=norm, method=method,
-                       params=params).to_dict()
+    theirs = ranx.fuse(
+        [ranx.Run(r, name=n) for n, r in runs.items()], norm=norm, method=method, params=params
+    ).to_dict()
     ours = fuse(runs, method=method, norm=norm, weights=weights if method == "wsum" else None)
     _assert_same(_as_dict(ours), theirs)
     # each query's list is ranked by the fused score, best first
@@ -68,8 +69,9 @@ def test_score_methods_equal_ranx(runs, method, norm):
 
 @pytest.mark.parametrize("k", [60, 0, 10])
 def test_rrf_equals_ranx(runs, k):
-    theirs = ranx.fuse([ranx.Run(r, name=n) for n, r in runs.items()], norm=None, method="rrf",
-                       params={"k": k}).to_dict()
+    theirs = ranx.fuse(
+        [ranx.Run(r, name=n) for n, r in runs.items()], norm=None, method="rrf", params={"k": k}
+    ).to_dict()
     _assert_same(_as_dict(fuse(runs, method="rrf", k=k)), theirs)
 
 
@@ -106,8 +108,7 @@ def test_ties_in_the_fused_list_break_by_doc_id_descending():
 
 
 def test_query_only_some_runs_have_is_fused_from_those():
-    got = fuse({"a": {"q1": {"d": 1.0}, "q2": {"e": 2.0}}, "b": {"q1": {"d": 3.0}}},
-               method="sum", norm=None)
+    got = fuse({"a": {"q1": {"d": 1.0}, "q2": {"e": 2.0}}, "b": {"q1": {"d": 3.0}}}, method="sum", norm=None)
     assert _as_dict(got) == {"q1": {"d": 4.0}, "q2": {"e": 2.0}}
 
 
@@ -131,13 +132,16 @@ def test_duplicates_count_at_their_first_rank():
     assert got == {"x": 1.0, "y": 0.5 + 1.0}
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"method": "borda_count"}, "unknown fusion method"),
-    ({"norm": "l2"}, "unknown normalisation"),
-    ({"method": "rrf", "k": -1}, "k must be"),
-    ({"method": "wsum", "weights": [1.0]}, "1 weights for 2 systems"),
-    ({"method": "wsum", "weights": {"a": 1.0}}, "no weight for 'b'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"method": "borda_count"}, "unknown fusion method"),
+        ({"norm": "l2"}, "unknown normalisation"),
+        ({"method": "rrf", "k": -1}, "k must be"),
+        ({"method": "wsum", "weights": [1.0]}, "1 weights for 2 systems"),
+        ({"method": "wsum", "weights": {"a": 1.0}}, "no weight for 'b'"),
+    ],
+)
 def test_bad_arguments_say_what(kwargs, message):
     with pytest.raises(ValueError, match=message):
         fuse({"a": {"q": {"x": 1.0}}, "b": {"q": {"x": 1.0}}}, **kwargs)
@@ -155,13 +159,15 @@ def test_one_system_and_scoreless_runs_are_refused():
 def test_catalogues_name_every_method_and_normalisation():
     assert set(FUSION_METHODS) == {"rrf", "sum", "mnz", "max", "min", "med", "anz", "wsum"}
     assert set(NORMALIZATIONS) == {"min-max", "max", "sum", "zmuv", "rank", "borda"}
-    assert fuse({"a": {"q": {"x": 1.0}}, "b": {"q": {"x": 2.0}}}, method="CombSUM", norm="z-score"
-                )["score"].tolist() == [0.0]
+    assert fuse({"a": {"q": {"x": 1.0}}, "b": {"q": {"x": 2.0}}}, method="CombSUM", norm="z-score")[
+        "score"
+    ].tolist() == [0.0]
 
 
 def test_rank_based_mark_only_where_the_score_is_a_function_of_rank(runs):
     assert fuse(runs, method="rrf").attrs["rank_based"] == {
-        "rrf": "fused by reciprocal rank fusion (k=60) of sys0, sys1, sys2"}
+        "rrf": "fused by reciprocal rank fusion (k=60) of sys0, sys1, sys2"
+    }
     assert "rank_based" in fuse(runs, method="sum", norm="rank", name="x").attrs
     assert "rank_based" not in fuse(runs, method="sum", norm="min-max").attrs
     assert fuse(runs, method="mnz", name="m").attrs["fusion"]["m"]["method"] == "mnz"

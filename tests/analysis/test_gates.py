@@ -144,8 +144,9 @@ def test_absent_metric_is_indeterminate_not_pass():
     ev = evaluate_gates(report(), ["nonexistent@3:0.5"])
     assert ev.status == "INDETERMINATE"
     assert ev.results == [GateResult("nonexistent@3:0.5", "INDETERMINATE")]
-    assert ev.reasons == ["nonexistent@3:0.5: metric 'nonexistent@3' not present in the report "
-                          "(nearest in the report: ndcg@5, recall@5)"]
+    assert ev.reasons == [
+        "nonexistent@3:0.5: metric 'nonexistent@3' not present in the report (nearest in the report: ndcg@5, recall@5)"
+    ]
 
 
 def test_nothing_scored_reason():
@@ -194,7 +195,10 @@ def test_delta_regression_beyond_tolerance_fails():
     ev = evaluate_gates(report({"recall@5": m(0.86)}), ["recall@5:-0.02"], baseline=report({"recall@5": m(0.9)}))
     assert ev.status == "FAIL"
     assert ev.results[0].to_dict() == {
-        "expression": "recall@5:-0.02", "status": "FAIL", "observed": 0.86, "baseline": 0.9,
+        "expression": "recall@5:-0.02",
+        "status": "FAIL",
+        "observed": 0.86,
+        "baseline": 0.9,
     }
     assert ev.reasons == [
         "recall@5:-0.02: recall@5 fell 0.0400, from 0.9000 to 0.8600, beyond the allowed change of -0.02"
@@ -223,8 +227,9 @@ def test_delta_with_baseline_missing_the_metric_is_indeterminate():
 def test_delta_on_metric_absent_from_report():
     ev = evaluate_gates(report(), ["mrr@5:-0.02"], baseline=report({"mrr@5": m(0.5)}))
     assert ev.status == "INDETERMINATE"
-    assert ev.reasons == ["mrr@5:-0.02: metric 'mrr@5' not present in the report "
-                          "(nearest in the report: recall@5, ndcg@5)"]
+    assert ev.reasons == [
+        "mrr@5:-0.02: metric 'mrr@5' not present in the report (nearest in the report: recall@5, ndcg@5)"
+    ]
 
 
 # -- worst stratum ------------------------------------------------------------------------------
@@ -352,9 +357,7 @@ def test_accepts_objects_with_to_dict():
 
 def test_apply_gates_never_upgrades_and_does_not_mutate():
     expected = load_expected("unsound-judgments")
-    rep = report(
-        {"recall@2": m(0.5)}, status="INDETERMINATE", reasons=[expected["reason"]], queries_scored=1
-    )
+    rep = report({"recall@2": m(0.5)}, status="INDETERMINATE", reasons=[expected["reason"]], queries_scored=1)
     before = copy.deepcopy(rep)
     out = apply_gates(rep, [expected["gate"]["expression"]])
     assert rep == before
@@ -390,8 +393,9 @@ def test_gated_report_matches_the_schema():
     from conftest import spec_fixtures_dir
 
     schema = json.loads((spec_fixtures_dir() / "schemas" / "report.schema.json").read_text())
-    out = apply_gates(report(per_stratum=STRATA), ["recall@5:0.8", "recall@5:-0.1", "worst-stratum:recall@5:0.1"],
-                      baseline=report())
+    out = apply_gates(
+        report(per_stratum=STRATA), ["recall@5:0.8", "recall@5:-0.1", "worst-stratum:recall@5:0.1"], baseline=report()
+    )
     jsonschema.validate(out, schema)
 
 
@@ -408,8 +412,14 @@ def test_gated_report_matches_the_schema():
         ({"metrics": {"recall@5": {"value": "0.5"}}}, "baseline.json: metrics.recall@5.value must be a finite number"),
         ({"metrics": {"recall@5": {"value": True}}}, "baseline.json: metrics.recall@5.value must be a finite number"),
         ({"metrics": {"a": {"value": 0.5, "ci": [0.1]}}}, "baseline.json: metrics.a.ci must be two finite numbers"),
-        ({"metrics": {}, "per_stratum": {"x": {"metrics": {}}}}, "baseline.json: per_stratum.x.n must be a non-negative integer"),
-        ({"metrics": {}, "per_stratum": {"x": {"n": 1, "metrics": {"a": {}}}}}, "baseline.json: per_stratum.x.metrics.a has no 'value'"),
+        (
+            {"metrics": {}, "per_stratum": {"x": {"metrics": {}}}},
+            "baseline.json: per_stratum.x.n must be a non-negative integer",
+        ),
+        (
+            {"metrics": {}, "per_stratum": {"x": {"n": 1, "metrics": {"a": {}}}}},
+            "baseline.json: per_stratum.x.metrics.a has no 'value'",
+        ),
     ],
 )
 def test_check_report_refuses_non_reports(data, message):

@@ -44,8 +44,7 @@ def case(pos_by_stratum: dict[str, list[float]], neg: list[float], system: str =
     for stratum, scores in pos_by_stratum.items():
         for i, s in enumerate(scores):
             q = f"{stratum}-{i}"
-            judgments.append({"query_id": q, "doc_uri": f"d{q}", "relevance": 1,
-                              "stratum": stratum})
+            judgments.append({"query_id": q, "doc_uri": f"d{q}", "relevance": 1, "stratum": stratum})
             rows.append((system, q, 1, f"d{q}", float(s)))
     for i, s in enumerate(neg):
         rows.append((system, f"n{i}", 1, f"dn{i}", float(s)))
@@ -67,8 +66,28 @@ def test_conformal_rank_is_floor_of_alpha_times_n_plus_one():
 
 
 def test_conformal_cutoff_is_the_kth_smallest_score():
-    scores = [0.9, 0.1, 0.5, 0.3, 0.7, 0.2, 0.8, 0.4, 0.6, 0.05, 0.95, 0.85, 0.75, 0.65, 0.55,
-              0.45, 0.35, 0.25, 0.15, 0.99]  # n = 20, alpha 0.1: k = floor(2.1) = 2
+    scores = [
+        0.9,
+        0.1,
+        0.5,
+        0.3,
+        0.7,
+        0.2,
+        0.8,
+        0.4,
+        0.6,
+        0.05,
+        0.95,
+        0.85,
+        0.75,
+        0.65,
+        0.55,
+        0.45,
+        0.35,
+        0.25,
+        0.15,
+        0.99,
+    ]  # n = 20, alpha 0.1: k = floor(2.1) = 2
     assert conformal_cutoff(scores, 0.1) == 0.1
     assert conformal_cutoff(scores, 0.2) == 0.2  # k = floor(4.2) = 4: 0.05, 0.1, 0.15, 0.2
 
@@ -86,8 +105,7 @@ def test_beta_ppf_matches_scipy():
 @pytest.mark.parametrize("x,n", [(0, 30), (1, 30), (28, 30), (30, 30), (17, 45), (5, 7)])
 @pytest.mark.parametrize("delta", [0.05, 0.1])
 def test_clopper_pearson_lower_matches_scipy_binomtest(x, n, delta):
-    expected = sps.binomtest(x, n, alternative="greater").proportion_ci(
-        confidence_level=1 - delta, method="exact").low
+    expected = sps.binomtest(x, n, alternative="greater").proportion_ci(confidence_level=1 - delta, method="exact").low
     assert clopper_pearson_lower(x, n, delta) == pytest.approx(expected, abs=1e-12)
 
 
@@ -201,8 +219,8 @@ def test_calibrate_with_a_guarantee_uses_the_conformal_cutoff():
     refused = int((neg < c.cutoff("dense")).sum())
     assert int(row["negatives_refused"].iloc[0]) == refused
     assert float(row["negative_satisfaction_lower"].iloc[0]) == pytest.approx(
-        sps.binomtest(refused, len(neg), alternative="greater").proportion_ci(0.95).low,
-        abs=1e-12)
+        sps.binomtest(refused, len(neg), alternative="greater").proportion_ci(0.95).low, abs=1e-12
+    )
 
 
 def test_default_calibration_has_no_guarantee_block():
@@ -245,8 +263,7 @@ def test_each_stratum_is_calibrated_on_its_own_positives():
 
 
 def test_a_stratum_too_small_falls_back_to_the_pooled_cutoff_and_says_which():
-    j, r, negs = case({"big": list(np.linspace(0.3, 0.9, 30)), "tiny": [0.5, 0.55, 0.6]},
-                      [0.1] * 10)
+    j, r, negs = case({"big": list(np.linspace(0.3, 0.9, 30)), "tiny": [0.5, 0.55, 0.6]}, [0.1] * 10)
     c = calibrate(j, r, negatives=negs, guarantee=0.1, by="stratum")
     table = c.guarantee.set_index("stratum")
     assert table.loc["tiny", "source"] == "pooled"
@@ -267,8 +284,11 @@ def test_apply_cutoff_applies_each_querys_stratum_cutoff():
     for s, q, st_ in strata.itertuples(index=False):
         match = own[(own["system"] == s) & (own["stratum"] == st_)]
         limit[(s, q)] = float(match["cutoff"].iloc[0]) if len(match) else float(pooled[s])
-    expected = [row for row in demo.runs.itertuples(index=False)
-                if row.score >= limit.get((row.system, row.query_id), float(pooled[row.system]))]
+    expected = [
+        row
+        for row in demo.runs.itertuples(index=False)
+        if row.score >= limit.get((row.system, row.query_id), float(pooled[row.system]))
+    ]
     assert len(cut) == len(expected)
     assert list(zip(cut["query_id"], cut["doc_id"])) == [(e.query_id, e.doc_id) for e in expected]
 
@@ -276,8 +296,9 @@ def test_apply_cutoff_applies_each_querys_stratum_cutoff():
 def test_by_stratum_without_a_guarantee_uses_the_quantile_per_stratum():
     demo = load_demo()
     c = calibrate(demo.judgments, demo.runs, demo.queries, by="stratum")
-    pos = c.top1[(c.top1["system"] == "dense") & (c.top1["kind"] == "positive")
-                 & (c.top1["stratum"] == "statements")]["top1_score"].to_numpy()
+    pos = c.top1[(c.top1["system"] == "dense") & (c.top1["kind"] == "positive") & (c.top1["stratum"] == "statements")][
+        "top1_score"
+    ].to_numpy()
     row = c.guarantee[(c.guarantee["system"] == "dense") & (c.guarantee["stratum"] == "statements")]
     assert float(row["cutoff"].iloc[0]) == pytest.approx(np.quantile(pos, 0.1))
     assert c.summary.equals(calibrate(demo.judgments, demo.runs, demo.queries).summary)
@@ -292,8 +313,7 @@ def test_by_takes_only_stratum():
 def test_calibrate_with_a_fixed_cutoff_for_one_system_names_each_method():
     demo = load_demo()
     c = calibrate(demo.judgments, demo.runs, demo.queries, guarantee=0.1, cutoff={"rrf": 0.03})
-    assert c.summary["method"].to_dict() == {"dense": "conformal", "bm25": "conformal",
-                                             "rrf": "fixed"}
+    assert c.summary["method"].to_dict() == {"dense": "conformal", "bm25": "conformal", "rrf": "fixed"}
     assert c.cutoff("rrf") == 0.03
 
 
@@ -358,8 +378,7 @@ def test_the_cutoff_explorer_marks_per_stratum_cutoffs(mondrian_bm25):
 
     ex = explore_cutoff(mondrian_bm25, plot=True, dpi=30)
     ax = ex._figure.axes[0]
-    assert {"builtin-types", "data-model", "expressions", "statements"} <= {
-        t.get_text() for t in ax.texts}
+    assert {"builtin-types", "data-model", "expressions", "statements"} <= {t.get_text() for t in ax.texts}
 
 
 def test_a_fixed_cutoff_carries_no_promise_in_the_guarantee_table():

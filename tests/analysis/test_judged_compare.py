@@ -64,9 +64,24 @@ def test_cli_compare_judged_metric(tmp_path):
 
     d = demo_path()
     out, err = io.StringIO(), io.StringIO()
-    code = cli.main(["compare", "--judgments", str(d / "judgments.jsonl"), "--run", str(d / "runs.jsonl"),
-                     "--judged", str(SAMPLES), "--metric", "faithfulness", "--test", "t", "--json"],
-                    stdout=out, stderr=err)
+    code = cli.main(
+        [
+            "compare",
+            "--judgments",
+            str(d / "judgments.jsonl"),
+            "--run",
+            str(d / "runs.jsonl"),
+            "--judged",
+            str(SAMPLES),
+            "--metric",
+            "faithfulness",
+            "--test",
+            "t",
+            "--json",
+        ],
+        stdout=out,
+        stderr=err,
+    )
     if code == 2 and "faithfulness" in err.getvalue():
         pytest.skip(f"compare refuses the judged metric on this branch: {err.getvalue().strip()}")
     assert code == 0, err.getvalue()

@@ -84,8 +84,10 @@ def test_all_four_gate_forms_on_judged_metrics(ev, demo):
     report = ev.report(system="dense")
     value = report.metrics["faithfulness"].value
     lower = report.metrics["faithfulness"].ci[0]
-    res = evaluate_gates(report, [f"faithfulness:{value - 0.01}", f"faithfulness:ci-lower:{lower + 0.001}",
-                                  "worst-stratum:faithfulness:0.5"])
+    res = evaluate_gates(
+        report,
+        [f"faithfulness:{value - 0.01}", f"faithfulness:ci-lower:{lower + 0.001}", "worst-stratum:faithfulness:0.5"],
+    )
     assert [r.status for r in res.results] == ["PASS", "FAIL", "PASS"]
     assert res.results[1].observed == pytest.approx(lower)
     base = rev.evaluate(demo.judgments, demo.runs, k=10, judged=SAMPLES).report(system="bm25")

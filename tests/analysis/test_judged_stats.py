@@ -55,8 +55,7 @@ def test_clustered_standard_error_equals_statsmodels_cluster_robust_for_equal_cl
     df = _scores(q=25, m=5, seed=1)
     row = judged_summary(df).iloc[0]
     groups = pd.factorize(df["query_id"])[0]
-    fit = sm.OLS(df["value"].to_numpy(), np.ones(len(df))).fit(cov_type="cluster",
-                                                               cov_kwds={"groups": groups})
+    fit = sm.OLS(df["value"].to_numpy(), np.ones(len(df))).fit(cov_type="cluster", cov_kwds={"groups": groups})
     assert row["stdev"] / np.sqrt(row["n"]) == pytest.approx(float(fit.bse[0]), rel=1e-9)
     assert row["value"] == pytest.approx(float(fit.params[0]), abs=1e-12)
 
@@ -80,7 +79,7 @@ def test_variance_components_are_the_one_way_anova_estimates(equal):
     table = anova_lm(ols("value ~ C(query_id)", data=df).fit())
     msb, msw = table["mean_sq"].iloc[0], table["mean_sq"].iloc[1]
     m = df.groupby("query_id").size().to_numpy()
-    n0 = (m.sum() - (m ** 2).sum() / m.sum()) / (len(m) - 1)
+    n0 = (m.sum() - (m**2).sum() / m.sum()) / (len(m) - 1)
     assert row["var_within"] == pytest.approx(msw, rel=1e-9)
     assert row["var_between"] == pytest.approx(max((msb - msw) / n0, 0), rel=1e-9)
     assert row["icc"] == pytest.approx(row["var_between"] / (row["var_between"] + msw), rel=1e-9)
@@ -105,8 +104,7 @@ def test_one_sample_in_all_has_no_interval_and_no_ci_in_its_measurement():
 def test_measurement_carries_the_extras():
     (m,) = judged_measurements(judged_summary(_scores()))
     d = m.to_dict()
-    assert set(d) >= {"value", "n", "stdev", "ci", "deterministic", "samples", "var_between",
-                      "var_within", "icc"}
+    assert set(d) >= {"value", "n", "stdev", "ci", "deterministic", "samples", "var_between", "var_within", "icc"}
     assert d["deterministic"] is False and d["samples"] == 120
 
 
@@ -150,7 +148,7 @@ def test_correction_runs_across_metrics_and_systems():
 def test_planning_formulas_by_hand():
     z = st.norm.ppf(0.975) + st.norm.ppf(0.8)
     assert minimum_detectable_difference(0.04, 0.02, 100, 2) == pytest.approx(z * np.sqrt(0.05 / 100))
-    assert queries_needed(0.04, 0.02, 0.05, 2) == int(np.ceil(z ** 2 * 0.05 / 0.0025))
+    assert queries_needed(0.04, 0.02, 0.05, 2) == int(np.ceil(z**2 * 0.05 / 0.0025))
     table = planning_table(0.04, 0.02, queries=(50, 100), samples=(1, 4))
     assert list(table["queries"]) == [50, 50, 100, 100]
     assert table["mdd"].iloc[3] == pytest.approx(z * np.sqrt(0.045 / 100))
@@ -190,15 +188,25 @@ def test_ppi_from_judgments_matches_ppi_mean_on_the_items():
     rng = np.random.default_rng(4)
     q = [f"q{i}" for i in range(60)]
     truth = rng.uniform(0, 1, 60)
-    synth = pd.DataFrame({"query_id": np.repeat(q, 2), "metric": "faithfulness",
-                          "value": np.repeat(truth, 2) + 0.1 + rng.normal(0, 0.1, 120),
-                          "labeled_by": "synthetic:gpt"})
-    human = pd.DataFrame({"query_id": q[:15], "metric": "faithfulness",
-                          "value": truth[:15] + rng.normal(0, 0.02, 15), "labeled_by": "human:ann"})
+    synth = pd.DataFrame(
+        {
+            "query_id": np.repeat(q, 2),
+            "metric": "faithfulness",
+            "value": np.repeat(truth, 2) + 0.1 + rng.normal(0, 0.1, 120),
+            "labeled_by": "synthetic:gpt",
+        }
+    )
+    human = pd.DataFrame(
+        {
+            "query_id": q[:15],
+            "metric": "faithfulness",
+            "value": truth[:15] + rng.normal(0, 0.02, 15),
+            "labeled_by": "human:ann",
+        }
+    )
     m = ppi_from_judgments(pd.concat([synth, human], ignore_index=True))
     s = synth.groupby("query_id", sort=False)["value"].mean()
-    ref = ppi.ppi_mean_ci(human["value"].to_numpy(), s.iloc[:15].to_numpy(), s.iloc[15:].to_numpy(),
-                          alpha=0.05)
+    ref = ppi.ppi_mean_ci(human["value"].to_numpy(), s.iloc[:15].to_numpy(), s.iloc[15:].to_numpy(), alpha=0.05)
     assert m.ci == pytest.approx((float(ref[0][0]), float(ref[1][0])), abs=1e-12)
 
 
@@ -239,10 +247,14 @@ def test_ppi_from_a_judgments_frame_uses_relevance_of_the_same_query_and_key():
     rng = np.random.default_rng(6)
     pairs = [(f"q{i}", f"d{j}") for i in range(20) for j in range(5)]
     grade = rng.integers(0, 4, len(pairs))
-    synth = [{"query_id": q, "doc_uri": d, "relevance": int(min(3, g + rng.integers(0, 2))),
-              "labeled_by": "synthetic:llm"} for (q, d), g in zip(pairs, grade)]
-    human = [{"query_id": q, "doc_uri": d, "relevance": int(g), "labeled_by": "human:ann"}
-             for (q, d), g in list(zip(pairs, grade))[:30]]
+    synth = [
+        {"query_id": q, "doc_uri": d, "relevance": int(min(3, g + rng.integers(0, 2))), "labeled_by": "synthetic:llm"}
+        for (q, d), g in zip(pairs, grade)
+    ]
+    human = [
+        {"query_id": q, "doc_uri": d, "relevance": int(g), "labeled_by": "human:ann"}
+        for (q, d), g in list(zip(pairs, grade))[:30]
+    ]
     judgments = pd.DataFrame(synth + human)
     m = ppi_from_judgments(judgments)
     y = np.array([h["relevance"] for h in human], float)

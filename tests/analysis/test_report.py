@@ -11,8 +11,7 @@ from conftest import spec_fixtures_dir
 
 import retrieval_eval as re_
 
-CASES = ["basic", "strata", "stratum-order", "no-positives", "nothing-scored",
-         "duplicate-ranking", "unsound-judgments"]
+CASES = ["basic", "strata", "stratum-order", "no-positives", "nothing-scored", "duplicate-ranking", "unsound-judgments"]
 
 
 def schema():
@@ -63,8 +62,9 @@ def test_missing_and_excluded_queries_are_named_in_reasons():
     data = re_.build_report(judgments, run, k=1).to_dict()
     assert data["verdict"]["status"] == "PASS"
     assert "1 judged query had no run entry and scored zero" in data["verdict"]["reasons"]
-    assert ("1 judged query has no label at relevance >= 1 and was excluded from the averages"
-            in data["verdict"]["reasons"])
+    assert (
+        "1 judged query has no label at relevance >= 1 and was excluded from the averages" in data["verdict"]["reasons"]
+    )
     assert data["metrics"]["recall@1"]["value"] == 0.5
 
 
@@ -97,10 +97,11 @@ def test_empty_judgments_give_an_indeterminate_report():
 
 
 def test_queries_file_strata_fill_unstratified_judgments():
-    judgments = [{"query_id": "q1", "doc_uri": "d1", "relevance": 1},
-                 {"query_id": "q2", "doc_uri": "d2", "relevance": 1, "stratum": "own"}]
-    queries = [{"query_id": "q1", "stratum": "from-file"}, {"query_id": "q2", "stratum": "ignored"},
-               {"query_id": "q3"}]
+    judgments = [
+        {"query_id": "q1", "doc_uri": "d1", "relevance": 1},
+        {"query_id": "q2", "doc_uri": "d2", "relevance": 1, "stratum": "own"},
+    ]
+    queries = [{"query_id": "q1", "stratum": "from-file"}, {"query_id": "q2", "stratum": "ignored"}, {"query_id": "q3"}]
     run = [{"query_id": "q1", "ranking": ["d1"]}, {"query_id": "q2", "ranking": ["x"]}]
     ev = re_.evaluate(judgments, run, k=(1,), queries=queries)
     assert ev.per_query.set_index("query_id")["stratum"].to_dict() == {"q1": "from-file", "q2": "own"}
@@ -110,8 +111,10 @@ def test_queries_file_strata_fill_unstratified_judgments():
 
 
 def test_an_empty_ranking_scores_zero_but_is_not_missing():
-    judgments = [{"query_id": "q1", "doc_uri": "d1", "relevance": 1},
-                 {"query_id": "q2", "doc_uri": "d2", "relevance": 1}]
+    judgments = [
+        {"query_id": "q1", "doc_uri": "d1", "relevance": 1},
+        {"query_id": "q2", "doc_uri": "d2", "relevance": 1},
+    ]
     run = re_.parse_run('{"query_id": "q1", "ranking": []}\n')
     ev = re_.evaluate(judgments, run, k=(1,))
     assert ev.per_query.set_index("query_id")["missing"].to_dict() == {"q1": False, "q2": True}
@@ -131,12 +134,11 @@ def test_calibration_figures_per_stratum_feed_worst_stratum_gates():
     for entry, stratum in ((near, "near-miss"), (off, "off-topic")):
         scores = dense_neg.loc[dense_neg["stratum"] == stratum, "top1_score"]
         assert entry["n"] == len(scores)
-        assert entry["metrics"]["negative_satisfaction"]["value"] == pytest.approx(
-            (scores < cutoff).mean(), abs=1e-12)
-    worst = min(near["metrics"]["negative_satisfaction"]["value"],
-                off["metrics"]["negative_satisfaction"]["value"])
-    gated = re_.Report(data).with_gates([f"worst-stratum:negative_satisfaction:{worst}",
-                                         f"worst-stratum:negative_satisfaction:{worst + 0.01}"])
+        assert entry["metrics"]["negative_satisfaction"]["value"] == pytest.approx((scores < cutoff).mean(), abs=1e-12)
+    worst = min(near["metrics"]["negative_satisfaction"]["value"], off["metrics"]["negative_satisfaction"]["value"])
+    gated = re_.Report(data).with_gates(
+        [f"worst-stratum:negative_satisfaction:{worst}", f"worst-stratum:negative_satisfaction:{worst + 0.01}"]
+    )
     assert [g["status"] for g in gated.to_dict()["verdict"]["gates"]] == ["PASS", "FAIL"]
     rrf = ev.report(system="rrf").with_gates(["worst-stratum:negative_satisfaction:0.1"]).to_dict()
     assert rrf["verdict"]["gates"][0]["status"] == "INDETERMINATE"

@@ -63,7 +63,12 @@ def test_evaluation_round_trips_through_json(evaluation):
     back = Evaluation.from_dict(_through_json(evaluation.to_dict()))
     _same_frames(evaluation, back, Evaluation.FRAMES)
     assert (back.ks, back.threshold, back.gain, back.negatives, back.strata) == (
-        evaluation.ks, evaluation.threshold, evaluation.gain, evaluation.negatives, evaluation.strata)
+        evaluation.ks,
+        evaluation.threshold,
+        evaluation.gain,
+        evaluation.negatives,
+        evaluation.strata,
+    )
     assert back._repr_html_() == evaluation._repr_html_()
     assert back.to_latex() == evaluation.to_latex()
     assert back.to_markdown("per_stratum") == evaluation.to_markdown("per_stratum")
@@ -73,7 +78,8 @@ def test_evaluation_round_trips_through_json(evaluation):
 def test_evaluation_round_trips_through_parquet(evaluation, tmp_path):
     evaluation.to_parquet(tmp_path / "ev")
     assert sorted(os.listdir(tmp_path / "ev")) == sorted(
-        [f"{n}.parquet" for n in Evaluation.FRAMES if getattr(evaluation, n) is not None] + ["result.json"])
+        [f"{n}.parquet" for n in Evaluation.FRAMES if getattr(evaluation, n) is not None] + ["result.json"]
+    )
     back = Evaluation.read_parquet(tmp_path / "ev")
     _same_frames(evaluation, back, Evaluation.FRAMES)
     assert back._repr_html_() == evaluation._repr_html_()
@@ -143,15 +149,17 @@ def test_reading_the_wrong_kind_says_so(evaluation, calibration, tmp_path):
 
 
 def test_frame_codec_keeps_dtypes_missing_values_and_index():
-    f = pd.DataFrame({
-        "system": pd.array(["a", "b", "b"], dtype="string"),
-        "s": pd.Series(["x", None, "z"], dtype="str"),
-        "flag": pd.array([True, None, False], dtype="boolean"),
-        "b": np.array([True, False, True]),
-        "n": np.array([1, 2, 3], dtype=np.int64),
-        "x": [0.1, np.nan, 1e-300],
-        "extra": pd.Series([{"k": [1, 2]}, None, {"z": "é"}], dtype=object),
-    }).set_index(["system", "n"])
+    f = pd.DataFrame(
+        {
+            "system": pd.array(["a", "b", "b"], dtype="string"),
+            "s": pd.Series(["x", None, "z"], dtype="str"),
+            "flag": pd.array([True, None, False], dtype="boolean"),
+            "b": np.array([True, False, True]),
+            "n": np.array([1, 2, 3], dtype=np.int64),
+            "x": [0.1, np.nan, 1e-300],
+            "extra": pd.Series([{"k": [1, 2]}, None, {"z": "é"}], dtype=object),
+        }
+    ).set_index(["system", "n"])
     f.attrs["systems"] = ["a", "b"]
     back = frame_from_dict(_through_json(frame_to_dict(f)))
     pd.testing.assert_frame_equal(back, f, check_exact=True)

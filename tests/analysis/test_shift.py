@@ -17,8 +17,15 @@ ID = pd.StringDtype()
 
 
 def run_of(scores: dict[str, float], system: str) -> pd.DataFrame:
-    run = pd.DataFrame({"system": system, "query_id": list(scores), "rank": 1,
-                        "doc_id": [f"d-{q}" for q in scores], "score": list(scores.values())})
+    run = pd.DataFrame(
+        {
+            "system": system,
+            "query_id": list(scores),
+            "rank": 1,
+            "doc_id": [f"d-{q}" for q in scores],
+            "score": list(scores.values()),
+        }
+    )
     for c in ("system", "query_id", "doc_id"):
         run[c] = run[c].astype(ID)
     return run
@@ -32,13 +39,13 @@ def demo():
 @pytest.fixture(scope="module")
 def dense_pair(demo):
     dense = demo.runs[demo.runs["system"] == "dense"]
-    after = dense.assign(score=(dense["score"] * 0.9 + 0.03).round(6),
-                         system=pd.array(["dense-v2"] * len(dense), dtype=ID))
+    after = dense.assign(
+        score=(dense["score"] * 0.9 + 0.03).round(6), system=pd.array(["dense-v2"] * len(dense), dtype=ID)
+    )
     return dense, after
 
 
-@pytest.mark.parametrize("m,n,shift,seed", [(30, 45, 0.5, 1), (12, 12, 0.0, 2), (200, 150, 0.2, 3),
-                                            (75, 75, 0.1, 4)])
+@pytest.mark.parametrize("m,n,shift,seed", [(30, 45, 0.5, 1), (12, 12, 0.0, 2), (200, 150, 0.2, 3), (75, 75, 0.1, 4)])
 def test_ks_matches_scipy_exact(m, n, shift, seed):
     rng = np.random.default_rng(seed)
     x, y = rng.normal(size=m), rng.normal(shift, 1.0, size=n)
@@ -81,10 +88,8 @@ def test_cutoffs_are_each_runs_calibrated_cutoff(demo, dense_pair):
 
     before, after = dense_pair
     s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries)
-    assert s.value("cutoff_before") == pytest.approx(
-        calibrate(demo.judgments, before, demo.queries).cutoff("dense"))
-    assert s.value("cutoff_after") == pytest.approx(
-        calibrate(demo.judgments, after, demo.queries).cutoff("dense-v2"))
+    assert s.value("cutoff_before") == pytest.approx(calibrate(demo.judgments, before, demo.queries).cutoff("dense"))
+    assert s.value("cutoff_after") == pytest.approx(calibrate(demo.judgments, after, demo.queries).cutoff("dense-v2"))
     lo, hi = s.summary.loc["cutoff_shift", ["ci_low", "ci_high"]]
     assert lo <= s.value("cutoff_shift") <= hi
 
@@ -107,8 +112,11 @@ def test_flips_count_decisions_changed_under_the_old_cutoff(demo, dense_pair):
     flips = sum((b >= old) != (a >= old) for b, a in zip(s.top1["top1_before"], s.top1["top1_after"]))
     assert s.value("flip_share") == pytest.approx(flips / len(s.top1))
     pos = s.decisions.set_index("kind").loc["positive"]
-    lost = sum((b >= old) and not (a >= old) for b, a, k in
-               zip(s.top1["top1_before"], s.top1["top1_after"], s.top1["kind"]) if k == "positive")
+    lost = sum(
+        (b >= old) and not (a >= old)
+        for b, a, k in zip(s.top1["top1_before"], s.top1["top1_after"], s.top1["kind"])
+        if k == "positive"
+    )
     assert int(pos["newly_refused"]) == lost
 
 
@@ -148,8 +156,7 @@ def test_to_dict_carries_the_gate_block(demo, dense_pair):
     s = score_shift(before, after, judgments=demo.judgments, queries=demo.queries)
     d = s.to_dict()
     assert set(d["score_shift"]) == {"psi", "ks", "flip_share", "cutoff_shift"}
-    assert d["score_shift"]["psi"]["value"] == pytest.approx(
-        psi(s.top1["top1_before"], s.top1["top1_after"])[0])
+    assert d["score_shift"]["psi"]["value"] == pytest.approx(psi(s.top1["top1_before"], s.top1["top1_after"])[0])
     assert d["score_shift"]["ks"]["pvalue"] == pytest.approx(s.value("ks_pvalue"))
 
 

@@ -14,8 +14,7 @@ import pytest
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install pyspark)")
 if shutil.which("java") is None:
-    pytest.skip("no Java runtime for Spark (apt-get install default-jre-headless)",
-                allow_module_level=True)
+    pytest.skip("no Java runtime for Spark (apt-get install default-jre-headless)", allow_module_level=True)
 
 from test_streaming import assert_same, make_case, one_stratum_per_query
 
@@ -31,9 +30,13 @@ def spark():
 
     os.environ["PYSPARK_PYTHON"] = sys.executable  # Spark's Python workers: this environment
 
-    session = (SparkSession.builder.master("local[2]").appName("retrieval-eval-test")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "8").getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("retrieval-eval-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "8")
+        .getOrCreate()
+    )
     yield session
     session.stop()
 
@@ -52,8 +55,7 @@ def test_spark_recipe_equals_in_memory(spark):
         return plan.score_rows(group)
 
     rows = keyed.groupBy("query_id").applyInPandas(score, schema=plan.schema()).toPandas()
-    first = {r["system"]: r["first"] for r in
-             keyed.groupBy("system").agg(F.min("_key").alias("first")).collect()}
+    first = {r["system"]: r["first"] for r in keyed.groupBy("system").agg(F.min("_key").alias("first")).collect()}
     ev = plan.finish_rows(rows, first)
     assert_same(re_.evaluate(judgments, run), ev)
     assert np.isfinite(ev.summary["ndcg@10"]).all()

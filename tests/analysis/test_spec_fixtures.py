@@ -23,8 +23,7 @@ def assert_metrics(got: dict, expected: dict):
         assert observed == pytest.approx(value, abs=TOL), name
 
 
-@pytest.mark.parametrize("name", ["basic", "no-positives", "duplicate-ranking", "strata",
-                                  "stratum-order"])
+@pytest.mark.parametrize("name", ["basic", "no-positives", "duplicate-ranking", "strata", "stratum-order"])
 def test_macro_metrics_match_the_fixture(name):
     expected = load_expected(name)
     judgments, run = case(name)
@@ -64,8 +63,9 @@ def test_chunk_id_vectors():
     for v in expected["text_sha"]:
         assert re_.text_sha(v["text"]) == v["out"]
     for v in expected["chunk_id"]:
-        assert re_.chunk_id(v["doc_uri"], v["doc_revision"], v["ordinal"], v["text"],
-                            v["chunker_fingerprint"]) == v["out"]
+        assert (
+            re_.chunk_id(v["doc_uri"], v["doc_revision"], v["ordinal"], v["text"], v["chunker_fingerprint"]) == v["out"]
+        )
 
 
 def test_strata_scores_and_worst_stratum():
@@ -85,8 +85,7 @@ def test_strata_scores_and_worst_stratum():
 def test_stratum_order_is_code_point_order_scored_first():
     expected = load_expected("stratum-order")
     judgments, run = case("stratum-order")
-    per_stratum = re_.score_by_stratum(judgments, run, k=expected["k"],
-                                       threshold=expected["threshold"])
+    per_stratum = re_.score_by_stratum(judgments, run, k=expected["k"], threshold=expected["threshold"])
     assert list(per_stratum) == expected["scored_order"] + expected["unscored_order"]
     assert {k: v.n for k, v in per_stratum.items()} == expected["per_stratum_n"]
     report = re_.build_report(judgments, run, k=expected["k"], threshold=expected["threshold"])
@@ -198,8 +197,7 @@ def test_unsorted_queries_issue_order():
     d = result.to_dict()
     assert d["ok"] is expected["ok"] and d["queries"] == expected["queries"]
     assert d["labels"] == expected["labels"]
-    assert list(d) == ["issues", "queries", "labels", "humanLabels", "syntheticLabels",
-                       "fingerprint", "strata", "ok"]
+    assert list(d) == ["issues", "queries", "labels", "humanLabels", "syntheticLabels", "fingerprint", "strata", "ok"]
 
 
 @pytest.mark.parametrize("form,file", [("beir", "beir.tsv"), ("trec", "trec.qrels")])
@@ -209,5 +207,7 @@ def test_qrels_both_forms(form, file):
     got = re_.from_qrels(content)
     rows = got[["query_id", "doc_uri", "relevance"]].to_dict("records")
     assert [{k: (int(v) if k == "relevance" else v) for k, v in r.items()} for r in rows] == expected[form]
-    assert re_.to_qrels(re_.from_qrels((spec_fixtures_dir() / "qrels" / "beir.tsv").read_text())
-                        ).splitlines() == expected["qrels_lines"]
+    assert (
+        re_.to_qrels(re_.from_qrels((spec_fixtures_dir() / "qrels" / "beir.tsv").read_text())).splitlines()
+        == expected["qrels_lines"]
+    )

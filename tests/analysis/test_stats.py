@@ -38,8 +38,7 @@ def test_norm_cdf_and_sf_match_scipy():
 
 
 def test_norm_ppf_matches_scipy_to_full_precision():
-    q = np.concatenate([np.logspace(-300, -1, 300), np.linspace(0.01, 0.99, 99),
-                        1 - np.logspace(-15, -1, 50)])
+    q = np.concatenate([np.logspace(-300, -1, 300), np.linspace(0.01, 0.99, 99), 1 - np.logspace(-15, -1, 50)])
     ref = ss.norm.ppf(q)
     assert np.max(np.abs(S.norm_ppf(q) - ref) / np.maximum(np.abs(ref), 1)) < 1e-14
     assert S.norm_ppf(0.0) == -np.inf and S.norm_ppf(1.0) == np.inf
@@ -141,10 +140,9 @@ def test_randomization_exact_enumeration_matches_scipy(n):
     rng = np.random.default_rng(100 + n)
     d = rng.normal(0.4, 1, size=(6, n))
     got = S.paired_randomization(d, n_resamples=10_000)
-    assert got.exact and got.n_resamples == 2 ** n
+    assert got.exact and got.n_resamples == 2**n
     for i in range(6):
-        ref = ss.permutation_test((d[i],), _mean, permutation_type="samples",
-                                  n_resamples=10_000, vectorized=True)
+        ref = ss.permutation_test((d[i],), _mean, permutation_type="samples", n_resamples=10_000, vectorized=True)
         assert got.pvalue[i] == pytest.approx(ref.pvalue, abs=1e-15)
 
 
@@ -172,9 +170,9 @@ def test_randomization_with_scipys_resamples_matches_scipy(n):
     signs = S.sign_flips(n, 3000, 11, like_scipy=True)
     got = S.paired_randomization(d, signs=signs, two_sided="double")
     for i in range(5):
-        ref = ss.permutation_test((d[i],), _mean, permutation_type="samples",
-                                  n_resamples=3000, vectorized=True,
-                                  rng=np.random.default_rng(11))
+        ref = ss.permutation_test(
+            (d[i],), _mean, permutation_type="samples", n_resamples=3000, vectorized=True, rng=np.random.default_rng(11)
+        )
         assert got.pvalue[i] == pytest.approx(ref.pvalue, abs=1e-15)
 
 
@@ -184,9 +182,14 @@ def test_randomization_random_resamples_agree_with_scipy_statistically():
     got = S.paired_randomization(d, n_resamples=10_000, seed=3)
     assert not got.exact
     for i in range(4):
-        ref = ss.permutation_test((d[i],), _mean, permutation_type="samples",
-                                  n_resamples=10_000, vectorized=True,
-                                  rng=np.random.default_rng(99)).pvalue
+        ref = ss.permutation_test(
+            (d[i],),
+            _mean,
+            permutation_type="samples",
+            n_resamples=10_000,
+            vectorized=True,
+            rng=np.random.default_rng(99),
+        ).pvalue
         se = math.sqrt(2 * max(ref * (1 - ref), 1e-4) / 10_000)
         assert abs(got.pvalue[i] - ref) < 5 * se
 
@@ -242,14 +245,25 @@ def test_bootstrap_ci_reproduces_scipy_bootstrap_percentile():
     rng = np.random.default_rng(12)
     pos, neg = rng.normal(1, 1, 40), rng.normal(0, 1, 25)
     got = S.auroc_ci(pos, neg, n_resamples=2000, seed=3)
-    ref = ss.bootstrap((pos, neg), lambda p, n, axis=-1: S.auroc(p, n), vectorized=True,
-                       method="percentile", n_resamples=2000, rng=np.random.default_rng(3))
+    ref = ss.bootstrap(
+        (pos, neg),
+        lambda p, n, axis=-1: S.auroc(p, n),
+        vectorized=True,
+        method="percentile",
+        n_resamples=2000,
+        rng=np.random.default_rng(3),
+    )
     assert got.ci_low == pytest.approx(ref.confidence_interval.low, abs=1e-14)
     assert got.ci_high == pytest.approx(ref.confidence_interval.high, abs=1e-14)
     got = S.median_difference_ci(pos, neg, n_resamples=2000, seed=3)
-    ref = ss.bootstrap((pos, neg), lambda p, n, axis=-1: np.median(p, axis=-1) - np.median(n, axis=-1),
-                       vectorized=True, method="percentile", n_resamples=2000,
-                       rng=np.random.default_rng(3))
+    ref = ss.bootstrap(
+        (pos, neg),
+        lambda p, n, axis=-1: np.median(p, axis=-1) - np.median(n, axis=-1),
+        vectorized=True,
+        method="percentile",
+        n_resamples=2000,
+        rng=np.random.default_rng(3),
+    )
     assert got.ci_low == pytest.approx(ref.confidence_interval.low, abs=1e-14)
     assert got.ci_high == pytest.approx(ref.confidence_interval.high, abs=1e-14)
     assert got.statistic == pytest.approx(np.median(pos) - np.median(neg), abs=1e-15)
@@ -259,9 +273,15 @@ def test_bootstrap_ci_paired_reproduces_scipy():
     rng = np.random.default_rng(13)
     x, y = rng.normal(size=30), rng.normal(size=30)
     got = S.bootstrap_ci(lambda a, b: (a - b).mean(axis=-1), x, y, n_resamples=1000, seed=2, paired=True)
-    ref = ss.bootstrap((x, y), lambda a, b, axis=-1: (a - b).mean(axis=axis), vectorized=True,
-                       paired=True, method="percentile", n_resamples=1000,
-                       rng=np.random.default_rng(2))
+    ref = ss.bootstrap(
+        (x, y),
+        lambda a, b, axis=-1: (a - b).mean(axis=axis),
+        vectorized=True,
+        paired=True,
+        method="percentile",
+        n_resamples=1000,
+        rng=np.random.default_rng(2),
+    )
     assert got.ci_low == pytest.approx(ref.confidence_interval.low, abs=1e-14)
     assert got.ci_high == pytest.approx(ref.confidence_interval.high, abs=1e-14)
 
@@ -431,8 +451,7 @@ def test_swapping_the_systems_keeps_every_two_sided_p_value():
     rng = np.random.default_rng(41)
     a = np.round(rng.uniform(size=(4, 35)), 2)
     b = np.round(rng.uniform(size=(4, 35)), 2)
-    for fn in (S.paired_t, S.wilcoxon,
-               lambda x, y: S.paired_randomization(x, y, n_resamples=999, seed=2)):
+    for fn in (S.paired_t, S.wilcoxon, lambda x, y: S.paired_randomization(x, y, n_resamples=999, seed=2)):
         p_ab, p_ba = fn(a, b).pvalue, fn(b, a).pvalue
         assert np.allclose(p_ab, p_ba, rtol=0, atol=1e-15)
         assert ((p_ab > 0) & (p_ab <= 1)).all()

@@ -17,8 +17,7 @@ from streaming_cases import make_case
 import retrieval_eval as rev
 import retrieval_eval.io as formats
 
-NEGATIVES = ["q3", "q11", "q12", "q40", "q41", "q42", "q43", "q44", "q45", "q46", "q47", "q60",
-             "q61"]
+NEGATIVES = ["q3", "q11", "q12", "q40", "q41", "q42", "q43", "q44", "q45", "q46", "q47", "q60", "q61"]
 
 
 def _case(seed: int = 5):
@@ -48,8 +47,7 @@ def test_calibrate_of_a_streamed_evaluation_equals_the_whole_run(chunk_rows):
     j, r = _case()
     ev = rev.evaluate(j, r, negatives=NEGATIVES, chunk_rows=chunk_rows)
     assert ev.run is None
-    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES),
-                            rev.calibrate(j, ev, negatives=NEGATIVES))
+    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES), rev.calibrate(j, ev, negatives=NEGATIVES))
 
 
 def test_calibrate_of_a_streamed_trec_file_equals_the_whole_run(tmp_path):
@@ -58,8 +56,7 @@ def test_calibrate_of_a_streamed_trec_file_equals_the_whole_run(tmp_path):
     # Sorted by query (the file a streamed read takes), rows of a query in system order.
     path.write_text(formats.to_trec_run(r.sort_values("query_id", kind="stable")))
     ev = rev.evaluate(j, str(path), negatives=NEGATIVES, chunk_rows=30)
-    assert_same_calibration(rev.calibrate(j, str(path), negatives=NEGATIVES),
-                            rev.calibrate(j, ev, negatives=NEGATIVES))
+    assert_same_calibration(rev.calibrate(j, str(path), negatives=NEGATIVES), rev.calibrate(j, ev, negatives=NEGATIVES))
 
 
 def test_rank_based_scores_are_flagged_as_in_memory():
@@ -68,8 +65,7 @@ def test_rank_based_scores_are_flagged_as_in_memory():
     j, r = _case(7)
     r = r.assign(score=1.0 / (60 + r["rank"].to_numpy()))
     ev = rev.evaluate(j, r, negatives=NEGATIVES, chunk_rows=11)
-    whole, streamed = (rev.calibrate(j, r, negatives=NEGATIVES),
-                       rev.calibrate(j, ev, negatives=NEGATIVES))
+    whole, streamed = (rev.calibrate(j, r, negatives=NEGATIVES), rev.calibrate(j, ev, negatives=NEGATIVES))
     assert whole.summary["rank_based"].all()
     assert_same_calibration(whole, streamed)
 
@@ -80,8 +76,7 @@ def test_scores_only_below_the_head_still_make_a_scored_system():
     deep = (r["system"] == "bm25").to_numpy() & (r["rank"].to_numpy() <= 10)
     r = r.assign(score=np.where(deep, np.nan, r["score"].to_numpy()))
     ev = rev.evaluate(j, r, negatives=NEGATIVES, chunk_rows=9)
-    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES),
-                            rev.calibrate(j, ev, negatives=NEGATIVES))
+    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES), rev.calibrate(j, ev, negatives=NEGATIVES))
 
 
 def test_interleaved_rankings_keep_the_run_order():
@@ -89,8 +84,7 @@ def test_interleaved_rankings_keep_the_run_order():
     j, r = _case(9)
     r = r.iloc[np.random.default_rng(3).permutation(len(r))].reset_index(drop=True)
     ev = rev.evaluate(j, r, negatives=NEGATIVES, chunk_rows=13)
-    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES),
-                            rev.calibrate(j, ev, negatives=NEGATIVES))
+    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES), rev.calibrate(j, ev, negatives=NEGATIVES))
 
 
 @pytest.mark.parametrize("test", ["randomization", "t"])
@@ -101,8 +95,9 @@ def test_compare_of_a_streamed_evaluation_equals_the_whole_run(test):
     assert_same_comparison(rev.compare(j, r, **kw), rev.compare(j, ev, **kw))
     # The calibration comparison (negatives declared, scores present) is part of it.
     assert rev.compare(j, ev, **kw).calibration is not None
-    assert_same_comparison(rev.compare(j, r, k=5, baseline="dense", **kw),
-                           rev.compare(j, ev, k=5, baseline="dense", **kw))
+    assert_same_comparison(
+        rev.compare(j, r, k=5, baseline="dense", **kw), rev.compare(j, ev, k=5, baseline="dense", **kw)
+    )
 
 
 def test_compare_calibration_of_a_streamed_evaluation_equals_the_whole_run():
@@ -116,10 +111,11 @@ def test_compare_calibration_of_a_streamed_evaluation_equals_the_whole_run():
 def test_an_in_memory_evaluation_stands_in_for_its_run():
     j, r = _case(12)
     ev = rev.evaluate(j, r, negatives=NEGATIVES)
-    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES),
-                            rev.calibrate(j, ev, negatives=NEGATIVES))
-    assert_same_comparison(rev.compare(j, r, negatives=NEGATIVES, n_resamples=200),
-                           rev.compare(j, ev, negatives=NEGATIVES, n_resamples=200))
+    assert_same_calibration(rev.calibrate(j, r, negatives=NEGATIVES), rev.calibrate(j, ev, negatives=NEGATIVES))
+    assert_same_comparison(
+        rev.compare(j, r, negatives=NEGATIVES, n_resamples=200),
+        rev.compare(j, ev, negatives=NEGATIVES, n_resamples=200),
+    )
 
 
 def test_compare_refuses_an_evaluation_made_with_other_settings():
@@ -137,8 +133,14 @@ def test_a_ranking_in_two_places_is_not_calibrated_from_half_of_it():
     # An unjudged query's lines in two places: its metrics do not exist, so evaluate streams
     # it, but its top-1 score would come from half a ranking: calibrate refuses, naming it.
     j = [{"query_id": "q1", "doc_uri": "a", "relevance": 1}]
-    r = pd.DataFrame({"query_id": ["q1", "q9", "q1", "q9"], "doc_id": ["a", "b", "c", "d"],
-                      "rank": [1, 1, 2, 2], "score": [0.9, 0.8, 0.7, 0.6]})
+    r = pd.DataFrame(
+        {
+            "query_id": ["q1", "q9", "q1", "q9"],
+            "doc_id": ["a", "b", "c", "d"],
+            "rank": [1, 1, 2, 2],
+            "score": [0.9, 0.8, 0.7, 0.6],
+        }
+    )
     path_rows = formats.as_run(r)
     ev = rev.evaluate(j, path_rows, chunk_rows=1)
     # Cut in memory by query first, so this frame is fine: same numbers as the whole run.

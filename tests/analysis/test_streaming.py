@@ -108,8 +108,10 @@ def test_streamed_demo_equals_in_memory():
     assert_same(re_.evaluate(j, str(r), queries=q), re_.evaluate(j, str(r), queries=q, chunk_rows=500))
 
 
-@pytest.mark.parametrize("case", ["basic", "strata", "stratum-order", "no-positives",
-                                  "nothing-scored", "duplicate-ranking", "unsound-judgments"])
+@pytest.mark.parametrize(
+    "case",
+    ["basic", "strata", "stratum-order", "no-positives", "nothing-scored", "duplicate-ranking", "unsound-judgments"],
+)
 def test_streamed_spec_fixtures_equal_in_memory(case):
     folder = spec_fixtures_dir() / case
     j, r = str(folder / "judgments.jsonl"), str(folder / "run.jsonl")
@@ -117,8 +119,12 @@ def test_streamed_spec_fixtures_equal_in_memory(case):
 
 
 def test_empty_rankings_stay_answered_across_blocks(tmp_path):
-    lines = [{"query_id": "q1", "ranking": ["a", "b"]}, {"query_id": "q2", "ranking": []},
-             {"query_id": "q3", "ranking": ["c"]}, {"query_id": "q4", "ranking": []}]
+    lines = [
+        {"query_id": "q1", "ranking": ["a", "b"]},
+        {"query_id": "q2", "ranking": []},
+        {"query_id": "q3", "ranking": ["c"]},
+        {"query_id": "q4", "ranking": []},
+    ]
     path = tmp_path / "run.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     j = [{"query_id": q, "doc_uri": "a", "relevance": 1} for q in ("q1", "q2", "q3", "q4", "q5")]
@@ -135,8 +141,9 @@ def test_an_empty_run_streams_to_the_in_memory_answer(tmp_path):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), chunk_rows=st.integers(1, 300),
-       n_queries=st.integers(1, 30), depth=st.integers(1, 25))
+@given(
+    seed=st.integers(0, 10_000), chunk_rows=st.integers(1, 300), n_queries=st.integers(1, 30), depth=st.integers(1, 25)
+)
 def test_streamed_equals_in_memory_property(seed, chunk_rows, n_queries, depth):
     j, r = make_case(seed, n_queries=n_queries, depth=depth, systems=("a", "b"))
     assert_same(re_.evaluate(j, r, k=(1, 5)), re_.evaluate(j, r, k=(1, 5), chunk_rows=chunk_rows))
@@ -147,8 +154,7 @@ def test_streamed_equals_in_memory_property(seed, chunk_rows, n_queries, depth):
 
 
 def test_a_ranking_in_two_places_of_a_file_is_refused(tmp_path):
-    lines = ["q1 Q0 a 1 3.0 s", "q1 Q0 b 2 2.0 s", "q2 Q0 c 1 1.0 s", "q2 Q0 d 2 0.5 s",
-             "q1 Q0 e 3 0.2 s"]
+    lines = ["q1 Q0 a 1 3.0 s", "q1 Q0 b 2 2.0 s", "q2 Q0 c 1 1.0 s", "q2 Q0 d 2 0.5 s", "q1 Q0 e 3 0.2 s"]
     path = tmp_path / "run.trec"
     path.write_text("\n".join(lines) + "\n")
     j = [{"query_id": "q1", "doc_uri": "e", "relevance": 1}]
@@ -173,8 +179,11 @@ def test_a_malformed_line_is_named_with_its_line_in_the_file(tmp_path):
 
 def test_a_jsonl_query_on_two_lines_in_two_blocks_is_refused(tmp_path):
     path = tmp_path / "run.jsonl"
-    lines = [{"query_id": "q1", "ranking": ["a"]}, {"query_id": "q2", "ranking": ["b"]},
-             {"query_id": "q1", "ranking": ["c"]}]
+    lines = [
+        {"query_id": "q1", "ranking": ["a"]},
+        {"query_id": "q2", "ranking": ["b"]},
+        {"query_id": "q1", "ranking": ["c"]},
+    ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     j = [{"query_id": "q1", "doc_uri": "a", "relevance": 1}]
     with pytest.raises(FormatError, match="q1"):
@@ -183,18 +192,23 @@ def test_a_jsonl_query_on_two_lines_in_two_blocks_is_refused(tmp_path):
 
 def test_chunk_rows_must_be_a_positive_integer():
     with pytest.raises(ValueError, match="chunk_rows"):
-        re_.evaluate([{"query_id": "q", "doc_uri": "a", "relevance": 1}],
-                     [{"query_id": "q", "ranking": ["a"]}], chunk_rows=0)
+        re_.evaluate(
+            [{"query_id": "q", "doc_uri": "a", "relevance": 1}], [{"query_id": "q", "ranking": ["a"]}], chunk_rows=0
+        )
 
 
 def test_systems_keep_their_order_of_first_appearance_in_the_run():
     # Grouping the frame's rows by query puts C's ranking of q1 before B's of q2.
-    run = [{"system": "A", "query_id": "q1", "ranking": ["a"]},
-           {"system": "B", "query_id": "q2", "ranking": ["b"]},
-           {"system": "C", "query_id": "q1", "ranking": ["c"]}]
-    j = [{"query_id": "q1", "doc_uri": "a", "relevance": 1, "stratum": "x"},
-         {"query_id": "q1", "doc_uri": "c", "relevance": 1, "stratum": "y"},
-         {"query_id": "q2", "doc_uri": "b", "relevance": 1}]
+    run = [
+        {"system": "A", "query_id": "q1", "ranking": ["a"]},
+        {"system": "B", "query_id": "q2", "ranking": ["b"]},
+        {"system": "C", "query_id": "q1", "ranking": ["c"]},
+    ]
+    j = [
+        {"query_id": "q1", "doc_uri": "a", "relevance": 1, "stratum": "x"},
+        {"query_id": "q1", "doc_uri": "c", "relevance": 1, "stratum": "y"},
+        {"query_id": "q2", "doc_uri": "b", "relevance": 1},
+    ]
     streamed = re_.evaluate(j, run, chunk_rows=1)
     assert streamed.systems == ["A", "B", "C"]
     assert_same(re_.evaluate(j, run), streamed)
@@ -213,8 +227,7 @@ def test_spark_recipe_functions_equal_in_memory():
     keyed = r.assign(_key=np.arange(len(r), dtype=np.int64) * 3 + 5)
     shuffled = keyed.iloc[np.random.default_rng(2).permutation(len(keyed))]
     plan = Plan(j, k=(1, 5, 10))
-    rows = pd.concat([plan.score_rows(g) for _, g in shuffled.groupby("query_id", sort=False)],
-                     ignore_index=True)
+    rows = pd.concat([plan.score_rows(g) for _, g in shuffled.groupby("query_id", sort=False)], ignore_index=True)
     first = keyed.groupby("system")["_key"].min().to_dict()
     assert_same(re_.evaluate(j, r), plan.finish_rows(rows, first))
 
@@ -249,7 +262,9 @@ def test_a_streamed_report_equals_the_in_memory_one_given_the_calibration():
 
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
     for system in whole.systems:
-        assert (streamed.report(system=system, calibration=cal, now=now).to_dict()
-                == whole.report(system=system, calibration=cal, now=now).to_dict())
+        assert (
+            streamed.report(system=system, calibration=cal, now=now).to_dict()
+            == whole.report(system=system, calibration=cal, now=now).to_dict()
+        )
     # Without one, the streamed report has no calibration (it would need every top-1 score).
     assert "calibration" not in streamed.report(system="dense", now=now).to_dict()

@@ -44,7 +44,6 @@ def _exact_df2() -> float:
         return float((2 * P - 1) / (2 * P * (1 - P)).sqrt())
 
 
-
 def test_t_quantile_is_exact_for_the_closed_forms():
     assert float(t_half_width(1.0, 2)) == _exact_df1() / np.sqrt(2.0)
     assert float(t_half_width(1.0, 3)) == _exact_df2() / np.sqrt(3.0)

@@ -23,8 +23,7 @@ def test_issues_of_one_label_come_by_code():
     # bad-chunk-id < bad-text-sha < duplicate-label < inconsistent-query-text
     rows = [_row("q1", "bad"), _row("q1", "bad", query="other", text_sha="t1:nothex")]
     codes = [i.code for i in validate(rev.parse_judgments(_text(rows))).errors]
-    assert codes == ["bad-chunk-id", "bad-chunk-id", "bad-text-sha", "duplicate-label",
-                     "inconsistent-query-text"]
+    assert codes == ["bad-chunk-id", "bad-chunk-id", "bad-text-sha", "duplicate-label", "inconsistent-query-text"]
 
 
 def test_issues_follow_the_file_even_when_the_frame_was_sorted():
@@ -32,6 +31,5 @@ def test_issues_follow_the_file_even_when_the_frame_was_sorted():
     frame = rev.parse_judgments(_text(rows))
     by_query = frame.sort_values("query_id", kind="stable")
     messages = [i.message for i in validate(by_query).errors]
-    assert messages == [f"malformed chunk_id on query {q}: {c}"
-                        for q, c in [("q2", "x2"), ("q3", "x3"), ("q1", "x1")]]
+    assert messages == [f"malformed chunk_id on query {q}: {c}" for q, c in [("q2", "x2"), ("q3", "x3"), ("q1", "x1")]]
     assert [i.to_dict() for i in validate(by_query).issues] == [i.to_dict() for i in validate(frame).issues]

@@ -22,8 +22,9 @@ def _case(strata_hits):
     judgments, run = [], []
     for i, (stratum, hit) in enumerate(strata_hits):
         q = f"q{i}"
-        judgments.append({"query_id": q, "query": q, "doc_uri": f"d{i}", "relevance": 1,
-                          "stratum": stratum, "labeled_by": "human:t"})
+        judgments.append(
+            {"query_id": q, "query": q, "doc_uri": f"d{i}", "relevance": 1, "stratum": stratum, "labeled_by": "human:t"}
+        )
         run.append({"query_id": q, "ranking": [f"d{i}" if hit else "x", "y"]})
     return judgments, run
 
@@ -63,8 +64,11 @@ def test_cli_table_marks_the_same_stratum_as_the_gate(tmp_path):
     jp.write_text("".join(json.dumps(j) + "\n" for j in judgments))
     rp.write_text("".join(json.dumps(r) + "\n" for r in run))
     out, err = io.StringIO(), io.StringIO()
-    code = cli.main(["score", "--judgments", str(jp), "--run", str(rp), "-k", str(K),
-                     "--gate", f"worst-stratum:recall@{K}:0.5"], stdout=out, stderr=err)
+    code = cli.main(
+        ["score", "--judgments", str(jp), "--run", str(rp), "-k", str(K), "--gate", f"worst-stratum:recall@{K}:0.5"],
+        stdout=out,
+        stderr=err,
+    )
     assert code == 1
     lines = out.getvalue().splitlines()
     row = {line.split()[0]: line for line in lines if line.strip().split()[:1] in (["zeta"], ["alpha"], ["mid"])}
@@ -73,8 +77,7 @@ def test_cli_table_marks_the_same_stratum_as_the_gate(tmp_path):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["b", "a", "c", "_unstratified"]), st.booleans()),
-                min_size=1, max_size=8))
+@given(st.lists(st.tuples(st.sampled_from(["b", "a", "c", "_unstratified"]), st.booleans()), min_size=1, max_size=8))
 def test_property_every_face_names_the_first_appearing_lowest_stratum(rows):
     assume(any(s != "_unstratified" for s, _ in rows))  # a report has strata only then
     judgments, run = _case(rows)

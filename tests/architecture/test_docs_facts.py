@@ -13,8 +13,11 @@ WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "e
 def test_docs_index_counts_the_notebooks_there_are():
     count = len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")))
     text = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
-    said = re.findall(r"\b(two|three|four|five|six|seven|eight) notebooks\b|\ball (two|three|four|five|six|seven|eight)\b",
-                      text, flags=re.I)
+    said = re.findall(
+        r"\b(two|three|four|five|six|seven|eight) notebooks\b|\ball (two|three|four|five|six|seven|eight)\b",
+        text,
+        flags=re.I,
+    )
     said = [a or b for a, b in said]
     assert said, "docs/index.md no longer says how many notebooks there are"
     assert {w.lower() for w in said} == {WORDS[count]}

@@ -38,8 +38,9 @@ def test_the_marking_rule():
     node = "tests/analysis/test_drift.py::test_ties_follow_corpus_order_and_split_follows_ordinals"
     assert node in SLOW_TESTS
     assert is_slow(_Item(ROOT / "tests/analysis/test_drift.py", node + "[a-1]"))
-    assert not is_slow(_Item(ROOT / "tests/analysis/test_drift.py",
-                             "tests/analysis/test_drift.py::test_something_else"))
+    assert not is_slow(
+        _Item(ROOT / "tests/analysis/test_drift.py", "tests/analysis/test_drift.py::test_something_else")
+    )
     assert is_slow(_Item(ROOT / "tests/analysis/test_dask.py", "tests/analysis/test_dask.py::test_x"))
     wilcoxon = "tests/analysis/test_stats.py::test_wilcoxon_matches_scipy_defaults"
     assert is_slow(_Item(ROOT / "tests/analysis/test_stats.py", wilcoxon + "[ties-12]"))

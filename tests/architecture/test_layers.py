@@ -34,8 +34,13 @@ HANDOFF = "retrieval_eval.analysis.handoff"
 #: docs/architecture.md's map) before it passes.
 ANALYSIS_PARTS = {
     "stats": 0,
-    "evaluation": 1, "judged": 1,
-    "calibration": 2, "drift": 2, "trust": 2, "failure": 2, "fusion": 2,
+    "evaluation": 1,
+    "judged": 1,
+    "calibration": 2,
+    "drift": 2,
+    "trust": 2,
+    "failure": 2,
+    "fusion": 2,
     "decisions": 3,
 }
 #: The modules that may import a higher part, from inside a function (or for type checking
@@ -43,17 +48,34 @@ ANALYSIS_PARTS = {
 ANALYSIS_REACH_UP = {
     "retrieval_eval.analysis.evaluation": "re-exports Report (decisions), loaded on first use",
     "retrieval_eval.analysis.evaluation.core": "build_report returns a Report; the worst stratum "
-                                               "reads the gates' order",
+    "reads the gates' order",
     "retrieval_eval.analysis.evaluation.result": "Evaluation's one-line methods (.report(), "
-                                                 ".validation, .worst_stratum, negatives) call the "
-                                                 "analyses built on an evaluation",
+    ".validation, .worst_stratum, negatives) call the "
+    "analyses built on an evaluation",
 }
 #: The analysis layer's old flat module names (retrieval_eval/analysis/moved.py answers them with
 #: a DeprecationWarning); the package itself imports the new paths.
 OLD_ANALYSIS_PATHS = {
-    "result", "strata", "streaming", "blocks", "heads", "measurement", "calibration_input",
-    "calibration_result", "calibration_compare", "cutoffs", "separation", "rank_based",
-    "guarantee", "shift", "drift_match", "validation", "agreement", "gates", "report", "compare",
+    "result",
+    "strata",
+    "streaming",
+    "blocks",
+    "heads",
+    "measurement",
+    "calibration_input",
+    "calibration_result",
+    "calibration_compare",
+    "cutoffs",
+    "separation",
+    "rank_based",
+    "guarantee",
+    "shift",
+    "drift_match",
+    "validation",
+    "agreement",
+    "gates",
+    "report",
+    "compare",
 }
 
 MAX_MODULE_LINES = 600
@@ -124,8 +146,7 @@ def imports(module: str) -> list[tuple[str, str | None, int]]:
                 else:
                     out.append((target, alias.name, node.lineno))
         elif isinstance(node, ast.Import):
-            out.extend((a.name, None, node.lineno) for a in node.names
-                       if a.name.startswith("retrieval_eval"))
+            out.extend((a.name, None, node.lineno) for a in node.names if a.name.startswith("retrieval_eval"))
     return out
 
 
@@ -307,9 +328,13 @@ def test_no_private_name_crosses_a_module():
                     if a.name.startswith("retrieval_eval") and a.asname:
                         aliases[a.asname] = a.name
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.value.id in aliases and node.attr.startswith("_")
-                    and not node.attr.startswith("__")):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 found.add((m, f"{aliases[node.value.id]}.{node.attr}"))
     assert found <= KNOWN_PRIVATE, "\n".join(f"{m} uses {n}" for m, n in sorted(found - KNOWN_PRIVATE))
     assert not KNOWN_PRIVATE - found, f"fixed, remove from KNOWN_PRIVATE: {KNOWN_PRIVATE - found}"
@@ -324,8 +349,7 @@ def test_only_the_handoff_names_a_layer_by_string():
 
 
 def test_modules_stay_short():
-    long = {m for m, p in MODULES.items()
-            if len(p.read_text(encoding="utf-8").splitlines()) > MAX_MODULE_LINES}
+    long = {m for m, p in MODULES.items() if len(p.read_text(encoding="utf-8").splitlines()) > MAX_MODULE_LINES}
     assert long <= KNOWN_LONG_MODULES, sorted(long - KNOWN_LONG_MODULES)
     assert not KNOWN_LONG_MODULES - long, f"fixed, remove: {KNOWN_LONG_MODULES - long}"
 
@@ -339,7 +363,7 @@ def _long_functions() -> set[str]:
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 size = node.end_lineno - node.lineno + 1
-                head = "\n".join(lines[node.lineno - 1: node.lineno + 2])
+                head = "\n".join(lines[node.lineno - 1 : node.lineno + 2])
                 if size > MAX_FUNCTION_LINES and "# long:" not in head:
                     out.add(f"{m}.{node.name}")
     return out
@@ -351,38 +375,85 @@ def test_long_functions_say_why():
     assert not KNOWN_LONG_FUNCTIONS - long, f"fixed, remove: {KNOWN_LONG_FUNCTIONS - long}"
 
 
-@pytest.mark.parametrize("planted, check, message", [
-    ({"analysis/planted.py": "from ..viz.html import box\n"},
-     "test_layers_import_downward_only", "imports retrieval_eval.viz.html"),
-    ({"analysis/planted.py": "def f():\n    from ..viz import html\n"},
-     "test_layers_import_downward_only", "imports retrieval_eval.viz.html"),
-    ({"analysis/planted.py": "from .other import _helper\n"},
-     "test_no_private_name_crosses_a_module", "other._helper"),
-    ({"analysis/planted.py": "from . import other\nother._helper()\n"},
-     "test_no_private_name_crosses_a_module", "other._helper"),
-    ({"analysis/planted.py": "from . import other\n",
-      "analysis/other.py": "def f():\n    from . import planted\n"},
-     "test_no_import_circles", "analysis.other <-> retrieval_eval.analysis.planted"),
-    ({"analysis/evaluation/__init__.py": "", "analysis/decisions/__init__.py": "",
-      "analysis/decisions/gates.py": "", "analysis/evaluation/planted.py": "from ..decisions import gates\n"},
-     "test_analysis_parts_import_downward_or_sideways",
-     "decisions.gates (decisions) at import time"),
-    ({"analysis/evaluation/__init__.py": "", "analysis/decisions/__init__.py": "",
-      "analysis/decisions/gates.py": "",
-      "analysis/evaluation/planted.py": "def f():\n    from ..decisions.gates import worst_of\n"},
-     "test_analysis_parts_import_downward_or_sideways", "from a function"),
-    ({"analysis/nowhere/__init__.py": ""},
-     "test_analysis_parts_import_downward_or_sideways", "'nowhere' has no place"),
-    ({"analysis/planted.py": "from .compare import compare\n"},
-     "test_no_module_imports_an_old_analysis_path", "the old path retrieval_eval.analysis.compare"),
-    ({"analysis/planted.py": "from . import gates\n"},
-     "test_no_module_imports_an_old_analysis_path", "the old path retrieval_eval.analysis.gates"),
-])
+@pytest.mark.parametrize(
+    "planted, check, message",
+    [
+        (
+            {"analysis/planted.py": "from ..viz.html import box\n"},
+            "test_layers_import_downward_only",
+            "imports retrieval_eval.viz.html",
+        ),
+        (
+            {"analysis/planted.py": "def f():\n    from ..viz import html\n"},
+            "test_layers_import_downward_only",
+            "imports retrieval_eval.viz.html",
+        ),
+        (
+            {"analysis/planted.py": "from .other import _helper\n"},
+            "test_no_private_name_crosses_a_module",
+            "other._helper",
+        ),
+        (
+            {"analysis/planted.py": "from . import other\nother._helper()\n"},
+            "test_no_private_name_crosses_a_module",
+            "other._helper",
+        ),
+        (
+            {
+                "analysis/planted.py": "from . import other\n",
+                "analysis/other.py": "def f():\n    from . import planted\n",
+            },
+            "test_no_import_circles",
+            "analysis.other <-> retrieval_eval.analysis.planted",
+        ),
+        (
+            {
+                "analysis/evaluation/__init__.py": "",
+                "analysis/decisions/__init__.py": "",
+                "analysis/decisions/gates.py": "",
+                "analysis/evaluation/planted.py": "from ..decisions import gates\n",
+            },
+            "test_analysis_parts_import_downward_or_sideways",
+            "decisions.gates (decisions) at import time",
+        ),
+        (
+            {
+                "analysis/evaluation/__init__.py": "",
+                "analysis/decisions/__init__.py": "",
+                "analysis/decisions/gates.py": "",
+                "analysis/evaluation/planted.py": "def f():\n    from ..decisions.gates import worst_of\n",
+            },
+            "test_analysis_parts_import_downward_or_sideways",
+            "from a function",
+        ),
+        (
+            {"analysis/nowhere/__init__.py": ""},
+            "test_analysis_parts_import_downward_or_sideways",
+            "'nowhere' has no place",
+        ),
+        (
+            {"analysis/planted.py": "from .compare import compare\n"},
+            "test_no_module_imports_an_old_analysis_path",
+            "the old path retrieval_eval.analysis.compare",
+        ),
+        (
+            {"analysis/planted.py": "from . import gates\n"},
+            "test_no_module_imports_an_old_analysis_path",
+            "the old path retrieval_eval.analysis.gates",
+        ),
+    ],
+)
 def test_the_checks_catch_a_planted_breach(tmp_path, monkeypatch, planted, check, message):
     """Each rule fails on a package that breaks it (so a green run means something)."""
     fake = tmp_path / "retrieval_eval"
-    files = {"__init__.py": "", "analysis/__init__.py": "", "viz/__init__.py": "",
-             "viz/html.py": "", "analysis/other.py": "", **planted}
+    files = {
+        "__init__.py": "",
+        "analysis/__init__.py": "",
+        "viz/__init__.py": "",
+        "viz/html.py": "",
+        "analysis/other.py": "",
+        **planted,
+    }
     for name, text in files.items():
         (fake / name).parent.mkdir(parents=True, exist_ok=True)
         (fake / name).write_text(text)

@@ -44,10 +44,7 @@ OLD_NAMES = {
         "finish_evaluation frame_blocks is_parquet join_heads negative_id_list parquet_blocks relabel "
         "run_blocks stratum_keys stratum_run trailing_query"
     ),
-    "blocks": (
-        "FormatError ID SPACE block_bounds frame_blocks is_parquet parquet_blocks relabel "
-        "trailing_query"
-    ),
+    "blocks": ("FormatError ID SPACE block_bounds frame_blocks is_parquet parquet_blocks relabel trailing_query"),
     "heads": "CarriesRun HEAD_DEPTH block_heads join_heads run_of",
     "measurement": "Measurement summarize t_half_width t_ppf",
     "calibration": (
@@ -90,8 +87,7 @@ OLD_NAMES = {
         "fix judgments_meaning match_substrings match_text_sha text_sha viz"
     ),
     "drift_match": (
-        "MERGED ORPHANED RE_ANCHORABLE SPLIT UNDECIDED VALID isin match_substrings match_text_sha "
-        "normalize text_sha"
+        "MERGED ORPHANED RE_ANCHORABLE SPLIT UNDECIDED VALID isin match_substrings match_text_sha normalize text_sha"
     ),
     "validation": (
         "CHUNK_ID_PATTERN ID TEXT_SHA_PATTERN THIN_STRATUM UNSTRATIFIED ValidationIssue "
@@ -107,18 +103,26 @@ OLD_NAMES = {
         "FormatError Gate GateError GateEvaluation GateResult apply_gates check_report evaluate_gates "
         "parse_gate strata_order worse_status worst_of"
     ),
-    "report": (
-        "Measurement Report SPEC_VERSION TOOL_NAME TOOL_VERSION report_from_evaluation stratum_scores "
-        "viz"
-    ),
+    "report": ("Measurement Report SPEC_VERSION TOOL_NAME TOOL_VERSION report_from_evaluation stratum_scores viz"),
     "compare": (
         "CORRECTIONS CORRECTION_LABEL CalibrationComparison Comparison DEFAULT_METRICS "
         "EXACT_MAX_QUERIES Evaluation ID MIN_PAIRED_QUERIES TABLE_COLUMNS TESTS check_choice check_ks "
         "coerce compare compare_calibration pick_baseline systems_in_order viz"  # metric_name, parse_metric: the engine's, no longer imported here
     ),
 }
-PLUMBING = {"ID", "UNSTRATIFIED", "FormatError", "as_corpus", "as_judgments", "as_run", "text_sha", "viz",
-            "jsonable", "corpus_meaning", "judgments_meaning"}
+PLUMBING = {
+    "ID",
+    "UNSTRATIFIED",
+    "FormatError",
+    "as_corpus",
+    "as_judgments",
+    "as_run",
+    "text_sha",
+    "viz",
+    "jsonable",
+    "corpus_meaning",
+    "judgments_meaning",
+}
 PACKAGES = {"evaluation", "calibration", "drift"}
 
 
@@ -147,6 +151,7 @@ def test_from_the_layer_import_an_old_name_warns_too(monkeypatch):
     with pytest.warns(DeprecationWarning, match="decisions.gates"):
         from retrieval_eval.analysis import gates
     from retrieval_eval.analysis.decisions import gates as new
+
     assert gates is new
 
 
@@ -188,12 +193,19 @@ def test_the_documented_old_paths_still_import():
 def test_the_packages_import_without_a_deprecation_warning():
     """A fresh interpreter: the package, its faces and the old paths that are packages now
     import with DeprecationWarning as an error (the package itself uses the new paths)."""
-    code = ("import retrieval_eval, retrieval_eval.cli.app, retrieval_eval.viz, retrieval_eval.dask\n"
-            "from retrieval_eval.analysis.evaluation import evaluate, Report\n"
-            "from retrieval_eval.analysis.calibration import calibrate\n"
-            "from retrieval_eval.analysis.drift import drift\n"
-            "from retrieval_eval.analysis import stats\n"
-            "import retrieval_eval.analysis.decisions.report\n")
-    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], cwd=ROOT,
-                          capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    code = (
+        "import retrieval_eval, retrieval_eval.cli.app, retrieval_eval.viz, retrieval_eval.dask\n"
+        "from retrieval_eval.analysis.evaluation import evaluate, Report\n"
+        "from retrieval_eval.analysis.calibration import calibrate\n"
+        "from retrieval_eval.analysis.drift import drift\n"
+        "from retrieval_eval.analysis import stats\n"
+        "import retrieval_eval.analysis.decisions.report\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
     assert done.returncode == 0, done.stderr

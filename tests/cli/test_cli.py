@@ -75,22 +75,58 @@ def _case_files(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "missing-file": (["score", "--judgments", str(tmp / "nope.jsonl"), "--run", r], "nope.jsonl"),
         "directory": (["score", "--judgments", j, "--run", str(tmp / "folder")], "folder"),
         "invalid-utf8": (
-            ["score", "--judgments", w("latin1.jsonl", GOOD_J.encode() + '{"query_id": "q\xe9", "doc_uri": "d1", "relevance": 1}\n'.encode("latin-1")), "--run", r],
+            [
+                "score",
+                "--judgments",
+                w(
+                    "latin1.jsonl",
+                    GOOD_J.encode() + '{"query_id": "q\xe9", "doc_uri": "d1", "relevance": 1}\n'.encode("latin-1"),
+                ),
+                "--run",
+                r,
+            ],
             "latin1.jsonl:2",
         ),
-        "invalid-json": (["score", "--judgments", w("broken.jsonl", GOOD_J + '{"query_id": "q2", \n'), "--run", r], "broken.jsonl:2"),
-        "line-not-object": (["score", "--judgments", w("array.jsonl", GOOD_J + "\n[1, 2]\n"), "--run", r], "array.jsonl:3"),
-        "missing-query-id": (["score", "--judgments", w("noqid.jsonl", '{"doc_uri": "d1", "relevance": 1}\n'), "--run", r], "noqid.jsonl:1"),
+        "invalid-json": (
+            ["score", "--judgments", w("broken.jsonl", GOOD_J + '{"query_id": "q2", \n'), "--run", r],
+            "broken.jsonl:2",
+        ),
+        "line-not-object": (
+            ["score", "--judgments", w("array.jsonl", GOOD_J + "\n[1, 2]\n"), "--run", r],
+            "array.jsonl:3",
+        ),
+        "missing-query-id": (
+            ["score", "--judgments", w("noqid.jsonl", '{"doc_uri": "d1", "relevance": 1}\n'), "--run", r],
+            "noqid.jsonl:1",
+        ),
         "numeric-chunk-id": (
-            ["score", "--judgments", w("numcid.jsonl", '{"query_id": "q1", "doc_uri": "d1", "chunk_id": 7, "relevance": 1}\n'), "--run", r],
+            [
+                "score",
+                "--judgments",
+                w("numcid.jsonl", '{"query_id": "q1", "doc_uri": "d1", "chunk_id": 7, "relevance": 1}\n'),
+                "--run",
+                r,
+            ],
             "numcid.jsonl:1",
         ),
         "non-string-stratum": (
-            ["score", "--judgments", w("stratum.jsonl", GOOD_J + '{"query_id": "q1", "doc_uri": "d2", "stratum": 3, "relevance": 1}\n'), "--run", r],
+            [
+                "score",
+                "--judgments",
+                w("stratum.jsonl", GOOD_J + '{"query_id": "q1", "doc_uri": "d2", "stratum": 3, "relevance": 1}\n'),
+                "--run",
+                r,
+            ],
             "stratum.jsonl:2",
         ),
         "boolean-relevance": (
-            ["score", "--judgments", w("boolrel.jsonl", '{"query_id": "q1", "doc_uri": "d1", "relevance": true}\n'), "--run", r],
+            [
+                "score",
+                "--judgments",
+                w("boolrel.jsonl", '{"query_id": "q1", "doc_uri": "d1", "relevance": true}\n'),
+                "--run",
+                r,
+            ],
             "boolrel.jsonl:1",
         ),
         "run-not-object": (["score", "--judgments", j, "--run", w("run-bad.jsonl", '"q1"\n')], "run-bad.jsonl:1"),
@@ -103,19 +139,40 @@ def _case_files(tmp: Path) -> dict[str, tuple[list[str], str]]:
             "run-non-string-key.jsonl:1: ranking[1] must be a non-empty string",
         ),
         "corpus-array": (["drift", "--judgments", j, "--corpus", w("corpus-array.json", "[]\n")], "corpus-array.json"),
-        "corpus-invalid-json": (["drift", "--judgments", j, "--corpus", w("corpus-broken.json", '{"chunks": [\n')], "corpus-broken.json"),
+        "corpus-invalid-json": (
+            ["drift", "--judgments", j, "--corpus", w("corpus-broken.json", '{"chunks": [\n')],
+            "corpus-broken.json",
+        ),
         "chunk-without-id": (
-            ["drift", "--judgments", j, "--corpus", w("corpus-noid.json", '{"chunks": [{"doc_uri": "d1", "text": "x"}]}\n')],
+            [
+                "drift",
+                "--judgments",
+                j,
+                "--corpus",
+                w("corpus-noid.json", '{"chunks": [{"doc_uri": "d1", "text": "x"}]}\n'),
+            ],
             "corpus-noid.json",
         ),
-        "baseline-not-report": (score + ["--baseline", w("base-array.json", "[1]\n"), "--gate", "recall@10:-0.1"], "base-array.json"),
-        "baseline-no-metrics": (score + ["--baseline", w("base-empty.json", '{"spec_version": "1"}\n')], "base-empty.json"),
+        "baseline-not-report": (
+            score + ["--baseline", w("base-array.json", "[1]\n"), "--gate", "recall@10:-0.1"],
+            "base-array.json",
+        ),
+        "baseline-no-metrics": (
+            score + ["--baseline", w("base-empty.json", '{"spec_version": "1"}\n')],
+            "base-empty.json",
+        ),
         "baseline-metric-without-value": (
             score + ["--baseline", w("base-novalue.json", '{"metrics": {"recall@10": {"n": 1}}}\n')],
             "base-novalue.json: metrics.recall@10 has no 'value'",
         ),
-        "baseline-invalid-json": (score + ["--baseline", w("base-broken.json", '{"metrics": \n\n')], "base-broken.json:3"),
-        "baseline-nan": (score + ["--baseline", w("base-nan.json", '{"metrics": {"a": {"value": NaN}}}')], "base-nan.json"),
+        "baseline-invalid-json": (
+            score + ["--baseline", w("base-broken.json", '{"metrics": \n\n')],
+            "base-broken.json:3",
+        ),
+        "baseline-nan": (
+            score + ["--baseline", w("base-nan.json", '{"metrics": {"a": {"value": NaN}}}')],
+            "base-nan.json",
+        ),
         "malformed-gate": (score + ["--gate", "recall@10:0.8abc"], "gate 'recall@10:0.8abc': '0.8abc' is not a number"),
         "gate-nan": (score + ["--gate", "recall@10:nan"], "'nan' is not a number"),
         "k-not-integer": (score + ["-k", "ten"], "-k expects a positive integer, got 'ten'"),
@@ -147,9 +204,14 @@ def bad_input_results(tmp_path_factory):
     names = list(cases)
     for start in range(0, len(names), 4):
         procs = {
-            name: subprocess.Popen([PY, "-m", "retrieval_eval", *cases[name][0]],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp, env=env)
-            for name in names[start:start + 4]
+            name: subprocess.Popen(
+                [PY, "-m", "retrieval_eval", *cases[name][0]],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=tmp,
+                env=env,
+            )
+            for name in names[start : start + 4]
         }
         for name, proc in procs.items():
             out, err = proc.communicate(timeout=300)
@@ -158,13 +220,39 @@ def bad_input_results(tmp_path_factory):
 
 
 BAD_CASES = [
-    "missing-file", "directory", "invalid-utf8", "invalid-json", "line-not-object", "missing-query-id",
-    "numeric-chunk-id", "non-string-stratum", "boolean-relevance", "run-not-object",
-    "run-duplicate-query", "run-non-string-key", "corpus-array", "corpus-invalid-json",
-    "chunk-without-id", "baseline-not-report", "baseline-no-metrics", "baseline-metric-without-value",
-    "baseline-invalid-json", "baseline-nan", "malformed-gate", "gate-nan", "k-not-integer", "k-zero", "threshold-zero",
-    "unknown-flag", "unknown-verb", "verb-typo", "no-verb", "missing-required", "qrels-malformed",
-    "drift-judgments-missing", "out-folder-missing",
+    "missing-file",
+    "directory",
+    "invalid-utf8",
+    "invalid-json",
+    "line-not-object",
+    "missing-query-id",
+    "numeric-chunk-id",
+    "non-string-stratum",
+    "boolean-relevance",
+    "run-not-object",
+    "run-duplicate-query",
+    "run-non-string-key",
+    "corpus-array",
+    "corpus-invalid-json",
+    "chunk-without-id",
+    "baseline-not-report",
+    "baseline-no-metrics",
+    "baseline-metric-without-value",
+    "baseline-invalid-json",
+    "baseline-nan",
+    "malformed-gate",
+    "gate-nan",
+    "k-not-integer",
+    "k-zero",
+    "threshold-zero",
+    "unknown-flag",
+    "unknown-verb",
+    "verb-typo",
+    "no-verb",
+    "missing-required",
+    "qrels-malformed",
+    "drift-judgments-missing",
+    "out-folder-missing",
 ]
 
 
@@ -188,12 +276,28 @@ def test_installed_console_script(tmp_path):
     script = Path(PY).with_name("retrieval-eval")
     if not script.exists():
         pytest.skip("console script not installed next to the interpreter")
-    proc = subprocess.run([str(script), "score", "--judgments", str(tmp_path / "missing.jsonl"),
-                           "--run", fx("basic", "run.jsonl")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(script), "score", "--judgments", str(tmp_path / "missing.jsonl"), "--run", fx("basic", "run.jsonl")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"retrieval-eval: error: {tmp_path / 'missing.jsonl'}: no such file"]
-    ok = subprocess.run([str(script), "score", "--judgments", fx("basic", "judgments.jsonl"),
-                         "--run", fx("basic", "run.jsonl"), "-k", "3", "--json"], capture_output=True, text=True)
+    ok = subprocess.run(
+        [
+            str(script),
+            "score",
+            "--judgments",
+            fx("basic", "judgments.jsonl"),
+            "--run",
+            fx("basic", "run.jsonl"),
+            "-k",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["metrics"]["recall@3"]["value"] == 0.5
 
@@ -250,8 +354,16 @@ def test_version():
     assert code == 0 and out.strip().startswith("retrieval-eval ")
 
 
-@pytest.mark.parametrize("typo, verb", [("scroe", "score"), ("drfit", "drift"), ("valdiate", "validate"),
-                                        ("covert", "convert"), ("calibrat", "calibrate")])
+@pytest.mark.parametrize(
+    "typo, verb",
+    [
+        ("scroe", "score"),
+        ("drfit", "drift"),
+        ("valdiate", "validate"),
+        ("covert", "convert"),
+        ("calibrat", "calibrate"),
+    ],
+)
 def test_verb_typo_suggests_the_nearest(typo, verb):
     code, _, err = run_cli(typo)
     assert code == 2
@@ -259,8 +371,9 @@ def test_verb_typo_suggests_the_nearest(typo, verb):
 
 
 def test_backup_without_fix_is_a_usage_error():
-    code, _, err = run_cli("drift", "--judgments", fx("drift", "judgments.jsonl"),
-                           "--corpus", fx("drift", "corpus.json"), "--backup")
+    code, _, err = run_cli(
+        "drift", "--judgments", fx("drift", "judgments.jsonl"), "--corpus", fx("drift", "corpus.json"), "--backup"
+    )
     assert code == 2 and "--backup applies to --fix only" in err
 
 
@@ -271,8 +384,16 @@ def test_backup_without_fix_is_a_usage_error():
 
 def test_basic_fixture_metrics():
     expected = load_expected("basic")
-    code, out, err = run_cli("score", "--judgments", fx("basic", "judgments.jsonl"),
-                             "--run", fx("basic", "run.jsonl"), "-k", expected["k"], "--json")
+    code, out, err = run_cli(
+        "score",
+        "--judgments",
+        fx("basic", "judgments.jsonl"),
+        "--run",
+        fx("basic", "run.jsonl"),
+        "-k",
+        expected["k"],
+        "--json",
+    )
     assert code == 0, err
     report = json.loads(out)
     assert set(expected["metrics"]) <= set(report["metrics"])
@@ -284,8 +405,18 @@ def test_basic_fixture_metrics():
 def test_basic_fixture_report_matches_schema():
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((spec_fixtures_dir() / "schemas" / "report.schema.json").read_text())
-    code, out, _ = run_cli("score", "--judgments", fx("strata", "judgments.jsonl"), "--run",
-                           fx("strata", "run.jsonl"), "-k", "3", "--gate", "worst-stratum:recall@3:0.5", "--json")
+    code, out, _ = run_cli(
+        "score",
+        "--judgments",
+        fx("strata", "judgments.jsonl"),
+        "--run",
+        fx("strata", "run.jsonl"),
+        "-k",
+        "3",
+        "--gate",
+        "worst-stratum:recall@3:0.5",
+        "--json",
+    )
     report = json.loads(out)
     jsonschema.validate(report, schema)
     assert code == 1
@@ -296,9 +427,20 @@ def test_basic_fixture_report_matches_schema():
 
 def test_nothing_scored_is_indeterminate_with_the_gate_reason():
     expected = load_expected("nothing-scored")
-    code, out, _ = run_cli("score", "--judgments", fx("nothing-scored", "judgments.jsonl"),
-                           "--run", fx("nothing-scored", "run.jsonl"), "-k", "3",
-                           "--threshold", expected["threshold"], "--gate", "recall@3:0.5", "--json")
+    code, out, _ = run_cli(
+        "score",
+        "--judgments",
+        fx("nothing-scored", "judgments.jsonl"),
+        "--run",
+        fx("nothing-scored", "run.jsonl"),
+        "-k",
+        "3",
+        "--threshold",
+        expected["threshold"],
+        "--gate",
+        "recall@3:0.5",
+        "--json",
+    )
     assert code == 1
     report = json.loads(out)
     assert report["metrics"] == {}
@@ -311,9 +453,18 @@ def test_nothing_scored_is_indeterminate_with_the_gate_reason():
 def test_unsound_judgments_gate_passes_but_verdict_stays_indeterminate():
     expected = load_expected("unsound-judgments")
     gate = expected["gate"]
-    code, out, _ = run_cli("score", "--judgments", fx("unsound-judgments", "judgments.jsonl"),
-                           "--run", fx("unsound-judgments", "run.jsonl"), "-k", expected["k"],
-                           "--gate", gate["expression"], "--json")
+    code, out, _ = run_cli(
+        "score",
+        "--judgments",
+        fx("unsound-judgments", "judgments.jsonl"),
+        "--run",
+        fx("unsound-judgments", "run.jsonl"),
+        "-k",
+        expected["k"],
+        "--gate",
+        gate["expression"],
+        "--json",
+    )
     report = json.loads(out)
     assert report["verdict"]["gates"][0]["status"] == gate["gate_status"]
     assert report["verdict"]["status"] == gate["verdict"]
@@ -337,8 +488,16 @@ def test_validate_sound_set_exits_0():
 
 def test_duplicate_ranking_passes_with_the_reason():
     expected = load_expected("duplicate-ranking")
-    code, out, _ = run_cli("score", "--judgments", fx("duplicate-ranking", "judgments.jsonl"),
-                           "--run", fx("duplicate-ranking", "run.jsonl"), "-k", expected["k"], "--json")
+    code, out, _ = run_cli(
+        "score",
+        "--judgments",
+        fx("duplicate-ranking", "judgments.jsonl"),
+        "--run",
+        fx("duplicate-ranking", "run.jsonl"),
+        "-k",
+        expected["k"],
+        "--json",
+    )
     assert code == 0
     report = json.loads(out)
     assert report["verdict"]["status"] == expected["verdict"]
@@ -348,9 +507,19 @@ def test_duplicate_ranking_passes_with_the_reason():
 
 
 def test_human_output_shows_table_verdict_and_gates():
-    code, out, _ = run_cli("score", "--judgments", fx("strata", "judgments.jsonl"), "--run",
-                           fx("strata", "run.jsonl"), "-k", "3", "--gate", "recall@3:0.5",
-                           "--gate", "worst-stratum:recall@3:0.5")
+    code, out, _ = run_cli(
+        "score",
+        "--judgments",
+        fx("strata", "judgments.jsonl"),
+        "--run",
+        fx("strata", "run.jsonl"),
+        "-k",
+        "3",
+        "--gate",
+        "recall@3:0.5",
+        "--gate",
+        "worst-stratum:recall@3:0.5",
+    )
     assert code == 1
     assert "\x1b[" not in out  # not a terminal
     lines = out.splitlines()
@@ -365,8 +534,9 @@ def test_human_output_shows_table_verdict_and_gates():
 
 
 def test_metric_table_columns_align():
-    _, out, _ = run_cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run",
-                        fx("basic", "run.jsonl"), "-k", "3")
+    _, out, _ = run_cli(
+        "score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"), "-k", "3"
+    )
     rows = [line for line in out.splitlines() if line.strip().startswith(("precision@3", "hit_rate@3", "metric"))]
     assert len(rows) == 3
     assert len({len(r) for r in rows}) == 1  # right-aligned values end in the same column
@@ -393,8 +563,18 @@ def test_delta_gate_against_baseline_written_with_out(tmp_path):
 
 
 def test_delta_gate_without_baseline_is_indeterminate():
-    code, out, _ = run_cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run",
-                           fx("basic", "run.jsonl"), "-k", "3", "--gate", "recall@3:-0.02", "--json")
+    code, out, _ = run_cli(
+        "score",
+        "--judgments",
+        fx("basic", "judgments.jsonl"),
+        "--run",
+        fx("basic", "run.jsonl"),
+        "-k",
+        "3",
+        "--gate",
+        "recall@3:-0.02",
+        "--json",
+    )
     assert code == 1
     assert "recall@3:-0.02: no baseline value for 'recall@3'" in json.loads(out)["verdict"]["reasons"]
 
@@ -525,8 +705,9 @@ def test_out_crash_mid_write_leaves_the_original(tmp_path, monkeypatch):
     target = tmp_path / "report.json"
     target.write_text("old")
     monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError(5, "I/O error")))
-    code, _, err = run_cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run",
-                           fx("basic", "run.jsonl"), "--out", target)
+    code, _, err = run_cli(
+        "score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"), "--out", target
+    )
     assert code == 2 and "report.json: cannot write" in err
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
@@ -644,8 +825,18 @@ def _demo(name: str) -> str:
 
 
 def test_score_with_queries_gates_calibration_metrics():
-    args = ["score", "--judgments", _demo("judgments.jsonl"), "--run", _demo("runs.jsonl"),
-            "--queries", _demo("queries.jsonl"), "--gate", "negative_satisfaction:0.9", "--json"]
+    args = [
+        "score",
+        "--judgments",
+        _demo("judgments.jsonl"),
+        "--run",
+        _demo("runs.jsonl"),
+        "--queries",
+        _demo("queries.jsonl"),
+        "--gate",
+        "negative_satisfaction:0.9",
+        "--json",
+    ]
     code, out, _ = run_cli(*args, "--system", "dense")
     report = json.loads(out)
     assert report["verdict"]["gates"][0]["status"] == "PASS"
@@ -655,26 +846,45 @@ def test_score_with_queries_gates_calibration_metrics():
     report = json.loads(out)
     assert code == 1
     assert report["verdict"]["gates"][0]["status"] == "INDETERMINATE"
-    assert any("negative_satisfaction:0.9: 'negative_satisfaction' cannot be gated" in r
-               for r in report["verdict"]["reasons"])
+    assert any(
+        "negative_satisfaction:0.9: 'negative_satisfaction' cannot be gated" in r for r in report["verdict"]["reasons"]
+    )
 
 
 def test_score_human_output_shows_the_calibration_table():
-    code, out, _ = run_cli("score", "--judgments", _demo("judgments.jsonl"), "--run", _demo("runs.jsonl"),
-                           "--queries", _demo("queries.jsonl"))
+    code, out, _ = run_cli(
+        "score",
+        "--judgments",
+        _demo("judgments.jsonl"),
+        "--run",
+        _demo("runs.jsonl"),
+        "--queries",
+        _demo("queries.jsonl"),
+    )
     lines = out.splitlines()
     header = next(line for line in lines if line.split()[:2] == ["system", "cutoff"])
     assert "negative_satisfaction" in header and "auroc" in header
-    assert any(line.split()[:1] == ["dense"] for line in lines[lines.index(header):])
+    assert any(line.split()[:1] == ["dense"] for line in lines[lines.index(header) :])
     assert any("rank-based" in line for line in lines)
 
 
 def test_score_with_queries_but_no_scores_says_so(tmp_path):
     queries = tmp_path / "queries.jsonl"
-    queries.write_text('{"query_id": "q1", "stratum": "a"}\n{"query_id": "q2", "stratum": "a"}\n'
-                       '{"query_id": "ood1", "expect_none": true, "stratum": "a"}\n')
-    code, out, err = run_cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run",
-                             fx("basic", "run.jsonl"), "-k", "3", "--queries", queries)
+    queries.write_text(
+        '{"query_id": "q1", "stratum": "a"}\n{"query_id": "q2", "stratum": "a"}\n'
+        '{"query_id": "ood1", "expect_none": true, "stratum": "a"}\n'
+    )
+    code, out, err = run_cli(
+        "score",
+        "--judgments",
+        fx("basic", "judgments.jsonl"),
+        "--run",
+        fx("basic", "run.jsonl"),
+        "-k",
+        "3",
+        "--queries",
+        queries,
+    )
     assert code in (0, 1), err
     assert "skipped: the run has no scores" in out
 
@@ -682,8 +892,17 @@ def test_score_with_queries_but_no_scores_says_so(tmp_path):
 def test_score_with_queries_without_strata(tmp_path):
     queries = tmp_path / "queries.jsonl"
     queries.write_text('{"query_id": "q1"}\n{"query_id": "q2"}\n{"query_id": "ood1", "expect_none": true}\n')
-    code, out, err = run_cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run",
-                             fx("basic", "run.jsonl"), "-k", "3", "--queries", queries)
+    code, out, err = run_cli(
+        "score",
+        "--judgments",
+        fx("basic", "judgments.jsonl"),
+        "--run",
+        fx("basic", "run.jsonl"),
+        "-k",
+        "3",
+        "--queries",
+        queries,
+    )
     assert code == 0, err
 
 
@@ -706,21 +925,42 @@ def test_quantile_without_queries_is_a_usage_error():
 
 
 def test_calibrate_json():
-    code, out, err = run_cli("calibrate", "--run", _demo("runs.jsonl"), "--judgments", _demo("judgments.jsonl"),
-                             "--queries", _demo("queries.jsonl"), "--json")
+    code, out, err = run_cli(
+        "calibrate",
+        "--run",
+        _demo("runs.jsonl"),
+        "--judgments",
+        _demo("judgments.jsonl"),
+        "--queries",
+        _demo("queries.jsonl"),
+        "--json",
+    )
     assert code == 0, err
     data = json.loads(out)
     systems = [row["system"] for row in data["summary"]]
     assert systems == ["dense", "bm25", "rrf"]
-    code, out, _ = run_cli("calibrate", "--run", _demo("runs.jsonl"), "--judgments", _demo("judgments.jsonl"),
-                           "--queries", _demo("queries.jsonl"), "--cutoff", "0.5", "--system", "dense", "--json")
+    code, out, _ = run_cli(
+        "calibrate",
+        "--run",
+        _demo("runs.jsonl"),
+        "--judgments",
+        _demo("judgments.jsonl"),
+        "--queries",
+        _demo("queries.jsonl"),
+        "--cutoff",
+        "0.5",
+        "--system",
+        "dense",
+        "--json",
+    )
     data = json.loads(out)
     assert [row["cutoff"] for row in data["summary"]] == [0.5]
 
 
 def test_strata_tie_marks_no_worst(tmp_path):
-    code, out, _ = run_cli("score", "--judgments", fx("strata", "judgments.jsonl"), "--run",
-                           fx("strata", "run.jsonl"), "-k", "3")
+    code, out, _ = run_cli(
+        "score", "--judgments", fx("strata", "judgments.jsonl"), "--run", fx("strata", "run.jsonl"), "-k", "3"
+    )
     billing = next(line for line in out.splitlines() if line.strip().startswith("billing"))
     assert "*" not in billing
 
@@ -742,8 +982,7 @@ def test_demo_writes_report_plots_and_index(tmp_path):
     jsonschema.validate(report, schema)
     # the headline table (one row per system, 4 decimals) and the page's path
     lines = out.splitlines()
-    rows = {s: [line for line in lines if line.strip().startswith(s + " ")]
-            for s in ("dense", "bm25", "rrf")}
+    rows = {s: [line for line in lines if line.strip().startswith(s + " ")] for s in ("dense", "bm25", "rrf")}
     assert all(len(r) == 1 for r in rows.values())
     assert f"{report['metrics']['ndcg@10']['value']:.4f}" in rows["dense"][0]
     assert f"page   {folder / 'index.html'}" in out
@@ -757,18 +996,35 @@ def test_demo_writes_report_plots_and_index(tmp_path):
 @pytest.fixture
 def two_systems(tmp_path):
     bm25 = tmp_path / "bm25.jsonl"
-    bm25.write_text('{"system": "bm25", "query_id": "q1", "ranking": ["d3", "d1", "d2"]}\n'
-                    '{"system": "bm25", "query_id": "q2", "ranking": ["d6", "d7"]}\n')
+    bm25.write_text(
+        '{"system": "bm25", "query_id": "q1", "ranking": ["d3", "d1", "d2"]}\n'
+        '{"system": "bm25", "query_id": "q2", "ranking": ["d6", "d7"]}\n'
+    )
     dense = tmp_path / "dense.jsonl"
-    dense.write_text('{"system": "dense", "query_id": "q1", "ranking": ["d1", "d2"]}\n'
-                     '{"system": "dense", "query_id": "q2", "ranking": ["d5"]}\n')
+    dense.write_text(
+        '{"system": "dense", "query_id": "q1", "ranking": ["d1", "d2"]}\n'
+        '{"system": "dense", "query_id": "q2", "ranking": ["d5"]}\n'
+    )
     return bm25, dense
 
 
 def test_compare_two_run_files(two_systems):
     bm25, dense = two_systems
-    args = ["compare", "--judgments", fx("basic", "judgments.jsonl"), "--run", bm25, "--run", dense,
-            "-k", "3", "--metric", "recall", "--baseline", "bm25"]
+    args = [
+        "compare",
+        "--judgments",
+        fx("basic", "judgments.jsonl"),
+        "--run",
+        bm25,
+        "--run",
+        dense,
+        "-k",
+        "3",
+        "--metric",
+        "recall",
+        "--baseline",
+        "bm25",
+    ]
     code, out, err = run_cli(*args)
     assert code == 0, err
     header = next(line for line in out.splitlines() if line.split()[:2] == ["system", "metric"])
@@ -781,8 +1037,9 @@ def test_compare_two_run_files(two_systems):
 
 def test_compare_unknown_baseline_is_a_usage_error(two_systems):
     bm25, dense = two_systems
-    code, _, err = run_cli("compare", "--judgments", fx("basic", "judgments.jsonl"), "--run", bm25,
-                           "--run", dense, "--baseline", "nope")
+    code, _, err = run_cli(
+        "compare", "--judgments", fx("basic", "judgments.jsonl"), "--run", bm25, "--run", dense, "--baseline", "nope"
+    )
     assert code == 2 and "no system 'nope'" in err
 
 

@@ -40,11 +40,19 @@ def test_help_of_an_unknown_verb_is_a_usage_error():
     assert err.count("\n") == 1 and "unknown command 'scroe'" in err and "did you mean 'score'" in err
 
 
-@pytest.mark.parametrize("argv", [
-    ["-v"], ["--version"], ["-v", "score"], ["score", "-v"], ["score", "--version"],
-    ["drift", "--judgments", "j.jsonl", "-v"],  # --corpus missing: the version wins
-    ["help", "-v"],  # (an unknown option beside -v is a usage error: tests/cli/test_issue28_cli.py)
-] + [[verb, "-v"] for verb in VERBS])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-v"],
+        ["--version"],
+        ["-v", "score"],
+        ["score", "-v"],
+        ["score", "--version"],
+        ["drift", "--judgments", "j.jsonl", "-v"],  # --corpus missing: the version wins
+        ["help", "-v"],  # (an unknown option beside -v is a usage error: tests/cli/test_issue28_cli.py)
+    ]
+    + [[verb, "-v"] for verb in VERBS],
+)
 def test_version_before_or_after_a_verb_wins_over_missing_arguments(argv):
     code, out, err = run(*argv)
     assert (code, err) == (0, "")
@@ -56,14 +64,17 @@ def test_version_after_double_dash_is_not_an_option():
     assert code == 2 and out == "" and err.startswith("retrieval-eval: error:")
 
 
-@pytest.mark.parametrize("argv, name", [
-    (["score", "--bogus"], "--bogus"),  # every required argument missing too
-    (["score", "--judgments", "j.jsonl", "--bogus"], "--bogus"),
-    (["score", "--judgmnets", "j.jsonl", "--run", "r.jsonl"], "--judgmnets"),
-    (["drift", "--fixx"], "--fixx"),
-    (["compare", "--judgments", "j", "--run", "r", "--metrics=ndcg"], "--metrics"),
-    (["validate", "-x"], "-x"),
-])
+@pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["score", "--bogus"], "--bogus"),  # every required argument missing too
+        (["score", "--judgments", "j.jsonl", "--bogus"], "--bogus"),
+        (["score", "--judgmnets", "j.jsonl", "--run", "r.jsonl"], "--judgmnets"),
+        (["drift", "--fixx"], "--fixx"),
+        (["compare", "--judgments", "j", "--run", "r", "--metrics=ndcg"], "--metrics"),
+        (["validate", "-x"], "-x"),
+    ],
+)
 def test_unknown_option_is_reported_before_missing_arguments(argv, name):
     code, out, err = run(*argv)
     assert code == 2 and out == ""

@@ -51,7 +51,7 @@ def test_diff_json_is_the_issues_shape_and_agrees_with_pytrec_eval(tmp_path):
     run = {}
     bm25 = d.runs[d.runs["system"] == "bm25"]
     for q, k, r in zip(bm25["query_id"], bm25["doc_id"], bm25["rank"]):
-        run.setdefault(q, {})[k] = -float(r)   # the run's own order, no ties
+        run.setdefault(q, {})[k] = -float(r)  # the run's own order, no ties
     want = pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut.10"}).evaluate(run)
     got = {q["query_id"]: q["b"] for q in data["queries"]}
     assert got.keys() == want.keys()
@@ -61,8 +61,9 @@ def test_diff_json_is_the_issues_shape_and_agrees_with_pytrec_eval(tmp_path):
 
 
 def test_diff_two_systems_of_one_run(tmp_path):
-    code, out, err = run_cli("diff", "--judgments", J, "--run", RUNS, "--system", "dense", "--system", "bm25",
-                             "--top", "3")
+    code, out, err = run_cli(
+        "diff", "--judgments", J, "--run", RUNS, "--system", "dense", "--system", "bm25", "--top", "3"
+    )
     assert code == 0, err
     assert out.splitlines()[0] == "ndcg@10: dense (a) 0.7246 -> bm25 (b) 0.6021 over 45 queries"
     assert "dm-11" in out.splitlines()[2] and "42 more" in out
@@ -70,8 +71,9 @@ def test_diff_two_systems_of_one_run(tmp_path):
 
 def test_diff_out_writes_one_self_contained_page(tmp_path):
     page = tmp_path / "diff.html"
-    code, out, err = run_cli("diff", "--judgments", J, "--run", RUNS, "--system", "dense", "--system", "bm25",
-                             "--out", page, "--top", "4")
+    code, out, err = run_cli(
+        "diff", "--judgments", J, "--run", RUNS, "--system", "dense", "--system", "bm25", "--out", page, "--top", "4"
+    )
     assert code == 0, err
     text = page.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and text.count("<svg") == 4
@@ -79,15 +81,18 @@ def test_diff_out_writes_one_self_contained_page(tmp_path):
     assert f"wrote {page}" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--run", RUNS], "the runs hold 3 (dense, bm25, rrf); choose them with --system A --system B"),
-    (["--run", RUNS, "--system", "dense", "--system", "nope"], "unknown system 'nope'"),
-    (["--run", RUNS, "--system", "dense"], "--system is given twice"),
-    (["--run", RUNS, "--system", "dense", "--system", "bm25", "--metric", "bogus"], "unknown measure 'bogus'"),
-    (["--run", RUNS, "--system", "dense", "--system", "bm25", "-k", "0"], "-k"),
-    (["--run", RUNS, "--system", "dense", "--system", "bm25", "--json", "--out", "x.html"], "not both"),
-    (["--run", RUNS, "--system", "dense", "--system", "bm25", "--out", J], "would destroy that input"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--run", RUNS], "the runs hold 3 (dense, bm25, rrf); choose them with --system A --system B"),
+        (["--run", RUNS, "--system", "dense", "--system", "nope"], "unknown system 'nope'"),
+        (["--run", RUNS, "--system", "dense"], "--system is given twice"),
+        (["--run", RUNS, "--system", "dense", "--system", "bm25", "--metric", "bogus"], "unknown measure 'bogus'"),
+        (["--run", RUNS, "--system", "dense", "--system", "bm25", "-k", "0"], "-k"),
+        (["--run", RUNS, "--system", "dense", "--system", "bm25", "--json", "--out", "x.html"], "not both"),
+        (["--run", RUNS, "--system", "dense", "--system", "bm25", "--out", J], "would destroy that input"),
+    ],
+)
 def test_diff_bad_input_exits_2_with_one_line(args, message):
     code, out, err = run_cli("diff", "--judgments", J, *args)
     assert code == 2 and out == ""
@@ -102,8 +107,9 @@ def test_diff_missing_file_exits_2():
 
 def test_pool_writes_the_to_label_file_atomically_and_it_reads_back(tmp_path):
     path = tmp_path / "to-label.jsonl"
-    code, out, err = run_cli("pool", "--judgments", J, "--run", RUNS, "-k", "3", "--corpus", CORPUS,
-                             "--limit", "25", "--out", path)
+    code, out, err = run_cli(
+        "pool", "--judgments", J, "--run", RUNS, "-k", "3", "--corpus", CORPUS, "--limit", "25", "--out", path
+    )
     assert code == 0, err
     lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 25 and all("relevance" not in x and x["chunk_text"] for x in lines)

@@ -60,17 +60,20 @@ def conflicting_queries(tmp_path_factory) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv, option", [
-    (["score", "--qrels", "", "--run", RUN], "--qrels"),
-    (["score", "--judgments", J, "--run", RUN, "--queries", ""], "--queries"),
-    (["score", "--judgments", J, "--run", RUN, "--corpus", ""], "--corpus"),
-    (["score", "--judgments", J, "--run", RUN, "--baseline", ""], "--baseline"),
-    (["score", "--judgments", J, "--run", ""], "--run"),
-    (["score", "--judgments", J, "--run", RUN, "--out", ""], "--out"),
-    (["drift", "--judgments", "", "--corpus", CORPUS], "--judgments"),
-    (["calibrate", "--judgments", J, "--run", RUN, "--queries", ""], "--queries"),
-    (["compare", "--judgments", J, "--run", RUN, "--baseline", ""], "--baseline"),
-])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["score", "--qrels", "", "--run", RUN], "--qrels"),
+        (["score", "--judgments", J, "--run", RUN, "--queries", ""], "--queries"),
+        (["score", "--judgments", J, "--run", RUN, "--corpus", ""], "--corpus"),
+        (["score", "--judgments", J, "--run", RUN, "--baseline", ""], "--baseline"),
+        (["score", "--judgments", J, "--run", ""], "--run"),
+        (["score", "--judgments", J, "--run", RUN, "--out", ""], "--out"),
+        (["drift", "--judgments", "", "--corpus", CORPUS], "--judgments"),
+        (["calibrate", "--judgments", J, "--run", RUN, "--queries", ""], "--queries"),
+        (["compare", "--judgments", J, "--run", RUN, "--baseline", ""], "--baseline"),
+    ],
+)
 def test_rule10_an_empty_path_is_a_usage_error_naming_the_option(argv, option):
     code, out, err = main(*argv)
     assert code == 2
@@ -96,12 +99,15 @@ def test_rule10_an_empty_run_is_indeterminate_in_the_library_report():
     assert report.to_dict()["verdict"]["status"] == "INDETERMINATE"
 
 
-@pytest.mark.parametrize("argv", [
-    ["score", "--judgments", "-", "--run", "-"],
-    ["score", "--judgments", J, "--run", "-", "--queries", "-"],
-    ["calibrate", "--judgments", "-", "--run", RUN, "--queries", "-"],
-    ["compare", "--judgments", "-", "--run", RUN, "--run", "-"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "--judgments", "-", "--run", "-"],
+        ["score", "--judgments", J, "--run", "-", "--queries", "-"],
+        ["calibrate", "--judgments", "-", "--run", RUN, "--queries", "-"],
+        ["compare", "--judgments", "-", "--run", RUN, "--run", "-"],
+    ],
+)
 def test_rule10_stdin_named_for_two_inputs_is_refused(argv):
     code, out, err = main(*argv)
     assert code == 2
@@ -113,12 +119,15 @@ def test_rule10_stdin_named_for_two_inputs_is_refused(argv):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("gate, closest", [
-    ("foo:0.5", None),
-    ("recall@abc:0.5", "recall@10"),
-    ("recal@10:0.5", "recall@10"),
-    ("negative_satisfction:0.9", None),
-])
+@pytest.mark.parametrize(
+    "gate, closest",
+    [
+        ("foo:0.5", None),
+        ("recall@abc:0.5", "recall@10"),
+        ("recal@10:0.5", "recall@10"),
+        ("negative_satisfction:0.9", None),
+    ],
+)
 def test_rule11_a_gate_on_a_metric_the_report_lacks_is_indeterminate_naming_the_nearest(gate, closest):
     # SPEC A6: a well-formed gate over an absent metric is INDETERMINATE (exit 1), never a
     # usage error: the same gate is right for the next report that has it (a judged metric).
@@ -133,8 +142,9 @@ def test_rule11_a_gate_on_a_metric_the_report_lacks_is_indeterminate_naming_the_
 
 
 def test_rule11_a_real_metric_at_another_cutoff_stays_indeterminate():
-    code, out, err = main("score", "--judgments", J, "--run", RUN, "--system", "bm25", "-k", "10",
-                          "--gate", "recall@5:0.1", "--json")
+    code, out, err = main(
+        "score", "--judgments", J, "--run", RUN, "--system", "bm25", "-k", "10", "--gate", "recall@5:0.1", "--json"
+    )
     assert code == 1, err
     gates = json.loads(out)["verdict"]["gates"]
     assert gates[0]["status"] == "INDETERMINATE"
@@ -142,8 +152,9 @@ def test_rule11_a_real_metric_at_another_cutoff_stays_indeterminate():
 
 @pytest.mark.parametrize("value", ["-1e308", "-2.5E+3", "-1e-3"])
 def test_rule11_cutoff_accepts_negative_numbers_in_exponent_form(value):
-    code, out, err = main("score", "--judgments", J, "--run", RUN, "--system", "bm25",
-                          "--queries", QUERIES, "--cutoff", value, "--json")
+    code, out, err = main(
+        "score", "--judgments", J, "--run", RUN, "--system", "bm25", "--queries", QUERIES, "--cutoff", value, "--json"
+    )
     assert code in (0, 1), err
     report = json.loads(out)
     assert report["calibration"]["cutoff"] == float(value)
@@ -202,7 +213,8 @@ def test_rule16_a_whitespace_id_message_names_the_file(tmp_path):
 
 def test_rule16_through_the_console_script_exit_2_and_one_line():
     """The same refusals through the installed entry point: exit 2, one line, no traceback."""
-    done = subprocess.run([sys.executable, "-m", "retrieval_eval", "score", "--qrels", "", "--run", RUN],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "score", "--qrels", "", "--run", RUN], capture_output=True, text=True
+    )
     assert done.returncode == 2
     assert "--qrels is empty" in one_error_line(done.stderr)

@@ -30,8 +30,7 @@ PT = DATA / "pyterrier"
 
 def cli_process(*argv):
     """The real console entry point in its own process: exit code and stderr as CI sees them."""
-    proc = subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -71,12 +70,15 @@ def test_judgments_option_reads_trec_qrels_too():
     assert err == "" and report(out)["judgments"]["labels"] == 3
 
 
-@pytest.mark.parametrize("verb_args", [
-    ["compare", "--run", PT / "results.csv", "--run", PYTREC / "run.json"],
-    ["calibrate", "--run", PYTREC / "run.json", "--queries", None],
-    ["validate"],
-    ["convert", "--to", "qrels"],
-])
+@pytest.mark.parametrize(
+    "verb_args",
+    [
+        ["compare", "--run", PT / "results.csv", "--run", PYTREC / "run.json"],
+        ["calibrate", "--run", PYTREC / "run.json", "--queries", None],
+        ["validate"],
+        ["convert", "--to", "qrels"],
+    ],
+)
 def test_every_labels_verb_takes_qrels(verb_args, tmp_path):
     queries = tmp_path / "queries.jsonl"
     queries.write_text('{"query_id": "q1"}\n{"query_id": "q3", "expect_none": true}\n', encoding="utf-8")
@@ -88,7 +90,9 @@ def test_every_labels_verb_takes_qrels(verb_args, tmp_path):
 
 def test_drift_takes_qrels_but_fix_needs_judgments_jsonl(tmp_path):
     corpus = tmp_path / "corpus.json"
-    corpus.write_text('{"chunks": [{"chunk_id": "c1:' + "0" * 32 + '", "doc_uri": "d1", "text": "x"}]}', encoding="utf-8")
+    corpus.write_text(
+        '{"chunks": [{"chunk_id": "c1:' + "0" * 32 + '", "doc_uri": "d1", "text": "x"}]}', encoding="utf-8"
+    )
     code, _, err = cli("drift", "--qrels", fx("qrels", "trec.qrels"), "--corpus", corpus)
     assert code == 1 and err == ""
     code, _, err = cli("drift", "--qrels", fx("qrels", "trec.qrels"), "--corpus", corpus, "--fix")
@@ -138,8 +142,9 @@ def test_several_runs_are_several_systems_named_after_their_files(tmp_path):
 
 @pytest.mark.parametrize("ks", [["-k", "1,3"], ["-k", "3", "-k", "1"], ["-k", "1,3", "-k", "3"]])
 def test_every_cutoff_is_scored_in_one_call(ks):
-    code, out, _ = cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"),
-                       *ks, "--json")
+    code, out, _ = cli(
+        "score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"), *ks, "--json"
+    )
     metrics = report(out)["metrics"]
     expected = json.loads(fx("basic", "expected.json").read_text())
     for name, value in {**expected["metrics"], **expected["metrics_k1"]}.items():
@@ -147,15 +152,27 @@ def test_every_cutoff_is_scored_in_one_call(ks):
 
 
 def test_bad_cutoff_list_is_a_usage_error():
-    code, _, err = cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"),
-                       "-k", "5,x")
-    assert code == 2 and err.strip() == ("retrieval-eval: error: -k expects positive integers separated by "
-                                         "commas (5,10,100), got '5,x'")
+    code, _, err = cli(
+        "score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"), "-k", "5,x"
+    )
+    assert code == 2 and err.strip() == (
+        "retrieval-eval: error: -k expects positive integers separated by commas (5,10,100), got '5,x'"
+    )
 
 
 def test_a_gate_on_an_uncomputed_cutoff_suggests_the_k():
-    code, out, _ = cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"),
-                       "-k", "10", "--gate", "recall@5:0.5", "--json")
+    code, out, _ = cli(
+        "score",
+        "--judgments",
+        fx("basic", "judgments.jsonl"),
+        "--run",
+        fx("basic", "run.jsonl"),
+        "-k",
+        "10",
+        "--gate",
+        "recall@5:0.5",
+        "--json",
+    )
     verdict = report(out)["verdict"]
     assert code == 1 and verdict["gates"][0]["status"] == "INDETERMINATE"
     assert any("run with -k 5,10 to compute it" in r for r in verdict["reasons"])
@@ -165,9 +182,11 @@ def test_tied_scores_read_by_rank_warn_once_with_a_count(tmp_path):
     run = tmp_path / "run.trec"
     run.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 2.0 r\nq2 Q0 d9 1 1.0 r\nq2 Q0 d8 2 0.5 r\n", encoding="utf-8")
     code, _, err = cli("score", "--qrels", PYTREC / "qrels.json", "--run", run, "--json")
-    assert err.splitlines() == [f"retrieval-eval: warning: {run}: 1 of 2 rankings have tied scores; they are read "
-                                "by rank (the file's order); --order score orders ties by doc id descending, "
-                                "as trec_eval does"]
+    assert err.splitlines() == [
+        f"retrieval-eval: warning: {run}: 1 of 2 rankings have tied scores; they are read "
+        "by rank (the file's order); --order score orders ties by doc id descending, "
+        "as trec_eval does"
+    ]
     code, _, err = cli("score", "--qrels", PYTREC / "qrels.json", "--run", run, "--order", "score", "--json")
     assert err == ""
 
@@ -201,11 +220,18 @@ def test_order_score_on_the_cli(tmp_path):
 
 def _per_query_files(tmp_path):
     judgments = tmp_path / "j.jsonl"
-    judgments.write_text("\n".join(json.dumps(j) for j in [
-        {"query_id": "q1", "doc_uri": "d1", "relevance": 1},
-        {"query_id": "q2", "doc_uri": "d2", "relevance": 1},
-        {"query_id": "q3", "doc_uri": "d3", "relevance": 0},
-    ]) + "\n", encoding="utf-8")
+    judgments.write_text(
+        "\n".join(
+            json.dumps(j)
+            for j in [
+                {"query_id": "q1", "doc_uri": "d1", "relevance": 1},
+                {"query_id": "q2", "doc_uri": "d2", "relevance": 1},
+                {"query_id": "q3", "doc_uri": "d3", "relevance": 0},
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     run = tmp_path / "run.jsonl"
     run.write_text('{"query_id": "q1", "ranking": ["d1", "d1", "d5"]}\n', encoding="utf-8")
     return judgments, run
@@ -234,15 +260,27 @@ def test_per_query_json_and_csv(tmp_path):
     assert frame["query_id"].tolist() == ["q1", "q2", "q3"] and frame["precision@2"].tolist()[0] == 0.5
 
 
-@pytest.mark.parametrize("fmt, starts", [
-    ("markdown", "| system | n | precision@3 |"),
-    ("latex", "\\begin{table}[t]"),
-    ("csv", "system,n,precision@3,"),
-    ("json", "[\n  {\n    \"system\": \"run\","),
-])
+@pytest.mark.parametrize(
+    "fmt, starts",
+    [
+        ("markdown", "| system | n | precision@3 |"),
+        ("latex", "\\begin{table}[t]"),
+        ("csv", "system,n,precision@3,"),
+        ("json", '[\n  {\n    "system": "run",'),
+    ],
+)
 def test_score_summary_formats(fmt, starts):
-    code, out, _ = cli("score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"),
-                       "-k", "3", "--format", fmt)
+    code, out, _ = cli(
+        "score",
+        "--judgments",
+        fx("basic", "judgments.jsonl"),
+        "--run",
+        fx("basic", "run.jsonl"),
+        "-k",
+        "3",
+        "--format",
+        fmt,
+    )
     assert code == 0 and out.startswith(starts)
 
 
@@ -287,8 +325,9 @@ def test_validate_qrels_does_not_warn_about_query_text_qrels_cannot_carry(tmp_pa
 
 def test_validate_qrels_with_queries_checks_their_text(tmp_path):
     queries = tmp_path / "queries.jsonl"
-    queries.write_text("".join(json.dumps({"query_id": f"q{i}", "query": "text"}) + "\n" for i in range(10)),
-                       encoding="utf-8")
+    queries.write_text(
+        "".join(json.dumps({"query_id": f"q{i}", "query": "text"}) + "\n" for i in range(10)), encoding="utf-8"
+    )
     code, out, _ = cli("validate", "--qrels", _many_queries(tmp_path), "--queries", queries, "--json")
     missing = [i["message"] for i in json.loads(out)["issues"] if i["code"] == "missing-query-text"]
     assert missing == ["query q10 has no query text on any row", "query q11 has no query text on any row"]
@@ -296,13 +335,17 @@ def test_validate_qrels_with_queries_checks_their_text(tmp_path):
 
 def test_validate_groups_a_per_query_warning_into_one_line_and_json_keeps_all(tmp_path):
     judgments = tmp_path / "j.jsonl"
-    judgments.write_text("".join(json.dumps({"query_id": f"q{i:02d}", "doc_uri": "d", "relevance": 1}) + "\n"
-                                 for i in range(30)), encoding="utf-8")
+    judgments.write_text(
+        "".join(json.dumps({"query_id": f"q{i:02d}", "doc_uri": "d", "relevance": 1}) + "\n" for i in range(30)),
+        encoding="utf-8",
+    )
     code, out, _ = cli("validate", "--judgments", judgments, "--color", "never")
     lines = [ln for ln in out.splitlines() if "missing-query-text" in ln]
     assert len(lines) == 1
-    assert ("30 times, e.g. query q00 has no query text on any row; queries q00, q01, q02, q03, q04, ... "
-            "(--json lists every one)") in lines[0]
+    assert (
+        "30 times, e.g. query q00 has no query text on any row; queries q00, q01, q02, q03, q04, ... "
+        "(--json lists every one)"
+    ) in lines[0]
     _, out, _ = cli("validate", "--judgments", judgments, "--json")
     assert sum(i["code"] == "missing-query-text" for i in json.loads(out)["issues"]) == 30
 
@@ -312,23 +355,55 @@ def test_validate_groups_a_per_query_warning_into_one_line_and_json_keeps_all(tm
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv, says", [
-    (lambda t: ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("qrels", "trec.qrels")],
-     "trec.qrels: looks like TREC qrels (labels), not a run; pass it with --judgments or --qrels"),
-    (lambda t: ["score", "--judgments", fx("basic", "run.jsonl"), "--run", fx("basic", "run.jsonl")],
-     "run.jsonl: looks like a JSONL run (run), not labels; pass it with --run"),
-    (lambda t: ["score", "--judgments", BEIR / "queries.jsonl", "--run", fx("basic", "run.jsonl")],
-     "queries.jsonl: looks like BEIR queries.jsonl (_id, text) (queries), not labels; pass it with --queries"),
-    (lambda t: ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", BEIR],
-     "beir-scifact-mini: is a directory, expected a file"),
-    (lambda t: ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("basic", "run.jsonl"),
-                "--split", "dev"], "--split applies to a BEIR folder only"),
-    (lambda t: ["score", "--judgments", t["beir"], "--run", fx("basic", "run.jsonl")], "queries.jsonl:2: invalid JSON"),
-    (lambda t: ["score", "--judgments", t["parquet"], "--run", fx("basic", "run.jsonl")], "j.parquet: row 2: relevance must be >= 0"),
-    (lambda t: ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", t["csv"]], "run.csv:3: score must be a number"),
-    (lambda t: ["score", "--judgments", PYTREC / "run.json", "--run", fx("basic", "run.jsonl")],
-     "is a run; pass it as the run (--run, as_run)"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (
+            lambda t: ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", fx("qrels", "trec.qrels")],
+            "trec.qrels: looks like TREC qrels (labels), not a run; pass it with --judgments or --qrels",
+        ),
+        (
+            lambda t: ["score", "--judgments", fx("basic", "run.jsonl"), "--run", fx("basic", "run.jsonl")],
+            "run.jsonl: looks like a JSONL run (run), not labels; pass it with --run",
+        ),
+        (
+            lambda t: ["score", "--judgments", BEIR / "queries.jsonl", "--run", fx("basic", "run.jsonl")],
+            "queries.jsonl: looks like BEIR queries.jsonl (_id, text) (queries), not labels; pass it with --queries",
+        ),
+        (
+            lambda t: ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", BEIR],
+            "beir-scifact-mini: is a directory, expected a file",
+        ),
+        (
+            lambda t: [
+                "score",
+                "--judgments",
+                fx("basic", "judgments.jsonl"),
+                "--run",
+                fx("basic", "run.jsonl"),
+                "--split",
+                "dev",
+            ],
+            "--split applies to a BEIR folder only",
+        ),
+        (
+            lambda t: ["score", "--judgments", t["beir"], "--run", fx("basic", "run.jsonl")],
+            "queries.jsonl:2: invalid JSON",
+        ),
+        (
+            lambda t: ["score", "--judgments", t["parquet"], "--run", fx("basic", "run.jsonl")],
+            "j.parquet: row 2: relevance must be >= 0",
+        ),
+        (
+            lambda t: ["score", "--judgments", fx("basic", "judgments.jsonl"), "--run", t["csv"]],
+            "run.csv:3: score must be a number",
+        ),
+        (
+            lambda t: ["score", "--judgments", PYTREC / "run.json", "--run", fx("basic", "run.jsonl")],
+            "is a run; pass it as the run (--run, as_run)",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(tmp_path, argv, says):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -337,7 +412,9 @@ def test_bad_input_is_one_line_exit_2(tmp_path, argv, says):
     (beir / "qrels").mkdir(parents=True)
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td1\t1\n", encoding="utf-8")
     (beir / "queries.jsonl").write_text('{"_id": "1", "text": "a"}\n{"_id": \n', encoding="utf-8")
-    pq.write_table(pa.table({"query_id": ["q", "q"], "doc_uri": ["a", "b"], "relevance": [1, -1]}), tmp_path / "j.parquet")
+    pq.write_table(
+        pa.table({"query_id": ["q", "q"], "doc_uri": ["a", "b"], "relevance": [1, -1]}), tmp_path / "j.parquet"
+    )
     (tmp_path / "run.csv").write_text("query_id,doc_id,score\nq1,d1,1\nq1,d2,x\n", encoding="utf-8")
     code, out, err = cli_process(*argv({"beir": beir, "parquet": tmp_path / "j.parquet", "csv": tmp_path / "run.csv"}))
     assert code == 2 and out == ""

@@ -41,15 +41,30 @@ def test_score_judged_reports_the_clustered_interval():
 
 
 def test_ci_lower_gate_on_a_judged_metric_fails_below_the_interval():
-    code, out, _ = main("score", "--judgments", J, "--run", RUN, "--system", "dense", "--judged", SAMPLES,
-                        "--gate", "faithfulness:ci-lower:0.78", "--gate", "faithfulness:0.78", "--json")
+    code, out, _ = main(
+        "score",
+        "--judgments",
+        J,
+        "--run",
+        RUN,
+        "--system",
+        "dense",
+        "--judged",
+        SAMPLES,
+        "--gate",
+        "faithfulness:ci-lower:0.78",
+        "--gate",
+        "faithfulness:0.78",
+        "--json",
+    )
     gates = json.loads(out)["verdict"]["gates"]
     assert code == 1 and [g["status"] for g in gates] == ["FAIL", "PASS"]
 
 
 def test_gate_on_absent_judged_metric_is_indeterminate_exit_1_not_a_usage_error():
-    code, out, err = main("score", "--judgments", J, "--run", RUN, "--system", "dense",
-                          "--gate", "faithfulness:ci-lower:0.8", "--json")
+    code, out, err = main(
+        "score", "--judgments", J, "--run", RUN, "--system", "dense", "--gate", "faithfulness:ci-lower:0.8", "--json"
+    )
     assert code == 1 and not _errors(err)
     verdict = json.loads(out)["verdict"]
     assert verdict["status"] == "INDETERMINATE"
@@ -63,16 +78,30 @@ def test_judged_is_repeatable(tmp_path):
     b = raw[raw["metric"] == "answer_relevancy"].drop(columns="truth")
     a.to_csv(tmp_path / "a.csv", index=False)
     b.to_json(tmp_path / "b.jsonl", orient="records", lines=True)
-    code, out, err = main("score", "--judgments", J, "--run", RUN, "--system", "dense",
-                          "--judged", tmp_path / "a.csv", "--judged", tmp_path / "b.jsonl", "--json")
+    code, out, err = main(
+        "score",
+        "--judgments",
+        J,
+        "--run",
+        RUN,
+        "--system",
+        "dense",
+        "--judged",
+        tmp_path / "a.csv",
+        "--judged",
+        tmp_path / "b.jsonl",
+        "--json",
+    )
     assert code == 0, err
     assert {"faithfulness", "answer_relevancy"} <= set(json.loads(out)["metrics"])
 
 
 def test_bad_judge_file_is_one_line_with_file_and_line_exit_2(tmp_path):
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"query_id": "st-01", "metric": "faithfulness", "value": 0.5}\n'
-                    '{"query_id": "st-02", "metric": "faithfulness", "value": "n/a"}\n')
+    path.write_text(
+        '{"query_id": "st-01", "metric": "faithfulness", "value": 0.5}\n'
+        '{"query_id": "st-02", "metric": "faithfulness", "value": "n/a"}\n'
+    )
     code, _, err = main("score", "--judgments", J, "--run", RUN, "--system", "dense", "--judged", path)
     assert code == 2
     (line,) = _errors(err)
@@ -81,8 +110,9 @@ def test_bad_judge_file_is_one_line_with_file_and_line_exit_2(tmp_path):
 
 def test_unjudged_query_in_judge_file_is_a_warning(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_text('{"query_id": "st-01", "metric": "m", "value": 0.5}\n'
-                    '{"query_id": "nope", "metric": "m", "value": 0.5}\n')
+    path.write_text(
+        '{"query_id": "st-01", "metric": "m", "value": 0.5}\n{"query_id": "nope", "metric": "m", "value": 0.5}\n'
+    )
     code, out, err = main("score", "--judgments", J, "--run", RUN, "--system", "dense", "--judged", path, "--json")
     assert code in (0, 1)
     assert "retrieval-eval: warning: " in err and "(nope)" in err

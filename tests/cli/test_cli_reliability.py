@@ -30,15 +30,23 @@ def env() -> dict[str, str]:
 
 def cli(*argv, cwd=None, timeout=120) -> subprocess.CompletedProcess:
     """``retrieval-eval ARGV`` in a subprocess of this package."""
-    return subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True,
-                          env=env(), cwd=cwd, timeout=timeout, check=False)
+    return subprocess.run(
+        [PY, "-m", "retrieval_eval", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        env=env(),
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def bash(script: str, cwd=None, timeout=120) -> subprocess.CompletedProcess:
     """A bash command line (for ``<(...)`` process substitution); ``RE`` runs the CLI."""
-    command = f"RE() {{ {PY} -m retrieval_eval \"$@\"; }}; {script}"
-    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env(), cwd=cwd,
-                          timeout=timeout, check=False)
+    command = f'RE() {{ {PY} -m retrieval_eval "$@"; }}; {script}'
+    return subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, env=env(), cwd=cwd, timeout=timeout, check=False
+    )
 
 
 def one_error(proc: subprocess.CompletedProcess) -> str:
@@ -147,8 +155,7 @@ def test_dev_null_is_still_the_empty_run():
 def test_the_library_reads_a_fifo_once(big_qrels, tmp_path):
     fifo = tmp_path / "labels.fifo"
     writer = _fifo_with_writer(fifo, big_qrels.read_bytes())
-    code = ("import sys, retrieval_eval as rev; "
-            f"print(len(rev.as_judgments({str(fifo)!r})))")
+    code = f"import sys, retrieval_eval as rev; print(len(rev.as_judgments({str(fifo)!r})))"
     proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=env(), timeout=60, check=False)
     writer.join(5)
     assert proc.returncode == 0, proc.stderr
@@ -165,8 +172,15 @@ def test_score_shift_refuses_out_over_its_run(tmp_path):
     before.write_bytes(Path(RUN).read_bytes())
     for flag in ("--run-before", "--run-after"):
         other = RUN
-        argv = ["score-shift", "--run-before", before if flag == "--run-before" else other,
-                "--run-after", before if flag == "--run-after" else other, "--out", before]
+        argv = [
+            "score-shift",
+            "--run-before",
+            before if flag == "--run-before" else other,
+            "--run-after",
+            before if flag == "--run-after" else other,
+            "--out",
+            before,
+        ]
         assert f"is the {flag} input" in one_error(cli(*argv))
     assert before.read_bytes() == Path(RUN).read_bytes()
 
@@ -175,8 +189,9 @@ def test_label_agreement_refuses_out_over_its_inputs(tmp_path):
     labels = tmp_path / "labels.jsonl"
     labels.write_bytes(Path(J).read_bytes())
     assert "is the --judgments input" in one_error(cli("label-agreement", "--judgments", labels, "--out", labels))
-    assert "is the --other input" in one_error(cli("label-agreement", "--judgments", J, "--other", labels,
-                                                   "--out", labels))
+    assert "is the --other input" in one_error(
+        cli("label-agreement", "--judgments", J, "--other", labels, "--out", labels)
+    )
     assert labels.read_bytes() == Path(J).read_bytes()
 
 
@@ -201,16 +216,18 @@ def test_out_inside_a_beir_folder_input_is_refused(tmp_path):
 
 
 def test_score_shift_refuses_a_billion_bins_at_once():
-    proc = cli("score-shift", "--run-before", RUN, "--run-after", RUN, "--system", "dense",
-               "--bins", "1000000000", timeout=60)
+    proc = cli(
+        "score-shift", "--run-before", RUN, "--run-after", RUN, "--system", "dense", "--bins", "1000000000", timeout=60
+    )
     assert "bins must be between 2 and 10000, got 1000000000" in one_error(proc)
 
 
 def test_score_shift_takes_the_largest_bins():
     from retrieval_eval.analysis.calibration.shift import MAX_BINS
 
-    proc = cli("score-shift", "--run-before", RUN, "--run-after", RUN, "--system", "dense",
-               "--bins", MAX_BINS, "--json")
+    proc = cli(
+        "score-shift", "--run-before", RUN, "--run-after", RUN, "--system", "dense", "--bins", MAX_BINS, "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["settings"]["bins"] == MAX_BINS
 
@@ -329,9 +346,26 @@ def test_out_of_memory_is_one_line_exit_2(tiny):
     qrels, run = tiny
     from retrieval_eval.cli.common import MAX_CHUNK_ROWS  # a first block of 3 GB, in 2 GB
 
-    proc = subprocess.run([PY, "-m", "retrieval_eval", "score", "--judgments", str(qrels), "--run", str(run),
-                           "--chunk-rows", str(MAX_CHUNK_ROWS)], capture_output=True, text=True, env=env(),
-                          preexec_fn=small, timeout=120, check=False)
+    proc = subprocess.run(
+        [
+            PY,
+            "-m",
+            "retrieval_eval",
+            "score",
+            "--judgments",
+            str(qrels),
+            "--run",
+            str(run),
+            "--chunk-rows",
+            str(MAX_CHUNK_ROWS),
+        ],
+        capture_output=True,
+        text=True,
+        env=env(),
+        preexec_fn=small,
+        timeout=120,
+        check=False,
+    )
     assert "out of memory" in one_error(proc)
 
 
@@ -345,8 +379,15 @@ def test_a_parquet_bomb_is_refused_unread(tmp_path):
     n = 5_000_000
     same = pa.array(np.zeros(n, dtype=np.int32))
     bomb = tmp_path / "bomb.parquet"
-    pq.write_table(pa.table({"query_id": pa.DictionaryArray.from_arrays(same, pa.array(["q1"])),
-                             "doc_id": pa.DictionaryArray.from_arrays(same, pa.array(["d1"]))}), bomb)
+    pq.write_table(
+        pa.table(
+            {
+                "query_id": pa.DictionaryArray.from_arrays(same, pa.array(["q1"])),
+                "doc_id": pa.DictionaryArray.from_arrays(same, pa.array(["d1"])),
+            }
+        ),
+        bomb,
+    )
     assert n > MAX_PARQUET_ROWS_PER_BYTE * bomb.stat().st_size
     err = one_error(cli("convert", "--run", bomb, "--to", "run", timeout=60))
     assert "decompression bomb" in err and "5,000,000 rows" in err
@@ -377,10 +418,15 @@ def _controls(text: str) -> list[str]:
 @pytest.mark.parametrize("per_query", [False, True])
 def test_csv_and_latex_escape_control_characters(tmp_path, fmt, per_query):
     labels, run = tmp_path / "j.jsonl", tmp_path / "r.jsonl"
-    labels.write_text("".join(json.dumps({"query_id": f"q{i}{HOSTILE}", "doc_uri": "d1", "relevance": 1}) + "\n"
-                              for i in range(3)))
-    run.write_text("".join(json.dumps({"query_id": f"q{i}{HOSTILE}", "ranking": ["d1"], "system": f"s\x9b{HOSTILE}"})
-                           + "\n" for i in range(3)))
+    labels.write_text(
+        "".join(json.dumps({"query_id": f"q{i}{HOSTILE}", "doc_uri": "d1", "relevance": 1}) + "\n" for i in range(3))
+    )
+    run.write_text(
+        "".join(
+            json.dumps({"query_id": f"q{i}{HOSTILE}", "ranking": ["d1"], "system": f"s\x9b{HOSTILE}"}) + "\n"
+            for i in range(3)
+        )
+    )
     proc = cli("score", "--judgments", labels, "--run", run, "--format", fmt, *(["--per-query"] if per_query else []))
     assert proc.returncode in (0, 1), proc.stderr
     assert not _controls(proc.stdout)
@@ -420,8 +466,18 @@ def test_thousands_of_cutoffs_are_refused_at_once():
 def test_the_largest_number_of_cutoffs_scores():
     from retrieval_eval.engine.metrics import MAX_CUTOFFS
 
-    proc = cli("score", "--judgments", J, "--run", RUN, "--system", "dense", "-k",
-               ",".join(map(str, range(1, MAX_CUTOFFS + 1))), "--json")
+    proc = cli(
+        "score",
+        "--judgments",
+        J,
+        "--run",
+        RUN,
+        "--system",
+        "dense",
+        "-k",
+        ",".join(map(str, range(1, MAX_CUTOFFS + 1))),
+        "--json",
+    )
     assert proc.returncode in (0, 1), proc.stderr
     assert f"recall@{MAX_CUTOFFS}" in json.loads(proc.stdout)["metrics"]
 

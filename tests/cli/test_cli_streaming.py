@@ -58,8 +58,7 @@ def test_a_run_above_the_threshold_is_streamed_with_the_same_report(files, spy, 
 def test_chunk_rows_streams_a_small_run(files, spy):
     jp, rp = files
     code, whole, _ = run_cli("score", "--judgments", jp, "--run", rp, "--json", "-k", "5")
-    code2, streamed, _ = run_cli("score", "--judgments", jp, "--run", rp, "--json", "-k", "5",
-                                 "--chunk-rows", "7")
+    code2, streamed, _ = run_cli("score", "--judgments", jp, "--run", rp, "--json", "-k", "5", "--chunk-rows", "7")
     assert spy == [7]
     assert (code2, _report(streamed)) == (code, _report(whole))
 
@@ -75,6 +74,5 @@ def test_a_ranking_in_two_places_exits_2_with_one_line(tmp_path):
 
 def test_chunk_rows_refuses_what_needs_the_run_whole(files):
     jp, rp = files
-    code, _, err = run_cli("score", "--judgments", jp, "--run", rp, "--chunk-rows", "5",
-                           "--system", "bm25")
+    code, _, err = run_cli("score", "--judgments", jp, "--run", rp, "--chunk-rows", "5", "--system", "bm25")
     assert code == 2 and "--chunk-rows cannot go with --system, --queries or several --run" in err

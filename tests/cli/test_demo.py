@@ -34,7 +34,7 @@ def ungated(tmp_path_factory):
 
 def _section(page: str, element_id: str) -> str:
     start = page.index(f'id="{element_id}"')
-    return page[start:page.index("</table>", start)]
+    return page[start : page.index("</table>", start)]
 
 
 def _text(page: str) -> str:
@@ -56,8 +56,8 @@ def test_the_headline_has_one_row_per_system_with_the_reports_numbers(gated):
     assert re.findall(r'data-system="([^"]+)"', head) == SYSTEMS
     reports = json.loads(written["report.json"].read_text())["systems"]
     for system in SYSTEMS:
-        row = head[head.index(f'data-system="{system}"'):]
-        row = row[:row.index("</tr>")]
+        row = head[head.index(f'data-system="{system}"') :]
+        row = row[: row.index("</tr>")]
         for metric in ("ndcg@10", "recall@10", "mrr@10", "auroc"):
             assert f"<td>{reports[system]['metrics'][metric]['value']:.4f}</td>" in row
     frame = pd.read_csv(written["headline.csv"], index_col="system")
@@ -123,17 +123,18 @@ def test_every_mark_on_the_page_is_explained(gated):
         assert f'<span class="{status}">{status}</span>' in page.split("<h2>Gates applied")[0]
 
 
-@pytest.mark.parametrize("row, verdict", [
-    ({"rank_based": True, "auroc": 0.99, "n_positive": 50, "n_negative": 50},
-     "cannot separate OOD queries (rank-based scores)"),
-    ({"rank_based": False, "auroc": 0.99, "n_positive": 50, "n_negative": 9},
-     "too few samples to judge"),
-    ({"rank_based": False, "auroc": 0.9, "n_positive": 50, "n_negative": 10},
-     "separates OOD queries"),
-    ({"rank_based": False, "auroc": 0.7, "n_positive": 50, "n_negative": 10},
-     "separates OOD queries partly"),
-    ({"rank_based": False, "auroc": 0.69, "n_positive": 50, "n_negative": 10},
-     "does not separate OOD queries"),
-])
+@pytest.mark.parametrize(
+    "row, verdict",
+    [
+        (
+            {"rank_based": True, "auroc": 0.99, "n_positive": 50, "n_negative": 50},
+            "cannot separate OOD queries (rank-based scores)",
+        ),
+        ({"rank_based": False, "auroc": 0.99, "n_positive": 50, "n_negative": 9}, "too few samples to judge"),
+        ({"rank_based": False, "auroc": 0.9, "n_positive": 50, "n_negative": 10}, "separates OOD queries"),
+        ({"rank_based": False, "auroc": 0.7, "n_positive": 50, "n_negative": 10}, "separates OOD queries partly"),
+        ({"rank_based": False, "auroc": 0.69, "n_positive": 50, "n_negative": 10}, "does not separate OOD queries"),
+    ],
+)
 def test_calibration_verdict_reads_rank_basis_samples_then_auroc(row, verdict):
     assert calibration_verdict(pd.Series(row)) == verdict

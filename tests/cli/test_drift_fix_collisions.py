@@ -20,8 +20,7 @@ def _copy(tmp_path: Path) -> Path:
 def test_drift_fix_on_the_demo_writes_a_set_validate_accepts(tmp_path):
     j = _copy(tmp_path)
     before = j.read_text().splitlines()
-    code, out, _ = run_cli("drift", "--judgments", j, "--corpus", DEMO / "corpus_v2.json", "--fix",
-                           "--color", "never")
+    code, out, _ = run_cli("drift", "--judgments", j, "--corpus", DEMO / "corpus_v2.json", "--fix", "--color", "never")
     assert code == 1  # conflicts and orphans are left for a person
     assert "collapsed 2 labels" in out
     assert out.count("GRADE_CONFLICT") >= 4 and "grades 3 and 2" in out and "grades 3 and 1" in out

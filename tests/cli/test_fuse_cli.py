@@ -39,13 +39,18 @@ def _frame(path):
     return r.sort_values(["query_id", "doc_id"]).reset_index(drop=True)
 
 
-@pytest.mark.parametrize("argv, kwargs", [
-    (["--method", "rrf"], {"method": "rrf"}),
-    (["--method", "mnz", "--norm", "zmuv"], {"method": "mnz", "norm": "zmuv"}),
-    (["--method", "wsum", "--weight", "bm25=0.3", "--weight", "dense=0.7", "--norm", "max"],
-     {"method": "wsum", "norm": "max", "weights": {"bm25": 0.3, "dense": 0.7}}),
-    (["--method", "rrf", "--rrf-k", "10", "--name", "fused"], {"method": "rrf", "k": 10, "name": "fused"}),
-])
+@pytest.mark.parametrize(
+    "argv, kwargs",
+    [
+        (["--method", "rrf"], {"method": "rrf"}),
+        (["--method", "mnz", "--norm", "zmuv"], {"method": "mnz", "norm": "zmuv"}),
+        (
+            ["--method", "wsum", "--weight", "bm25=0.3", "--weight", "dense=0.7", "--norm", "max"],
+            {"method": "wsum", "norm": "max", "weights": {"bm25": 0.3, "dense": 0.7}},
+        ),
+        (["--method", "rrf", "--rrf-k", "10", "--name", "fused"], {"method": "rrf", "k": 10, "name": "fused"}),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".trec", ".jsonl"])
 def test_fuse_writes_what_the_api_fuses(runs, tmp_path, argv, kwargs, suffix):
     target = tmp_path / f"out{suffix}"
@@ -61,13 +66,15 @@ def test_fuse_writes_what_the_api_fuses(runs, tmp_path, argv, kwargs, suffix):
     assert ("rank-based" in out) == (kwargs["method"] == "rrf")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--weight", "bm25"], "--weight expects SYSTEM=NUMBER, got 'bm25'"),
-    (["--method", "wsum", "--weight", "bm25=1"], "weights name no weight for 'dense'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--weight", "bm25"], "--weight expects SYSTEM=NUMBER, got 'bm25'"),
+        (["--method", "wsum", "--weight", "bm25=1"], "weights name no weight for 'dense'"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(runs, tmp_path, argv, message):
-    code, out, err = cli("fuse", "--run", runs["bm25"], "--run", runs["dense"], *argv,
-                         "--out", tmp_path / "x.trec")
+    code, out, err = cli("fuse", "--run", runs["bm25"], "--run", runs["dense"], *argv, "--out", tmp_path / "x.trec")
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x.trec").exists()
 

@@ -40,6 +40,7 @@ def cli(*argv):
 
 # ---- trec_eval 10.0's C loops, transcribed --------------------------------------------------
 
+
 def res_rels(qrels, rows, q):
     """trec_eval's results_rel_list for query q: grades in trec order (NONPOOL -1, UNJUDGED -2)."""
     labels = {d: g for qq, d, g in qrels if qq == q}
@@ -155,8 +156,14 @@ def test_rbp_rbp_resid_and_relstring_are_trec_evals(seed):
     qrels, rows = generated(seed)
     names = ["rbp", "rbp.p=0.5", "rbp_resid", "rbp_resid.p=0.95", "relstring", "relstring.20"]
     got = cat.compute(trec.judgments(qrels), trec.run(rows), names).set_index("query_id")
-    assert list(got.columns[1:]) == ["rbp", "rbp(p=0.5)", "rbp_resid", "rbp_resid(p=0.95)",
-                                     "relstring_10", "relstring_20"]
+    assert list(got.columns[1:]) == [
+        "rbp",
+        "rbp(p=0.5)",
+        "rbp_resid",
+        "rbp_resid(p=0.95)",
+        "relstring_10",
+        "relstring_20",
+    ]
     for q in got.index:
         rels = res_rels(qrels, rows, q)
         grades = [g for qq, _, g in qrels if qq == q and g >= 0]
@@ -175,13 +182,14 @@ def test_rbp_by_hand():
     rows = [("q", "a", 4.0), ("q", "b", 3.0), ("q", "c", 2.0), ("q", "d", 1.0)]
     got = cat.compute(trec.judgments(qrels), trec.run(rows), ["rbp", "rbp_resid", "relstring"])
     assert got["rbp"].iloc[0] == pytest.approx(0.1 * (0.9 * 1.0 + 0.729 * 0.5))
-    assert got["rbp_resid"].iloc[0] == pytest.approx(0.9 ** 4 + 0.1 * 0.81)
+    assert got["rbp_resid"].iloc[0] == pytest.approx(0.9**4 + 0.1 * 0.81)
     assert got["relstring_10"].iloc[0] == "02-1"
     summary = cat.summarize(got)
     assert "relstring_10" not in summary.columns and "rbp" in summary.columns
 
 
 # ---- the command line --------------------------------------------------------------------------
+
 
 @pytest.fixture
 def files(tmp_path):
@@ -192,15 +200,18 @@ def files(tmp_path):
     return qp, rp
 
 
-@pytest.mark.parametrize("getopt, plain", [
-    (["-M10", "-l2"], ["-M", "10", "-l", "2"]),
-    (["-qc"], ["-q", "-c"]),
-    (["-qcM10"], ["-q", "-c", "-M", "10"]),
-    (["-mP.5,10", "-mmap"], ["-m", "P.5,10", "-m", "map"]),
-    (["--measure=P.5", "--query_eval_wanted"], ["-m", "P.5", "-q"]),
-    (["--meas", "P.5", "--Max_ret=3"], ["-m", "P.5", "-M", "3"]),
-    (["-miprec_at_recall..10,.20"], ["-m", "iprec_at_recall..10,.20"]),
-])
+@pytest.mark.parametrize(
+    "getopt, plain",
+    [
+        (["-M10", "-l2"], ["-M", "10", "-l", "2"]),
+        (["-qc"], ["-q", "-c"]),
+        (["-qcM10"], ["-q", "-c", "-M", "10"]),
+        (["-mP.5,10", "-mmap"], ["-m", "P.5,10", "-m", "map"]),
+        (["--measure=P.5", "--query_eval_wanted"], ["-m", "P.5", "-q"]),
+        (["--meas", "P.5", "--Max_ret=3"], ["-m", "P.5", "-M", "3"]),
+        (["-miprec_at_recall..10,.20"], ["-m", "iprec_at_recall..10,.20"]),
+    ],
+)
 def test_getopt_syntax_reads_as_the_plain_one(files, getopt, plain):
     qp, rp = files
     assert getopt_argv(getopt) == plain
@@ -215,13 +226,16 @@ def test_options_after_the_files_and_the_double_dash(files):
     assert getopt_argv(["-q", "--", "-x"]) == ["-q", "--", "-x"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["-qv"], "option -v (--version) is not supported"),
-    (["-x"], "invalid option -- 'x'"),
-    (["--bogus"], "unrecognized option '--bogus'"),
-    (["--Re"], "ambiguous option '--Re'"),
-    (["-m"], "option requires an argument -- 'm'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-qv"], "option -v (--version) is not supported"),
+        (["-x"], "invalid option -- 'x'"),
+        (["--bogus"], "unrecognized option '--bogus'"),
+        (["--Re"], "ambiguous option '--Re'"),
+        (["-m"], "option requires an argument -- 'm'"),
+    ],
+)
 def test_an_option_not_read_is_an_error_naming_it(files, argv, message):
     qp, rp = files
     with pytest.raises(CLIError, match=None) as err:
@@ -241,7 +255,11 @@ def test_all_trec_is_the_versions_list(files):
     per_query = cli("trec_eval", "-q", "-m", "all_trec", qp, rp)[1]
     assert per_query.count("relstring             \t") == len({line.split()[0] for line in qp.read_text().splitlines()})
     assert set(VERSION_NICKNAMES["10.0"]["all_trec"]) - set(VERSION_NICKNAMES["9.0.8"]["all_trec"]) == {
-        "relstring", "rbp", "rbp_resid", "unj"}
+        "relstring",
+        "rbp",
+        "rbp_resid",
+        "unj",
+    }
 
 
 # ---- trec_eval's own regression test, where a copy of it is at hand --------------------------
@@ -255,20 +273,41 @@ QUICKTEST = [  # trec_eval 10.0's Makefile, `make quicktest`: (arguments, expect
     (["-m", "all_trec", "-q", "-c", "test/qrels.test", "test/results.trunc"], "out.test.aqc"),
     (["-m", "all_trec", "-q", "-c", "-M100", "test/qrels.test", "test/results.trunc"], "out.test.aqcM"),
     (["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "test/qrels.rel_level", "test/results.test"], "out.test.aql"),
-    (["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
-      "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75", "-mndcg.1=3,2=9,4=4.5",
-      "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "test/qrels.test", "test/results.test"], "out.test.meas_params"),
+    (
+        [
+            "-q",
+            "-miprec_at_recall..10,.20,.25,.75,.50",
+            "-m",
+            "P.5,7,3",
+            "-m",
+            "recall.20,2000",
+            "-m",
+            "Rprec_mult.5.0,0.2,0.35",
+            "-mutility.2,-1,0,0",
+            "-m",
+            "11pt_avg..25,.5,.75",
+            "-mndcg.1=3,2=9,4=4.5",
+            "-mndcg_cut.10,20,23.4",
+            "-msuccess.2,5,20",
+            "test/qrels.test",
+            "test/results.test",
+        ],
+        "out.test.meas_params",
+    ),
     (["-q", "-m", "all_trec", "-Z", "test/zscores_file", "test/qrels.test", "test/results.test"], "out.test.aqZ"),
 ]
 TEST_DIR = os.environ.get("RETRIEVAL_EVAL_TREC_EVAL_TEST_DIR")
 
 
-@pytest.mark.skipif(not TEST_DIR, reason="RETRIEVAL_EVAL_TREC_EVAL_TEST_DIR names no copy of "
-                    "trec_eval 10.0's test/ folder (docs/trec_eval-versions.md)")
+@pytest.mark.skipif(
+    not TEST_DIR,
+    reason="RETRIEVAL_EVAL_TREC_EVAL_TEST_DIR names no copy of "
+    "trec_eval 10.0's test/ folder (docs/trec_eval-versions.md)",
+)
 @pytest.mark.parametrize("argv, expected", QUICKTEST, ids=[e for _, e in QUICKTEST])
 def test_trec_evals_quicktest_byte_for_byte(argv, expected):
     folder = Path(TEST_DIR)
-    paths = [str(folder / a[len("test/"):]) if a.startswith("test/") else a for a in argv]
+    paths = [str(folder / a[len("test/") :]) if a.startswith("test/") else a for a in argv]
     code, out, err = cli("trec_eval", *paths)
     assert (code, err) == (0, "")
     assert out == (folder / expected).read_text()
@@ -278,8 +317,9 @@ def test_trec_evals_quicktest_byte_for_byte(argv, expected):
 def test_11pt_avg_over_given_recall_levels_is_their_iprec_mean(version):
     qrels, rows = generated(3)
     levels = [0.25, 0.5, 0.75]
-    got = cat.compute(trec.judgments(qrels), trec.run(rows), ["11pt_avg..25,.5,.75"],
-                      compat=version).set_index("query_id")
+    got = cat.compute(trec.judgments(qrels), trec.run(rows), ["11pt_avg..25,.5,.75"], compat=version).set_index(
+        "query_id"
+    )
     assert list(got.columns) == ["system", "11pt_avg_0.25,0.5,0.75"]
     for q in got.index:
         rels = res_rels(qrels, rows, q)

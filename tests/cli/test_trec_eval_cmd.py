@@ -60,10 +60,10 @@ def expected_text(qrels, run, families, per_query, level=1):
     qids = sorted(values)
     first = values[qids[0]]
     # pytrec_eval's keys for each family, in trec_eval's parameter order.
-    names = {fam: [k for k in first if k == fam or re.fullmatch(re.escape(fam) + r"_\d+(\.\d+)?", k)]
-             for fam in families}
-    ordered = [n for fam in TREC_ORDER if fam in families and fam not in ("runid", "num_q")
-               for n in names[fam]]
+    names = {
+        fam: [k for k in first if k == fam or re.fullmatch(re.escape(fam) + r"_\d+(\.\d+)?", k)] for fam in families
+    }
+    ordered = [n for fam in TREC_ORDER if fam in families and fam not in ("runid", "num_q") for n in names[fam]]
 
     def fmt(name, qid, v):
         return f"{name:<22}\t{qid}\t{int(v)}" if name in COUNTS else f"{name:<22}\t{qid}\t{v:6.4f}"
@@ -114,8 +114,7 @@ def test_parameters_replace_the_defaults_and_print_in_trec_evals_order(files):
     qp, rp, _, _ = files
     code, out, _ = cli("trec_eval", "-m", "ndcg_cut.10", "-m", "P.5,10", "-m", "map", qp, rp)
     assert code == 0
-    assert [line.split("\t")[0].strip() for line in out.splitlines()] == \
-        ["map", "P_5", "P_10", "ndcg_cut_10"]
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == ["map", "P_5", "P_10", "ndcg_cut_10"]
 
 
 def test_complete_averages_over_every_qrels_query(files):
@@ -133,8 +132,9 @@ def test_complete_averages_over_every_qrels_query(files):
 def test_max_retrieved_is_trec_evals_M(tmp_path):
     (tmp_path / "q").write_text("1 0 a 1\n1 0 b 1\n")
     (tmp_path / "r").write_text("1 Q0 x 1 3 s\n1 Q0 a 2 2 s\n1 Q0 b 3 1 s\n")
-    code, out, _ = cli("trec_eval", "-M", "2", "-m", "num_ret", "-m", "num_rel_ret",
-                       str(tmp_path / "q"), str(tmp_path / "r"))
+    code, out, _ = cli(
+        "trec_eval", "-M", "2", "-m", "num_ret", "-m", "num_rel_ret", str(tmp_path / "q"), str(tmp_path / "r")
+    )
     assert code == 0
     assert out == f"{'num_ret':<22}\tall\t2\n{'num_rel_ret':<22}\tall\t1\n"
 

@@ -24,8 +24,7 @@ generated = maps.generated
 
 def write(tmp_path, qrels, rows):
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
-    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i} {s} sys\n"
-                                          for i, (q, d, s) in enumerate(rows)))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i} {s} sys\n" for i, (q, d, s) in enumerate(rows)))
     return [str(tmp_path / "qrels"), str(tmp_path / "run")]
 
 
@@ -40,8 +39,7 @@ def cli(paths, *args):
 def test_the_trec_eval_command_prints_gain_maps_as_trec_eval(tmp_path):
     qrels, rows = generated(5)
     paths = write(tmp_path, qrels, rows)
-    code, out, err = cli(paths, "-q", "-m", "Rndcg.1=3,2=9", "-m", "ndcg_rel.1=3,2=9",
-                         "-m", "G.1=3")
+    code, out, err = cli(paths, "-q", "-m", "Rndcg.1=3,2=9", "-m", "ndcg_rel.1=3,2=9", "-m", "G.1=3")
     assert (code, err) == (0, "")
     lines = [line.split("\t") for line in out.splitlines()]
     # trec_eval's order (G, ndcg_rel, Rndcg), each named as typed (meas_init.c's append_string).
@@ -85,5 +83,8 @@ def test_the_trec_eval_command_prints_a_nan_rndcg_and_its_mean(tmp_path):
     paths = write(tmp_path, [("p", "a", 2), ("q", "a", 1)], [("p", "a", 1.0), ("q", "a", 1.0)])
     code, out, _ = cli(paths, "-q", "-m", "Rndcg.1=0")
     assert code == 0
-    assert out.splitlines() == [f"{'Rndcg_1=0':<22}\tp\t1.0000", f"{'Rndcg_1=0':<22}\tq\t   nan",
-                                f"{'Rndcg_1=0':<22}\tall\t   nan"]
+    assert out.splitlines() == [
+        f"{'Rndcg_1=0':<22}\tp\t1.0000",
+        f"{'Rndcg_1=0':<22}\tq\t   nan",
+        f"{'Rndcg_1=0':<22}\tall\t   nan",
+    ]

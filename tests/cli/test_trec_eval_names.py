@@ -65,8 +65,9 @@ def pytrec_keys(measure):
     return pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
 
 
-@pytest.mark.parametrize("measure", ["set_F", "ndcg", "utility", "P.5,10", "ndcg_cut.5",
-                                     "recall.3,7", "iprec_at_recall.0.2,0.7"])
+@pytest.mark.parametrize(
+    "measure", ["set_F", "ndcg", "utility", "P.5,10", "ndcg_cut.5", "recall.3,7", "iprec_at_recall.0.2,0.7"]
+)
 def test_plain_names_and_cutoff_names_are_pytrec_evals_keys(paths, measure):
     want = pytrec_keys(measure)
     lines = run_cli(paths, measure)
@@ -74,14 +75,26 @@ def test_plain_names_and_cutoff_names_are_pytrec_evals_keys(paths, measure):
         assert names(lines, q) == list(want[q]), q  # pytrec_eval keeps trec_eval's order here
 
 
-@pytest.mark.parametrize("measure, printed", [
-    ("set_F.0.5", "set_F_0.5"), ("set_F.1", "set_F_1"), ("set_F.1.0", "set_F_1.0"),
-    ("set_F.2", "set_F_2"), ("set_F..25", "set_F_.25"), ("ndcg.1=3,2=9", "ndcg_1=3,2=9"),
-    ("ndcg.1=3", "ndcg_1=3"), ("G.1=3", "G_1=3"), ("ndcg_rel.1=3,2=9", "ndcg_rel_1=3,2=9"),
-    ("Rndcg.0=1,1=3", "Rndcg_0=1,1=3"), ("G.2=9,1=3", "G_2=9,1=3"), ("G.1=-1", "G_1=-1"),
-    ("utility.2,-1,-3,.5", "utility_2,-1,-3,.5"), ("utility.1,-1,0,0", "utility_1,-1,0,0")])
-def test_a_single_value_measure_with_parameters_prints_its_name_and_the_parameters_as_typed(
-        paths, measure, printed):
+@pytest.mark.parametrize(
+    "measure, printed",
+    [
+        ("set_F.0.5", "set_F_0.5"),
+        ("set_F.1", "set_F_1"),
+        ("set_F.1.0", "set_F_1.0"),
+        ("set_F.2", "set_F_2"),
+        ("set_F..25", "set_F_.25"),
+        ("ndcg.1=3,2=9", "ndcg_1=3,2=9"),
+        ("ndcg.1=3", "ndcg_1=3"),
+        ("G.1=3", "G_1=3"),
+        ("ndcg_rel.1=3,2=9", "ndcg_rel_1=3,2=9"),
+        ("Rndcg.0=1,1=3", "Rndcg_0=1,1=3"),
+        ("G.2=9,1=3", "G_2=9,1=3"),
+        ("G.1=-1", "G_1=-1"),
+        ("utility.2,-1,-3,.5", "utility_2,-1,-3,.5"),
+        ("utility.1,-1,0,0", "utility_1,-1,0,0"),
+    ],
+)
+def test_a_single_value_measure_with_parameters_prints_its_name_and_the_parameters_as_typed(paths, measure, printed):
     # trec_eval's C source (meas_init.c: append_string(tm->name, printable_params), printed by
     # meas_print_single.c / meas_print_final.c); pytrec_eval keys these by the bare name.
     # Even the defaults (set_F.1, utility.1,-1,0,0) print with their parameters: the rule
@@ -111,12 +124,21 @@ def test_set_F_with_several_betas_is_one_measure_with_the_first_as_trec_eval_rea
     assert per_query == {q: pytest.approx(round(want[q]["set_F"], 4), abs=1e-12) for q in want}
 
 
-@pytest.mark.parametrize("measures, printed", [
-    (["set_F.0.5", "set_F.2"], ["set_F_0.5"]), (["set_F.2", "set_F.0.5"], ["set_F_2"]),
-    (["set_F", "set_F.0.5"], ["set_F_0.5"]), (["set_F.0.5", "set_F"], ["set_F_0.5"]),
-    (["ndcg.1=3", "ndcg", "ndcg.2=9"], ["ndcg_1=3"]), (["Rndcg", "Rndcg.1=3"], ["Rndcg_1=3"]),
-    (["utility.2,-1,-3,.5", "utility.1,0,0,0"], ["utility_2,-1,-3,.5"]),
-    (["P.5", "P.10"], ["P_5"]), (["P.5", "P"], ["P_5"]), (["P", "P.5,10"], ["P_5", "P_10"])])
+@pytest.mark.parametrize(
+    "measures, printed",
+    [
+        (["set_F.0.5", "set_F.2"], ["set_F_0.5"]),
+        (["set_F.2", "set_F.0.5"], ["set_F_2"]),
+        (["set_F", "set_F.0.5"], ["set_F_0.5"]),
+        (["set_F.0.5", "set_F"], ["set_F_0.5"]),
+        (["ndcg.1=3", "ndcg", "ndcg.2=9"], ["ndcg_1=3"]),
+        (["Rndcg", "Rndcg.1=3"], ["Rndcg_1=3"]),
+        (["utility.2,-1,-3,.5", "utility.1,0,0,0"], ["utility_2,-1,-3,.5"]),
+        (["P.5", "P.10"], ["P_5"]),
+        (["P.5", "P"], ["P_5"]),
+        (["P", "P.5,10"], ["P_5", "P_10"]),
+    ],
+)
 def test_a_measure_given_twice_keeps_its_first_parameters_as_trec_eval(paths, measures, printed):
     # trec_eval's C source: mark_measure marks a measure once; its init (meas_init.c) walks
     # epi->meas_arg in command-line order and breaks at the first entry with its name.
@@ -125,8 +147,7 @@ def test_a_measure_given_twice_keeps_its_first_parameters_as_trec_eval(paths, me
 
 
 @pytest.mark.parametrize("order", ["nickname first", "parameters first"])
-def test_a_nickname_and_parameters_print_the_nicknames_measures_with_those_parameters(paths,
-                                                                                        order):
+def test_a_nickname_and_parameters_print_the_nicknames_measures_with_those_parameters(paths, order):
     # all_trec marks set_F and P; the -m with parameters gives them their parameters, in
     # either order (trec_eval's C source, as above). Every other measure is all_trec's own.
     args = ["all_trec", "set_F.0.5", "P.5"]
@@ -134,8 +155,7 @@ def test_a_nickname_and_parameters_print_the_nicknames_measures_with_those_param
         args = args[1:] + args[:1]
     got = names(run_cli(paths, *args, per_query=False))
     plain = names(run_cli(paths, "all_trec", per_query=False))
-    want = ["set_F_0.5" if n == "set_F" else n for n in plain
-            if not n.startswith("P_") or n == "P_5"]
+    want = ["set_F_0.5" if n == "set_F" else n for n in plain if not n.startswith("P_") or n == "P_5"]
     assert "set_F" in plain and "P_10" in plain
     assert got == want
 
@@ -144,16 +164,14 @@ def test_a_later_malformed_parameter_is_still_refused(paths):
     # trec_eval never reads a later -m's parameters; this command parses every -m, so a typo
     # is an error rather than silently ignored (docs/cli.md says so).
     err = io.StringIO()
-    code = main(["trec_eval", "-m", "set_F.0.5", "-m", "set_F.x", *paths],
-                stdout=io.StringIO(), stderr=err)
+    code = main(["trec_eval", "-m", "set_F.0.5", "-m", "set_F.x", *paths], stdout=io.StringIO(), stderr=err)
     assert code == 2 and "set_F.x" in err.getvalue() and err.getvalue().count("\n") == 1
 
 
 def test_cutoffs_print_in_ascending_order_whatever_order_they_are_typed(paths):
     # meas_init.c's get_long_cutoffs / get_double_cutoffs qsort the parameters ascending.
     assert names(run_cli(paths, "P.10,5,1")) == ["P_1", "P_5", "P_10"]
-    assert names(run_cli(paths, "iprec_at_recall.0.7,0.2")) == ["iprec_at_recall_0.20",
-                                                                 "iprec_at_recall_0.70"]
+    assert names(run_cli(paths, "iprec_at_recall.0.7,0.2")) == ["iprec_at_recall_0.20", "iprec_at_recall_0.70"]
     # pytrec_eval computes the same cutoffs (its keys are a set: only the names are compared)
     assert set(names(run_cli(paths, "P.10,5,1"))) == set(pytrec_keys("P.10,5,1")["q1"])
 

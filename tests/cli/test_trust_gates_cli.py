@@ -18,8 +18,7 @@ ID = pd.StringDtype()
 
 
 def cli(*argv, cwd=None):
-    proc = subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True,
-                          text=True, cwd=cwd)
+    proc = subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True, cwd=cwd)
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -29,8 +28,9 @@ def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("shift")
     dense = load_demo().runs
     dense = dense[dense["system"] == "dense"]
-    after = dense.assign(score=(dense["score"] * 0.9 + 0.03).round(6),
-                         system=pd.array(["dense-v2"] * len(dense), dtype=ID))
+    after = dense.assign(
+        score=(dense["score"] * 0.9 + 0.03).round(6), system=pd.array(["dense-v2"] * len(dense), dtype=ID)
+    )
     write_run(dense, tmp / "before.jsonl")
     write_run(after, tmp / "after.jsonl")
     return tmp / "before.jsonl", tmp / "after.jsonl"
@@ -65,8 +65,9 @@ def test_trust_gates_without_their_number_are_indeterminate():
     assert evaluate_gates(marked, ["score-shift:psi:0.1"]).status == "INDETERMINATE"
 
 
-@pytest.mark.parametrize("expression", ["score-shift:psi", "score-shift:psy:0.1",
-                                        "label-agreement:kappa:x", "score-shift:psi:nan"])
+@pytest.mark.parametrize(
+    "expression", ["score-shift:psi", "score-shift:psy:0.1", "label-agreement:kappa:x", "score-shift:psi:nan"]
+)
 def test_malformed_trust_gates_are_refused(expression):
     with pytest.raises(GateError):
         parse_gate(expression)
@@ -77,17 +78,37 @@ def test_malformed_trust_gates_are_refused(expression):
 
 def test_score_shift_cli_fails_its_psi_gate_with_exit_1(runs):
     before, after = runs
-    code, out, err = cli("score-shift", "--run-before", before, "--run-after", after,
-                         "--judgments", demo_path("judgments.jsonl"),
-                         "--queries", demo_path("queries.jsonl"), "--gate", "score-shift:psi:0.1")
+    code, out, err = cli(
+        "score-shift",
+        "--run-before",
+        before,
+        "--run-after",
+        after,
+        "--judgments",
+        demo_path("judgments.jsonl"),
+        "--queries",
+        demo_path("queries.jsonl"),
+        "--gate",
+        "score-shift:psi:0.1",
+    )
     assert code == 1, err
     assert "psi" in out and "FAIL" in out
 
 
 def test_score_shift_cli_passes_a_loose_gate_and_writes_json(runs, tmp_path):
     before, after = runs
-    code, out, err = cli("score-shift", "--run-before", before, "--run-after", after,
-                         "--gate", "score-shift:psi:0.5", "--json", "--out", tmp_path / "s.json")
+    code, out, err = cli(
+        "score-shift",
+        "--run-before",
+        before,
+        "--run-after",
+        after,
+        "--gate",
+        "score-shift:psi:0.5",
+        "--json",
+        "--out",
+        tmp_path / "s.json",
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["verdict"]["status"] == "PASS"
@@ -100,15 +121,21 @@ def test_score_shift_cli_refuses_bad_input_with_exit_2(runs, tmp_path):
     assert code == 2 and err.count("\n") == 1 and "none.jsonl" in err
     code, _, err = cli("score-shift", "--run-before", demo_path("runs.jsonl"), "--run-after", before)
     assert code == 2 and "--system" in err and "Traceback" not in err
-    code, _, err = cli("score-shift", "--run-before", before, "--run-after", before,
-                       "--gate", "recall@10:0.5")
+    code, _, err = cli("score-shift", "--run-before", before, "--run-after", before, "--gate", "recall@10:0.5")
     assert code == 2 and "score-shift:... gates only" in err
 
 
 def test_label_agreement_cli_fails_a_kappa_floor_on_the_demo():
-    code, out, err = cli("label-agreement", "--judgments", demo_path("judgments.jsonl"),
-                         "--other", demo_path("judgments_lexical.jsonl"),
-                         "--gate", "label-agreement:kappa_binary:0.6", "--json")
+    code, out, err = cli(
+        "label-agreement",
+        "--judgments",
+        demo_path("judgments.jsonl"),
+        "--other",
+        demo_path("judgments_lexical.jsonl"),
+        "--gate",
+        "label-agreement:kappa_binary:0.6",
+        "--json",
+    )
     assert code == 1, err
     data = json.loads(out)
     assert data["label_agreement"]["kappa_binary"]["value"] < 0.6
@@ -138,9 +165,20 @@ def test_validate_is_quiet_when_labelers_agree():
 
 
 def test_calibrate_cli_alpha_and_by_stratum_print_and_write_the_guarantee():
-    args = ("calibrate", "--run", demo_path("runs.jsonl"), "--judgments",
-            demo_path("judgments.jsonl"), "--queries", demo_path("queries.jsonl"),
-            "--system", "bm25", "--alpha", "0.1", "--by-stratum")
+    args = (
+        "calibrate",
+        "--run",
+        demo_path("runs.jsonl"),
+        "--judgments",
+        demo_path("judgments.jsonl"),
+        "--queries",
+        demo_path("queries.jsonl"),
+        "--system",
+        "bm25",
+        "--alpha",
+        "0.1",
+        "--by-stratum",
+    )
     code, out, err = cli(*args, "--color", "never")
     assert code == 0, err
     assert "guarantee" in out and "statements" in out
@@ -150,7 +188,15 @@ def test_calibrate_cli_alpha_and_by_stratum_print_and_write_the_guarantee():
 
 
 def test_calibrate_cli_refuses_an_alpha_outside_0_1():
-    code, _, err = cli("calibrate", "--run", demo_path("runs.jsonl"), "--judgments",
-                       demo_path("judgments.jsonl"), "--queries", demo_path("queries.jsonl"),
-                       "--alpha", "1.5")
+    code, _, err = cli(
+        "calibrate",
+        "--run",
+        demo_path("runs.jsonl"),
+        "--judgments",
+        demo_path("judgments.jsonl"),
+        "--queries",
+        demo_path("queries.jsonl"),
+        "--alpha",
+        "1.5",
+    )
     assert code == 2 and "--alpha" in err

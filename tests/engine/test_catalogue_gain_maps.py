@@ -88,6 +88,7 @@ def c_measures(table, qrels, ranking, level):
                 state["n"] = 1
                 state["cur"] -= 1
             return gains[state["cur"]][1] if state["cur"] >= 0 else 0.0
+
         return step, (gains[-1][1] if gains else 0.0)
 
     # m_G.c
@@ -245,8 +246,13 @@ def spec(table):
 #: (Rndcg's num_rel). {1:3,2:9} reorders nothing but spreads the gains; {1:5,2:4} swaps grades 1
 #: and 2 in the ideal (grade 3 keeps 3); {3:1} makes grade 3 tie with grade 1 (one block);
 #: {2:7,3:2} at level 2 keeps 2, 3 relevant and 1 not.
-SUBSTITUTABLE = [({1: 3, 2: 9}, (1,)), ({1: 5, 2: 4}, (1,)), ({3: 1}, (1,)), ({2: 7, 3: 2}, (1, 2)),
-                 ({0: 0, 1: 1, 2: 2, 3: 3}, (1, 2, 3))]
+SUBSTITUTABLE = [
+    ({1: 3, 2: 9}, (1,)),
+    ({1: 5, 2: 4}, (1,)),
+    ({3: 1}, (1,)),
+    ({2: 7, 3: 2}, (1, 2)),
+    ({0: 0, 1: 1, 2: 2, 3: 3}, (1, 2, 3)),
+]
 #: G and ndcg_rel never read the level, so any map with gains >= 0 is substitutable for them:
 #: a grade mapped to 0 ({2: 0}), grade 0 given a gain ({0: 1}).
 SUBSTITUTABLE_G_NDCG_REL = [{2: 0, 3: 20}, {0: 1, 3: 1}, {1: 0}, {0: 2, 1: 0, 2: 0, 3: 0}]
@@ -298,8 +304,17 @@ def test_the_transcription_of_trec_evals_code_agrees_with_pytrec_eval():
 #: Maps whose mapped qrels would mean something else: negative gains (a negative grade reads as
 #: unjudged), maps that move a grade across the level (Rndcg's num_rel reads the grade), and
 #: maps that give every relevant grade a gain <= 0 (Rndcg's 0 / 0).
-NOT_SUBSTITUTABLE = [{1: -1}, {1: 4, 2: -3, 3: 1}, {0: -1, 3: -2}, {1: 0}, {0: 1}, {0: 3, 1: 0},
-                     {1: 0, 2: 0, 3: 0}, {1: -2, 2: -2, 3: -2}, {2: 1, 3: 0, 7: 50}]
+NOT_SUBSTITUTABLE = [
+    {1: -1},
+    {1: 4, 2: -3, 3: 1},
+    {0: -1, 3: -2},
+    {1: 0},
+    {0: 1},
+    {0: 3, 1: 0},
+    {1: 0, 2: 0, 3: 0},
+    {1: -2, 2: -2, 3: -2},
+    {2: 1, 3: 0, 7: 50},
+]
 
 
 @pytest.mark.parametrize("table", NOT_SUBSTITUTABLE)
@@ -442,8 +457,9 @@ def test_rndcg_with_relevant_labels_but_no_positive_gain_is_nan_as_trec_evals_0_
     got = ours(qrels, rows, ["Rndcg.1=0"])
     assert math.isnan(got.loc["q", "Rndcg(gains={1:0})"])
     assert got.loc["p", "Rndcg(gains={1:0})"] == 1.0
-    assert math.isnan(cat.summarize(cat.compute(trec.judgments(qrels), trec.run(rows),
-                                                ["Rndcg.1=0"]))["Rndcg(gains={1:0})"].iloc[0])
+    assert math.isnan(
+        cat.summarize(cat.compute(trec.judgments(qrels), trec.run(rows), ["Rndcg.1=0"]))["Rndcg(gains={1:0})"].iloc[0]
+    )
 
 
 def test_rndcg_reads_the_level_on_the_grade_not_on_the_gain():
@@ -463,12 +479,19 @@ def test_rndcg_reads_the_level_on_the_grade_not_on_the_gain():
 # ------------------------------------------------------------------ names and refusals
 
 
-@pytest.mark.parametrize("typed, name", [
-    ("G.1=3", "G(gains={1:3})"), ("ndcg_rel.1=3,2=9", "ndcg_rel(gains={1:3,2:9})"),
-    ("Rndcg.0=1,1=3", "Rndcg(gains={0:1,1:3})"), ("Rndcg.1=3,0=1", "Rndcg(gains={0:1,1:3})"),
-    ("G.1=-2", "G(gains={1:-2})"), ("G(gains={2:9,1:3})", "G(gains={1:3,2:9})"),
-    ("Rndcg(rel=2,gains={1:3})", "Rndcg(rel=2,gains={1:3})"),
-    ("ndcg.1=3,2=9", "ndcg(gains={1:3,2:9})")])
+@pytest.mark.parametrize(
+    "typed, name",
+    [
+        ("G.1=3", "G(gains={1:3})"),
+        ("ndcg_rel.1=3,2=9", "ndcg_rel(gains={1:3,2:9})"),
+        ("Rndcg.0=1,1=3", "Rndcg(gains={0:1,1:3})"),
+        ("Rndcg.1=3,0=1", "Rndcg(gains={0:1,1:3})"),
+        ("G.1=-2", "G(gains={1:-2})"),
+        ("G(gains={2:9,1:3})", "G(gains={1:3,2:9})"),
+        ("Rndcg(rel=2,gains={1:3})", "Rndcg(rel=2,gains={1:3})"),
+        ("ndcg.1=3,2=9", "ndcg(gains={1:3,2:9})"),
+    ],
+)
 def test_a_gain_map_is_named_like_ndcgs_and_the_name_parses_back(typed, name):
     [m] = cat.parse_measure(typed)
     assert m.name == name and repr(m) == f"Measure({name!r})"
@@ -490,10 +513,20 @@ def test_the_registry_lists_the_families_and_says_they_take_a_gain_map():
     assert {m.family for m in cat.parse_measure("G")} == {"G"}
 
 
-@pytest.mark.parametrize("typed, why", [
-    ("G.1=3.5.1", "a number gain"), ("ndcg_rel.1=x", "a number gain"), ("Rndcg.-1=3", "grade >= 0"),
-    ("G.1=3,1=4", "given two gains"), ("ndcg.1=3,1=5", "given two gains"), ("G.1=3,", "''"),
-    ("ndcg.1=-3", "numbers >= 0"), ("P(gains={1:3})@5", "nDCG only"), ("G(gains={1:3})@10", "G@10")])
+@pytest.mark.parametrize(
+    "typed, why",
+    [
+        ("G.1=3.5.1", "a number gain"),
+        ("ndcg_rel.1=x", "a number gain"),
+        ("Rndcg.-1=3", "grade >= 0"),
+        ("G.1=3,1=4", "given two gains"),
+        ("ndcg.1=3,1=5", "given two gains"),
+        ("G.1=3,", "''"),
+        ("ndcg.1=-3", "numbers >= 0"),
+        ("P(gains={1:3})@5", "nDCG only"),
+        ("G(gains={1:3})@10", "G@10"),
+    ],
+)
 def test_a_gain_map_trec_eval_would_read_unreliably_is_refused_in_one_line(typed, why):
     with pytest.raises(ValueError) as err:
         cat.parse_measure(typed)

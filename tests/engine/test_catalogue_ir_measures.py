@@ -59,41 +59,77 @@ def check(qrels, rows, names, oracle_names=None):
     """Every per-query value of ``names`` equals ir_measures' value of ``oracle_names``."""
     oracle_names = oracle_names or names
     got = ours(qrels, rows, names)
-    want = ir_measures.iter_calc([ir_measures.parse_measure(n) for n in oracle_names],
-                                 [ir_measures.Qrel(q, d, g) for q, d, g in qrels],
-                                 [ir_measures.ScoredDoc(q, d, s) for q, d, s in trec_scores(rows)])
-    column = {str(ir_measures.parse_measure(o)): cat.parse_measure(n)[0].name
-              for n, o in zip(names, oracle_names)}
+    want = ir_measures.iter_calc(
+        [ir_measures.parse_measure(n) for n in oracle_names],
+        [ir_measures.Qrel(q, d, g) for q, d, g in qrels],
+        [ir_measures.ScoredDoc(q, d, s) for q, d, s in trec_scores(rows)],
+    )
+    column = {str(ir_measures.parse_measure(o)): cat.parse_measure(n)[0].name for n, o in zip(names, oracle_names)}
     compared = 0
     for m in want:
         if m.query_id not in got.index:  # labelled, unanswered: ir_measures says 0, trec_eval skips
             assert m.value == 0.0
             continue
-        assert got.loc[m.query_id, column[str(m.measure)]] == pytest.approx(m.value, abs=1e-9), \
-            (str(m.measure), m.query_id)
+        assert got.loc[m.query_id, column[str(m.measure)]] == pytest.approx(m.value, abs=1e-9), (
+            str(m.measure),
+            m.query_id,
+        )
         compared += 1
     assert compared == len(got) * len(names), "ir_measures and the catalogue score other queries"
 
 
 # Numeric query ids: gdeval reads only those.
 EDGE_QRELS = [
-    ("1", "a", 1), ("1", "b", 0), ("1", "c", 2), ("1", "d", 1),  # ties
-    ("2", "a", 3), ("2", "b", 2), ("2", "c", 1), ("2", "d", 0), ("2", "e", 4), ("2", "z", 3),
-    ("3", "a", -1), ("3", "b", 1), ("3", "c", 0), ("3", "e", 2),  # negative grades
-    ("4", "a", 0), ("4", "b", 0),  # no relevant
-    ("6", "a", 1), ("6", "b", 1), ("6", "c", 1),  # one retrieved
+    ("1", "a", 1),
+    ("1", "b", 0),
+    ("1", "c", 2),
+    ("1", "d", 1),  # ties
+    ("2", "a", 3),
+    ("2", "b", 2),
+    ("2", "c", 1),
+    ("2", "d", 0),
+    ("2", "e", 4),
+    ("2", "z", 3),
+    ("3", "a", -1),
+    ("3", "b", 1),
+    ("3", "c", 0),
+    ("3", "e", 2),  # negative grades
+    ("4", "a", 0),
+    ("4", "b", 0),  # no relevant
+    ("6", "a", 1),
+    ("6", "b", 1),
+    ("6", "c", 1),  # one retrieved
     ("7", "a", 1),  # never retrieved
 ] + [("5", f"m{i}", 1 + i % 3) for i in range(25)]  # more relevant than k
-EDGE_RUN = [
-    ("1", "a", 1.0), ("1", "b", 1.0), ("1", "c", 1.0), ("1", "x", 2.0), ("1", "d", 0.5),
-    ("1", "y", 0.5),
-    ("2", "d", 9), ("2", "c", 8), ("2", "q", 7), ("2", "a", 6), ("2", "b", 5), ("2", "w", 4),
-    ("2", "e", 3),
-    ("3", "a", 5), ("3", "x", 4), ("3", "d", 3), ("3", "b", 2), ("3", "c", 1), ("3", "e", 0.5),
-    ("4", "a", 2), ("4", "x", 1),
-    ("6", "b", 1.0),
-    ("8", "a", 1.0),  # a run query without labels: not evaluated
-] + [("5", f"m{i}", 100 - i) for i in range(0, 40, 3)] + [("5", f"u{i}", 50 - i) for i in range(5)]
+EDGE_RUN = (
+    [
+        ("1", "a", 1.0),
+        ("1", "b", 1.0),
+        ("1", "c", 1.0),
+        ("1", "x", 2.0),
+        ("1", "d", 0.5),
+        ("1", "y", 0.5),
+        ("2", "d", 9),
+        ("2", "c", 8),
+        ("2", "q", 7),
+        ("2", "a", 6),
+        ("2", "b", 5),
+        ("2", "w", 4),
+        ("2", "e", 3),
+        ("3", "a", 5),
+        ("3", "x", 4),
+        ("3", "d", 3),
+        ("3", "b", 2),
+        ("3", "c", 1),
+        ("3", "e", 0.5),
+        ("4", "a", 2),
+        ("4", "x", 1),
+        ("6", "b", 1.0),
+        ("8", "a", 1.0),  # a run query without labels: not evaluated
+    ]
+    + [("5", f"m{i}", 100 - i) for i in range(0, 40, 3)]
+    + [("5", f"u{i}", 50 - i) for i in range(5)]
+)
 
 
 def generated(seed, max_grade=3, n_q=20):
@@ -109,10 +145,23 @@ def generated(seed, max_grade=3, n_q=20):
     return qrels, rows
 
 
-CWL = ["RBP(rel=1,p=0.8)", "RBP(rel=2,p=0.5)", "RBP(rel=1,p=0.95)", "SDCG(max_rel=4)@5",
-       "SDCG(max_rel=3)@10", "SDCG(min_rel=1,max_rel=3)@20", "INST(max_rel=4)", "INST(T=3.0,max_rel=3)",
-       "NERR8(max_rel=4)@5", "NERR8(max_rel=3)@20", "NERR9(max_rel=4)@10", "NERR10(max_rel=4)",
-       "NERR10(p=0.7,max_rel=3)", "NERR11(max_rel=4)", "NERR11(T=2.0,max_rel=3)"]
+CWL = [
+    "RBP(rel=1,p=0.8)",
+    "RBP(rel=2,p=0.5)",
+    "RBP(rel=1,p=0.95)",
+    "SDCG(max_rel=4)@5",
+    "SDCG(max_rel=3)@10",
+    "SDCG(min_rel=1,max_rel=3)@20",
+    "INST(max_rel=4)",
+    "INST(T=3.0,max_rel=3)",
+    "NERR8(max_rel=4)@5",
+    "NERR8(max_rel=3)@20",
+    "NERR9(max_rel=4)@10",
+    "NERR10(max_rel=4)",
+    "NERR10(p=0.7,max_rel=3)",
+    "NERR11(max_rel=4)",
+    "NERR11(T=2.0,max_rel=3)",
+]
 COMPAT = ["Compat", "Compat(p=0.8)", "Compat(p=0.5,normalize=False)"]
 
 
@@ -145,8 +194,9 @@ def test_rbp_residual_is_cwl_evals_best_case_bound():
         for q, d, g in qrels:
             handler.put_value(q, d, max(g, 0))
         for q in got.index:
-            maker = RankingMaker(q, handler, min_gain=0., max_gain=1., cost_dict=None,
-                                 max_cost=1.0, min_cost=1.0, max_n=1000)
+            maker = RankingMaker(
+                q, handler, min_gain=0.0, max_gain=1.0, cost_dict=None, max_cost=1.0, min_cost=1.0, max_n=1000
+            )
             for _, d, _ in sorted(((r for r in trec_scores(rows) if r[0] == q)), key=lambda r: -r[2]):
                 maker.add(d, "_")
             metric = RBPCWLMetric(0.8)
@@ -165,10 +215,16 @@ def test_rbp_is_moffat_and_zobels_where_cwl_eval_renormalizes_its_1000_ranks():
     qrels, rows = [("1", "a", 1)], [("1", "a", 1.0)]
     got = ours(qrels, rows, ["RBP(p=0.99)"]).iloc[0, -1]
     assert got == pytest.approx(0.01, abs=1e-15)  # (1 - p) p**0
-    cwl = next(iter(ir_measures.iter_calc([ir_measures.parse_measure("RBP(rel=1,p=0.99)")],
-                                          [ir_measures.Qrel(*r) for r in qrels],
-                                          [ir_measures.ScoredDoc(*r) for r in rows]))).value
-    assert cwl == pytest.approx(0.01 / (1 - 0.99 ** 1000), abs=1e-15)
+    cwl = next(
+        iter(
+            ir_measures.iter_calc(
+                [ir_measures.parse_measure("RBP(rel=1,p=0.99)")],
+                [ir_measures.Qrel(*r) for r in qrels],
+                [ir_measures.ScoredDoc(*r) for r in rows],
+            )
+        )
+    ).value
+    assert cwl == pytest.approx(0.01 / (1 - 0.99**1000), abs=1e-15)
 
 
 def test_compat_matches_on_edge_cases():
@@ -189,8 +245,9 @@ def gdeval(qrels, rows, k, tmp_path):
     (tmp_path / "gdeval.pl").write_text(script.replace("%.5f,%.5f", "%.17g,%.17g"))
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
     (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 1 {s!r} run\n" for q, d, s in rows))
-    out = subprocess.check_output(["perl", str(tmp_path / "gdeval.pl"), str(tmp_path / "qrels"),
-                                   str(tmp_path / "run"), str(k)], text=True)
+    out = subprocess.check_output(
+        ["perl", str(tmp_path / "gdeval.pl"), str(tmp_path / "qrels"), str(tmp_path / "run"), str(k)], text=True
+    )
     table = {}
     for line in out.splitlines()[1:]:
         _, q, ndcg, err = line.split(",")
@@ -215,8 +272,11 @@ def test_err_and_exp_ndcg_match_gdeval(k, data, tmp_path):
 
 def test_err_agrees_with_ir_measures_gdeval_provider_at_its_5_decimals():
     check_at = ours(EDGE_QRELS, EDGE_RUN, ["ERR@10"])
-    want = ir_measures.iter_calc([ir_measures.ERR @ 10], [ir_measures.Qrel(*r) for r in EDGE_QRELS],
-                                 [ir_measures.ScoredDoc(*r) for r in EDGE_RUN])
+    want = ir_measures.iter_calc(
+        [ir_measures.ERR @ 10],
+        [ir_measures.Qrel(*r) for r in EDGE_QRELS],
+        [ir_measures.ScoredDoc(*r) for r in EDGE_RUN],
+    )
     seen = 0
     for m in want:
         if m.query_id not in check_at.index:
@@ -230,16 +290,21 @@ def test_ties_follow_trec_eval_not_the_providers():
     # b and a tie; trec_eval's order is b, a. cwl_eval keeps the file order (a, b).
     qrels, rows = [("1", "a", 1)], [("1", "a", 1.0), ("1", "b", 1.0)]
     assert ours(qrels, rows, ["RBP(p=0.5)"]).iloc[0, -1] == pytest.approx(0.25)
-    theirs = next(iter(ir_measures.iter_calc([ir_measures.parse_measure("RBP(rel=1,p=0.5)")],
-                                             [ir_measures.Qrel(*r) for r in qrels],
-                                             [ir_measures.ScoredDoc(*r) for r in rows]))).value
+    theirs = next(
+        iter(
+            ir_measures.iter_calc(
+                [ir_measures.parse_measure("RBP(rel=1,p=0.5)")],
+                [ir_measures.Qrel(*r) for r in qrels],
+                [ir_measures.ScoredDoc(*r) for r in rows],
+            )
+        )
+    ).value
     assert theirs == pytest.approx(0.5)
 
 
 def test_a_repeated_doc_counts_once():
     qrels = [("1", "a", 2), ("1", "b", 1)]
-    twice = ours(qrels, [("1", "a", 3.0), ("1", "x", 2.0), ("1", "a", 1.0), ("1", "b", 0.5)],
-                 CWL + COMPAT + ["ERR@10"])
+    twice = ours(qrels, [("1", "a", 3.0), ("1", "x", 2.0), ("1", "a", 1.0), ("1", "b", 0.5)], CWL + COMPAT + ["ERR@10"])
     once = ours(qrels, [("1", "a", 3.0), ("1", "x", 2.0), ("1", "b", 0.5)], CWL + COMPAT + ["ERR@10"])
     pd.testing.assert_frame_equal(twice, once)
 
@@ -263,7 +328,11 @@ def test_new_names_parse_and_bad_ones_say_why():
     assert [m.name for m in cat.parse_measure("nDCG(dcg='exp-log2')@5")] == ["ndcg_exp_cut_5"]
     assert [m.name for m in cat.parse_measure("ERR")] == ["ERR@10"]
     assert [m.name for m in cat.parse_measure("SDCG")] == ["SDCG@10"]
-    for bad, why in [("SDCG(T=1)@10", "max_rel, min_rel"), ("RBP(p=1)", "below 1"),
-                     ("Compat@5", "p= and normalize="), ("NERR10(max_rel=3)@5", "takes no cutoff")]:
+    for bad, why in [
+        ("SDCG(T=1)@10", "max_rel, min_rel"),
+        ("RBP(p=1)", "below 1"),
+        ("Compat@5", "p= and normalize="),
+        ("NERR10(max_rel=3)@5", "takes no cutoff"),
+    ]:
         with pytest.raises(ValueError, match=why):
             cat.parse_measure(bad)

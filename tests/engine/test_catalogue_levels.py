@@ -38,8 +38,15 @@ def _judgments(rng, n_queries: int, per_query: int) -> pd.DataFrame:
 def _run(rng, n_queries: int, depth: int) -> pd.DataFrame:
     q = np.repeat([f"q{i}" for i in range(n_queries)], depth)
     doc = [f"d{int(x)}" for x in rng.integers(0, depth * 2, size=len(q))]
-    frame = pd.DataFrame({"system": "s", "query_id": q, "rank": np.tile(np.arange(1, depth + 1), n_queries),
-                          "doc_id": doc, "score": -np.tile(np.arange(depth, dtype=float), n_queries)})
+    frame = pd.DataFrame(
+        {
+            "system": "s",
+            "query_id": q,
+            "rank": np.tile(np.arange(1, depth + 1), n_queries),
+            "doc_id": doc,
+            "score": -np.tile(np.arange(depth, dtype=float), n_queries),
+        }
+    )
     return re_.as_run(frame)
 
 

@@ -33,7 +33,7 @@ def _expected(run: pd.DataFrame, queries: pd.Index) -> list[list[str]]:
     docs, scores = run["doc_id"].to_numpy(object), run["score"].to_numpy(float)
     out = []
     for start, length in zip(rk.starts, rk.lengths):
-        rows = order[start:start + length]
+        rows = order[start : start + length]
         if np.isnan(scores[rows]).any():  # a missing score: the run's own rank order
             out.append([docs[r] for r in rows])
         else:
@@ -46,7 +46,7 @@ def _got(run: pd.DataFrame, queries: pd.Index) -> list[list[str]]:
     rk = scan_mod.trec_rankings(run, queries)
     order = np.arange(len(run)) if rk.order is None else rk.order
     docs = run["doc_id"].to_numpy(object)
-    return [[docs[r] for r in order[s:s + n]] for s, n in zip(rk.starts, rk.lengths)]
+    return [[docs[r] for r in order[s : s + n]] for s, n in zip(rk.starts, rk.lengths)]
 
 
 def _generated(seed: int) -> pd.DataFrame:
@@ -87,6 +87,8 @@ def test_a_run_already_in_order_is_not_reordered():
 
 def test_tied_scores_are_ordered_by_doc_id_bytes_descending():
     # "é" (0xC3 0xA9 in UTF-8) sorts after "z" by bytes; "B" before "a".
-    run = _run([("s", "q", i + 1, d, 1.0) for i, d in enumerate(["B", "a", "z", "é"])]
-               + [("s", "r", 1, "x", 1.0), ("s", "r", 2, "y", 3.0)])
+    run = _run(
+        [("s", "q", i + 1, d, 1.0) for i, d in enumerate(["B", "a", "z", "é"])]
+        + [("s", "r", 1, "x", 1.0), ("s", "r", 2, "y", 3.0)]
+    )
     assert _got(run, pd.Index(["q", "r"])) == [["é", "z", "a", "B"], ["y", "x"]]

@@ -30,8 +30,10 @@ def oracle(names, qrels=QRELS, run=RUN):
     """ir_measures' per-query values {(measure, query): value}."""
     q = [ir_measures.Qrel(qid, d, g) for qid, docs in qrels.items() for d, g in docs.items()]
     r = [ir_measures.ScoredDoc(qid, d, s) for qid, docs in run.items() for d, s in docs.items()]
-    return {(str(m.measure), m.query_id): m.value
-            for m in ir_measures.iter_calc([ir_measures.parse_measure(n) for n in names], q, r)}
+    return {
+        (str(m.measure), m.query_id): m.value
+        for m in ir_measures.iter_calc([ir_measures.parse_measure(n) for n in names], q, r)
+    }
 
 
 def test_an_empty_run_scores_every_judged_query_zero_as_ir_measures_does():
@@ -55,8 +57,7 @@ def test_a_system_without_rows_beside_others_is_not_left_out():
     # the catalogue's compute keeps trec_eval's rule (no row, no query) unless told the systems
     got = cat.compute(judgments_from_dict(QRELS), run_from_dict({}), ["P_5"], complete=True)
     assert len(got) == 0
-    got = cat.compute(judgments_from_dict(QRELS), run_from_dict({}), ["P_5", "num_q"], complete=True,
-                      systems=["empty"])
+    got = cat.compute(judgments_from_dict(QRELS), run_from_dict({}), ["P_5", "num_q"], complete=True, systems=["empty"])
     assert got["system"].tolist() == ["empty"] * 3
     assert got["P_5"].tolist() == [0.0, 0.0, 0.0] and got["num_q"].tolist() == [1.0, 1.0, 1.0]
 
@@ -72,8 +73,10 @@ def test_numret_with_rel_is_relevant_retrieved(rel):
     assert got.tolist() != num_ret["num_ret"].tolist()  # the case issue 27 found: read as num_ret
 
 
-@pytest.mark.parametrize("name", ["num_ret(rel=2)", "NumQ(rel=2)", "Judged(rel=2)@5", "num_q(rel=2)",
-                                  "unj(rel=2)", "Judged(rel=2, cutoff=5)"])
+@pytest.mark.parametrize(
+    "name",
+    ["num_ret(rel=2)", "NumQ(rel=2)", "Judged(rel=2)@5", "num_q(rel=2)", "unj(rel=2)", "Judged(rel=2, cutoff=5)"],
+)
 def test_a_family_that_does_not_read_rel_refuses_it(name):
     with pytest.raises(ValueError, match=r"does not read a relevance level: rel=2 would be ignored"):
         cat.parse_measure(name)
@@ -97,12 +100,18 @@ def test_num_q_is_one_a_query_as_pytrec_eval_gives_it():
 
 def test_the_trec_eval_command_still_prints_num_q_only_in_the_summary(tmp_path):
     from retrieval_eval.cli.trec_eval import SUMMARY_ONLY
+
     assert "num_q" in SUMMARY_ONLY
 
 
-@pytest.mark.parametrize("ours, same, theirs", [("Judged(cutoff=2)", "Judged@2", "Judged@2"),
-                                                ("SetF(beta=0.5)", "set_F.0.5", "SetF(beta=0.5)"),
-                                                ("SetF(beta=1)", "set_F", "SetF")])
+@pytest.mark.parametrize(
+    "ours, same, theirs",
+    [
+        ("Judged(cutoff=2)", "Judged@2", "Judged@2"),
+        ("SetF(beta=0.5)", "set_F.0.5", "SetF(beta=0.5)"),
+        ("SetF(beta=1)", "set_F", "SetF"),
+    ],
+)
 def test_ir_measures_keyword_spellings(ours, same, theirs):
     (m,) = cat.parse_measure(ours)
     assert m.name == cat.parse_measure(same)[0].name
@@ -113,8 +122,10 @@ def test_ir_measures_keyword_spellings(ours, same, theirs):
     assert np.isfinite(got.to_numpy()).all()
 
 
-@pytest.mark.parametrize("name", ["Judged(cutoff=0)", "Judged(cutoff=x)", "SetF(beta=-1)", "P(k=3)",
-                                  "SetF(rel=0, beta=0.5)", "Judged(cutoff=3)@5"])
+@pytest.mark.parametrize(
+    "name",
+    ["Judged(cutoff=0)", "Judged(cutoff=x)", "SetF(beta=-1)", "P(k=3)", "SetF(rel=0, beta=0.5)", "Judged(cutoff=3)@5"],
+)
 def test_a_keyword_argument_we_cannot_honour_is_refused(name):
     with pytest.raises(ValueError, match=r"unknown measure"):
         cat.parse_measure(name)

@@ -15,9 +15,30 @@ import pytest
 ranx = pytest.importorskip("ranx")
 helpers = importlib.import_module("tests.engine.test_catalogue_ir_measures")
 
-RANX = ["f1@1", "f1@5", "f1@10", "dcg@3", "dcg@10", "dcg_burges@5", "dcg_burges@20", "rbp.8",
-        "rbp.95", "rbp.5", "precision@5", "recall@10", "hits@10", "hits@3", "hit_rate@5",
-        "r_precision", "mrr", "mrr@1", "mrr@5", "map@10", "ndcg_burges@10", "bpref"]
+RANX = [
+    "f1@1",
+    "f1@5",
+    "f1@10",
+    "dcg@3",
+    "dcg@10",
+    "dcg_burges@5",
+    "dcg_burges@20",
+    "rbp.8",
+    "rbp.95",
+    "rbp.5",
+    "precision@5",
+    "recall@10",
+    "hits@10",
+    "hits@3",
+    "hit_rate@5",
+    "r_precision",
+    "mrr",
+    "mrr@1",
+    "mrr@5",
+    "map@10",
+    "ndcg_burges@10",
+    "bpref",
+]
 #: What ranx calls each: the same name, except ranx's hyphen in r-precision.
 ORACLE = {"r_precision": "r-precision"}
 

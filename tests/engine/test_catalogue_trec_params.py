@@ -55,15 +55,19 @@ def test_ndcg_gain_maps_match_pytrec_eval_on_the_mapped_qrels(gains):
             assert got[q] == pytest.approx(values["ndcg"], abs=1e-9), q
 
 
-COEFFICIENTS = [(2.0, -1.0, -3.0, 0.5), (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0),
-                (0.0, 0.0, 0.0, 1.0), (0.25, -2.5, 1.5, -0.001)]
+COEFFICIENTS = [
+    (2.0, -1.0, -3.0, 0.5),
+    (1.0, 0.0, 0.0, 0.0),
+    (0.0, 0.0, 1.0, 0.0),
+    (0.0, 0.0, 0.0, 1.0),
+    (0.25, -2.5, 1.5, -0.001),
+]
 
 
 def utility_cases():
     """cases() plus queries with no relevant label and one-document rankings."""
     yield from cases()
-    qrels = [("zero", "a", 0), ("zero", "b", 0), ("neg", "a", -1), ("neg", "b", 1),
-             ("one", "a", 2), ("one", "b", 1)]
+    qrels = [("zero", "a", 0), ("zero", "b", 0), ("neg", "a", -1), ("neg", "b", 1), ("one", "a", 2), ("one", "b", 1)]
     rows = [("zero", "a", 1.0), ("zero", "z", 0.5), ("neg", "a", 1.0), ("one", "z", 1.0)]
     yield qrels, rows
 
@@ -78,8 +82,7 @@ def trec_utility(p, counts, num_docs):
 @pytest.mark.parametrize("coef", COEFFICIENTS)
 @pytest.mark.parametrize("level", [1, 2])
 @pytest.mark.parametrize("num_docs", [0, 1000])
-def test_utility_with_coefficients_is_trec_evals_formula_on_pytrec_evals_counts(coef, level,
-                                                                                 num_docs):
+def test_utility_with_coefficients_is_trec_evals_formula_on_pytrec_evals_counts(coef, level, num_docs):
     # pytrec_eval computes utility with the default coefficients only (it returns 0 for
     # utility.a,b,c,d), but it counts num_rel_ret, num_ret and num_rel: trec_eval's formula
     # applied to its counts is the oracle.
@@ -87,8 +90,9 @@ def test_utility_with_coefficients_is_trec_evals_formula_on_pytrec_evals_counts(
     name = cat.parse_measure(spec)[0].name
     for qrels, rows in utility_cases():
         want = trec.oracle(qrels, rows, ["num_rel_ret", "num_ret", "num_rel"], level)
-        got = cat.compute(trec.judgments(qrels), trec.run(rows), [spec], level=level,
-                          num_docs=num_docs).set_index("query_id")[name]
+        got = cat.compute(trec.judgments(qrels), trec.run(rows), [spec], level=level, num_docs=num_docs).set_index(
+            "query_id"
+        )[name]
         assert set(got.index) == set(want)
         for q, counts in want.items():
             assert got[q] == pytest.approx(trec_utility(coef, counts, num_docs), abs=1e-9), q
@@ -99,8 +103,9 @@ def test_utility_with_the_default_coefficients_is_pytrec_evals_utility(spelling)
     assert [m.name for m in cat.parse_measure(spelling)] == ["utility"]
     for qrels, rows in utility_cases():
         want = trec.oracle(qrels, rows, ["utility"])
-        got = cat.compute(trec.judgments(qrels), trec.run(rows), [spelling],
-                          num_docs=500).set_index("query_id")["utility"]  # p4 = 0: N unread
+        got = cat.compute(trec.judgments(qrels), trec.run(rows), [spelling], num_docs=500).set_index("query_id")[
+            "utility"
+        ]  # p4 = 0: N unread
         for q, values in want.items():
             assert got[q] == pytest.approx(values["utility"], abs=1e-9), q
 
@@ -109,10 +114,8 @@ def test_utility_by_hand():
     # q1: relevant a, b (b grade 2), d; c judged 0; e negative (in the pool, unjudged).
     # Retrieved a x b e c. Level 1: a = 2 (a, b), b = 3, c = 1 (d), d = N + 2 - 5 - 3.
     # q2: nothing relevant, retrieved z: a = 0, b = 1, c = 0, d = N - 1.
-    qrels = [("q1", "a", 1), ("q1", "b", 2), ("q1", "c", 0), ("q1", "d", 1), ("q1", "e", -1),
-             ("q2", "a", 0)]
-    rows = [("q1", "a", 5), ("q1", "x", 4), ("q1", "b", 3), ("q1", "e", 2), ("q1", "c", 1),
-            ("q2", "z", 1)]
+    qrels = [("q1", "a", 1), ("q1", "b", 2), ("q1", "c", 0), ("q1", "d", 1), ("q1", "e", -1), ("q2", "a", 0)]
+    rows = [("q1", "a", 5), ("q1", "x", 4), ("q1", "b", 3), ("q1", "e", 2), ("q1", "c", 1), ("q2", "z", 1)]
     j, r = trec.judgments(qrels), trec.run(rows)
     name = "utility_2,-1,-3,0.5"
     got = cat.compute(j, r, ["utility.2,-1,-3,.5"], num_docs=100).set_index("query_id")[name]
@@ -130,12 +133,14 @@ def test_utility_names_its_coefficients_and_the_name_parses_back():
     m = cat.parse_measure("utility.2.0,-1,-3,.5")[0]
     assert (m.name, m.param) == ("utility_2,-1,-3,0.5", (2.0, -1.0, -3.0, 0.5))
     assert cat.parse_measure(m.name) == [m]
-    assert cat.parse_measure("utility.1e-3,-0,0,0.1234567891")[0].name == \
-        "utility_0.001,0,0,0.1234567891"  # exact: two coefficients never share a name
+    assert (
+        cat.parse_measure("utility.1e-3,-0,0,0.1234567891")[0].name == "utility_0.001,0,0,0.1234567891"
+    )  # exact: two coefficients never share a name
 
 
-@pytest.mark.parametrize("name", ["utility.1,2,3", "utility.1,2,3,4,5", "utility.a,b,c,d",
-                                  "utility.1,,2,3", "utility.1e999,0,0,0"])
+@pytest.mark.parametrize(
+    "name", ["utility.1,2,3", "utility.1,2,3,4,5", "utility.a,b,c,d", "utility.1,,2,3", "utility.1e999,0,0,0"]
+)
 def test_utility_takes_exactly_four_finite_coefficients(name):
     with pytest.raises(ValueError, match="utility") as err:
         cat.parse_measure(name)
@@ -145,8 +150,7 @@ def test_utility_takes_exactly_four_finite_coefficients(name):
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "10", None])
 def test_num_docs_is_a_non_negative_integer(bad):
     with pytest.raises(ValueError, match="num_docs"):
-        cat.compute(trec.judgments(trec.EDGE_QRELS), trec.run(trec.EDGE_RUN), ["utility"],
-                    num_docs=bad)
+        cat.compute(trec.judgments(trec.EDGE_QRELS), trec.run(trec.EDGE_RUN), ["utility"], num_docs=bad)
 
 
 @pytest.mark.parametrize("name", ["ndcg_cut.1=3", "ndcg_cut.1=3,2=9", "ndcg_cut_10.1=3"])
@@ -172,8 +176,11 @@ def test_the_trec_eval_command_takes_them_and_prints_trec_evals_names(tmp_path):
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
     (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i} {s} sys\n" for i, (q, d, s) in enumerate(rows)))
     out = io.StringIO()
-    code = main(["trec_eval", "-q", "-m", "set_F.0.5", "-m", "ndcg.1=3,2=9",
-                 str(tmp_path / "qrels"), str(tmp_path / "run")], stdout=out, stderr=io.StringIO())
+    code = main(
+        ["trec_eval", "-q", "-m", "set_F.0.5", "-m", "ndcg.1=3,2=9", str(tmp_path / "qrels"), str(tmp_path / "run")],
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     assert code == 0
     want = trec.oracle(qrels, rows, ["set_F.0.5"])
     mapped = trec.oracle([(q, d, {1: 3, 2: 9}.get(g, g)) for q, d, g in qrels], rows, ["ndcg"])
@@ -184,10 +191,8 @@ def test_the_trec_eval_command_takes_them_and_prints_trec_evals_names(tmp_path):
     # it cannot speak for them: tests/cli/test_trec_eval_names.py).
     for q in ("q1", "q2"):
         assert per_query[("set_F_0.5", q)] == pytest.approx(round(want[q]["set_F"], 4), abs=1e-12)
-        assert per_query[("ndcg_1=3,2=9", q)] == pytest.approx(round(mapped[q]["ndcg"], 4),
-                                                               abs=1e-12)
-    assert [name.strip() for name, q, _ in lines if q == "all"] == \
-        ["ndcg_1=3,2=9", "set_F_0.5"]  # trec_eval's order
+        assert per_query[("ndcg_1=3,2=9", q)] == pytest.approx(round(mapped[q]["ndcg"], 4), abs=1e-12)
+    assert [name.strip() for name, q, _ in lines if q == "all"] == ["ndcg_1=3,2=9", "set_F_0.5"]  # trec_eval's order
 
 
 def test_the_trec_eval_command_takes_utility_coefficients_and_N(tmp_path):
@@ -200,20 +205,41 @@ def test_the_trec_eval_command_takes_utility_coefficients_and_N(tmp_path):
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
     (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i} {s} sys\n" for i, (q, d, s) in enumerate(rows)))
     out, err = io.StringIO(), io.StringIO()
-    code = main(["trec_eval", "-q", "-N", "100", "-m", "utility.2,-1,-3,.5", "-m", "num_ret",
-                 str(tmp_path / "qrels"), str(tmp_path / "run")], stdout=out, stderr=err)
+    code = main(
+        [
+            "trec_eval",
+            "-q",
+            "-N",
+            "100",
+            "-m",
+            "utility.2,-1,-3,.5",
+            "-m",
+            "num_ret",
+            str(tmp_path / "qrels"),
+            str(tmp_path / "run"),
+        ],
+        stdout=out,
+        stderr=err,
+    )
     assert (code, err.getvalue()) == (0, "")
     # q1: a = 2, b = 2, c = 1, d = 100 + 2 - 4 - 3 = 95: 4 - 2 - 3 + 47.5 = 46.5.
     # q2: a = 0, b = 1, c = 0, d = 99: -1 + 49.5 = 48.5. trec_eval names it as typed.
     name = "utility_2,-1,-3,.5"
     assert out.getvalue().splitlines() == [
-        f"{'num_ret':<22}\tq1\t4", f"{name:<22}\tq1\t46.5000",
-        f"{'num_ret':<22}\tq2\t1", f"{name:<22}\tq2\t48.5000",
-        f"{'num_ret':<22}\tall\t5", f"{name:<22}\tall\t47.5000"]
-    for argv, why in ((["-N", "-1", "-m", "utility"], "-N"),
-                      (["-m", "utility.1,2,3"], "exactly 4"),
-                      (["-m", "ndcg_cut.1=3"], "nDCG(gains={1:3})@10")):
+        f"{'num_ret':<22}\tq1\t4",
+        f"{name:<22}\tq1\t46.5000",
+        f"{'num_ret':<22}\tq2\t1",
+        f"{name:<22}\tq2\t48.5000",
+        f"{'num_ret':<22}\tall\t5",
+        f"{name:<22}\tall\t47.5000",
+    ]
+    for argv, why in (
+        (["-N", "-1", "-m", "utility"], "-N"),
+        (["-m", "utility.1,2,3"], "exactly 4"),
+        (["-m", "ndcg_cut.1=3"], "nDCG(gains={1:3})@10"),
+    ):
         err = io.StringIO()
-        code = main(["trec_eval", *argv, str(tmp_path / "qrels"), str(tmp_path / "run")],
-                    stdout=io.StringIO(), stderr=err)
+        code = main(
+            ["trec_eval", *argv, str(tmp_path / "qrels"), str(tmp_path / "run")], stdout=io.StringIO(), stderr=err
+        )
         assert code == 2 and err.getvalue().count("\n") == 1 and why in err.getvalue(), argv

@@ -42,9 +42,11 @@ def test_unj_is_the_complement_of_ir_measures_judged_over_k(seed):
     ret = {}
     for q, _, _ in rows:
         ret[q] = ret.get(q, 0) + 1
-    want = ir_measures.iter_calc([ir_measures.Judged @ k for k in CUTS],
-                                 [ir_measures.Qrel(q, d, g) for q, d, g in qrels],
-                                 [ir_measures.ScoredDoc(q, d, s) for q, d, s in rows])
+    want = ir_measures.iter_calc(
+        [ir_measures.Judged @ k for k in CUTS],
+        [ir_measures.Qrel(q, d, g) for q, d, g in qrels],
+        [ir_measures.ScoredDoc(q, d, s) for q, d, s in rows],
+    )
     compared = 0
     for m in want:
         k = m.measure["cutoff"]
@@ -56,12 +58,27 @@ def test_unj_is_the_complement_of_ir_measures_judged_over_k(seed):
 
 
 # a judged 1, b and d negative (in the pool, unjudged), c judged 0; x and y have no label.
-HAND_QRELS = [("q1", "a", 1), ("q1", "b", -1), ("q1", "c", 0), ("q1", "d", -2),
-              ("q2", "a", 1), ("q3", "a", 1), ("q4", "a", 1)]
-HAND_RUN = [("q1", "a", 9), ("q1", "b", 8), ("q1", "x", 7), ("q1", "c", 6), ("q1", "d", 5),
-            ("q1", "y", 4),
-            ("q2", "x", 1),  # one unlabelled document
-            ("q4", "x", 3), ("q4", "x", 2), ("q4", "a", 1)]  # x repeated: counts once
+HAND_QRELS = [
+    ("q1", "a", 1),
+    ("q1", "b", -1),
+    ("q1", "c", 0),
+    ("q1", "d", -2),
+    ("q2", "a", 1),
+    ("q3", "a", 1),
+    ("q4", "a", 1),
+]
+HAND_RUN = [
+    ("q1", "a", 9),
+    ("q1", "b", 8),
+    ("q1", "x", 7),
+    ("q1", "c", 6),
+    ("q1", "d", 5),
+    ("q1", "y", 4),
+    ("q2", "x", 1),  # one unlabelled document
+    ("q4", "x", 3),
+    ("q4", "x", 2),
+    ("q4", "a", 1),
+]  # x repeated: counts once
 # q3 is labelled and unanswered: an empty ranking under complete (-c).
 
 
@@ -118,16 +135,21 @@ def test_the_trec_eval_command_prints_unj_like_P_and_all_trec_has_it_since_10(tm
     qp, rp = tmp_path / "qrels", tmp_path / "run"
     # The readers clamp a negative grade to 0 (their rule), so the file leaves b and d out.
     qp.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in HAND_QRELS if g >= 0))
-    rp.write_text("".join(f"{q} Q0 {d} {i} {s} sys\n" for i, (q, d, s) in enumerate(HAND_RUN)
-                          if q != "q4"))
+    rp.write_text("".join(f"{q} Q0 {d} {i} {s} sys\n" for i, (q, d, s) in enumerate(HAND_RUN) if q != "q4"))
     out, err = io.StringIO(), io.StringIO()
-    code = main(["trec_eval", "-q", "-m", "unj.2,5", "-m", "P.5", str(qp), str(rp)],
-                stdout=out, stderr=err)
+    code = main(["trec_eval", "-q", "-m", "unj.2,5", "-m", "P.5", str(qp), str(rp)], stdout=out, stderr=err)
     assert (code, err.getvalue()) == (0, "")
     # q1's top 5: a (1), b, x (no label), c (0), d (no label); q2's: x alone.
     assert out.getvalue().splitlines() == [
-        f"{'P_5':<22}\tq1\t0.2000", f"{'unj_2':<22}\tq1\t0.5000", f"{'unj_5':<22}\tq1\t0.6000",
-        f"{'P_5':<22}\tq2\t0.0000", f"{'unj_2':<22}\tq2\t0.5000", f"{'unj_5':<22}\tq2\t0.2000",
-        f"{'P_5':<22}\tall\t0.1000", f"{'unj_2':<22}\tall\t0.5000", f"{'unj_5':<22}\tall\t0.4000"]
+        f"{'P_5':<22}\tq1\t0.2000",
+        f"{'unj_2':<22}\tq1\t0.5000",
+        f"{'unj_5':<22}\tq1\t0.6000",
+        f"{'P_5':<22}\tq2\t0.0000",
+        f"{'unj_2':<22}\tq2\t0.5000",
+        f"{'unj_5':<22}\tq2\t0.2000",
+        f"{'P_5':<22}\tall\t0.1000",
+        f"{'unj_2':<22}\tall\t0.5000",
+        f"{'unj_5':<22}\tall\t0.4000",
+    ]
     assert "unj" in NICKNAMES["all_trec"]  # trec_eval 10.0 added it
     assert "unj" not in VERSION_NICKNAMES["9.0.8"]["all_trec"]  # 9.0.8 had none

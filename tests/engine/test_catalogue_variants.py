@@ -12,11 +12,22 @@ pytest.importorskip("pytrec_eval")
 helpers = importlib.import_module("tests.engine.test_catalogue_ir_measures")
 cat = importlib.import_module("retrieval_eval.engine.measures")
 
-JUDGED = ["P(judged_only=True)@5", "P(rel=2,judged_only=True)@10", "RR(judged_only=True)",
-          "Rprec(judged_only=True)", "AP(judged_only=True)", "AP(judged_only=True)@10",
-          "nDCG(judged_only=True)", "nDCG(judged_only=True)@10", "R(judged_only=True)@10",
-          "SetP(judged_only=True)", "SetF(judged_only=True)", "SetAP(judged_only=True)",
-          "Success(judged_only=True)@5", "IPrec(judged_only=True)@0.3"]
+JUDGED = [
+    "P(judged_only=True)@5",
+    "P(rel=2,judged_only=True)@10",
+    "RR(judged_only=True)",
+    "Rprec(judged_only=True)",
+    "AP(judged_only=True)",
+    "AP(judged_only=True)@10",
+    "nDCG(judged_only=True)",
+    "nDCG(judged_only=True)@10",
+    "R(judged_only=True)@10",
+    "SetP(judged_only=True)",
+    "SetF(judged_only=True)",
+    "SetAP(judged_only=True)",
+    "Success(judged_only=True)@5",
+    "IPrec(judged_only=True)@0.3",
+]
 GAINS = ["nDCG(gains={0:0,1:1,2:5,3:10,4:20})@10", "nDCG(gains={1:3})", "nDCG(gains={0:1,2:2})@5"]
 
 
@@ -38,26 +49,85 @@ def test_judged_only_moves_the_labelled_documents_up():
 
 def test_variant_names_and_refusals():
     assert [m.name for m in cat.parse_measure("nDCG(judged_only=False)@10")] == ["ndcg_cut_10"]
-    for bad, why in [("Bpref(judged_only=True)", "judged_only applies"),
-                     ("P(gains={1:2})@5", "nDCG only"), ("nDCG(gains={1:-2})", "numbers >= 0"),
-                     ("nDCG(judged_only=maybe)", "True or False")]:
+    for bad, why in [
+        ("Bpref(judged_only=True)", "judged_only applies"),
+        ("P(gains={1:2})@5", "nDCG only"),
+        ("nDCG(gains={1:-2})", "numbers >= 0"),
+        ("nDCG(judged_only=maybe)", "True or False"),
+    ]:
         with pytest.raises(ValueError, match=why):
             cat.parse_measure(bad)
-    for bad, why in [("nDCG(judged_only=-1)@10", "True or False"), ("nDCG(judged_only=)", "True or False"),
-                     ("nDCG(gains=5)", "map of grades"), ("SDCG(max_rel=inf)@10", "finite"),
-                     ("RBP(rel=1e400)", "finite")]:
+    for bad, why in [
+        ("nDCG(judged_only=-1)@10", "True or False"),
+        ("nDCG(judged_only=)", "True or False"),
+        ("nDCG(gains=5)", "map of grades"),
+        ("SDCG(max_rel=inf)@10", "finite"),
+        ("RBP(rel=1e400)", "finite"),
+    ]:
         # These recursed until RecursionError, or raised OverflowError, before.
         with pytest.raises(ValueError, match=why):
             cat.parse_measure(bad)
 
 
-_STEMS = ["P", "P@", "P_", "P.", "nDCG@", "RBP(p=", "RBP(rel=", "Compat(p=", "set_F.", "utility.",
-          "ndcg.1=", "iprec_at_recall_", "Rprec_mult_", "SDCG(max_rel=", "nDCG(gains={1:", "ERR@",
-          "unj.", "P(rel=", "hits@", "rbp.", "map_cut.", "ndcg_cut.1=", "Judged@", "NERR8(max_rel=",
-          "nDCG(judged_only=", "nDCG(gains=", "P(judged_only=True,rel=", "INST(T=",
-          "nDCG(gains={1:2},judged_only=", "Compat(p=0.5,normalize=", "AP(rel=", "SetF(beta="]
-_VALUES = ["nan", "inf", "-inf", "1e400", "-1", "0", "1O", "", "1e-400", "2**3", "9" * 30, " 5",
-           "1,", "1,,2", "0.5)", "True", "x)", "(", ")", "{}", "=", "\\", "é"]
+_STEMS = [
+    "P",
+    "P@",
+    "P_",
+    "P.",
+    "nDCG@",
+    "RBP(p=",
+    "RBP(rel=",
+    "Compat(p=",
+    "set_F.",
+    "utility.",
+    "ndcg.1=",
+    "iprec_at_recall_",
+    "Rprec_mult_",
+    "SDCG(max_rel=",
+    "nDCG(gains={1:",
+    "ERR@",
+    "unj.",
+    "P(rel=",
+    "hits@",
+    "rbp.",
+    "map_cut.",
+    "ndcg_cut.1=",
+    "Judged@",
+    "NERR8(max_rel=",
+    "nDCG(judged_only=",
+    "nDCG(gains=",
+    "P(judged_only=True,rel=",
+    "INST(T=",
+    "nDCG(gains={1:2},judged_only=",
+    "Compat(p=0.5,normalize=",
+    "AP(rel=",
+    "SetF(beta=",
+]
+_VALUES = [
+    "nan",
+    "inf",
+    "-inf",
+    "1e400",
+    "-1",
+    "0",
+    "1O",
+    "",
+    "1e-400",
+    "2**3",
+    "9" * 30,
+    " 5",
+    "1,",
+    "1,,2",
+    "0.5)",
+    "True",
+    "x)",
+    "(",
+    ")",
+    "{}",
+    "=",
+    "\\",
+    "é",
+]
 
 
 @pytest.mark.parametrize("stem", _STEMS)

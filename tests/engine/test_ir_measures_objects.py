@@ -18,15 +18,20 @@ def _oracle(measure, system: str) -> dict[str, float]:
     """ir_measures' own per-query values on the demo (ties kept in the run's rank order)."""
     j = DEMO.judgments
     key = j["chunk_id"].fillna(j["doc_uri"])
-    qrels = [ir_measures.Qrel(str(q), str(k), int(r)) for q, k, r in zip(j["query_id"], key, j["relevance"], strict=True)]
+    qrels = [
+        ir_measures.Qrel(str(q), str(k), int(r)) for q, k, r in zip(j["query_id"], key, j["relevance"], strict=True)
+    ]
     r = DEMO.runs[DEMO.runs["system"] == system]
-    run = [ir_measures.ScoredDoc(str(q), str(d), -float(rank))
-           for q, d, rank in zip(r["query_id"], r["doc_id"], r["rank"], strict=True)]
+    run = [
+        ir_measures.ScoredDoc(str(q), str(d), -float(rank))
+        for q, d, rank in zip(r["query_id"], r["doc_id"], r["rank"], strict=True)
+    ]
     return {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
 
 
-@pytest.mark.parametrize("measure", [ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5, ir_measures.AP @ 10,
-                                     ir_measures.R @ 5, ir_measures.RR])
+@pytest.mark.parametrize(
+    "measure", [ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5, ir_measures.AP @ 10, ir_measures.R @ 5, ir_measures.RR]
+)
 def test_an_ir_measures_object_gives_ir_measures_number(measure):
     ev = rev.evaluate(DEMO.judgments, DEMO.runs, measures=[measure])
     column = str(measure)  # the column carries the name as ir_measures prints it

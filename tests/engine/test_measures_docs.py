@@ -14,7 +14,8 @@ def test_the_docs_table_of_measures_matches_the_registry():
     table = text.split(start, 1)[1].split(end, 1)[0]
     assert table == markdown_table(), (
         "regenerate with: python -c 'from retrieval_eval.engine.measures.registry import "
-        "markdown_table; print(markdown_table())'")
+        "markdown_table; print(markdown_table())'"
+    )
 
 
 def test_the_docs_table_of_seed_metrics_matches_their_declarations():
@@ -25,4 +26,5 @@ def test_the_docs_table_of_seed_metrics_matches_their_declarations():
     assert start in text and end in text
     assert text.split(start, 1)[1].split(end, 1)[0] == seed_table(), (
         "regenerate with: python -c 'from retrieval_eval.engine.measures.seed import "
-        "markdown_table; print(markdown_table())'")
+        "markdown_table; print(markdown_table())'"
+    )

@@ -43,7 +43,8 @@ def test_measures_match_pytrec_eval_per_query_and_missing_queries_score_zero(dat
     j, r, qrels, run = data
     ev = re_.evaluate(j, r, k=10, measures=MEASURES)
     want = pytrec_eval.RelevanceEvaluator(
-        qrels, {"map", "gm_map", "P.5,10", "ndcg_cut.10", "bpref", "recip_rank", "num_ret"}).evaluate(run)
+        qrels, {"map", "gm_map", "P.5,10", "ndcg_cut.10", "bpref", "recip_rank", "num_ret"}
+    ).evaluate(run)
     pq = ev.per_query.set_index("query_id")
     asked = {"ndcg_cut_10": "nDCG@10", "recip_rank": "RR"}  # columns carry the names asked for
     for qid in pq.index:

@@ -24,14 +24,48 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 #: Every trec_eval measure of the catalogue, in pytrec_eval's request syntax.
 TREC_REQUEST = [
-    "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "map", "gm_map", "Rprec",
-    "bpref", "gm_bpref", "infAP", "recip_rank", "iprec_at_recall", "11pt_avg", "P", "relative_P",
-    "recall", "success", "map_cut", "Rprec_mult", "ndcg", "ndcg_cut", "set_P", "set_recall",
-    "set_relative_P", "set_map", "set_F", "G", "binG", "utility", "ndcg_rel", "Rndcg",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "gm_bpref",
+    "infAP",
+    "recip_rank",
+    "iprec_at_recall",
+    "11pt_avg",
+    "P",
+    "relative_P",
+    "recall",
+    "success",
+    "map_cut",
+    "Rprec_mult",
+    "ndcg",
+    "ndcg_cut",
+    "set_P",
+    "set_recall",
+    "set_relative_P",
+    "set_map",
+    "set_F",
+    "G",
+    "binG",
+    "utility",
+    "ndcg_rel",
+    "Rndcg",
 ]
-EXTRA_CUTS = ["P.1,2,3,7", "recall.1,2,3,7", "ndcg_cut.1,2,3,7", "map_cut.1,2,3,7",
-              "success.2,3", "relative_P.1,3", "iprec_at_recall.0.05,0.25,0.33,0.75",
-              "Rprec_mult.0.1,0.5,0.7,1.5,3.0"]
+EXTRA_CUTS = [
+    "P.1,2,3,7",
+    "recall.1,2,3,7",
+    "ndcg_cut.1,2,3,7",
+    "map_cut.1,2,3,7",
+    "success.2,3",
+    "relative_P.1,3",
+    "iprec_at_recall.0.05,0.25,0.33,0.75",
+    "Rprec_mult.0.1,0.5,0.7,1.5,3.0",
+]
 
 
 def judgments(rows):
@@ -88,30 +122,59 @@ def assert_agrees(qrels_rows, run_rows, request=TREC_REQUEST + EXTRA_CUTS, level
 
 # ---------------------------------------------------------------- hand-made edge cases
 
-EDGE_QRELS = [
-    ("ties", "a", 1), ("ties", "b", 0), ("ties", "c", 2), ("ties", "d", 1),
-    ("graded", "a", 3), ("graded", "b", 2), ("graded", "c", 1), ("graded", "d", 0),
-    ("graded", "e", 2), ("graded", "z", 3),
-    ("negative", "a", -1), ("negative", "b", 1), ("negative", "c", 0), ("negative", "d", -2),
-    ("negative", "e", 2),
-    ("norel", "a", 0), ("norel", "b", 0),
-    ("many", *()) if False else ("many", "m0", 1),
-] + [("many", f"m{i}", 1 + i % 2) for i in range(1, 25)] + [
-    ("short", "a", 1), ("short", "b", 1), ("short", "c", 1),
-    ("unanswered", "a", 1),
-]
-EDGE_RUN = [
-    # equal scores: trec_eval orders by doc id, descending
-    ("ties", "a", 1.0), ("ties", "b", 1.0), ("ties", "c", 1.0), ("ties", "x", 2.0),
-    ("ties", "d", 0.5), ("ties", "y", 0.5),
-    ("graded", "d", 9), ("graded", "c", 8), ("graded", "q", 7), ("graded", "a", 6),
-    ("graded", "b", 5), ("graded", "w", 4),
-    ("negative", "a", 5), ("negative", "x", 4), ("negative", "d", 3), ("negative", "b", 2),
-    ("negative", "c", 1), ("negative", "e", 0.5),
-    ("norel", "a", 2), ("norel", "x", 1),
-    ("short", "b", 1.0),
-    ("notjudged", "a", 1.0),  # a run query without labels: not evaluated
-] + [("many", f"m{i}", 100 - i) for i in range(0, 40, 3)] + [("many", f"u{i}", 50 - i) for i in range(5)]
+EDGE_QRELS = (
+    [
+        ("ties", "a", 1),
+        ("ties", "b", 0),
+        ("ties", "c", 2),
+        ("ties", "d", 1),
+        ("graded", "a", 3),
+        ("graded", "b", 2),
+        ("graded", "c", 1),
+        ("graded", "d", 0),
+        ("graded", "e", 2),
+        ("graded", "z", 3),
+        ("negative", "a", -1),
+        ("negative", "b", 1),
+        ("negative", "c", 0),
+        ("negative", "d", -2),
+        ("negative", "e", 2),
+        ("norel", "a", 0),
+        ("norel", "b", 0),
+        ("many", *()) if False else ("many", "m0", 1),
+    ]
+    + [("many", f"m{i}", 1 + i % 2) for i in range(1, 25)]
+    + [("short", "a", 1), ("short", "b", 1), ("short", "c", 1), ("unanswered", "a", 1)]
+)
+EDGE_RUN = (
+    [
+        # equal scores: trec_eval orders by doc id, descending
+        ("ties", "a", 1.0),
+        ("ties", "b", 1.0),
+        ("ties", "c", 1.0),
+        ("ties", "x", 2.0),
+        ("ties", "d", 0.5),
+        ("ties", "y", 0.5),
+        ("graded", "d", 9),
+        ("graded", "c", 8),
+        ("graded", "q", 7),
+        ("graded", "a", 6),
+        ("graded", "b", 5),
+        ("graded", "w", 4),
+        ("negative", "a", 5),
+        ("negative", "x", 4),
+        ("negative", "d", 3),
+        ("negative", "b", 2),
+        ("negative", "c", 1),
+        ("negative", "e", 0.5),
+        ("norel", "a", 2),
+        ("norel", "x", 1),
+        ("short", "b", 1.0),
+        ("notjudged", "a", 1.0),  # a run query without labels: not evaluated
+    ]
+    + [("many", f"m{i}", 100 - i) for i in range(0, 40, 3)]
+    + [("many", f"u{i}", 50 - i) for i in range(5)]
+)
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
@@ -120,8 +183,9 @@ def test_trec_measures_match_pytrec_eval_on_edge_cases(level):
 
 
 def test_ties_are_ordered_by_doc_id_descending():
-    ours = cat.compute(judgments([("q", "a", 1), ("q", "b", 0)]),
-                       run([("q", "a", 1.0), ("q", "b", 1.0)]), ["recip_rank"])
+    ours = cat.compute(
+        judgments([("q", "a", 1), ("q", "b", 0)]), run([("q", "a", 1.0), ("q", "b", 1.0)]), ["recip_rank"]
+    )
     assert ours["recip_rank"].tolist() == [0.5]  # b before a
 
 
@@ -148,8 +212,7 @@ def test_trec_measures_match_pytrec_eval_on_generated_data(seed, level):
 
 def test_gm_map_summary_is_the_geometric_mean():
     qrels = [("a", "x", 1), ("a", "y", 1), ("b", "x", 1), ("c", "z", 1)]
-    rows = [("a", "x", 2), ("a", "q", 1), ("a", "y", 0.5), ("b", "q", 1), ("b", "x", 0.5),
-            ("c", "q", 1)]
+    rows = [("a", "x", 2), ("a", "q", 1), ("a", "y", 0.5), ("b", "q", 1), ("b", "x", 0.5), ("c", "q", 1)]
     per_query = cat.compute(judgments(qrels), run(rows), ["map", "gm_map", "num_ret", "num_q"])
     summary = cat.summarize(per_query)
     aps = [(1 + 2 / 3) / 2, 0.5, 0.0]
@@ -185,7 +248,8 @@ def test_a_repeated_doc_counts_once_at_its_first_place_in_trec_order():
     assert ours["num_ret"].iloc[0] == 3.0
     assert ours["map"].iloc[0] == pytest.approx((1 + 2 / 3) / 2, abs=1e-15)
     assert ours["map"].iloc[0] == pytest.approx(
-        oracle(qrels, [("q", "a", 3.0), ("q", "x", 2.0), ("q", "b", 0.5)], ["map"])["q"]["map"], abs=1e-12)
+        oracle(qrels, [("q", "a", 3.0), ("q", "x", 2.0), ("q", "b", 0.5)], ["map"])["q"]["map"], abs=1e-12
+    )
 
 
 def test_each_system_of_a_run_is_scored_as_if_alone():

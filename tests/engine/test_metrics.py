@@ -73,8 +73,12 @@ def test_missing_query_scores_zero_and_unjudged_run_query_is_ignored():
 
 def test_several_systems_in_one_pass_equal_one_at_a_time():
     j = judgments_frame([("q1", "a", 2), ("q1", "b", 1), ("q2", "c", 1)])
-    r = pd.concat([run_frame({"q1": ["a", "b"], "q2": ["x"]}, system="s1"),
-                   run_frame({"q1": ["b", "x", "a"], "q2": ["c"]}, system="s2")])
+    r = pd.concat(
+        [
+            run_frame({"q1": ["a", "b"], "q2": ["x"]}, system="s1"),
+            run_frame({"q1": ["b", "x", "a"], "q2": ["c"]}, system="s2"),
+        ]
+    )
     both = compute(j, r, k=(1, 3)).set_index(["system", "query_id"])
     for s in ("s1", "s2"):
         alone = compute(j, r[r["system"] == s], k=(1, 3)).set_index(["system", "query_id"])
@@ -214,7 +218,7 @@ def _reference(labels, lines, ks, threshold, gain):
         for q, grades in rel.items():
             ranking = rankings.get((s, q), [])
             n_rel = sum(g >= threshold for g in grades.values())
-            gain_of = (lambda g: 2 ** g - 1) if gain == "exponential" else (lambda g: g)
+            gain_of = (lambda g: 2**g - 1) if gain == "exponential" else (lambda g: g)
             for k in ks:
                 top = ranking[:k]
                 hits = [grades.get(d, 0) >= threshold for d in top]
@@ -261,10 +265,16 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
         doc = "document-"
     rng = np.random.default_rng(seed)
     n_q, n_docs = int(rng.integers(1, 9)), int(rng.integers(2, 15))
-    labels = [(f"q{rng.integers(n_q)}", f"{doc}{rng.integers(n_docs)}", int(rng.integers(0, 4)))
-              for _ in range(int(rng.integers(1, 40)))]
-    lines = [(f"S{s}", f"q{q}", [f"{doc}{rng.integers(n_docs)}" for _ in range(int(rng.integers(1, 12)))])
-             for s in range(int(rng.integers(1, 4))) for q in range(n_q + 1) if rng.random() < 0.8]
+    labels = [
+        (f"q{rng.integers(n_q)}", f"{doc}{rng.integers(n_docs)}", int(rng.integers(0, 4)))
+        for _ in range(int(rng.integers(1, 40)))
+    ]
+    lines = [
+        (f"S{s}", f"q{q}", [f"{doc}{rng.integers(n_docs)}" for _ in range(int(rng.integers(1, 12)))])
+        for s in range(int(rng.integers(1, 4)))
+        for q in range(n_q + 1)
+        if rng.random() < 0.8
+    ]
     if not lines:
         lines = [("S0", "q0", [f"{doc}0"])]
     run = re_.as_run([{"system": s, "query_id": q, "ranking": ranking} for s, q, ranking in lines])
@@ -283,8 +293,9 @@ def test_engine_matches_the_plain_python_definition(monkeypatch, step_rows, seed
                     name = metric_name(metric, k, gain)
                     assert row[name] == pytest.approx(value, abs=1e-12), (metric, k, row["query_id"])
     deduped = engine.dedupe_run(run)
-    got_rankings = {key: list(g.sort_values("rank")["doc_id"])
-                    for key, g in deduped.groupby(["system", "query_id"], sort=False)}
+    got_rankings = {
+        key: list(g.sort_values("rank")["doc_id"]) for key, g in deduped.groupby(["system", "query_id"], sort=False)
+    }
     assert got_rankings == {(s, q): list(dict.fromkeys(ranking)) for s, q, ranking in lines}
     if hashes == "colliding":
         assert any(refused)  # the strings were checked, and the false matches caught
@@ -294,9 +305,11 @@ def test_duplicates_are_reported_past_the_largest_cutoff():
     """A ranking that repeats a key only below the cutoffs is still flagged (SPEC A3: "anywhere
     in the ranking, also past k"), in both APIs; the metrics stop at k and do not change."""
     judgments = [{"query_id": q, "doc_uri": "a", "relevance": 1} for q in ("q1", "q2", "q3")]
-    run = [{"query_id": "q1", "ranking": ["a", "b", "c", "d", "b"]},  # repeat at rank 5
-           {"query_id": "q2", "ranking": ["a", "b", "c", "d", "e"]},
-           {"query_id": "q3", "ranking": ["c", "c", "a"]}]  # repeat inside the cutoff
+    run = [
+        {"query_id": "q1", "ranking": ["a", "b", "c", "d", "b"]},  # repeat at rank 5
+        {"query_id": "q2", "ranking": ["a", "b", "c", "d", "e"]},
+        {"query_id": "q3", "ranking": ["c", "c", "a"]},
+    ]  # repeat inside the cutoff
     ev = re_.evaluate(judgments, run, k=(1, 3))
     assert ev.per_query["duplicates"].tolist() == [True, False, True]
     assert re_.score(judgments, run, k=2).queries_with_duplicates == ["q1", "q3"]
@@ -307,8 +320,12 @@ def test_a_query_ranked_twice_beside_one_not_ranked_keeps_its_own_labels():
     # A step with as many rankings as queries need not hold one ranking per query: here q0 has
     # two (systems A and B) and q1 none. B's "b" is labelled for q1 only, so it is no hit.
     j = judgments_frame([("q0", "a", 1), ("q1", "b", 1)])
-    r = re_.as_run([{"system": "A", "query_id": "q0", "ranking": ["x", "a"]},
-                    {"system": "B", "query_id": "q0", "ranking": ["b", "x"]}])
+    r = re_.as_run(
+        [
+            {"system": "A", "query_id": "q0", "ranking": ["x", "a"]},
+            {"system": "B", "query_id": "q0", "ranking": ["b", "x"]},
+        ]
+    )
     got = compute(j, r, k=(2,)).set_index(["system", "query_id"])["precision@2"]
     assert got.to_dict() == {("A", "q0"): 0.5, ("A", "q1"): 0.0, ("B", "q0"): 0.0, ("B", "q1"): 0.0}
 
@@ -319,17 +336,29 @@ def test_hashes_equal_strings_alike_in_every_layout():
     from retrieval_eval.engine.kernels import hashes as _hashes
 
     rng = np.random.default_rng(11)
-    values = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "é", "日本語", "x" * 40, "x" * 41,
-              "a\x00", "a\x00\x00"] + ["".join(rng.choice(list("ab"), size=int(n)))
-                                       for n in rng.integers(0, 20, size=300)]
+    values = [
+        "",
+        "a",
+        "ab",
+        "abcdefg",
+        "abcdefgh",
+        "abcdefghi",
+        "é",
+        "日本語",
+        "x" * 40,
+        "x" * 41,
+        "a\x00",
+        "a\x00\x00",
+    ] + ["".join(rng.choice(list("ab"), size=int(n))) for n in rng.integers(0, 20, size=300)]
     large = pa.array(values, pa.large_string())
     h, size = _hashes(large)
     assert h.dtype == np.uint64 and len(h) == len(values)
     assert size.tolist() == [len(v.encode()) for v in values]
-    for layout, at in ((pa.array(values, pa.string()), slice(None)),
-                       (large.slice(3, 50), slice(3, 53)),
-                       (pa.chunked_array([large.slice(0, 7), large.slice(7, 0), large.slice(7)]),
-                        slice(None))):
+    for layout, at in (
+        (pa.array(values, pa.string()), slice(None)),
+        (large.slice(3, 50), slice(3, 53)),
+        (pa.chunked_array([large.slice(0, 7), large.slice(7, 0), large.slice(7)]), slice(None)),
+    ):
         got, got_size = _hashes(layout)
         np.testing.assert_array_equal(got, h[at])
         np.testing.assert_array_equal(got_size, size[at])
@@ -402,8 +431,7 @@ def test_take_reads_chunked_columns_chunk_by_chunk():
 
     chunked = pa.chunked_array([["a", "b"], [], ["c"], ["d", "e", "f"]], pa.large_string())
     for rows in ([0, 2, 5], [5, 0, 3, 2, 2], [], [4]):
-        assert _take(chunked, np.array(rows, dtype=np.int64)).to_pylist() == \
-            [chunked.to_pylist()[i] for i in rows]
+        assert _take(chunked, np.array(rows, dtype=np.int64)).to_pylist() == [chunked.to_pylist()[i] for i in rows]
 
 
 def test_one_value_reads_shared_chunks_and_never_guesses():
@@ -444,8 +472,9 @@ def test_chunked_frames_score_as_whole_ones(monkeypatch):
                 whole = pa.array(frame[col].array)
                 whole = whole.combine_chunks() if isinstance(whole, pa.ChunkedArray) else whole
                 pieces = [whole.slice(i, size) for i in range(0, len(whole), size)]
-                out[col] = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(pieces, whole.type)),
-                                     index=frame.index)
+                out[col] = pd.Series(
+                    pd.arrays.ArrowStringArray(pa.chunked_array(pieces, whole.type)), index=frame.index
+                )
         return out
 
     base = compute(j, r, k=(1, 3, 5))
@@ -478,8 +507,9 @@ def test_matches_trec_eval_on_random_graded_runs():
     for qid, d, g in labels:
         qrel.setdefault(qid, {})[d] = g
     runp = {qid: {d: float(s) for d, s in zip(rankings[qid], scores[qid])} for qid in rankings}
-    ev = pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut.5,10,20", "P.5,10,20", "recall.5,10,20",
-                                              "map_cut.5,10,20", "recip_rank"})
+    ev = pytrec_eval.RelevanceEvaluator(
+        qrel, {"ndcg_cut.5,10,20", "P.5,10,20", "recall.5,10,20", "map_cut.5,10,20", "recip_rank"}
+    )
     trec = ev.evaluate(runp)
     ours = compute(j, r, k=(5, 10, 20, 1000), gain="linear").set_index("query_id")
     for qid, m in trec.items():
@@ -492,11 +522,13 @@ def test_matches_trec_eval_on_random_graded_runs():
 
 
 def test_a_query_in_two_strata_is_scored_on_each_strata_rows():
-    judgments = re_.as_judgments([
-        {"query_id": "q", "doc_uri": "a", "relevance": 1, "stratum": "s1"},
-        {"query_id": "q", "doc_uri": "b", "relevance": 1, "stratum": "s2"},
-        {"query_id": "q", "doc_uri": "c", "relevance": 1, "stratum": "s2"},
-    ])
+    judgments = re_.as_judgments(
+        [
+            {"query_id": "q", "doc_uri": "a", "relevance": 1, "stratum": "s1"},
+            {"query_id": "q", "doc_uri": "b", "relevance": 1, "stratum": "s2"},
+            {"query_id": "q", "doc_uri": "c", "relevance": 1, "stratum": "s2"},
+        ]
+    )
     per_stratum = re_.score_by_stratum(judgments, run_frame({"q": ["a", "b"]}), k=2)
     assert per_stratum["s1"].metrics["recall@2"].value == 1.0  # a is s1's only label
     assert per_stratum["s2"].metrics["recall@2"].value == 0.5  # b of {b, c}

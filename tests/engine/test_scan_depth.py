@@ -17,8 +17,7 @@ from test_measures_trec import assert_agrees
 cat = importlib.import_module("retrieval_eval.engine.measures")
 scan_module = importlib.import_module("retrieval_eval.engine.measures.scan")
 
-CUTOFF_ONLY = ["P.1,3,5", "recall.3,5", "relative_P.3", "success.1,5", "map_cut.5",
-               "ndcg_cut.3,5"]
+CUTOFF_ONLY = ["P.1,3,5", "recall.3,5", "relative_P.3", "success.1,5", "map_cut.5", "ndcg_cut.3,5"]
 
 
 def _data(seed: int, repeats: bool = False):
@@ -38,7 +37,9 @@ def _data(seed: int, repeats: bool = False):
 def depths(monkeypatch):
     seen = []
     real = scan_module.scan_run
-    monkeypatch.setattr(scan_module, "scan_run", lambda run, depth, *a, **kw: seen.append(depth) or real(run, depth, *a, **kw))
+    monkeypatch.setattr(
+        scan_module, "scan_run", lambda run, depth, *a, **kw: seen.append(depth) or real(run, depth, *a, **kw)
+    )
     return seen
 
 

@@ -26,8 +26,10 @@ def test_parse_metric_reads_back_every_column_name(metric, gain, k):
     assert g == ("linear" if metric == "ndcg" and gain == "linear" else None)
 
 
-@pytest.mark.parametrize("name", ["bleu", "recall@0", "recall@-1", "recall@1.5", "Recall@10",
-                                  "recall@", "@10", "P_10", "", "ndcg_linear_x@3"])
+@pytest.mark.parametrize(
+    "name",
+    ["bleu", "recall@0", "recall@-1", "recall@1.5", "Recall@10", "recall@", "@10", "P_10", "", "ndcg_linear_x@3"],
+)
 def test_parse_metric_refuses_what_is_no_seed_metric(name):
     with pytest.raises(ValueError, match="unknown metric"):
         parse_metric(name)

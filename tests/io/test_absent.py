@@ -28,6 +28,7 @@ def _j(qid, doc, rel, **more):
 def _strata_case(blank: str | None):
     """Judgments whose q1 and q2 have no stratum (written as ``blank``: "" or left out), q3 is
     literally ``_unstratified`` and q4 is ``legal``; a run that finds q1, q2 and q3 only."""
+
     def s(value):
         return {} if value is None else {"stratum": value}
 
@@ -62,7 +63,8 @@ def test_empty_stratum_is_the_unstratified_stratum_everywhere():
     result = re_.validate(judgments)
     assert result.strata == {"_unstratified": 3, "legal": 1}
     assert [i.message for i in result.issues if i.code == "thin-stratum"] == [
-        "stratum 'legal' has only 1 labels, too few to gate on"]
+        "stratum 'legal' has only 1 labels, too few to gate on"
+    ]
     scored = [{**r, "scores": [0.9, 0.1]} for r in run] + [{"query_id": "q5", "ranking": ["z"], "scores": [0.2]}]
     cal = re_.calibrate(judgments, scored, queries=[{"query_id": "q5", "stratum": "", "expect_none": True}])
     assert set(cal.per_stratum["stratum"]) == {"_unstratified", "legal"}
@@ -83,33 +85,42 @@ def test_empty_stratum_scores_exactly_as_an_absent_one():
 def test_empty_stratum_in_a_queries_file_is_no_stratum():
     judgments = [_j("q1", "a", 1), _j("q2", "b", 1)]
     run = [{"query_id": "q1", "ranking": ["a"]}, {"query_id": "q2", "ranking": ["x"]}]
-    queries = [{"query_id": "q1", "query": "one", "stratum": ""},
-               {"query_id": "q2", "query": "two", "stratum": "legal"}]
+    queries = [
+        {"query_id": "q1", "query": "one", "stratum": ""},
+        {"query_id": "q2", "query": "two", "stratum": "legal"},
+    ]
     ev = re_.evaluate(judgments, run, k=(K,), queries=queries)
     assert ev.per_query["stratum"].tolist() == ["_unstratified", "legal"]
 
 
 def test_empty_fingerprint_is_no_fingerprint():
-    judgments = [_j("q1", "a", 1, query="one", corpus_fingerprint="corpus/1", labeled_by="human:x"),
-                 _j("q1", "b", 0, query="one", corpus_fingerprint="", labeled_by="")]
+    judgments = [
+        _j("q1", "a", 1, query="one", corpus_fingerprint="corpus/1", labeled_by="human:x"),
+        _j("q1", "b", 0, query="one", corpus_fingerprint="", labeled_by=""),
+    ]
     result = re_.validate(judgments)
     assert "mixed-fingerprints" not in {i.code for i in result.issues}
     assert result.fingerprint == "corpus/1"
     assert (result.human_labels, result.synthetic_labels) == (1, 0)
-    corpus = {"corpus_fingerprint": "", "chunks": [{"chunk_id": chunk_id("a", "", 0, "A.", ""),
-                                                    "doc_uri": "a", "text": "A."}]}
+    corpus = {
+        "corpus_fingerprint": "",
+        "chunks": [{"chunk_id": chunk_id("a", "", 0, "A.", ""), "doc_uri": "a", "text": "A."}],
+    }
     d = drift(judgments, re_.as_corpus(corpus))
     assert d.judgments_fingerprint == "corpus/1"
     assert d.corpus_fingerprint is None
-    report = re_.build_report(judgments, [{"query_id": "q1", "ranking": ["a"]}], k=K,
-                              corpus=corpus).to_dict()
+    report = re_.build_report(judgments, [{"query_id": "q1", "ranking": ["a"]}], k=K, corpus=corpus).to_dict()
     assert report["corpus"]["fingerprint"] is None
     assert report["judgments"]["fingerprint"] == "corpus/1"
 
 
 def test_empty_text_sha_falls_back_to_the_hash_of_chunk_text():
-    live = {"chunk_id": chunk_id("doc", "r2", 0, "Moved text.", "live"), "doc_uri": "doc",
-            "ordinal": 0, "text": "Moved text."}
+    live = {
+        "chunk_id": chunk_id("doc", "r2", 0, "Moved text.", "live"),
+        "doc_uri": "doc",
+        "ordinal": 0,
+        "text": "Moved text.",
+    }
     corpus = re_.as_corpus({"corpus_fingerprint": "live", "chunks": [live]})
     stale = "c1:" + "0" * 32
     blank = [_j("q", "doc", 1, query="q", chunk_id=stale, text_sha="", chunk_text="Moved text.")]
@@ -130,30 +141,29 @@ def test_empty_text_sha_falls_back_to_the_hash_of_chunk_text():
 
 def test_empty_chunk_id_is_a_document_level_label():
     judgments = [_j("q", "doc", 1, query="q", chunk_id="")]
-    corpus = re_.as_corpus({"chunks": [{"chunk_id": chunk_id("doc", "", 0, "T.", ""),
-                                        "doc_uri": "doc", "text": "T."}]})
+    corpus = re_.as_corpus({"chunks": [{"chunk_id": chunk_id("doc", "", 0, "T.", ""), "doc_uri": "doc", "text": "T."}]})
     d = drift(judgments, corpus)
     assert d.findings["status"].tolist() == ["VALID"]
     assert d.findings["chunk_id"].tolist() == [""]  # the finding shows the label as written
     issues = {i.code for i in re_.validate(judgments).issues}
     assert "bad-chunk-id" not in issues and "no-chunk-ids" in issues
     # The key is the doc_uri: a ranking of documents finds it.
-    assert re_.score(judgments, [{"query_id": "q", "ranking": ["doc"]}], k=K).metrics[
-        f"recall@{K}"].value == 1.0
+    assert re_.score(judgments, [{"query_id": "q", "ranking": ["doc"]}], k=K).metrics[f"recall@{K}"].value == 1.0
     assert re_.judgment_key({"doc_uri": "doc", "chunk_id": ""}) == "doc"
 
 
 def test_empty_query_text_is_no_query_text():
-    judgments = [_j("q1", "a", 1, query=""), _j("q1", "b", 0, query="words"),
-                 _j("q2", "c", 1, query="")]
+    judgments = [_j("q1", "a", 1, query=""), _j("q1", "b", 0, query="words"), _j("q2", "c", 1, query="")]
     codes = [(i.code, i.message) for i in re_.validate(judgments).issues]
     assert ("missing-query-text", "query q2 has no query text on any row") in codes
     assert "inconsistent-query-text" not in {c for c, _ in codes}
 
 
 def test_reading_keeps_empty_fields_as_written(tmp_path):
-    text = ('{"query_id":"q1","query":"","doc_uri":"a","text_sha":"","chunk_text":"",'
-            '"relevance":1,"corpus_fingerprint":"","labeled_by":"","stratum":"","notes":""}\n')
+    text = (
+        '{"query_id":"q1","query":"","doc_uri":"a","text_sha":"","chunk_text":"",'
+        '"relevance":1,"corpus_fingerprint":"","labeled_by":"","stratum":"","notes":""}\n'
+    )
     path = tmp_path / "judgments.jsonl"
     path.write_text(text, encoding="utf-8")
     judgments = re_.read_judgments(path)
@@ -161,8 +171,10 @@ def test_reading_keeps_empty_fields_as_written(tmp_path):
     assert re_.serialize_judgments(judgments) == text
     queries = re_.read_queries(_write(tmp_path / "q.jsonl", '{"query_id":"q1","query":"","stratum":""}\n'))
     assert json.loads(re_.write_queries(queries)) == {"query_id": "q1", "query": "", "stratum": ""}
-    corpus = {"corpus_fingerprint": "", "chunks": [{"chunk_id": "c1:" + "0" * 32, "doc_uri": "d",
-                                                    "doc_revision": "", "text": "", "text_sha": ""}]}
+    corpus = {
+        "corpus_fingerprint": "",
+        "chunks": [{"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "doc_revision": "", "text": "", "text_sha": ""}],
+    }
     assert json.loads(re_.write_corpus(re_.as_corpus(corpus))) == corpus
 
 
@@ -175,9 +187,18 @@ FIELDS = ("query", "stratum", "corpus_fingerprint", "labeled_by", "notes", "text
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b", "c"]),
-                          st.integers(0, 2), st.sets(st.sampled_from(FIELDS))),
-                min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["q1", "q2", "q3"]),
+            st.sampled_from(["a", "b", "c"]),
+            st.integers(0, 2),
+            st.sets(st.sampled_from(FIELDS)),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_property_blank_fields_change_nothing(rows):
     """Any set of optional fields written as "" gives the same scores, strata, validation and
     drift as the same fields left out."""
@@ -189,8 +210,12 @@ def test_property_blank_fields_change_nothing(rows):
     pd.testing.assert_frame_equal(a.per_stratum, b.per_stratum)
     va, vb = re_.validate(blank).to_dict(), re_.validate(absent).to_dict()
     assert va == vb
-    corpus = re_.as_corpus({"corpus_fingerprint": "live", "chunks": [
-        {"chunk_id": chunk_id(d, "", 0, d, ""), "doc_uri": d, "text": d} for d in "ab"]})
+    corpus = re_.as_corpus(
+        {
+            "corpus_fingerprint": "live",
+            "chunks": [{"chunk_id": chunk_id(d, "", 0, d, ""), "doc_uri": d, "text": d} for d in "ab"],
+        }
+    )
     da, db = drift(blank, corpus), drift(absent, corpus)
     assert da.findings["status"].tolist() == db.findings["status"].tolist()
     assert da.judgments_fingerprint == db.judgments_fingerprint

@@ -60,8 +60,14 @@ from retrieval_eval.io import runs as io_runs
         ('{"chunks": [{"chunk_id": "a", "doc_uri": "d"}, {"doc_uri": "d"}]}', "corpus: chunks[1] has no chunk_id"),
         ('{"chunks": [{"chunk_id": "a"}]}', "corpus: chunks[0] has no doc_uri"),
         ('{"chunks": [{"chunk_id": 1, "doc_uri": "d"}]}', "corpus: chunks[0] chunk_id must be a string"),
-        ('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": true}]}', "corpus: chunks[0] ordinal must be an integer"),
-        ('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 1.5}]}', "corpus: chunks[0] ordinal must be an integer"),
+        (
+            '{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": true}]}',
+            "corpus: chunks[0] ordinal must be an integer",
+        ),
+        (
+            '{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 1.5}]}',
+            "corpus: chunks[0] ordinal must be an integer",
+        ),
         ('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "text": 5}]}', "corpus: chunks[0] text must be a string"),
         ('{"corpus_fingerprint": 5, "chunks": []}', "corpus: corpus_fingerprint must be a string"),
         ('{\n  "chunks": [\n  }', "corpus:3: invalid JSON, Expecting value at column 3"),
@@ -72,13 +78,17 @@ def test_corpus_refusals(doc, message):
 
 
 def test_corpus_without_fingerprints_and_write_round_trip(tmp_path):
-    df = parse_corpus('{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 2}, {"chunk_id": "b", "doc_uri": "d"}]}')
+    df = parse_corpus(
+        '{"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 2}, {"chunk_id": "b", "doc_uri": "d"}]}'
+    )
     assert df.attrs == {"corpus_fingerprint": None, "chunker_fingerprint": None}
     assert df.ordinal.tolist() == [2, pd.NA]
     path = tmp_path / "c.json"
     text = write_corpus(df, path)
     assert json.loads(path.read_text(encoding="utf-8")) == json.loads(text)
-    assert json.loads(text) == {"chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 2}, {"chunk_id": "b", "doc_uri": "d"}]}
+    assert json.loads(text) == {
+        "chunks": [{"chunk_id": "a", "doc_uri": "d", "ordinal": 2}, {"chunk_id": "b", "doc_uri": "d"}]
+    }
     pd.testing.assert_frame_equal(read_corpus(path), df)
     assert_dtypes(parse_corpus('{"chunks": []}'), CORPUS_COLUMNS)
 
@@ -315,7 +325,9 @@ _judgment = st.fixed_dictionaries(
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(_judgment, st.dictionaries(_text.filter(lambda k: k not in rio.JUDGMENT_FIELDS), _json_value, max_size=3)),
+        st.tuples(
+            _judgment, st.dictionaries(_text.filter(lambda k: k not in rio.JUDGMENT_FIELDS), _json_value, max_size=3)
+        ),
         max_size=4,
     )
 )
@@ -347,7 +359,9 @@ def test_run_score_that_overflows_a_double_is_refused(careful):
 
 
 def test_as_run_reads_a_wire_like_frame_one_row_per_query():
-    wide = pd.DataFrame([{"query_id": "q1", "ranking": ["a", "b"], "scores": [2, 1]}, {"query_id": "q2", "ranking": ["c"]}])
+    wide = pd.DataFrame(
+        [{"query_id": "q1", "ranking": ["a", "b"], "scores": [2, 1]}, {"query_id": "q2", "ranking": ["c"]}]
+    )
     run = as_run(wide)
     assert run.doc_id.tolist() == ["a", "b", "c"]
     np.testing.assert_array_equal(run.score.to_numpy(), [2.0, 1.0, np.nan])

@@ -38,8 +38,18 @@ def _raw_corpus(name: str) -> dict:
 
 def test_load_demo_returns_the_documented_frames(demo):
     assert list(demo.judgments.columns[:12]) == [
-        "query_id", "query", "doc_uri", "chunk_id", "text_sha", "chunk_text", "relevance",
-        "corpus_fingerprint", "labeled_by", "labeled_at", "stratum", "notes",
+        "query_id",
+        "query",
+        "doc_uri",
+        "chunk_id",
+        "text_sha",
+        "chunk_text",
+        "relevance",
+        "corpus_fingerprint",
+        "labeled_by",
+        "labeled_at",
+        "stratum",
+        "notes",
     ]
     assert demo.judgments["relevance"].dtype == np.int64
     assert demo.judgments["query_id"].dtype == pd.StringDtype()
@@ -49,8 +59,7 @@ def test_load_demo_returns_the_documented_frames(demo):
     assert list(demo.queries.columns) == ["query_id", "query", "stratum", "expect_none"]
     assert demo.queries["expect_none"].dtype == bool
     for corpus in (demo.corpus, demo.corpus_v2):
-        assert list(corpus.columns) == [
-            "chunk_id", "doc_uri", "doc_revision", "ordinal", "text", "text_sha"]
+        assert list(corpus.columns) == ["chunk_id", "doc_uri", "doc_revision", "ordinal", "text", "text_sha"]
         assert corpus["ordinal"].dtype == pd.Int64Dtype()
     assert demo.path == demo_path() and demo.path.is_dir()
 
@@ -82,14 +91,17 @@ def test_demo_stays_small():
 @pytest.mark.parametrize("name", ["corpus.json", "corpus_v2.json"])
 def test_chunk_ids_recompute_from_the_corpus_text(name):
     raw = _raw_corpus(name)
-    fingerprints = {raw["chunker_fingerprint"]} if name == "corpus.json" else {
-        "paragraphs/800", "paragraphs/1600", "paragraphs/400", "paragraphs/800@2"}
+    fingerprints = (
+        {raw["chunker_fingerprint"]}
+        if name == "corpus.json"
+        else {"paragraphs/800", "paragraphs/1600", "paragraphs/400", "paragraphs/800@2"}
+    )
     for c in raw["chunks"]:
         assert c["text_sha"] == identity.text_sha(c["text"])
         matches = [
-            fp for fp in fingerprints
-            if identity.chunk_id(c["doc_uri"], c["doc_revision"], c["ordinal"], c["text"], fp)
-            == c["chunk_id"]
+            fp
+            for fp in fingerprints
+            if identity.chunk_id(c["doc_uri"], c["doc_revision"], c["ordinal"], c["text"], fp) == c["chunk_id"]
         ]
         assert len(matches) == 1, c["chunk_id"]
 
@@ -260,8 +272,9 @@ def _build_module():
     return module
 
 
-@pytest.mark.skipif(platform.python_version() != "3.11.7",
-                    reason="the shipped texts come from CPython 3.11.7's pydoc_data")
+@pytest.mark.skipif(
+    platform.python_version() != "3.11.7", reason="the shipped texts come from CPython 3.11.7's pydoc_data"
+)
 def test_build_script_reproduces_corpora_queries_and_judgments():
     """Everything but the runs (which need torch) rebuilds byte for byte from the script."""
     from pydoc_data.topics import topics
@@ -333,8 +346,7 @@ def test_lexical_grades_follow_the_documented_overlap_rule(demo):
     spec.loader.exec_module(module)
     assert stop <= module.STOPWORDS
     for row in lex.itertuples(index=False):
-        q = {w for w in re.findall(r"[a-z0-9_]+", row.query.lower())
-             if len(w) >= 2 and w not in module.STOPWORDS}
+        q = {w for w in re.findall(r"[a-z0-9_]+", row.query.lower()) if len(w) >= 2 and w not in module.STOPWORDS}
         c = set(re.findall(r"[a-z0-9_]+", text[row.chunk_id].lower()))
         share = len(q & c) / len(q)
         expected = 3 if share >= 0.6 else 2 if share >= 0.4 else 1 if share >= 0.25 else 0

@@ -57,7 +57,9 @@ def test_read_judgments_fast_path_matches_the_careful_pass(case, tmp_path):
 def test_read_judgments_fast_path_reads_plain_files():
     text = "".join(f'{{"query_id":"q{i % 7}","doc_uri":"d{i}","relevance":{i % 4}}}\n' for i in range(500))
     assert io_judgments._judgments_fast(text.encode()) is not None
-    pd.testing.assert_frame_equal(parse_judgments(text), io_judgments._judgments_python(text, "judgments"), check_exact=True)
+    pd.testing.assert_frame_equal(
+        parse_judgments(text), io_judgments._judgments_python(text, "judgments"), check_exact=True
+    )
     mixed = text + '{"query_id":"q","doc_uri":"d","relevance":1,"stratum":"s"}\n'  # a field the first line lacks
     df = io_judgments._judgments_fast(mixed.encode())
     assert df is not None and df.stratum.iloc[-1] == "s" and df.stratum.isna().sum() == 500
@@ -233,7 +235,9 @@ def test_jsonl_readers_in_many_chunks_match_the_careful_pass(long_line, monkeypa
     got = read_judgments(tmp_path / "j.jsonl")
     pd.testing.assert_frame_equal(got, io_judgments._judgments_python(judgments, "judgments"), check_exact=True)
     got = read_run(tmp_path / "r.jsonl")
-    pd.testing.assert_frame_equal(got, io_runs.run_from_lines(io_json.json_lines(run, "run"), "run", None), check_exact=True)
+    pd.testing.assert_frame_equal(
+        got, io_runs.run_from_lines(io_json.json_lines(run, "run"), "run", None), check_exact=True
+    )
     assert io_runs._run_file_columns(tmp_path / "r.jsonl") is not None  # the fast path did read it
 
 
@@ -261,7 +265,9 @@ def test_constant_and_absent_string_columns_are_compact(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["x\u00e9", ""])
-@pytest.mark.parametrize("n", [0, 1, io_columns._REPEAT_BLOCK - 1, io_columns._REPEAT_BLOCK, 2 * io_columns._REPEAT_BLOCK + 3])
+@pytest.mark.parametrize(
+    "n", [0, 1, io_columns._REPEAT_BLOCK - 1, io_columns._REPEAT_BLOCK, 2 * io_columns._REPEAT_BLOCK + 3]
+)
 def test_constant_and_na_columns_hold_n_rows(n, value):
     const, na = pd.Series(io_columns.constant_strings(value, n)), pd.Series(io_columns.na_strings(n))
     assert len(const) == len(na) == n

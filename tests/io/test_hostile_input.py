@@ -30,8 +30,9 @@ PY = sys.executable
 
 def cli(*argv, cwd=None):
     """The console script in a child process: (exit code, stdout, stderr)."""
-    proc = subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    proc = subprocess.run(
+        [PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -41,8 +42,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def _judgments(grade: int) -> str:
-    return (f'{{"query_id":"q1","doc_uri":"d1","relevance":1}}\n'
-            f'{{"query_id":"q1","doc_uri":"d2","relevance":{grade}}}\n')
+    return f'{{"query_id":"q1","doc_uri":"d1","relevance":1}}\n{{"query_id":"q1","doc_uri":"d2","relevance":{grade}}}\n'
 
 
 RUN = '{"query_id":"q1","ranking":["d1","d2"],"scores":[0.9,0.5]}\n'
@@ -58,7 +58,7 @@ TOO_LARGE = "is above the largest grade allowed, 53"
 def test_rule7_max_relevance_keeps_the_gain_exact_in_float64():
     # The documented maximum: the largest g for which 2**g - 1 is an exact float64 integer.
     g = F.MAX_RELEVANCE
-    assert float(2**g - 1) == 2**g - 1 and float(2**(g + 1) - 1) != 2**(g + 1) - 1
+    assert float(2**g - 1) == 2**g - 1 and float(2 ** (g + 1) - 1) != 2 ** (g + 1) - 1
     assert math.isfinite(2.0**g * 2**62)  # a DCG sum of 2**62 such gains is still finite
 
 
@@ -90,12 +90,17 @@ def test_rule7_qrels_refuse_a_grade_above_the_maximum_on_both_paths(grade, tmp_p
 
 @pytest.mark.parametrize("values", [[1, 54], [1.0, 1024.0], [1, 2**70]])
 def test_rule7_frames_refuse_a_grade_above_the_maximum(values):
-    frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_uri": ["d1", "d2"],
-                          "relevance": pd.Series(values, dtype=object if values[1] > 2**62 else None)})
+    frame = pd.DataFrame(
+        {
+            "query_id": ["q1", "q1"],
+            "doc_uri": ["d1", "d2"],
+            "relevance": pd.Series(values, dtype=object if values[1] > 2**62 else None),
+        }
+    )
     with pytest.raises(FormatError, match=f"row 1: relevance {int(values[1])} {TOO_LARGE}"):
         F.as_judgments(frame)
     # A reader's frame names the file line, not the row.
-    read = F.parse_judgments('\n' + _judgments(3))
+    read = F.parse_judgments("\n" + _judgments(3))
     bad = read.assign(relevance=np.array([1, 99], dtype=np.int64))
     with pytest.raises(FormatError, match=f"^judgments:3: relevance 99 {TOO_LARGE}"):
         F.as_judgments(bad)
@@ -107,7 +112,10 @@ def test_rule7_cli_exits_2_naming_the_line(grade, tmp_path):
     r = write(tmp_path / "r.jsonl", RUN)
     code, out, err = cli("score", "--judgments", j, "--run", r)
     assert code == 2 and out == ""
-    assert err == f"retrieval-eval: error: {j}:2: relevance {grade} {TOO_LARGE} (the gain 2**grade - 1 must stay exact in float64)\n"
+    assert (
+        err
+        == f"retrieval-eval: error: {j}:2: relevance {grade} {TOO_LARGE} (the gain 2**grade - 1 must stay exact in float64)\n"
+    )
 
 
 def test_rule7_a_metric_that_could_not_be_computed_never_passes():
@@ -123,14 +131,21 @@ def test_rule7_a_metric_that_could_not_be_computed_never_passes():
     # A gate on it is INDETERMINATE (never PASS, and not FAIL: nothing was measured), with or
     # without the report's own mark, as JSON writes NaN (null).
     for value in (None, float("nan")):
-        bare = {"metrics": {"ndcg@10": {"value": value}, "recall@10": {"value": 1.0}},
-                "verdict": {"status": "PASS", "reasons": []}}
+        bare = {
+            "metrics": {"ndcg@10": {"value": value}, "recall@10": {"value": 1.0}},
+            "verdict": {"status": "PASS", "reasons": []},
+        }
         ev_gates = evaluate_gates(bare, ["ndcg@10:0.5", "recall@10:0.5"])
         assert [r.status for r in ev_gates.results] == ["INDETERMINATE", "PASS"]
         assert ev_gates.reasons == [f"ndcg@10:0.5: 'ndcg@10' could not be computed (its value is {value!r})"]
         assert apply_gates(bare, ["ndcg@10:0.5"])["verdict"]["status"] == "INDETERMINATE"
-        strata = dict(bare, per_stratum={"a": {"n": 3, "metrics": {"ndcg@10": {"value": 0.9}}},
-                                         "b": {"n": 3, "metrics": {"ndcg@10": {"value": value}}}})
+        strata = dict(
+            bare,
+            per_stratum={
+                "a": {"n": 3, "metrics": {"ndcg@10": {"value": 0.9}}},
+                "b": {"n": 3, "metrics": {"ndcg@10": {"value": value}}},
+            },
+        )
         worst = evaluate_gates(strata, ["worst-stratum:ndcg@10:0.5"])
         assert worst.status == "INDETERMINATE" and "stratum 'b'" in worst.reasons[0]
 
@@ -152,8 +167,7 @@ def test_rule7_engine_on_an_unchecked_frame_gives_nan_without_a_numpy_warning():
 
 
 def _report_text() -> str:
-    return json.dumps({"metrics": {"ndcg@10": {"value": 0.5}},
-                       "verdict": {"status": "PASS", "reasons": []}})
+    return json.dumps({"metrics": {"ndcg@10": {"value": 0.5}}, "verdict": {"status": "PASS", "reasons": []}})
 
 
 def test_rule9_report_read_raises_format_error_with_the_path_and_accepts_a_bom(tmp_path):
@@ -177,8 +191,7 @@ def test_rule9_cli_refuses_a_deeply_nested_baseline_with_exit_2(tmp_path):
     j = write(tmp_path / "j.jsonl", _judgments(1))
     r = write(tmp_path / "r.jsonl", RUN)
     base = write(tmp_path / "base.json", '{"metrics":' + "[" * 100_000 + "]" * 100_000 + "}")
-    code, out, err = cli("score", "--judgments", j, "--run", r, "--baseline", base,
-                         "--gate", "ndcg@10:-0.1")
+    code, out, err = cli("score", "--judgments", j, "--run", r, "--baseline", base, "--gate", "ndcg@10:-0.1")
     assert code == 2 and out == ""
     assert err == f"retrieval-eval: error: {base}: invalid JSON, nested more than 100 deep\n"
 
@@ -187,8 +200,18 @@ def test_rule9_cli_refuses_a_deeply_nested_baseline_with_exit_2(tmp_path):
 # Rule 13: to_qrels refuses ids holding whitespace, as to_trec_run does
 # -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("field,value", [("query_id", " "), ("query_id", "q 1"), ("query_id", "q\t1"),
-                                         ("doc_uri", "d\x0b1"), ("doc_uri", "d\r"), ("chunk_id", "c 1")])
+
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("query_id", " "),
+        ("query_id", "q 1"),
+        ("query_id", "q\t1"),
+        ("doc_uri", "d\x0b1"),
+        ("doc_uri", "d\r"),
+        ("chunk_id", "c 1"),
+    ],
+)
 def test_rule13_to_qrels_refuses_an_id_with_whitespace_naming_the_line(field, value, tmp_path):
     row = {"query_id": "q2", "doc_uri": "d2", "relevance": 1, field: value}
     text = '{"query_id":"q1","doc_uri":"d1","relevance":1}\n// c\n' + json.dumps(row) + "\n"
@@ -333,8 +356,10 @@ def _hostile_files(tmp_path: Path) -> tuple[Path, Path, Path]:
         r.append({"query_id": qid, "ranking": ["d1", "d2"], "scores": [0.9, 0.1], "system": f"a{HOSTILE}"})
         r.append({"query_id": qid, "ranking": ["d2", "d1"], "scores": [0.8, 0.2], "system": f"{IMG}|{HOSTILE}"})
         q.append({"query_id": f"n{i}{HOSTILE}", "expect_none": True})
-    return tuple(write(tmp_path / name, "".join(json.dumps(x) + "\n" for x in rows))
-                 for name, rows in (("j.jsonl", j), ("r.jsonl", r), ("q.jsonl", q)))
+    return tuple(
+        write(tmp_path / name, "".join(json.dumps(x) + "\n" for x in rows))
+        for name, rows in (("j.jsonl", j), ("r.jsonl", r), ("q.jsonl", q))
+    )
 
 
 def _no_controls(text: str) -> None:
@@ -346,17 +371,23 @@ def _no_controls(text: str) -> None:
 @pytest.mark.parametrize("color", ["never", "always"])
 def test_rule14_ids_strata_and_system_names_are_escaped_in_every_table(verb, color, tmp_path):
     j, r, q = _hostile_files(tmp_path)
-    argv = {"score": ["--run", r, "--queries", q], "compare": ["--run", r],
-            "validate": [], "calibrate": ["--run", r, "--queries", q]}[verb]
+    argv = {
+        "score": ["--run", r, "--queries", q],
+        "compare": ["--run", r],
+        "validate": [],
+        "calibrate": ["--run", r, "--queries", q],
+    }[verb]
     code, out, err = cli(verb, "--judgments", j, *argv, "--color", color)
     assert code in (0, 1), err
     if color == "always":  # the tool's own colours stay; every other escape sequence is shown
         out = re.sub(r"\x1b\[[0-9;]*m", "", out)
     _no_controls(out + err)
-    shown = {"score": [f"a{SHOWN}", f"s{SHOWN}{IMG}|x"],  # a system name, a stratum
-             "compare": [f"a{SHOWN}", f"{IMG}|{SHOWN}"],  # system names (one with a pipe)
-             "validate": [f"q0{SHOWN}", f"s{SHOWN}"],  # a query id, a stratum
-             "calibrate": [f"a{SHOWN}"]}[verb]
+    shown = {
+        "score": [f"a{SHOWN}", f"s{SHOWN}{IMG}|x"],  # a system name, a stratum
+        "compare": [f"a{SHOWN}", f"{IMG}|{SHOWN}"],  # system names (one with a pipe)
+        "validate": [f"q0{SHOWN}", f"s{SHOWN}"],  # a query id, a stratum
+        "calibrate": [f"a{SHOWN}"],
+    }[verb]
     for fragment in shown:
         assert fragment in out, fragment
 
@@ -408,7 +439,7 @@ def _hash_of(values, chunks=1):
     arr = pa.array(values, type=pa.large_string())
     if chunks > 1:
         step = max(1, len(values) // chunks)
-        arr = pa.chunked_array([arr[i:i + step] for i in range(0, len(values), step)])
+        arr = pa.chunked_array([arr[i : i + step] for i in range(0, len(values), step)])
     return _hashes(arr)[0].tolist()
 
 
@@ -423,7 +454,7 @@ def test_rule15_long_ids_hash_equal_exactly_when_they_are_equal(monkeypatch):
     assert _hash_of(ids, chunks=3) == h
     # One byte changed anywhere (first word, middle, the last partial word) changes the hash.
     for at in (0, 7, 8, 50_003, len(long) - 1):
-        other = long[:at] + ("y" if long[at] != "y" else "z") + long[at + 1:]
+        other = long[:at] + ("y" if long[at] != "y" else "z") + long[at + 1 :]
         assert _hash_of([other])[0] != h[0]
     # A string longer than a step is summed a step at a time: the same hash as in one step.
     monkeypatch.setattr(metrics, "_WORD_BATCH", 64)
@@ -461,10 +492,16 @@ def test_rule15_evaluate_with_a_long_id_matches_the_same_data_with_a_short_one()
     from retrieval_eval.analysis.evaluation import evaluate
 
     long = "doc://" + "x" * 3_000_000
+
     def data(key):
-        return ([{"query_id": "q1", "doc_uri": key, "relevance": 2},
-                 {"query_id": "q1", "doc_uri": "other", "relevance": 1}],
-                [{"query_id": "q1", "ranking": ["miss", key, "other"]}])
+        return (
+            [
+                {"query_id": "q1", "doc_uri": key, "relevance": 2},
+                {"query_id": "q1", "doc_uri": "other", "relevance": 1},
+            ],
+            [{"query_id": "q1", "ranking": ["miss", key, "other"]}],
+        )
+
     got = evaluate(*data(long), k=(10,)).summary
     expected = evaluate(*data("short"), k=(10,)).summary
     pd.testing.assert_frame_equal(got, expected)
@@ -489,9 +526,15 @@ def test_rule15_bootstrap_in_blocks_draws_exactly_the_same_resamples(paired, mon
     whole = run()
     monkeypatch.setattr(stats.bootstrap, "BLOCK", 1000)  # 1 or 2 resample rows per block
     assert run() == whole
-    ref = scipy.stats.bootstrap((a, b), lambda x, y, axis=-1: fn(x, y), n_resamples=999,
-                                method="percentile", paired=paired, vectorized=True,
-                                random_state=np.random.default_rng(11))
+    ref = scipy.stats.bootstrap(
+        (a, b),
+        lambda x, y, axis=-1: fn(x, y),
+        n_resamples=999,
+        method="percentile",
+        paired=paired,
+        vectorized=True,
+        random_state=np.random.default_rng(11),
+    )
     assert whole[:2] == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), abs=1e-12)
 
 
@@ -500,17 +543,21 @@ def _calibration_frames(n: int):
     half, depth = n // 2, 3
     qid = np.char.add("q", np.arange(n).astype(str)).astype(object)
     top = np.r_[rng.uniform(0.55, 0.95, half), rng.uniform(0.05, 0.6, n - half)]
-    run = pd.DataFrame({
-        "query_id": pd.array(np.repeat(qid, depth), dtype="string"),
-        "rank": np.tile(np.arange(1, depth + 1), n),
-        "doc_id": pd.array(np.char.add("d", np.arange(n * depth).astype(str)).astype(object), dtype="string"),
-        "score": (top[:, None] - 0.01 * np.arange(depth)).ravel(),
-    })
-    judgments = pd.DataFrame({
-        "query_id": pd.array(qid[:half], dtype="string"),
-        "doc_uri": pd.array(run["doc_id"].to_numpy()[0:half * depth:depth], dtype="string"),
-        "relevance": np.ones(half, dtype=np.int64),
-    })
+    run = pd.DataFrame(
+        {
+            "query_id": pd.array(np.repeat(qid, depth), dtype="string"),
+            "rank": np.tile(np.arange(1, depth + 1), n),
+            "doc_id": pd.array(np.char.add("d", np.arange(n * depth).astype(str)).astype(object), dtype="string"),
+            "score": (top[:, None] - 0.01 * np.arange(depth)).ravel(),
+        }
+    )
+    judgments = pd.DataFrame(
+        {
+            "query_id": pd.array(qid[:half], dtype="string"),
+            "doc_uri": pd.array(run["doc_id"].to_numpy()[0 : half * depth : depth], dtype="string"),
+            "relevance": np.ones(half, dtype=np.int64),
+        }
+    )
     return run, judgments, list(qid[half:])
 
 

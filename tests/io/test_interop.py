@@ -46,7 +46,12 @@ def test_read_beir_returns_corpus_queries_and_the_split_judgments():
     assert queries["query"].iloc[3] == "5% of perinatal mortality is due to low birth weight."
     assert not queries["expect_none"].any()
     assert list(zip(judgments["query_id"], judgments["doc_uri"], judgments["relevance"])) == [
-        ("1", "4983", 1), ("3", "5836", 1), ("3", "7912", 2), ("5", "18670", 1), ("13", "19238", 0)]
+        ("1", "4983", 1),
+        ("3", "5836", 1),
+        ("3", "7912", 2),
+        ("5", "18670", 1),
+        ("13", "19238", 0),
+    ]
     assert judgments["query"].iloc[0] == "0-dimensional biomaterials show inductive properties."
     assert str(judgments["query_id"].dtype) == "string"
 
@@ -73,11 +78,14 @@ def test_beir_judgments_round_trip_through_qrels():
         assert back[col].tolist() == j[col].tolist()
 
 
-@pytest.mark.parametrize("name, content, where", [
-    ("queries.jsonl", '{"_id": "1", "text": "a"}\n{"_id": "2", "text": \n', "queries.jsonl:2: invalid JSON"),
-    ("queries.jsonl", '{"_id": "1", "text": "a"}\n{"text": "no id"}\n', "queries.jsonl:2: missing _id"),
-    ("corpus.jsonl", '{"_id": "d1", "title": "t", "text": 7}\n', "corpus.jsonl:1: text must be a string"),
-])
+@pytest.mark.parametrize(
+    "name, content, where",
+    [
+        ("queries.jsonl", '{"_id": "1", "text": "a"}\n{"_id": "2", "text": \n', "queries.jsonl:2: invalid JSON"),
+        ("queries.jsonl", '{"_id": "1", "text": "a"}\n{"text": "no id"}\n', "queries.jsonl:2: missing _id"),
+        ("corpus.jsonl", '{"_id": "d1", "title": "t", "text": 7}\n', "corpus.jsonl:1: text must be a string"),
+    ],
+)
 def test_beir_bad_line_is_named(tmp_path, name, content, where):
     (tmp_path / "qrels").mkdir()
     (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td1\t1\n", encoding="utf-8")
@@ -125,7 +133,11 @@ def _pyterrier_qrels() -> pd.DataFrame:
 def test_pyterrier_qrels_frame_maps_to_judgments():
     j = rev.as_judgments(_pyterrier_qrels())
     assert list(zip(j["query_id"], j["doc_uri"], j["relevance"])) == [
-        ("q1", "d1", 2), ("q1", "d2", 0), ("q1", "d4", 1), ("q2", "d9", 1)]
+        ("q1", "d1", 2),
+        ("q1", "d2", 0),
+        ("q1", "d4", 1),
+        ("q2", "d9", 1),
+    ]
     assert "iteration" in j.columns  # other columns ride along
 
 
@@ -189,8 +201,10 @@ def test_to_dict_without_scores_writes_descending_synthetic_scores():
 
 
 def test_to_dict_key_is_chunk_id_else_doc_uri():
-    j = rev.parse_judgments('{"query_id": "q", "doc_uri": "d", "chunk_id": "c1:' + "0" * 32 + '", "relevance": 1}\n'
-                            '{"query_id": "q", "doc_uri": "e", "relevance": 2}\n')
+    j = rev.parse_judgments(
+        '{"query_id": "q", "doc_uri": "d", "chunk_id": "c1:' + "0" * 32 + '", "relevance": 1}\n'
+        '{"query_id": "q", "doc_uri": "e", "relevance": 2}\n'
+    )
     assert interop.to_dict(j) == {"q": {"c1:" + "0" * 32: 1, "e": 2}}
 
 
@@ -223,12 +237,15 @@ def test_a_run_dict_passed_as_labels_says_it_is_a_run():
         rev.as_judgments(_pytrec("run.json"))
 
 
-@pytest.mark.parametrize("obj, message", [
-    ({"q1": {"d1": "high"}}, "query q1, doc d1: score must be a finite number, got 'high'"),
-    ({"q1": {"d1": float("inf")}}, "query q1, doc d1: score must be a finite number, got inf"),
-    ({"q1": {7: 1.0}}, "query q1: doc id 7 must be a non-empty string"),
-    ({"q1": {"d1": 1.0}, "q2": [1]}, "query q2: expected {doc: score}, found list"),
-])
+@pytest.mark.parametrize(
+    "obj, message",
+    [
+        ({"q1": {"d1": "high"}}, "query q1, doc d1: score must be a finite number, got 'high'"),
+        ({"q1": {"d1": float("inf")}}, "query q1, doc d1: score must be a finite number, got inf"),
+        ({"q1": {7: 1.0}}, "query q1: doc id 7 must be a non-empty string"),
+        ({"q1": {"d1": 1.0}, "q2": [1]}, "query q2: expected {doc: score}, found list"),
+    ],
+)
 def test_bad_score_dict_names_query_and_doc(obj, message):
     with pytest.raises(FormatError) as err:
         interop.run_from_dict(obj, label="run.json")
@@ -278,7 +295,9 @@ class _Dataset:
 def test_from_ir_datasets_reads_every_iterator_it_has():
     got = interop.from_ir_datasets(_Dataset())
     assert list(zip(got.judgments["query_id"], got.judgments["doc_uri"], got.judgments["relevance"])) == [
-        ("q1", "d1", 2), ("q1", "d2", 0)]
+        ("q1", "d1", 2),
+        ("q1", "d2", 0),
+    ]
     assert got.queries["query"].tolist() == ["what is one"]
     assert got.corpus["doc_uri"].tolist() == ["d1", "d2"] and got.corpus["text"].tolist() == ["one", "two"]
     assert got.run["doc_id"].tolist() == ["d2", "d1"]  # ranked by score
@@ -318,7 +337,8 @@ def test_parquet_judgments_round_trip_every_field(tmp_path):
     j = rev.parse_judgments(
         '{"query_id": "q1", "query": "t", "doc_uri": "d1", "chunk_id": "c1:' + "a" * 32 + '", "relevance": 2,'
         ' "labeled_by": "human:x", "stratum": "s", "custom": {"k": [1, 2]}}\n'
-        '{"query_id": "q2", "doc_uri": "d2", "relevance": 0}\n')
+        '{"query_id": "q2", "doc_uri": "d2", "relevance": 0}\n'
+    )
     path = tmp_path / "j.parquet"
     writers.write_parquet(j, path)
     back = rev.as_judgments(str(path))
@@ -346,8 +366,10 @@ def test_parquet_written_by_pyarrow_with_pyterrier_names(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.table({"qid": ["q1", "q1"], "docno": ["b", "a"], "score": [2.0, 1.0], "rank": [0, 1]}),
-                   tmp_path / "res.parquet")
+    pq.write_table(
+        pa.table({"qid": ["q1", "q1"], "docno": ["b", "a"], "score": [2.0, 1.0], "rank": [0, 1]}),
+        tmp_path / "res.parquet",
+    )
     run = rev.as_run(str(tmp_path / "res.parquet"))
     assert run["doc_id"].tolist() == ["b", "a"] and run["rank"].tolist() == [1, 2]
 
@@ -365,12 +387,18 @@ def test_parquet_reading_has_no_python_loop_over_rows(tmp_path, monkeypatch):
     """A 200k-row run goes through arrow and numpy: the reader never walks the frame row by
     row (iterrows/itertuples raise here)."""
     n = 200_000
-    run = pd.DataFrame({"query_id": pd.array(np.repeat([f"q{i}" for i in range(2000)], 100), dtype="string"),
-                        "doc_id": pd.array([f"d{i}" for i in range(n)], dtype="string"),
-                        "score": np.linspace(1, 0, n)})
+    run = pd.DataFrame(
+        {
+            "query_id": pd.array(np.repeat([f"q{i}" for i in range(2000)], 100), dtype="string"),
+            "doc_id": pd.array([f"d{i}" for i in range(n)], dtype="string"),
+            "score": np.linspace(1, 0, n),
+        }
+    )
     writers.write_parquet(run, tmp_path / "big.parquet")
     monkeypatch.setattr(pd.DataFrame, "iterrows", lambda self: (_ for _ in ()).throw(AssertionError("iterrows")))
-    monkeypatch.setattr(pd.DataFrame, "itertuples", lambda self, *a, **k: (_ for _ in ()).throw(AssertionError("itertuples")))
+    monkeypatch.setattr(
+        pd.DataFrame, "itertuples", lambda self, *a, **k: (_ for _ in ()).throw(AssertionError("itertuples"))
+    )
     back = rev.as_run(str(tmp_path / "big.parquet"))
     assert len(back) == n and back["rank"].iloc[-1] == 100
 
@@ -383,14 +411,23 @@ def _write_parquet(path: Path, **cols) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("cols, message", [
-    (dict(query_id=[1, 2], doc_uri=["a", "b"], relevance=[1, 0]), "column query_id holds int64, and ids must be text"),
-    (dict(query_id=["q", ""], doc_uri=["a", "b"], relevance=[1, 0]), "row 2: query_id is empty"),
-    (dict(query_id=["q", "q"], doc_uri=["a", None], relevance=[1, 0]), "row 2: doc_uri is empty"),
-    (dict(query_id=["q", "q"], doc_uri=["a", "b"], relevance=[1, -3]), "row 2: relevance must be >= 0, found -3"),
-    (dict(query_id=["q", "q"], doc_uri=["a", "b"], relevance=[1.0, 0.5]), "row 2: relevance must be an integer, found 0.5"),
-    (dict(query_id=["q"], doc_uri=["a"]), "missing column relevance"),
-])
+@pytest.mark.parametrize(
+    "cols, message",
+    [
+        (
+            dict(query_id=[1, 2], doc_uri=["a", "b"], relevance=[1, 0]),
+            "column query_id holds int64, and ids must be text",
+        ),
+        (dict(query_id=["q", ""], doc_uri=["a", "b"], relevance=[1, 0]), "row 2: query_id is empty"),
+        (dict(query_id=["q", "q"], doc_uri=["a", None], relevance=[1, 0]), "row 2: doc_uri is empty"),
+        (dict(query_id=["q", "q"], doc_uri=["a", "b"], relevance=[1, -3]), "row 2: relevance must be >= 0, found -3"),
+        (
+            dict(query_id=["q", "q"], doc_uri=["a", "b"], relevance=[1.0, 0.5]),
+            "row 2: relevance must be an integer, found 0.5",
+        ),
+        (dict(query_id=["q"], doc_uri=["a"]), "missing column relevance"),
+    ],
+)
 def test_bad_parquet_judgments_name_the_file_and_row(tmp_path, cols, message):
     path = _write_parquet(tmp_path / "j.parquet", **cols)
     with pytest.raises(FormatError) as err:
@@ -398,13 +435,16 @@ def test_bad_parquet_judgments_name_the_file_and_row(tmp_path, cols, message):
     assert str(err.value).startswith(f"{path}: {message}")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("query_id,doc_id,score\nq1,d1,1.5\nq1,d2,high\n", ":3: score must be a number, found 'high'"),
-    ("query_id,doc_id,score\nq1,d1,1.5\nq1,d2\n", ":3: expected 3 fields, found 2"),
-    ("query_id,doc_id,rank\nq1,d1,1\nq1,d2,2.5\n", ":3: rank must be an integer, found '2.5'"),
-    ("query_id,doc_id\nq1,\n", ":2: doc_id is empty"),
-    ("qid,score\nq1,1\n", ": missing column doc_id"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("query_id,doc_id,score\nq1,d1,1.5\nq1,d2,high\n", ":3: score must be a number, found 'high'"),
+        ("query_id,doc_id,score\nq1,d1,1.5\nq1,d2\n", ":3: expected 3 fields, found 2"),
+        ("query_id,doc_id,rank\nq1,d1,1\nq1,d2,2.5\n", ":3: rank must be an integer, found '2.5'"),
+        ("query_id,doc_id\nq1,\n", ":2: doc_id is empty"),
+        ("qid,score\nq1,1\n", ": missing column doc_id"),
+    ],
+)
 def test_bad_csv_run_names_the_file_and_line(tmp_path, text, message):
     path = tmp_path / "run.csv"
     path.write_text(text, encoding="utf-8")
@@ -432,16 +472,19 @@ def test_write_parquet_is_atomic(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path, kind", [
-    (lambda: BEIR, "beir"),
-    (lambda: BEIR / "qrels" / "test.tsv", "beir-qrels"),
-    (lambda: BEIR / "queries.jsonl", "beir-queries"),
-    (lambda: BEIR / "corpus.jsonl", "beir-corpus"),
-    (lambda: fx("qrels", "trec.qrels"), "qrels"),
-    (lambda: fx("basic", "judgments.jsonl"), "judgments"),
-    (lambda: fx("basic", "run.jsonl"), "run"),
-    (lambda: DATA / "pyterrier" / "results.csv", "csv"),
-])
+@pytest.mark.parametrize(
+    "path, kind",
+    [
+        (lambda: BEIR, "beir"),
+        (lambda: BEIR / "qrels" / "test.tsv", "beir-qrels"),
+        (lambda: BEIR / "queries.jsonl", "beir-queries"),
+        (lambda: BEIR / "corpus.jsonl", "beir-corpus"),
+        (lambda: fx("qrels", "trec.qrels"), "qrels"),
+        (lambda: fx("basic", "judgments.jsonl"), "judgments"),
+        (lambda: fx("basic", "run.jsonl"), "run"),
+        (lambda: DATA / "pyterrier" / "results.csv", "csv"),
+    ],
+)
 def test_sniff_names_each_format(path, kind):
     assert detect.sniff(path()).kind == kind
 
@@ -453,14 +496,33 @@ def test_sniff_trec_run_and_queries(tmp_path):
     assert detect.sniff(tmp_path / "q.jsonl").kind == "queries"
 
 
-@pytest.mark.parametrize("reader, path, says", [
-    (rev.as_run, lambda: fx("qrels", "trec.qrels"), "looks like TREC qrels (labels), not a run; pass it with --judgments or --qrels (as_judgments)"),
-    (rev.as_run, lambda: BEIR, "looks like a BEIR folder (labels), not a run"),
-    (rev.as_run, lambda: fx("basic", "judgments.jsonl"), "looks like judgments JSONL (labels), not a run"),
-    (rev.as_judgments, lambda: fx("basic", "run.jsonl"), "looks like a JSONL run (run), not labels; pass it with --run (as_run)"),
-    (rev.as_judgments, lambda: BEIR / "queries.jsonl", "looks like BEIR queries.jsonl (_id, text) (queries), not labels; pass it with --queries (as_queries)"),
-    (rev.as_judgments, lambda: BEIR / "corpus.jsonl", "looks like BEIR corpus.jsonl (_id, title, text) (corpus), not labels"),
-])
+@pytest.mark.parametrize(
+    "reader, path, says",
+    [
+        (
+            rev.as_run,
+            lambda: fx("qrels", "trec.qrels"),
+            "looks like TREC qrels (labels), not a run; pass it with --judgments or --qrels (as_judgments)",
+        ),
+        (rev.as_run, lambda: BEIR, "looks like a BEIR folder (labels), not a run"),
+        (rev.as_run, lambda: fx("basic", "judgments.jsonl"), "looks like judgments JSONL (labels), not a run"),
+        (
+            rev.as_judgments,
+            lambda: fx("basic", "run.jsonl"),
+            "looks like a JSONL run (run), not labels; pass it with --run (as_run)",
+        ),
+        (
+            rev.as_judgments,
+            lambda: BEIR / "queries.jsonl",
+            "looks like BEIR queries.jsonl (_id, text) (queries), not labels; pass it with --queries (as_queries)",
+        ),
+        (
+            rev.as_judgments,
+            lambda: BEIR / "corpus.jsonl",
+            "looks like BEIR corpus.jsonl (_id, title, text) (corpus), not labels",
+        ),
+    ],
+)
 def test_a_file_of_another_kind_says_what_it_looks_like_and_what_reads_it(reader, path, says):
     with pytest.raises(FormatError) as err:
         reader(str(path()))

@@ -19,12 +19,20 @@ def test_the_io_package_exports_the_names_the_top_level_exports():
 
 def test_the_schemas_and_empty_frames_live_in_the_model():
     assert rio.RUN_COLUMNS is model.RUN_COLUMNS and rio.empty_run is model.empty_run
-    for empty, columns in ((model.empty_judgments, model.JUDGMENT_COLUMNS), (model.empty_run, model.RUN_COLUMNS),
-                           (model.empty_queries, model.QUERY_COLUMNS), (model.empty_corpus, model.CORPUS_COLUMNS)):
+    for empty, columns in (
+        (model.empty_judgments, model.JUDGMENT_COLUMNS),
+        (model.empty_run, model.RUN_COLUMNS),
+        (model.empty_queries, model.QUERY_COLUMNS),
+        (model.empty_corpus, model.CORPUS_COLUMNS),
+    ):
         frame = empty()
         assert len(frame) == 0 and list(frame.columns) == list(columns)
-    for required, columns in ((model.JUDGMENT_REQUIRED, model.JUDGMENT_COLUMNS), (model.RUN_REQUIRED, model.RUN_COLUMNS),
-                              (model.QUERY_REQUIRED, model.QUERY_COLUMNS), (model.CORPUS_REQUIRED, model.CORPUS_COLUMNS)):
+    for required, columns in (
+        (model.JUDGMENT_REQUIRED, model.JUDGMENT_COLUMNS),
+        (model.RUN_REQUIRED, model.RUN_COLUMNS),
+        (model.QUERY_REQUIRED, model.QUERY_COLUMNS),
+        (model.CORPUS_REQUIRED, model.CORPUS_COLUMNS),
+    ):
         assert set(required) <= set(columns)
 
 
@@ -36,10 +44,12 @@ def test_judgment_key_is_chunk_id_else_doc_uri_and_the_engine_uses_that_rule():
 
 
 def test_a_frame_without_a_required_column_names_it():
-    for fn, frame, missing in ((rio.as_judgments, pd.DataFrame({"query_id": ["q"], "relevance": [1]}), "doc_uri"),
-                               (rio.as_run, pd.DataFrame({"query_id": ["q"]}), "doc_id"),
-                               (rio.as_queries, pd.DataFrame({"query": ["x"]}), "query_id"),
-                               (rio.as_corpus, pd.DataFrame({"chunk_id": ["c"]}), "doc_uri")):
+    for fn, frame, missing in (
+        (rio.as_judgments, pd.DataFrame({"query_id": ["q"], "relevance": [1]}), "doc_uri"),
+        (rio.as_run, pd.DataFrame({"query_id": ["q"]}), "doc_id"),
+        (rio.as_queries, pd.DataFrame({"query": ["x"]}), "query_id"),
+        (rio.as_corpus, pd.DataFrame({"chunk_id": ["c"]}), "doc_uri"),
+    ):
         try:
             fn(frame)
         except rev.FormatError as err:

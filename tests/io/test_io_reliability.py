@@ -112,11 +112,14 @@ def test_the_pyarrow_floor_excludes_the_vulnerable_release():
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "key", "line"), [
-    ('{"q1": {"d1": 1},\n "q1": {"d2": 1}}\n', "q1", 2),
-    ('{"q1": {"d1": 1, "d2": 0},\n "q2": {"d1": 1,\n "d1": 2}}\n', "d1", 3),
-    ('{"q1": {"d1": 1, "d1": 0}}\n', "d1", 1),
-])
+@pytest.mark.parametrize(
+    ("text", "key", "line"),
+    [
+        ('{"q1": {"d1": 1},\n "q1": {"d2": 1}}\n', "q1", 2),
+        ('{"q1": {"d1": 1, "d2": 0},\n "q2": {"d1": 1,\n "d1": 2}}\n', "d1", 3),
+        ('{"q1": {"d1": 1, "d1": 0}}\n', "d1", 1),
+    ],
+)
 def test_a_dict_json_with_a_duplicate_key_is_refused(tmp_path, text, key, line):
     path = tmp_path / "labels.json"
     path.write_text(text)
@@ -191,8 +194,12 @@ def test_a_nan_score_in_parquet_is_refused(tmp_path):
 
 
 def test_a_ranking_without_scores_stays_valid(tmp_path):
-    run = rev.as_run({"a": [{"query_id": "q1", "ranking": ["d1"], "scores": [0.5]}],
-                      "b": [{"query_id": "q1", "ranking": ["x", "y"]}]})
+    run = rev.as_run(
+        {
+            "a": [{"query_id": "q1", "ranking": ["d1"], "scores": [0.5]}],
+            "b": [{"query_id": "q1", "ranking": ["x", "y"]}],
+        }
+    )
     write_parquet(run, tmp_path / "run.parquet")
     back = rev.as_run(tmp_path / "run.parquet")
     assert back["score"].isna().tolist() == [False, True, True]
@@ -221,4 +228,8 @@ def test_backups_are_numbered_not_replaced(tmp_path):
         f.replace(b"four\n", backup=True)
     assert f.backup_path == str(tmp_path / "labels.jsonl.bak.1")  # reused, no new name
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "labels.jsonl", "labels.jsonl.bak", "labels.jsonl.bak.1", "labels.jsonl.bak.2"]
+        "labels.jsonl",
+        "labels.jsonl.bak",
+        "labels.jsonl.bak.1",
+        "labels.jsonl.bak.2",
+    ]

@@ -137,10 +137,13 @@ REFUSED_JUDGMENTS = [
     ('{"query_id":"q","doc_uri":"d","relevance":1,"text_sha":1}', "text_sha must be a string"),
     ('{"query_id":"q","doc_uri":"d","relevance":1,"chunk_text":false}', "chunk_text must be a string"),
     ('{"query_id":"q","doc_uri":"d","relevance":1,"labeled_by":1}', "labeled_by must be a string"),
-    ('[1, 2]', "must be a JSON object, got a list"),
+    ("[1, 2]", "must be a JSON object, got a list"),
     ('"text"', "must be a JSON object, got a string"),
     ('{"query_id":"q","doc_uri":"d","relevance":1,"x":NaN}', "invalid JSON, NaN is not a JSON number"),
-    ('{"query_id":"q","doc_uri":"d","relevance":1,"x":"\\ud800"}', "invalid JSON, a lone surrogate escape is not valid Unicode"),
+    (
+        '{"query_id":"q","doc_uri":"d","relevance":1,"x":"\\ud800"}',
+        "invalid JSON, a lone surrogate escape is not valid Unicode",
+    ),
 ]
 
 

@@ -40,8 +40,9 @@ def test_a_list_of_wire_dicts_still_reads_as_lines():
     assert got["doc_id"].tolist() == ["d1", "d2"]
 
 
-@pytest.mark.parametrize("metric, ours", [("ndcg@3", "ndcg_linear@3"), ("recall@3", "recall@3"),
-                                          ("precision@3", "precision@3")])
+@pytest.mark.parametrize(
+    "metric, ours", [("ndcg@3", "ndcg_linear@3"), ("recall@3", "recall@3"), ("precision@3", "precision@3")]
+)
 def test_evaluate_qrels_and_a_list_of_runs_equals_ranx(metric, ours):
     ev = rev.evaluate(ranx.Qrels(QRELS), _runs(), k=(3,), gain="linear")
     for run in _runs():

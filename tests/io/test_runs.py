@@ -59,7 +59,7 @@ def test_run_scores_align_with_ranking_and_lines_without_scores_are_nan():
 def test_run_careful_pass_agrees_with_fast_path():
     text = (
         '{"query_id":"q1","ranking":["a","b"],"scores":[1,2]}\n\n'
-        '// comment forces the careful pass\n'
+        "// comment forces the careful pass\n"
         '{"query_id":"q2","ranking":["c"],"system":"bm25"}\n'
     )
     slow = parse_run(text)
@@ -130,7 +130,7 @@ def test_read_run_labels_messages_with_the_path(tmp_path):
     assert refused(read_run, path) == f"{path}:2: ranking must be a list"
 
 
-_ids = st.text(alphabet="ab\"\\ é\u2028", min_size=1, max_size=3)
+_ids = st.text(alphabet='ab"\\ é\u2028', min_size=1, max_size=3)
 _line = st.fixed_dictionaries(
     {"ranking": st.lists(_ids, max_size=4)},
     optional={"system": st.sampled_from(["bm25", "vector"]), "scores": st.just(True)},
@@ -217,7 +217,7 @@ def test_rule9_duplicate_known_key_is_refused_naming_line_and_key(fmt):
     line = base + ',"query_id":"q2"}'
     for content in (line + "\n", "\n// c\n" + line + "\n"):
         msg = refused(parse, content)
-        assert msg == f"{fmt}:{content.count(chr(10))}: invalid JSON, duplicate key \"query_id\""
+        assert msg == f'{fmt}:{content.count(chr(10))}: invalid JSON, duplicate key "query_id"'
 
 
 _extra = st.sampled_from(sorted(_HOSTILE.values()) + [',"y":1', ',"y":[1,[2]]', ""])

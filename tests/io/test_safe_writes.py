@@ -36,8 +36,9 @@ TEMP = re.compile(r"\..+\.tmp$")
 def cli(*argv, cwd=None, **kwargs) -> subprocess.CompletedProcess:
     """The console entry point in a subprocess (for what only a process shows: kills, signals,
     races, resource limits)."""
-    return subprocess.run([PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True,
-                          text=True, cwd=cwd, **kwargs)
+    return subprocess.run(
+        [PY, "-m", "retrieval_eval", *map(str, argv)], capture_output=True, text=True, cwd=cwd, **kwargs
+    )
 
 
 def main(*argv) -> subprocess.CompletedProcess:
@@ -48,8 +49,9 @@ def main(*argv) -> subprocess.CompletedProcess:
 
 
 def start(*argv, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([PY, "-m", "retrieval_eval", *map(str, argv)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen(
+        [PY, "-m", "retrieval_eval", *map(str, argv)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs
+    )
 
 
 def temps(folder: Path) -> list[str]:
@@ -75,8 +77,15 @@ def make_case(folder: Path, n_labels: int = 40, pad: int = 0, name: str = "judgm
     chunks, texts = [], []
     for i in range(20):
         uri, text = f"doc://{i}", f"passage number {i} about topic {i % 7}"
-        chunks.append({"chunk_id": rev.chunk_id(uri, "1", 0, text, "chunker-v2"), "doc_uri": uri,
-                       "doc_revision": "1", "ordinal": 0, "text": text})
+        chunks.append(
+            {
+                "chunk_id": rev.chunk_id(uri, "1", 0, text, "chunker-v2"),
+                "doc_uri": uri,
+                "doc_revision": "1",
+                "ordinal": 0,
+                "text": text,
+            }
+        )
         texts.append((uri, text))
     corpus = {"corpus_fingerprint": "corpus-v2", "chunker_fingerprint": "chunker-v2", "chunks": chunks}
     lines = []
@@ -200,8 +209,9 @@ def test_rule1_kill9_at_random_moments_of_the_write_itself(tmp_path):
         target.write_bytes(old)
         target.with_name("labels.jsonl.bak").write_bytes(earlier)
         target.with_name("labels.jsonl.bak.1").unlink(missing_ok=True)
-        proc = subprocess.Popen([PY, str(script), str(SAFEWRITE), str(target), str(tmp_path / "new.bin")],
-                                stdout=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [PY, str(script), str(SAFEWRITE), str(target), str(tmp_path / "new.bin")], stdout=subprocess.PIPE
+        )
         assert proc.stdout.readline() == b"ready\n"
         time.sleep(rng.uniform(0.0, 0.15))
         proc.kill()
@@ -332,7 +342,7 @@ def test_rule3_two_concurrent_fix_backup_runs_keep_the_original_labels(tmp_path)
         a.stderr.close()
         b.stderr.close()
         got = path.read_bytes()
-        bak = (tmp_path / "judgments.jsonl.bak")
+        bak = tmp_path / "judgments.jsonl.bak"
         assert got in (old, new), f"round {i}: the file is neither the old nor the fixed labels"
         assert old in (got, bak.read_bytes() if bak.exists() else None), f"round {i}: the original labels are lost"
         assert set(codes) <= {0, 2} and 0 in codes, f"round {i}: exit codes {codes}"
@@ -457,10 +467,18 @@ def test_rule6_drift_fix_keeps_comments_blank_lines_and_unchanged_lines_byte_for
     labels = path.read_text().splitlines(keepends=True)
     # an unchanged label written by hand (spaces, another field order), a CRLF line, comments
     by_hand = json.loads(labels[0])
-    hand = '{ "relevance": %d, "query_id": "%s",  "doc_uri": "%s", "chunk_id": "%s", "corpus_fingerprint": "corpus-v2" }\n' % (
-        by_hand["relevance"], by_hand["query_id"], by_hand["doc_uri"], by_hand["chunk_id"])
-    text = ("// labels for the pilot\n\n" + hand + "   \n" + labels[1].replace("\n", "\r\n")
-            + "// reviewed by a person\n" + "".join(labels[2:]).rstrip("\n"))
+    hand = (
+        '{ "relevance": %d, "query_id": "%s",  "doc_uri": "%s", "chunk_id": "%s", "corpus_fingerprint": "corpus-v2" }\n'
+        % (by_hand["relevance"], by_hand["query_id"], by_hand["doc_uri"], by_hand["chunk_id"])
+    )
+    text = (
+        "// labels for the pilot\n\n"
+        + hand
+        + "   \n"
+        + labels[1].replace("\n", "\r\n")
+        + "// reviewed by a person\n"
+        + "".join(labels[2:]).rstrip("\n")
+    )
     path.write_text(text, newline="")
     done = main(*fix_cmd(path))
     assert done.returncode == 0, done.stderr

@@ -42,15 +42,18 @@ def test_trec_run_fields_after_the_sixth_are_ignored(tmp_path):
     junk = "q1 Q0 d1 1 0.9 r extra\nq1 Q0 d2 2 0.5 r a b c\nq2 Q0 d3 1 0.7 r\t#x\n"
     pd.testing.assert_frame_equal(_all_ways(junk, tmp_path), _all_ways(plain, tmp_path))
     for order in ("rank", "score"):
-        pd.testing.assert_frame_equal(_all_ways(junk, tmp_path, order=order, system="s"),
-                                      _all_ways(plain, tmp_path, order=order, system="s"))
+        pd.testing.assert_frame_equal(
+            _all_ways(junk, tmp_path, order=order, system="s"), _all_ways(plain, tmp_path, order=order, system="s")
+        )
     with pytest.raises(FormatError, match=r"run:2: expected 6 fields, got 5"):
         from_trec_run("q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.5\n")
 
 
 def test_trec_run_equal_ranks_are_ordered_by_doc_id_ascending(tmp_path):
-    text = ("q1 Q0 d10 2 0.1 r\nq1 Q0 c 1 0.5 r\nq1 Q0 b 1 0.5 r\nq1 Q0 d9 2 0.3 r\n"
-            "q1 Q0 a 3 0.0 r\nq2 Q0 z 5 1 r\nq2 Q0 y 5 1 r\n")
+    text = (
+        "q1 Q0 d10 2 0.1 r\nq1 Q0 c 1 0.5 r\nq1 Q0 b 1 0.5 r\nq1 Q0 d9 2 0.3 r\n"
+        "q1 Q0 a 3 0.0 r\nq2 Q0 z 5 1 r\nq2 Q0 y 5 1 r\n"
+    )
     run = _all_ways(text, tmp_path)
     # Byte order: "d10" < "d9"; the scores play no part when reading by rank.
     assert run.doc_id.tolist() == ["b", "c", "d10", "d9", "a", "y", "z"]
@@ -58,9 +61,13 @@ def test_trec_run_equal_ranks_are_ordered_by_doc_id_ascending(tmp_path):
     assert run.score.tolist() == [0.5, 0.5, 0.1, 0.3, 0.0, 1.0, 1.0]
 
 
-_line = st.tuples(st.sampled_from(["q1", "q2"]), st.sampled_from(["a", "b", "B", "c", "d1", "d10"]),
-                  st.integers(1, 3), st.sampled_from(["0.5", "1", "2"]),
-                  st.sampled_from(["", " x", " x y"]))
+_line = st.tuples(
+    st.sampled_from(["q1", "q2"]),
+    st.sampled_from(["a", "b", "B", "c", "d1", "d10"]),
+    st.integers(1, 3),
+    st.sampled_from(["0.5", "1", "2"]),
+    st.sampled_from(["", " x", " x y"]),
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -78,8 +85,10 @@ def test_property_line_order_does_not_change_a_run_read_by_rank(lines, rnd):
     with tempfile.TemporaryDirectory() as folder:
         a = _all_ways(text_of(lines), Path(folder))
         b = _all_ways(text_of(shuffled), Path(folder))
-    pd.testing.assert_frame_equal(a.sort_values(["query_id", "rank"]).reset_index(drop=True),
-                                  b.sort_values(["query_id", "rank"]).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        a.sort_values(["query_id", "rank"]).reset_index(drop=True),
+        b.sort_values(["query_id", "rank"]).reset_index(drop=True),
+    )
     by_input = {(q, d): r for q, d, r, _, _ in lines}
     for _, g in a.groupby("query_id", sort=False):
         keys = [(by_input[(q, d)], d.encode()) for q, d in zip(g.query_id, g.doc_id)]
@@ -107,29 +116,41 @@ def test_trec_run_with_trailing_junk_and_ties_matches_pytrec_eval(tmp_path):
     rng.shuffle(lines)
     text = "\n".join(lines) + "\n"
     run = _all_ways(text, tmp_path)
-    judgments = pd.DataFrame({
-        "query_id": pd.array([q for q in qrel for _ in qrel[q]], dtype="string"),
-        "doc_uri": pd.array([d for q in qrel for d in qrel[q]], dtype="string"),
-        "chunk_id": pd.array([None] * sum(map(len, qrel.values())), dtype="string"),
-        "relevance": np.array([g for q in qrel for g in qrel[q].values()], dtype=np.int64),
-        "stratum": pd.array([None] * sum(map(len, qrel.values())), dtype="string"),
-    })
+    judgments = pd.DataFrame(
+        {
+            "query_id": pd.array([q for q in qrel for _ in qrel[q]], dtype="string"),
+            "doc_uri": pd.array([d for q in qrel for d in qrel[q]], dtype="string"),
+            "chunk_id": pd.array([None] * sum(map(len, qrel.values())), dtype="string"),
+            "relevance": np.array([g for q in qrel for g in qrel[q].values()], dtype=np.int64),
+            "stratum": pd.array([None] * sum(map(len, qrel.values())), dtype="string"),
+        }
+    )
     ks = (1, 5, 10, 20)
     ours = compute(judgments, run, k=ks + (1000,), gain="linear").set_index("query_id")
     runp = {}
     for line in lines:
         q, _, d, _, s = line.split()[:5]
         runp.setdefault(q, {})[d] = float(s)
-    measures = {"P.1,5,10,20", "recall.1,5,10,20", "ndcg_cut.1,5,10,20", "map_cut.1,5,10,20",
-                "recip_rank", "success.1,5,10"}
+    measures = {
+        "P.1,5,10,20",
+        "recall.1,5,10,20",
+        "ndcg_cut.1,5,10,20",
+        "map_cut.1,5,10,20",
+        "recip_rank",
+        "success.1,5,10",
+    }
     ref = pytrec_eval.RelevanceEvaluator(qrel, measures).evaluate(runp)
     assert set(ref) == set(ours.index)
     checked = 0
     for qid, values in ref.items():
         row = ours.loc[qid]
         for k in ks:
-            pairs = [(f"P_{k}", f"precision@{k}"), (f"recall_{k}", f"recall@{k}"),
-                     (f"ndcg_cut_{k}", f"ndcg_linear@{k}"), (f"map_cut_{k}", f"map@{k}")]
+            pairs = [
+                (f"P_{k}", f"precision@{k}"),
+                (f"recall_{k}", f"recall@{k}"),
+                (f"ndcg_cut_{k}", f"ndcg_linear@{k}"),
+                (f"map_cut_{k}", f"map@{k}"),
+            ]
             if k in (1, 5, 10):
                 pairs.append((f"success_{k}", f"hit_rate@{k}"))
             for theirs, mine in pairs:

@@ -12,9 +12,21 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDORED = ROOT / "tests" / "fixtures" / "spec"
-CASES = ["basic", "chunk-id", "drift", "duplicate-ranking", "merge", "no-positives",
-         "nothing-scored", "qrels", "strata", "stratum-order", "summarize", "unsorted-queries",
-         "unsound-judgments"]
+CASES = [
+    "basic",
+    "chunk-id",
+    "drift",
+    "duplicate-ranking",
+    "merge",
+    "no-positives",
+    "nothing-scored",
+    "qrels",
+    "strata",
+    "stratum-order",
+    "summarize",
+    "unsorted-queries",
+    "unsound-judgments",
+]
 
 
 def test_spec_fixtures_are_read_from_the_vendored_copy_by_default(monkeypatch):
@@ -46,8 +58,9 @@ def test_the_readmes_test_command_is_ci_itself_with_nothing_from_shared():
     assert "rm -rf .venv" in lines and "python3 -m venv .venv" in lines
     assert ".venv/bin/pip install -q '.[test,dev]'" in lines
     assert ".venv/bin/ruff check ." in lines and ".venv/bin/mypy retrieval_eval" in lines
-    assert any(re.fullmatch(r"\.venv/bin/python -m pytest .*--nbval --nbval-current-env tests notebooks", x)
-               for x in lines)
+    assert any(
+        re.fullmatch(r"\.venv/bin/python -m pytest .*--nbval --nbval-current-env tests notebooks", x) for x in lines
+    )
     assert "shared" not in ci and "RETRIEVAL_EVAL_SPEC_FIXTURES" not in ci
 
 

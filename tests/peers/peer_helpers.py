@@ -30,8 +30,16 @@ def run_frame(run: dict, ordered: bool = False) -> pd.DataFrame:
     return re_.as_run(df)
 
 
-def per_query(qrels: dict, run: dict, name: str, ordered: bool = False, complete: bool = True,
-              level: int = 1, compat: str = "9.0.8", max_ret: int | None = None) -> pd.Series:
+def per_query(
+    qrels: dict,
+    run: dict,
+    name: str,
+    ordered: bool = False,
+    complete: bool = True,
+    level: int = 1,
+    compat: str = "9.0.8",
+    max_ret: int | None = None,
+) -> pd.Series:
     """Our per-query values of the measure ``name`` (one name, one measure), indexed by query.
 
     ``complete``: every judged query is scored, an unanswered one as an empty ranking (what
@@ -39,8 +47,16 @@ def per_query(qrels: dict, run: dict, name: str, ordered: bool = False, complete
     pytrec_eval and ir_measures embed trec_eval 9.0.8. ``max_ret``: trec_eval's ``-M``.
     """
     (m,) = cat.parse_measure(name)
-    got = cat.compute(judgments(qrels), run_frame(run, ordered), [m], level=level, complete=complete,
-                      order="rank" if ordered else "trec", compat=compat, max_ret=max_ret)
+    got = cat.compute(
+        judgments(qrels),
+        run_frame(run, ordered),
+        [m],
+        level=level,
+        complete=complete,
+        order="rank" if ordered else "trec",
+        compat=compat,
+        max_ret=max_ret,
+    )
     return got.set_index("query_id")[m.name]
 
 

@@ -116,46 +116,46 @@ TEXT_8 = """
 
 # (their test, their measure, qrels, run, {query: value}, aggregate or None, tolerance)
 CASES = [
-    ('NumRet', 'NumRet', TEXT_0, TEXT_1, {'0': 5.0, '1': 4.0}, 9.0, 0),
-    ('NumRet', 'NumRet(rel=1)', TEXT_0, TEXT_1, {'0': 3.0, '1': 1.0}, 4.0, 0),
-    ('NumRet', 'NumRet(rel=2)', TEXT_0, TEXT_1, {'0': 1.0, '1': 1.0}, 2.0, 0),
-    ('NumRet', 'NumRet(rel=3)', TEXT_0, TEXT_1, {'0': 0.0, '1': 0.0}, 0.0, 0),
-    ('NumQ', 'NumQ', TEXT_0, TEXT_1, {'0': 1.0, '1': 1.0}, 2.0, 0),
-    ('NumRel', 'NumRel', TEXT_2, TEXT_1, {'0': 3.0, '1': 2.0}, 5.0, 0),
-    ('Success', 'Success@2', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.0}, 0.5, 0),
-    ('Success', 'Success(rel=2)@2', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.0}, 0.5, 0),
-    ('Success', 'Success(rel=3)@2', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
-    ('SetP', 'SetP(rel=1)', TEXT_3, TEXT_4, {'0': 0.6, '1': 0.25}, 0.425, 0),
-    ('SetP', 'SetRelP(rel=1)', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.5}, 0.75, 0),
-    ('SetP', 'SetP(rel=2)', TEXT_3, TEXT_4, {'0': 0.4, '1': 0.25}, 0.325, 0),
-    ('SetP', 'SetRelP(rel=2)', TEXT_3, TEXT_4, {'0': 1.0, '1': 1.0}, 1.0, 0),
-    ('SetP', 'SetP(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
-    ('SetR', 'SetR(rel=1)', TEXT_3, TEXT_4, {'0': 1.0, '1': 0.5}, 0.75, 0),
-    ('SetR', 'SetR(rel=2)', TEXT_3, TEXT_4, {'0': 1.0, '1': 1.0}, 1.0, 0),
-    ('SetR', 'SetR(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
-    ('SetAP', 'SetAP(rel=1)', TEXT_3, TEXT_4, {'0': 0.6, '1': 0.125}, 0.3625, 0),
-    ('SetAP', 'SetAP(rel=2)', TEXT_3, TEXT_4, {'0': 0.4, '1': 0.25}, 0.325, 0),
-    ('SetAP', 'SetAP(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 0),
-    ('SetF', 'SetF(rel=1)', TEXT_3, TEXT_4, {'0': 0.75, '1': 0.33333}, 0.5417, 5e-05),
-    ('SetF', 'SetF(rel=1, beta=0.5)', TEXT_3, TEXT_4, {'0': 0.6923, '1': 0.3}, 0.49615, 5e-05),
-    ('SetF', 'SetF(rel=1, beta=2.0)', TEXT_3, TEXT_4, {'0': 0.81818, '1': 0.375}, 0.59659, 5e-05),
-    ('SetF', 'SetF(rel=3)', TEXT_3, TEXT_4, {'0': 0.0, '1': 0.0}, 0.0, 5e-05),
-    ('IPrec', 'IPrec@0.25', TEXT_5, TEXT_4, {'0': 1.0, '1': 0.25}, 0.625, 0),
-    ('IPrec', 'IPrec@0.5', TEXT_5, TEXT_4, {'0': 1.0, '1': 0.25}, 0.625, 0),
-    ('IPrec', 'IPrec@0.75', TEXT_5, TEXT_4, {'0': 1.0, '1': 0.0}, 0.5, 0),
-    ('IPrec', 'IPrec(rel=2)@0.1', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
-    ('IPrec', 'IPrec(rel=2)@0.25', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
-    ('IPrec', 'IPrec(rel=2)@0.5', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
-    ('IPrec', 'IPrec(rel=2)@0.75', TEXT_5, TEXT_4, {'0': 0.6666666, '1': 0.25}, 0.4583, 5e-05),
-    ('infAP', 'AP', TEXT_6, TEXT_4, {'0': 0.8333, '1': 0.125}, 0.47916666666666663, 5e-05),
-    ('infAP', 'infAP', TEXT_6, TEXT_4, {'0': 0.8333, '1': 0.1875}, 0.510416, 5e-05),
-    ('infAP', 'AP(rel=2)', TEXT_6, TEXT_4, {'0': 0.33333, '1': 0.25}, 0.2917, 5e-05),
-    ('infAP', 'infAP(rel=2)', TEXT_6, TEXT_4, {'0': 0.33333, '1': 0.375}, 0.3542, 5e-05),
-    ('nDCG', 'nDCG', TEXT_6, TEXT_4, {'0': 0.76018, '1': 0.32739}, None, 5e-05),
-    ('nDCG', 'nDCG@3', TEXT_6, TEXT_4, {'0': 0.76018, '1': 0.0}, None, 5e-05),
-    ('nDCG', 'nDCG(gains={0:1,1:4})', TEXT_6, TEXT_4, {'0': 0.97177, '1': 0.14949}, None, 5e-05),
-    ('P', 'P@4', TEXT_7, TEXT_8, {'0': 0.5, '1': 0.25}, None, 5e-05),
-    ('P', 'P(judged_only=True)@4', TEXT_7, TEXT_8, {'0': 0.75, '1': 0.25}, None, 5e-05),
+    ("NumRet", "NumRet", TEXT_0, TEXT_1, {"0": 5.0, "1": 4.0}, 9.0, 0),
+    ("NumRet", "NumRet(rel=1)", TEXT_0, TEXT_1, {"0": 3.0, "1": 1.0}, 4.0, 0),
+    ("NumRet", "NumRet(rel=2)", TEXT_0, TEXT_1, {"0": 1.0, "1": 1.0}, 2.0, 0),
+    ("NumRet", "NumRet(rel=3)", TEXT_0, TEXT_1, {"0": 0.0, "1": 0.0}, 0.0, 0),
+    ("NumQ", "NumQ", TEXT_0, TEXT_1, {"0": 1.0, "1": 1.0}, 2.0, 0),
+    ("NumRel", "NumRel", TEXT_2, TEXT_1, {"0": 3.0, "1": 2.0}, 5.0, 0),
+    ("Success", "Success@2", TEXT_3, TEXT_4, {"0": 1.0, "1": 0.0}, 0.5, 0),
+    ("Success", "Success(rel=2)@2", TEXT_3, TEXT_4, {"0": 1.0, "1": 0.0}, 0.5, 0),
+    ("Success", "Success(rel=3)@2", TEXT_3, TEXT_4, {"0": 0.0, "1": 0.0}, 0.0, 0),
+    ("SetP", "SetP(rel=1)", TEXT_3, TEXT_4, {"0": 0.6, "1": 0.25}, 0.425, 0),
+    ("SetP", "SetRelP(rel=1)", TEXT_3, TEXT_4, {"0": 1.0, "1": 0.5}, 0.75, 0),
+    ("SetP", "SetP(rel=2)", TEXT_3, TEXT_4, {"0": 0.4, "1": 0.25}, 0.325, 0),
+    ("SetP", "SetRelP(rel=2)", TEXT_3, TEXT_4, {"0": 1.0, "1": 1.0}, 1.0, 0),
+    ("SetP", "SetP(rel=3)", TEXT_3, TEXT_4, {"0": 0.0, "1": 0.0}, 0.0, 0),
+    ("SetR", "SetR(rel=1)", TEXT_3, TEXT_4, {"0": 1.0, "1": 0.5}, 0.75, 0),
+    ("SetR", "SetR(rel=2)", TEXT_3, TEXT_4, {"0": 1.0, "1": 1.0}, 1.0, 0),
+    ("SetR", "SetR(rel=3)", TEXT_3, TEXT_4, {"0": 0.0, "1": 0.0}, 0.0, 0),
+    ("SetAP", "SetAP(rel=1)", TEXT_3, TEXT_4, {"0": 0.6, "1": 0.125}, 0.3625, 0),
+    ("SetAP", "SetAP(rel=2)", TEXT_3, TEXT_4, {"0": 0.4, "1": 0.25}, 0.325, 0),
+    ("SetAP", "SetAP(rel=3)", TEXT_3, TEXT_4, {"0": 0.0, "1": 0.0}, 0.0, 0),
+    ("SetF", "SetF(rel=1)", TEXT_3, TEXT_4, {"0": 0.75, "1": 0.33333}, 0.5417, 5e-05),
+    ("SetF", "SetF(rel=1, beta=0.5)", TEXT_3, TEXT_4, {"0": 0.6923, "1": 0.3}, 0.49615, 5e-05),
+    ("SetF", "SetF(rel=1, beta=2.0)", TEXT_3, TEXT_4, {"0": 0.81818, "1": 0.375}, 0.59659, 5e-05),
+    ("SetF", "SetF(rel=3)", TEXT_3, TEXT_4, {"0": 0.0, "1": 0.0}, 0.0, 5e-05),
+    ("IPrec", "IPrec@0.25", TEXT_5, TEXT_4, {"0": 1.0, "1": 0.25}, 0.625, 0),
+    ("IPrec", "IPrec@0.5", TEXT_5, TEXT_4, {"0": 1.0, "1": 0.25}, 0.625, 0),
+    ("IPrec", "IPrec@0.75", TEXT_5, TEXT_4, {"0": 1.0, "1": 0.0}, 0.5, 0),
+    ("IPrec", "IPrec(rel=2)@0.1", TEXT_5, TEXT_4, {"0": 0.6666666, "1": 0.25}, 0.4583, 5e-05),
+    ("IPrec", "IPrec(rel=2)@0.25", TEXT_5, TEXT_4, {"0": 0.6666666, "1": 0.25}, 0.4583, 5e-05),
+    ("IPrec", "IPrec(rel=2)@0.5", TEXT_5, TEXT_4, {"0": 0.6666666, "1": 0.25}, 0.4583, 5e-05),
+    ("IPrec", "IPrec(rel=2)@0.75", TEXT_5, TEXT_4, {"0": 0.6666666, "1": 0.25}, 0.4583, 5e-05),
+    ("infAP", "AP", TEXT_6, TEXT_4, {"0": 0.8333, "1": 0.125}, 0.47916666666666663, 5e-05),
+    ("infAP", "infAP", TEXT_6, TEXT_4, {"0": 0.8333, "1": 0.1875}, 0.510416, 5e-05),
+    ("infAP", "AP(rel=2)", TEXT_6, TEXT_4, {"0": 0.33333, "1": 0.25}, 0.2917, 5e-05),
+    ("infAP", "infAP(rel=2)", TEXT_6, TEXT_4, {"0": 0.33333, "1": 0.375}, 0.3542, 5e-05),
+    ("nDCG", "nDCG", TEXT_6, TEXT_4, {"0": 0.76018, "1": 0.32739}, None, 5e-05),
+    ("nDCG", "nDCG@3", TEXT_6, TEXT_4, {"0": 0.76018, "1": 0.0}, None, 5e-05),
+    ("nDCG", "nDCG(gains={0:1,1:4})", TEXT_6, TEXT_4, {"0": 0.97177, "1": 0.14949}, None, 5e-05),
+    ("P", "P@4", TEXT_7, TEXT_8, {"0": 0.5, "1": 0.25}, None, 5e-05),
+    ("P", "P(judged_only=True)@4", TEXT_7, TEXT_8, {"0": 0.75, "1": 0.25}, None, 5e-05),
 ]
 
 #: Cases we cannot run, with the reason (none is silently dropped).
@@ -169,8 +169,7 @@ def ours(qrels_text, run_text, name):
     return got.set_index("query_id")[m.name], cat.summarize(got, [m])[m.name].iloc[0]
 
 
-@pytest.mark.parametrize("test, name, qrels, run, want, agg, tol", CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("test, name, qrels, run, want, agg, tol", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_ir_measures_pytrec_eval_cases(test, name, qrels, run, want, agg, tol):
     if name in UNSUPPORTED:
         pytest.skip(UNSUPPORTED[name])
@@ -186,11 +185,16 @@ JUDGED_QRELS = TEXT_0
 JUDGED_RUN = TEXT_1
 
 
-@pytest.mark.parametrize("name, want", [
-    ("Judged", {"0": 1.0, "1": 1 / 4}), ("Judged(cutoff=1000)", {"0": 1.0, "1": 1 / 4}),
-    ("Judged(cutoff=10)", {"0": 1.0, "1": 1 / 4}), ("Judged(cutoff=3)", {"0": 1.0, "1": 1 / 3}),
-    ("Judged(cutoff=1)", {"0": 1.0, "1": 0.0}),
-])
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("Judged", {"0": 1.0, "1": 1 / 4}),
+        ("Judged(cutoff=1000)", {"0": 1.0, "1": 1 / 4}),
+        ("Judged(cutoff=10)", {"0": 1.0, "1": 1 / 4}),
+        ("Judged(cutoff=3)", {"0": 1.0, "1": 1 / 3}),
+        ("Judged(cutoff=1)", {"0": 1.0, "1": 0.0}),
+    ],
+)
 def test_ir_measures_judged_cases(name, want):
     """tests/test_judged.py: ir_measures' plain ``Judged`` is Judged@10."""
     got, _ = ours(JUDGED_QRELS, JUDGED_RUN, name)
@@ -203,8 +207,21 @@ def test_ir_measures_judged_cases(name, want):
 JO_QRELS = "0 0 D0 -1\n0 0 D1 1\n0 0 D3 2\n0 0 D4 1"
 JO_RUN = "0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run"
 JO_REMOVED = "0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run"
-JUDGED_ONLY = ["P@4", "RR", "Rprec", "AP", "AP@4", "nDCG", "nDCG@4", "R@2", "SetP", "SetAP", "SetF",
-               "Success@2", "IPrec@0.5"]
+JUDGED_ONLY = [
+    "P@4",
+    "RR",
+    "Rprec",
+    "AP",
+    "AP@4",
+    "nDCG",
+    "nDCG@4",
+    "R@2",
+    "SetP",
+    "SetAP",
+    "SetF",
+    "Success@2",
+    "IPrec@0.5",
+]
 
 
 def judged_only(name):
@@ -271,8 +288,10 @@ CWL = [
     ("RR", (1.0000, 1.0000, 0.1667)),
 ]
 #: The cwl_eval measures the catalogue lacks (their cases are skipped, naming the measure).
-CWL_UNSUPPORTED = {"BPM": "BPM (the bejeweled player model) is not in the catalogue",
-                   "INSQ": "INSQ is not in the catalogue (INST is)"}
+CWL_UNSUPPORTED = {
+    "BPM": "BPM (the bejeweled player model) is not in the catalogue",
+    "INSQ": "INSQ is not in the catalogue (INST is)",
+}
 
 
 @pytest.mark.parametrize("name, want", CWL, ids=[c[0] for c in CWL])
@@ -290,8 +309,16 @@ def test_ir_measures_cwl_eval_cases(name, want):
 # TEXT_1, with either side whole, cut to query 0, or empty. A judged query the run leaves out
 # scores 0 (the rule issue 27 found broken for an empty run); a query without judgments is not
 # scored; the aggregate of no query is NaN. Values are per query, then the aggregate.
-PROVIDERS = [("iter_calc", "P@5"), ("gdeval", "ERR@5"), ("judged", "Judged@5"), ("msmarco", "RR@5"),
-             ("pytrec_eval", "P@5"), ("trectools", "P@5"), ("cwl_eval", "P@5"), ("compat", "Compat(p=0.8)")]
+PROVIDERS = [
+    ("iter_calc", "P@5"),
+    ("gdeval", "ERR@5"),
+    ("judged", "Judged@5"),
+    ("msmarco", "RR@5"),
+    ("pytrec_eval", "P@5"),
+    ("trectools", "P@5"),
+    ("cwl_eval", "P@5"),
+    ("compat", "Compat(p=0.8)"),
+]
 ON_QUERY_0 = {"P@5": 0.6, "ERR@5": 0.10175, "Judged@5": 1.0, "RR@5": 0.5, "Compat(p=0.8)": 0.4744431703672816}
 NAN = float("nan")
 SCENARIOS = {  # scenario: (qrels queries kept, run queries kept, {query: value} of a measure, aggregate)
@@ -308,8 +335,7 @@ def kept(text, queries):
     return "\n".join(line for line in text.splitlines() if line.strip() and line.split()[0] in queries)
 
 
-@pytest.mark.parametrize("scenario, provider, name", PROVIDER_CASES,
-                         ids=[f"{s}-{p}" for s, p, _ in PROVIDER_CASES])
+@pytest.mark.parametrize("scenario, provider, name", PROVIDER_CASES, ids=[f"{s}-{p}" for s, p, _ in PROVIDER_CASES])
 def test_ir_measures_provider_empty_cases(scenario, provider, name):
     qs, rs, per_q, agg = SCENARIOS[scenario]
     qrels, run = trec_text(kept(TEXT_0, qs), "qrels"), trec_text(kept(TEXT_1, rs), "run")
@@ -334,22 +360,46 @@ def test_ir_measures_provider_accuracy_is_unsupported(scenario):
 # tests/test_ranx.py: its ranx provider, query 0 of TEXT_0 / TEXT_1 (NumRet(rel=2) is computed
 # there but has no expected value, so it is not a case).
 RANX_PROVIDER = [
-    ("P@5", 0.6), ("P(rel=2)@5", 0.2), ("SetP", 0.6), ("SetP(rel=2)@5", 0.2), ("R@5", 1.0),
-    ("R(rel=2)@5", 1.0), ("R@2", 0.3333333333333333), ("R(rel=2)@2", 0.0), ("SetR", 1.0),
-    ("SetR(rel=2)@5", 1.0), ("RR", 0.5), ("RR(rel=2)", 0.3333333333333333), ("RR@10", 0.5),
-    ("RR(rel=2)@10", 0.3333333333333333), ("RR@2", 0.5), ("RR(rel=2)@2", 0.0),
-    ("AP", 0.6388888888888888), ("AP(rel=2)", 0.3333333333333333), ("AP@10", 0.6388888888888888),
-    ("AP(rel=2)@10", 0.3333333333333333), ("AP@2", 0.16666666666666666), ("AP(rel=2)@2", 0.0),
-    ("Success@10", 1.0), ("Success(rel=2)@10", 1.0), ("Success@2", 1.0), ("Success(rel=2)@2", 0.0),
-    ("NumRet(rel=1)", 3.0), ("nDCG", 0.6584645692843067), ("nDCG@5", 0.6584645692843067),
-    ("nDCG@2", 0.23981246656813146), ("nDCG(dcg='exp-log2')", 0.6201040599710453),
-    ("nDCG(dcg='exp-log2')@5", 0.6201040599710453), ("nDCG(dcg='exp-log2')@2", 0.17376534287144002),
-    ("Rprec", 0.6666666666666666), ("Rprec(rel=2)", 0.0),
+    ("P@5", 0.6),
+    ("P(rel=2)@5", 0.2),
+    ("SetP", 0.6),
+    ("SetP(rel=2)@5", 0.2),
+    ("R@5", 1.0),
+    ("R(rel=2)@5", 1.0),
+    ("R@2", 0.3333333333333333),
+    ("R(rel=2)@2", 0.0),
+    ("SetR", 1.0),
+    ("SetR(rel=2)@5", 1.0),
+    ("RR", 0.5),
+    ("RR(rel=2)", 0.3333333333333333),
+    ("RR@10", 0.5),
+    ("RR(rel=2)@10", 0.3333333333333333),
+    ("RR@2", 0.5),
+    ("RR(rel=2)@2", 0.0),
+    ("AP", 0.6388888888888888),
+    ("AP(rel=2)", 0.3333333333333333),
+    ("AP@10", 0.6388888888888888),
+    ("AP(rel=2)@10", 0.3333333333333333),
+    ("AP@2", 0.16666666666666666),
+    ("AP(rel=2)@2", 0.0),
+    ("Success@10", 1.0),
+    ("Success(rel=2)@10", 1.0),
+    ("Success@2", 1.0),
+    ("Success(rel=2)@2", 0.0),
+    ("NumRet(rel=1)", 3.0),
+    ("nDCG", 0.6584645692843067),
+    ("nDCG@5", 0.6584645692843067),
+    ("nDCG@2", 0.23981246656813146),
+    ("nDCG(dcg='exp-log2')", 0.6201040599710453),
+    ("nDCG(dcg='exp-log2')@5", 0.6201040599710453),
+    ("nDCG(dcg='exp-log2')@2", 0.17376534287144002),
+    ("Rprec", 0.6666666666666666),
+    ("Rprec(rel=2)", 0.0),
 ]
 #: Spellings of that file the registry refuses, with the reason.
 RANX_PROVIDER_UNSUPPORTED = {
     "SetP(rel=2)@5": "a set measure with a cutoff (ir_measures' ranx provider reads it as P@5): "
-                     "the set measures read the whole retrieved set; P(rel=2)@5 is the measure",
+    "the set measures read the whole retrieved set; P(rel=2)@5 is the measure",
     "SetR(rel=2)@5": "a set measure with a cutoff (read as R@5 there): R(rel=2)@5 is the measure",
     "nDCG(dcg='exp-log2')": "gdeval's nDCG without a cutoff: the catalogue has it with one only",
 }

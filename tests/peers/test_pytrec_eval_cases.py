@@ -72,12 +72,29 @@ def test_pytrec_eval_empty(case, qrels, run):
     assert len(got) == 0 and list(got.columns) == ["system", "query_id", "map", "ndcg"]
 
 
-@pytest.mark.xfail(strict=True, reason="pytrec_eval merges a family's parameters across its "
-                   "arguments (a bare 'ndcg_cut' beside 'ndcg_cut.1,4' adds no default cutoff, "
-                   "'ndcg_cut_20,4' is read as 20 and 4); our registry reads each name on its "
-                   "own, a bare family name standing for trec_eval's default cutoffs")
+@pytest.mark.xfail(
+    strict=True,
+    reason="pytrec_eval merges a family's parameters across its "
+    "arguments (a bare 'ndcg_cut' beside 'ndcg_cut.1,4' adds no default cutoff, "
+    "'ndcg_cut_20,4' is read as 20 and 4); our registry reads each name on its "
+    "own, a bare family name standing for trec_eval's default cutoffs",
+)
 def test_pytrec_eval_measure_params():
     names = ["ndcg_cut", "ndcg_cut.1,4", "ndcg_cut_20,4", "ndcg_cut_15", "recall.1000", "P"]
     got = {m.name for m in cat.parse_measures(names)}
-    assert got == {"ndcg_cut_1", "ndcg_cut_4", "ndcg_cut_15", "ndcg_cut_20", "recall_1000", "P_200", "P_15",
-                   "P_10", "P_5", "P_30", "P_100", "P_20", "P_500", "P_1000"}
+    assert got == {
+        "ndcg_cut_1",
+        "ndcg_cut_4",
+        "ndcg_cut_15",
+        "ndcg_cut_20",
+        "recall_1000",
+        "P_200",
+        "P_15",
+        "P_10",
+        "P_5",
+        "P_30",
+        "P_100",
+        "P_20",
+        "P_500",
+        "P_1000",
+    }

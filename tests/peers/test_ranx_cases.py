@@ -53,8 +53,13 @@ EVALUATE = [
     ("precision_single", [[1, 4, 5, 6]], [PRED6], "precision@5", 3 / 5),
     ("precision_parallel", [[1, 2, 3], [4, 5, 6, 7], [8, 9]], [PRED7] * 3, "precision@5", (2 / 5 + 3 / 5 + 0) / 3),
     ("average_precision", [[1, 4, 5, 6]], [PRED6], "map@6", 0.525),
-    ("average_precision_parallel", [[1, 2, 3], [4, 5, 6, 7], [8, 9]], [PRED7] * 3, "map@7",
-     ((1 / 4 + 2 / 5 + 3 / 7) / 3 + (1 + 1 + 1 + 4 / 6) / 4 + 0) / 3),
+    (
+        "average_precision_parallel",
+        [[1, 2, 3], [4, 5, 6, 7], [8, 9]],
+        [PRED7] * 3,
+        "map@7",
+        ((1 / 4 + 2 / 5 + 3 / 7) / 3 + (1 + 1 + 1 + 4 / 6) / 4 + 0) / 3,
+    ),
     ("reciprocal_rank_single", [[3]], [[2, 3, 1, 4, 5]], "mrr@5", 0.5),
     ("reciprocal_rank_single_no_match", [[3]], [[2, 1, 4, 5]], "mrr@5", 0.0),
     ("reciprocal_rank_parallel", [[3], [1], [3]], [[2, 3, 1, 4, 5], [1, 2, 3, 4, 5], [1, 1, 1, 4, 5]], "mrr@5", 0.5),
@@ -66,15 +71,13 @@ EVALUATE = [
     ("dcg_jarvelin_2", [GRADED], [P2], "dcg@10", 2 / L2(2) + 3 / L2(3) + 5 / L2(4) + 4 / L2(5)),
     ("dcg_jarvelin_3", [GRADED], [P3], "dcg@10", 0.0),
     ("ndcg_jarvelin_1", [GRADED], [P1], "ndcg_linear@10", (5 / L2(3) + 4 / L2(5) + 3 / L2(6)) / IDCG_LIN),
-    ("ndcg_jarvelin_2", [GRADED], [P2], "ndcg_linear@10",
-     (2 / L2(2) + 3 / L2(3) + 5 / L2(4) + 4 / L2(5)) / IDCG_LIN),
+    ("ndcg_jarvelin_2", [GRADED], [P2], "ndcg_linear@10", (2 / L2(2) + 3 / L2(3) + 5 / L2(4) + 4 / L2(5)) / IDCG_LIN),
     ("ndcg_jarvelin_3", [GRADED], [P3], "ndcg_linear@10", 0.0),
     ("dcg_burges_1", [GRADED], [P1], "dcg_burges@10", 31 / L2(3) + 15 / L2(5) + 7 / L2(6)),
     ("dcg_burges_2", [GRADED], [P2], "dcg_burges@10", 3 / L2(2) + 7 / L2(3) + 31 / L2(4) + 15 / L2(5)),
     ("dcg_burges_3", [GRADED], [P3], "dcg_burges@10", 0.0),
     ("ndcg_burges_1", [GRADED], [P1], "ndcg_burges@10", (31 / L2(3) + 15 / L2(5) + 7 / L2(6)) / IDCG_EXP),
-    ("ndcg_burges_2", [GRADED], [P2], "ndcg_burges@10",
-     (3 / L2(2) + 7 / L2(3) + 31 / L2(4) + 15 / L2(5)) / IDCG_EXP),
+    ("ndcg_burges_2", [GRADED], [P2], "ndcg_burges@10", (3 / L2(2) + 7 / L2(3) + 31 / L2(4) + 15 / L2(5)) / IDCG_EXP),
     ("ndcg_burges_3", [GRADED], [P3], "ndcg_burges@10", 0.0),
 ]
 
@@ -114,8 +117,12 @@ RUN_BF = {
 
 def test_ranx_bpref():
     run = {**RUN_BF, "q4": {"d1": 10, "d2": 9, "d3": 8, "d4": 7, "d6": 5, "d7": 4, "d8": 3}}
-    want = [1 / 2 * (1 - 1 / 2), 1 / 2 * ((1 - 1 / 2) + (1 - 1 / 2)),
-            1 / 3 * ((1 - 1 / 3) + (1 - 1 / 3) + (1 - 2 / 3)), 1 / 4 * ((1 - 1 / 4) + (1 - 2 / 4) + (1 - 2 / 4))]
+    want = [
+        1 / 2 * (1 - 1 / 2),
+        1 / 2 * ((1 - 1 / 2) + (1 - 1 / 2)),
+        1 / 3 * ((1 - 1 / 3) + (1 - 1 / 3) + (1 - 2 / 3)),
+        1 / 4 * ((1 - 1 / 4) + (1 - 2 / 4) + (1 - 2 / 4)),
+    ]
     got = per_query(QRELS_BF, run, "bpref")
     assert got.loc[["q1", "q2", "q3", "q4"]].tolist() == pytest.approx(want, abs=1e-12)
 

@@ -26,21 +26,28 @@ import pytest
 from tests.peers.peer_helpers import mean, per_query
 
 # qrel1.txt: (query, doc suffix, grade); doc ids are doc<query>_<suffix>
-QREL1 = {"1": {f"doc1_{i}": g for i, g in enumerate([0, 0, 1, 0, 0, 0, 0, 2, 0, 0])},
-         "2": {f"doc2_{i}": g for i, g in enumerate([1, 1, 1, 0, 0, 0, 0, 0, 0, 0])},
-         "3": {f"doc3_{i}": g for i, g in enumerate([0, 0, 0, 0, 0, 0, 0, 0, 0, 1])}}
+QREL1 = {
+    "1": {f"doc1_{i}": g for i, g in enumerate([0, 0, 1, 0, 0, 0, 0, 2, 0, 0])},
+    "2": {f"doc2_{i}": g for i, g in enumerate([1, 1, 1, 0, 0, 0, 0, 0, 0, 0])},
+    "3": {f"doc3_{i}": g for i, g in enumerate([0, 0, 0, 0, 0, 0, 0, 0, 0, 1])},
+}
 # r4.run: (query, doc, score)
-R4 = {"1": {"doc1_1": 1, "doc1_2": 0.81, "doc1_3": 0.80},
-      "2": {"doc2_1": 2, "doc2_3": 1, "doc2_2": 0.5},
-      "3": {"doc3_1": 5, "doc3_2": 0.7, "doc3_3": 0.5}}
+R4 = {
+    "1": {"doc1_1": 1, "doc1_2": 0.81, "doc1_3": 0.80},
+    "2": {"doc2_1": 2, "doc2_3": 1, "doc2_2": 0.5},
+    "3": {"doc3_1": 5, "doc3_2": 0.7, "doc3_3": 0.5},
+}
 
 
-@pytest.mark.parametrize("method, name, want", [
-    ("get_reciprocal_rank(depth=1000)", "recip_rank", 0.5000),
-    ("get_map(depth=1000)", "map", 0.2685),
-    ("get_precision(depth=1000)", "P_1000", 0.0010),
-    ("get_recall(depth=1000)", "recall_1000", 0.3889),
-])
+@pytest.mark.parametrize(
+    "method, name, want",
+    [
+        ("get_reciprocal_rank(depth=1000)", "recip_rank", 0.5000),
+        ("get_map(depth=1000)", "map", 0.2685),
+        ("get_precision(depth=1000)", "P_1000", 0.0010),
+        ("get_recall(depth=1000)", "recall_1000", 0.3889),
+    ],
+)
 def test_trectools_teval1(method, name, want):
     assert round(mean(QREL1, R4, name, complete=False), 4) == want, method
 
@@ -74,8 +81,12 @@ def test_the_reduction_is_whole():
 
 
 #: trectools' method -> (our measure at a depth, trec_eval's -M)
-MEASURE = {"get_reciprocal_rank": lambda k: ("recip_rank", k), "get_map": lambda k: ("map", k),
-           "get_precision": lambda k: (f"P_{k}", None), "get_recall": lambda k: (f"recall_{k}", None)}
+MEASURE = {
+    "get_reciprocal_rank": lambda k: ("recip_rank", k),
+    "get_map": lambda k: ("map", k),
+    "get_precision": lambda k: (f"P_{k}", None),
+    "get_recall": lambda k: (f"recall_{k}", None),
+}
 
 
 def teval(method, depth, per_q=False, top30=False):
@@ -85,31 +96,57 @@ def teval(method, depth, per_q=False, top30=False):
     return got if per_q else float(got.mean())
 
 
-@pytest.mark.parametrize("method, depth, want", [
-    ("get_reciprocal_rank", 1000, 0.6466), ("get_map", 1000, 0.2396), ("get_precision", 1000, 0.0371),
-    *[("get_recall", k, v) for k, v in {5: 0.0858, 10: 0.1314, 15: 0.1686, 20: 0.1968, 30: 0.2530,
-                                         100: 0.4243, 200: 0.5323, 500: 0.6569, 1000: 0.7518}.items()],
-])
+@pytest.mark.parametrize(
+    "method, depth, want",
+    [
+        ("get_reciprocal_rank", 1000, 0.6466),
+        ("get_map", 1000, 0.2396),
+        ("get_precision", 1000, 0.0371),
+        *[
+            ("get_recall", k, v)
+            for k, v in {
+                5: 0.0858,
+                10: 0.1314,
+                15: 0.1686,
+                20: 0.1968,
+                30: 0.2530,
+                100: 0.4243,
+                200: 0.5323,
+                500: 0.6569,
+                1000: 0.7518,
+            }.items()
+        ],
+    ],
+)
 def test_trectools_teval2_means(method, depth, want):
     assert round(teval(method, depth), 4) == want
 
 
-@pytest.mark.parametrize("method, depth, topics, want", [
-    ("get_reciprocal_rank", 1000, ["378", "650", "624"], [0.0017, 0.1429, 0.3333]),
-    ("get_map", 1000, ["622", "609", "320"], [0.4926, 0.2808, 0.2335]),
-    ("get_precision", 30, ["607", "433", "375"], [0.1333, 0.0333, 0.5333]),
-    ("get_recall", 30, ["607", "433", "375", "303"], [0.3636, 0.0769, 0.2000, 0.1000]),
-])
+@pytest.mark.parametrize(
+    "method, depth, topics, want",
+    [
+        ("get_reciprocal_rank", 1000, ["378", "650", "624"], [0.0017, 0.1429, 0.3333]),
+        ("get_map", 1000, ["622", "609", "320"], [0.4926, 0.2808, 0.2335]),
+        ("get_precision", 30, ["607", "433", "375"], [0.1333, 0.0333, 0.5333]),
+        ("get_recall", 30, ["607", "433", "375", "303"], [0.3636, 0.0769, 0.2000, 0.1000]),
+    ],
+)
 def test_trectools_teval2_per_query(method, depth, topics, want):
     got = teval(method, depth, per_q=True)
     assert [round(float(got[t]), 4) for t in topics] == want
 
 
-@pytest.mark.parametrize("method, depth2, depth3, equal", [
-    ("get_reciprocal_rank", 30, 1000, True), ("get_map", 30, 1000, True),
-    ("get_precision", 30, 30, True), ("get_precision", 500, 500, False),
-    ("get_recall", 30, 30, True), ("get_recall", 500, 500, False),
-])
+@pytest.mark.parametrize(
+    "method, depth2, depth3, equal",
+    [
+        ("get_reciprocal_rank", 30, 1000, True),
+        ("get_map", 30, 1000, True),
+        ("get_precision", 30, 30, True),
+        ("get_precision", 500, 500, False),
+        ("get_recall", 30, 30, True),
+        ("get_recall", 500, 500, False),
+    ],
+)
 def test_trectools_whole_run_at_a_depth_against_the_top30_file(method, depth2, depth3, equal):
     """The full run read to a depth against the top-30 file, on the 10 common topics: equal at
     30 (for RR and AP the depth is trec_eval's -M), not equal at 500 (10 cases each)."""

@@ -41,8 +41,7 @@ def _find(*names: str) -> str | None:
 
 def screenshot_dir() -> Path:
     """Where screenshots go: ``$RETRIEVAL_EVAL_SCREENSHOTS`` or ``test-artifacts/screenshots``."""
-    folder = Path(os.environ.get("RETRIEVAL_EVAL_SCREENSHOTS")
-                  or ROOT / "test-artifacts" / "screenshots")
+    folder = Path(os.environ.get("RETRIEVAL_EVAL_SCREENSHOTS") or ROOT / "test-artifacts" / "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -52,16 +51,24 @@ def browser():
     chromium = _find("chromium", "chromium-browser", "google-chrome")
     driver_path = _find("chromedriver")
     if chromium is None or driver_path is None:
-        pytest.skip("no Chromium browser or chromedriver on PATH: install Debian's chromium and "
-                    "chromium-driver (apt-get install -y chromium chromium-driver; .ci/run does)")
-    webdriver = pytest.importorskip("selenium.webdriver",
-                                    reason="selenium is in the test extra: pip install '.[test]'")
+        pytest.skip(
+            "no Chromium browser or chromedriver on PATH: install Debian's chromium and "
+            "chromium-driver (apt-get install -y chromium chromium-driver; .ci/run does)"
+        )
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the test extra: pip install '.[test]'")
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
@@ -87,10 +94,9 @@ def _open(driver, path: Path, name: str) -> dict:
     driver.save_screenshot(str(screenshot_dir() / f"{name}.png"))
     driver.set_window_size(1400, 1000)
     images = driver.execute_script(
-        "return Array.from(document.images).map(i => [i.src.slice(0, 60), i.complete,"
-        " i.naturalWidth])")
-    errors = [entry["message"] for entry in driver.get_log("browser")
-              if entry.get("level") == "SEVERE"]
+        "return Array.from(document.images).map(i => [i.src.slice(0, 60), i.complete, i.naturalWidth])"
+    )
+    errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
     return {"images": images, "errors": errors}
 
 
@@ -108,8 +114,9 @@ def _exporter(out: Path):
 
     for name in ("require", "mathjax", "widgets"):
         (out / f"offline-{name}.js").write_text(f"/* {name} is not loaded offline */\n")
-    return HTMLExporter(require_js_url="offline-require.js", mathjax_url="offline-mathjax.js",
-                        widget_renderer_url="offline-widgets.js")
+    return HTMLExporter(
+        require_js_url="offline-require.js", mathjax_url="offline-mathjax.js", widget_renderer_url="offline-widgets.js"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -144,8 +151,9 @@ def executed_pages(tmp_path_factory):
         if name not in pages:
             path = ROOT / "notebooks" / f"{name}.ipynb"
             nb = nbformat.read(path, as_version=4)
-            NotebookClient(nb, timeout=600, kernel_name="python3",
-                           resources={"metadata": {"path": str(path.parent)}}).execute()
+            NotebookClient(
+                nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+            ).execute()
             body, _ = exporter.from_notebook_node(nb)
             pages[name] = out / f"{name}.html"
             pages[name].write_text(body, encoding="utf-8")
@@ -177,13 +185,13 @@ def test_demo_page_ood_table_fits_its_column_and_the_headline_agrees_with_the_ga
     for row in browser.find_elements(By.CSS_SELECTOR, "#headline tbody tr"):
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
         if cells[-1] == "FAIL" and "negative_satisfaction" in " ".join(
-                browser.find_element(By.ID, "gates").text.split()):
+            browser.find_element(By.ID, "gates").text.split()
+        ):
             assert not any(c.startswith("separates OOD") for c in cells)
 
 
 @pytest.mark.parametrize("name", [p.stem for p in NOTEBOOKS])
-def test_rendered_notebook_loads_every_image_without_console_errors(browser, notebook_pages,
-                                                                    name):
+def test_rendered_notebook_loads_every_image_without_console_errors(browser, notebook_pages, name):
     seen = _open(browser, notebook_pages[name], f"notebook-{name}")
     assert [img for img in seen["images"] if not (img[1] and img[2] > 0)] == []
     assert seen["errors"] == []
@@ -197,8 +205,9 @@ def test_executed_notebook_loads_every_image_without_console_errors(browser, exe
 
 
 @pytest.mark.parametrize("kind", ["stored", "executed"])
-def test_the_cutoff_explorer_shows_its_static_fallback_in_a_rendered_notebook(browser, notebook_pages,
-                                                                             executed_pages, kind):
+def test_the_cutoff_explorer_shows_its_static_fallback_in_a_rendered_notebook(
+    browser, notebook_pages, executed_pages, kind
+):
     from selenium.webdriver.common.by import By
 
     page = notebook_pages[WIDGET_NOTEBOOK] if kind == "stored" else executed_pages(WIDGET_NOTEBOOK)

@@ -39,8 +39,8 @@ def test_diff_page_draws_both_columns_and_escapes_ids(browser, diff_page):  # no
     assert len(svgs[0].find_elements(By.TAG_NAME, "rect")) == 20
     assert svgs[0].find_elements(By.TAG_NAME, "line")
     heads = [h.text for h in browser.find_elements(By.TAG_NAME, "h4")]
-    assert heads[0].startswith(f"{EVIL}: ")            # the id shows as text ...
-    assert browser.execute_script("return document.scripts.length") == 0   # ... and never runs
+    assert heads[0].startswith(f"{EVIL}: ")  # the id shows as text ...
+    assert browser.execute_script("return document.scripts.length") == 0  # ... and never runs
     errors = [e["message"] for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
     assert errors == []
     svgs[0].screenshot(str(screenshot_dir() / "failure-diff-first-query.png"))

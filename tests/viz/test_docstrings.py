@@ -18,8 +18,7 @@ import pytest
 import retrieval_eval.viz as viz
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(viz.__path__))
-CALLABLES = sorted(n for n in viz.EXPORTS
-                   if inspect.isfunction(getattr(viz, n)) or inspect.isclass(getattr(viz, n)))
+CALLABLES = sorted(n for n in viz.EXPORTS if inspect.isfunction(getattr(viz, n)) or inspect.isclass(getattr(viz, n)))
 
 
 def _section(doc: str, name: str) -> bool:

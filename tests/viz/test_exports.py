@@ -43,8 +43,7 @@ def test_the_handoff_names_resolve():
     names = set()
     for path in analysis.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", ""))
-                    == "viz"):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "viz":
                 names |= {a.value for a in node.args if isinstance(a, ast.Constant)}
     assert names, "no handoff found: the test would pass vacuously"
     known = set(viz.EXPORTS) | set(MODULES)

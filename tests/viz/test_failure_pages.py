@@ -18,8 +18,11 @@ LABELS = [
     {"query_id": EVIL, "doc_uri": "d&2", "relevance": 1, "chunk_text": "a & b"},
     {"query_id": EVIL, "doc_uri": "d3", "relevance": 2},
 ]
-RUN = [{"system": s, "query_id": EVIL, "rank": i + 1, "doc_id": d, "score": 3.0 - i}
-       for s, docs in ((f"A{EVIL}", [EVIL, "hole'\"", "d&2"]), ("B", ["d&2", EVIL, "x"])) for i, d in enumerate(docs)]
+RUN = [
+    {"system": s, "query_id": EVIL, "rank": i + 1, "doc_id": d, "score": 3.0 - i}
+    for s, docs in ((f"A{EVIL}", [EVIL, "hole'\"", "d&2"]), ("B", ["d&2", EVIL, "x"]))
+    for i, d in enumerate(docs)
+]
 
 
 def _pages():
@@ -27,8 +30,13 @@ def _pages():
     diff = rev.diff_runs(LABELS, RUN, measure="ndcg@3", k=3, systems=(f"A{EVIL}", "B"))
     bounds = rev.judgment_bounds(LABELS, RUN, measures="ndcg@3", k=3)
     pool = rev.label_pool(LABELS, RUN, k=3)
-    return {"inspection": inspection_html(ins), "diff": diff_html(diff), "query": query_diff_html(diff, EVIL),
-            "bounds": bounds_html(bounds), "pool": pool_html(pool)}
+    return {
+        "inspection": inspection_html(ins),
+        "diff": diff_html(diff),
+        "query": query_diff_html(diff, EVIL),
+        "bounds": bounds_html(bounds),
+        "pool": pool_html(pool),
+    }
 
 
 PAGES = _pages()
@@ -50,17 +58,17 @@ def test_pages_load_nothing_from_elsewhere(name):
 
 def test_inspection_shows_badges_holes_missed_and_short_snippets():
     page = PAGES["inspection"]
-    assert page.count("class='badge hole'") >= 2          # the hole in the ranking and the legend's
+    assert page.count("class='badge hole'") >= 2  # the hole in the ranking and the legend's
     assert "title='grade 3'" in page and "missed: 1 relevant not in the top 3" in page
-    assert "word " * 40 not in page and "…" in page           # the long passage is cut
+    assert "word " * 40 not in page and "…" in page  # the long passage is cut
     assert "a &amp; b" in page and "hole&#x27;&quot;" in page
 
 
 def test_diff_draws_two_columns_with_lines_joining_the_same_document():
     page = PAGES["diff"]
     assert page.count("<svg") == 1 and page.count("<rect") == 6
-    assert page.count("<line") == 2                       # EVIL and d&2 are in both tops
-    assert "stroke-dasharray" in page                     # the unjudged entries are holes
+    assert page.count("<line") == 2  # EVIL and d&2 are in both tops
+    assert "stroke-dasharray" in page  # the unjudged entries are holes
 
 
 def test_grade_badge_colours_and_hole():
@@ -114,8 +122,18 @@ def test_the_diff_page_repeats_byte_for_byte_across_hash_seeds():
     import subprocess
     import sys
 
-    code = ("import retrieval_eval as rev; from retrieval_eval.viz import diff_html; d = rev.load_demo(); "
-            "print(diff_html(rev.diff_runs(d.judgments, d.runs, systems=('dense', 'bm25')), top=5))")
-    pages = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    code = (
+        "import retrieval_eval as rev; from retrieval_eval.viz import diff_html; d = rev.load_demo(); "
+        "print(diff_html(rev.diff_runs(d.judgments, d.runs, systems=('dense', 'bm25')), top=5))"
+    )
+    pages = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    ]
     assert pages[0] == pages[1] and pages[0].count("<line") > 5

@@ -19,11 +19,15 @@ from retrieval_eval.datasets import demo_path
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: The file names the closing snippets use, and the demo file each stands for.
-OWN_FILES = {"judgments.jsonl": "judgments.jsonl", "runs.jsonl": "runs.jsonl",
-             "queries.jsonl": "queries.jsonl", "corpus.json": "corpus.json",
-             "corpus_v2.json": "corpus_v2.json",
-             "synthetic_judgments.jsonl": "judgments_lexical.jsonl",
-             "judge_scores.parquet": "judge_samples.parquet"}
+OWN_FILES = {
+    "judgments.jsonl": "judgments.jsonl",
+    "runs.jsonl": "runs.jsonl",
+    "queries.jsonl": "queries.jsonl",
+    "corpus.json": "corpus.json",
+    "corpus_v2.json": "corpus_v2.json",
+    "synthetic_judgments.jsonl": "judgments_lexical.jsonl",
+    "judge_scores.parquet": "judge_samples.parquet",
+}
 
 
 def _cells(path: Path):

@@ -114,8 +114,7 @@ def test_widget_outputs_are_not_compared(name):
     for i, cell in _code_cells(_read(name)):
         has_widget = any(WIDGET in out.get("data", {}) for out in cell.outputs)
         if has_widget:
-            assert cell.source.lstrip().startswith(IGNORE), (
-                f"{name} cell {i} displays a widget; start it with {IGNORE}")
+            assert cell.source.lstrip().startswith(IGNORE), f"{name} cell {i} displays a widget; start it with {IGNORE}"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -130,11 +129,13 @@ def test_plots_store_an_image_and_no_object_repr(name):
             # bundle): its cell's output is not compared (test_widget_outputs_are_not_compared).
             if "image/png" in data and not widget_cell:
                 assert data.get("text/plain", "").startswith("<Figure size"), (
-                    f"{name} cell {i}: {data.get('text/plain')!r}")
+                    f"{name} cell {i}: {data.get('text/plain')!r}"
+                )
             if out.output_type == "execute_result":
                 plain = data.get("text/plain", "")
                 assert not plain.startswith("<retrieval_eval."), (
-                    f"{name} cell {i} ends with a display object; assign it (disp = ...)")
+                    f"{name} cell {i} ends with a display object; assign it (disp = ...)"
+                )
 
 
 def test_the_ood_notebook_shows_and_drives_the_cutoff_explorer():
@@ -142,8 +143,9 @@ def test_the_ood_notebook_shows_and_drives_the_cutoff_explorer():
     sources = [c.source for _, c in _code_cells(nb)]
     shown = [i for i, s in enumerate(sources) if "explore_cutoff(" in s]
     assert shown, "02 must show the cutoff explorer"
-    assert any("explorer.slider.value" in s and "explorer.state()" in s
-               for s in sources[shown[0] + 1:]), "02 must drive the explorer and print its state"
+    assert any("explorer.slider.value" in s and "explorer.state()" in s for s in sources[shown[0] + 1 :]), (
+        "02 must drive the explorer and print its state"
+    )
 
 
 _LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")

@@ -37,16 +37,26 @@ def evaluation(demo):
 def _unstratified():
     rng = np.random.default_rng(0)
     judgments = [{"query_id": f"q{i}", "doc_uri": f"d{i}", "relevance": 1} for i in range(8)]
-    runs = {s: [{"query_id": f"q{i}", "ranking": list(rng.permutation([f"d{i}", "x", "y"]))}
-                for i in range(8)] for s in ("a", "b")}
+    runs = {
+        s: [{"query_id": f"q{i}", "ranking": list(rng.permutation([f"d{i}", "x", "y"]))} for i in range(8)]
+        for s in ("a", "b")
+    }
     return judgments, runs
 
 
-@pytest.mark.parametrize("name, shown", [
-    ("ndcg@10", "nDCG@10 (exp. gain)"), ("ndcg_linear@10", "nDCG@10 (linear gain)"),
-    ("recall@k", "Recall@k"), ("precision@5", "P@5"), ("map@100", "MAP@100"),
-    ("hit_rate@1", "Hit rate@1"), ("faithfulness", "faithfulness"), ("bm25", "bm25"),
-])
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        ("ndcg@10", "nDCG@10 (exp. gain)"),
+        ("ndcg_linear@10", "nDCG@10 (linear gain)"),
+        ("recall@k", "Recall@k"),
+        ("precision@5", "P@5"),
+        ("map@100", "MAP@100"),
+        ("hit_rate@1", "Hit rate@1"),
+        ("faithfulness", "faithfulness"),
+        ("bm25", "bm25"),
+    ],
+)
 def test_display_names(name, shown):
     assert display_name(name) == shown
     assert display_name(name, {name: "X"}) == "X"
@@ -117,13 +127,18 @@ def test_tie_line_is_the_clis_and_the_apis():
     from retrieval_eval.analysis.evaluation.ties import tie_message, tied_rankings, warn_tied_scores
     from retrieval_eval.cli.inputs import tie_warning
 
-    run = rev.as_run([{"query_id": "q1", "ranking": ["a", "b", "c"], "scores": [0.5, 0.5, 0.1]},
-                      {"query_id": "q2", "ranking": ["a", "b"], "scores": [0.9, 0.1]},
-                      {"query_id": "q3", "ranking": ["a", "b"]}])
+    run = rev.as_run(
+        [
+            {"query_id": "q1", "ranking": ["a", "b", "c"], "scores": [0.5, 0.5, 0.1]},
+            {"query_id": "q2", "ranking": ["a", "b"], "scores": [0.9, 0.1]},
+            {"query_id": "q3", "ranking": ["a", "b"]},
+        ]
+    )
     assert tied_rankings(run) == (1, 3)
     assert tie_warning(run, "r.trec") == (
         "r.trec: 1 of 3 rankings have tied scores; they are read by rank (the file's order); "
-        "--order score orders ties by doc id descending, as trec_eval does")
+        "--order score orders ties by doc id descending, as trec_eval does"
+    )
     assert tie_message(run.iloc[3:], "x", "o", "f") is None
     with pytest.warns(UserWarning, match="run: 1 of 3 rankings have tied scores"):
         warn_tied_scores(run, run)

@@ -29,26 +29,22 @@ def _close():
     plt.close("all")
 
 
-def _data(n_strata: int = 3, per_stratum: int = 6, systems=SYSTEMS[:3], seed: int = 1,
-          long_names: bool = False):
+def _data(n_strata: int = 3, per_stratum: int = 6, systems=SYSTEMS[:3], seed: int = 1, long_names: bool = False):
     """Runs with scores for ``systems``, judgments in ``n_strata`` strata, and 12 negatives."""
     rng = np.random.default_rng(seed)
     judgments, run, negatives = [], [], []
     for q in range(n_strata * per_stratum):
         stratum = f"stratum {q % n_strata}" + (" with a rather long name" if long_names else "")
-        judgments.append({"query_id": f"q{q}", "doc_uri": f"d{q}", "relevance": 1,
-                          "stratum": stratum})
+        judgments.append({"query_id": f"q{q}", "doc_uri": f"d{q}", "relevance": 1, "stratum": stratum})
         for s in systems:
             docs = list(rng.permutation([f"d{q}", "x", "y"]))
             top = float(rng.uniform(0.5, 0.9))
-            run.append({"system": s, "query_id": f"q{q}", "ranking": docs,
-                        "scores": [top, top - 0.1, top - 0.2]})
+            run.append({"system": s, "query_id": f"q{q}", "ranking": docs, "scores": [top, top - 0.1, top - 0.2]})
     for q in range(12):
         negatives.append(f"n{q}")
         for s in systems:
             top = float(rng.uniform(0.1, 0.6))
-            run.append({"system": s, "query_id": f"n{q}", "ranking": ["y", "z"],
-                        "scores": [top, top - 0.1]})
+            run.append({"system": s, "query_id": f"n{q}", "ranking": ["y", "z"], "scores": [top, top - 0.1]})
     return judgments, run, negatives
 
 
@@ -71,8 +67,7 @@ def test_system_colours_follow_order_of_first_appearance():
 
 
 def test_positive_and_negative_colours_are_taken_by_no_system():
-    reserved = {_style.POSITIVE_COLOR.lower(), _style.NEGATIVE_COLOR.lower(),
-                _style.DARK_POSITIVE_COLOR.lower()}
+    reserved = {_style.POSITIVE_COLOR.lower(), _style.NEGATIVE_COLOR.lower(), _style.DARK_POSITIVE_COLOR.lower()}
     for palette in (_style.SYSTEM_COLORS, _style.DARK_SYSTEM_COLORS):
         assert not reserved & {c.lower() for c in palette}
         assert len(set(palette)) == len(palette)
@@ -92,11 +87,14 @@ def test_a_system_has_the_same_colour_in_every_plot(three):
     dist = P.plot_calibration(cal, "distribution")
     tradeoff = P.plot_calibration(cal, "tradeoff")
     for s in expected:
-        seen[s] += [_hex(roc.lines_[s].get_color()), _hex(pr.lines_[s].get_color()),
-                    _hex(mak.lines_[s].get_color()),
-                    _hex(strata.bars_[s].patches[0].get_facecolor()),
-                    _hex(dist.axes_[SYSTEMS.index(s)].title.get_color()),
-                    _hex(tradeoff.axes_[SYSTEMS.index(s)].title.get_color())]
+        seen[s] += [
+            _hex(roc.lines_[s].get_color()),
+            _hex(pr.lines_[s].get_color()),
+            _hex(mak.lines_[s].get_color()),
+            _hex(strata.bars_[s].patches[0].get_facecolor()),
+            _hex(dist.axes_[SYSTEMS.index(s)].title.get_color()),
+            _hex(tradeoff.axes_[SYSTEMS.index(s)].title.get_color()),
+        ]
     # A plot of one system keeps that system's colour (not the palette's first).
     alone = P.plot_calibration(cal, "roc", system="gamma")
     seen["gamma"].append(_hex(alone.lines_["gamma"].get_color()))
@@ -105,8 +103,16 @@ def test_a_system_has_the_same_colour_in_every_plot(three):
     alone = P.plot_calibration(cal, "distribution", system="gamma")
     seen["gamma"].append(_hex(alone.ax_.title.get_color()))
     # The forest plot leaves the baseline out, and still keeps the candidates' colours.
-    forest = compare(judgments, run, baseline="alpha", k=3, metrics=["recall"], n_resamples=50,
-                     negatives=negatives, calibration=False).plot()
+    forest = compare(
+        judgments,
+        run,
+        baseline="alpha",
+        k=3,
+        metrics=["recall"],
+        n_resamples=50,
+        negatives=negatives,
+        calibration=False,
+    ).plot()
     for s, eb in forest.errorbars_.items():
         seen[s].append(_hex(eb.lines[2][0].get_color()[0]))
     for s, colors in seen.items():
@@ -132,8 +138,7 @@ def _stratum_case(values_a, values_b):
 
 
 @settings(max_examples=12, deadline=None)
-@given(st.lists(st.booleans(), min_size=2, max_size=12),
-       st.lists(st.booleans(), min_size=2, max_size=12))
+@given(st.lists(st.booleans(), min_size=2, max_size=12), st.lists(st.booleans(), min_size=2, max_size=12))
 def test_interval_artists_lie_within_the_metric_range(values_a, values_b):
     d = P.StratumDisplay.from_evaluation(_stratum_case(values_a, values_b), "recall").plot()
     assert ((d.values["ci_low"] >= 0) & (d.values["ci_high"] <= 1)).all()
@@ -170,13 +175,11 @@ def test_n_is_written_beside_each_bar_and_thin_strata_are_marked():
 
 
 def test_a_distribution_with_few_samples_says_so_on_the_plot():
-    few = P.ScoreDistributionDisplay.from_predictions(
-        [1, 1, 1, 1, 0, 0], [0.9, 0.8, 0.7, 0.3, 0.5, 0.2]).plot()
+    few = P.ScoreDistributionDisplay.from_predictions([1, 1, 1, 1, 0, 0], [0.9, 0.8, 0.7, 0.3, 0.5, 0.2]).plot()
     note = few.few_samples_["system"]
     assert note.axes is few.ax_
     assert "4 positives, 2 negatives" in note.get_text() and "< 10" in note.get_text()
-    enough = P.ScoreDistributionDisplay.from_predictions(
-        [1] * 10 + [0] * 10, np.linspace(0, 1, 20)).plot()
+    enough = P.ScoreDistributionDisplay.from_predictions([1] * 10 + [0] * 10, np.linspace(0, 1, 20)).plot()
     assert enough.few_samples_ == {}
 
 
@@ -188,12 +191,16 @@ def _outside(fig) -> list[str]:
     box = fig.bbox
     whole = fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans)
     out = []
-    if (whole.x0 < box.x0 - 1 or whole.y0 < box.y0 - 1 or whole.x1 > box.x1 + 1
-            or whole.y1 > box.y1 + 1):
+    if whole.x0 < box.x0 - 1 or whole.y0 < box.y0 - 1 or whole.x1 > box.x1 + 1 or whole.y1 > box.y1 + 1:
         out.append(f"figure tight box {whole.bounds} beyond {box.bounds}")
     for ax in fig.axes:
-        for t in [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts,
-                  *(ax.get_legend().get_texts() if ax.get_legend() else [])]:
+        for t in [
+            ax.title,
+            ax.xaxis.label,
+            ax.yaxis.label,
+            *ax.texts,
+            *(ax.get_legend().get_texts() if ax.get_legend() else []),
+        ]:
             if not t.get_visible() or not t.get_text().strip():
                 continue
             e = t.get_window_extent(renderer)
@@ -207,8 +214,7 @@ def test_no_title_or_label_is_clipped(size):
     if size == "default":
         judgments, run, negatives = _data()
     else:
-        judgments, run, negatives = _data(n_strata=8, per_stratum=3, systems=SYSTEMS,
-                                          long_names=True)
+        judgments, run, negatives = _data(n_strata=8, per_stratum=3, systems=SYSTEMS, long_names=True)
     ev = evaluate(judgments, run, k=(1, 3), negatives=negatives)
     cal = calibrate(judgments, run, negatives=negatives, n_resamples=10)
     displays = [P.plot_calibration(cal, k) for k in ("roc", "pr", "distribution", "tradeoff")]
@@ -235,7 +241,9 @@ def test_pinned_systems_keep_their_colour_and_the_others_take_free_slots():
     try:
         _style.pin_system_colors(["base", "new"])
         assert _style.system_colors(["new"]) == {"new": _style.SYSTEM_COLORS[1]}
-        assert _style.system_colors(["other", "new"]) == {"other": _style.SYSTEM_COLORS[0],
-                                                          "new": _style.SYSTEM_COLORS[1]}
+        assert _style.system_colors(["other", "new"]) == {
+            "other": _style.SYSTEM_COLORS[0],
+            "new": _style.SYSTEM_COLORS[1],
+        }
     finally:
         _style.pin_system_colors(["dense", "bm25", "rrf"])

@@ -45,10 +45,8 @@ NEG = [0.2, 0.6, 0.1]
 def _small_run(system="dense", pos=POS, neg=NEG):
     run, judgments = [], []
     for i, s in enumerate(pos):
-        run.append({"system": system, "query_id": f"p{i}", "ranking": [f"d{i}", "x"],
-                    "scores": [s, s / 2]})
-        judgments.append({"query_id": f"p{i}", "query": f"covered question {i}",
-                          "doc_uri": f"d{i}", "relevance": 1})
+        run.append({"system": system, "query_id": f"p{i}", "ranking": [f"d{i}", "x"], "scores": [s, s / 2]})
+        judgments.append({"query_id": f"p{i}", "query": f"covered question {i}", "doc_uri": f"d{i}", "relevance": 1})
     for i, s in enumerate(neg):
         run.append({"system": system, "query_id": f"n{i}", "ranking": [f"e{i}"], "scores": [s]})
     negatives = [f"n{i}" for i in range(len(neg))]
@@ -68,17 +66,13 @@ def _rrf_cal():
     for i in range(12):
         judgments.append({"query_id": f"p{i}", "doc_uri": f"d{i}", "relevance": 1})
         s = float(rng.uniform(0.55, 0.9))
-        run.append({"system": "dense", "query_id": f"p{i}", "ranking": [f"d{i}", "x"],
-                    "scores": [s, s - 0.05]})
-        run.append({"system": "rrf", "query_id": f"p{i}", "ranking": [f"d{i}", "x"],
-                    "scores": [1 / 61, 1 / 62]})
+        run.append({"system": "dense", "query_id": f"p{i}", "ranking": [f"d{i}", "x"], "scores": [s, s - 0.05]})
+        run.append({"system": "rrf", "query_id": f"p{i}", "ranking": [f"d{i}", "x"], "scores": [1 / 61, 1 / 62]})
     for i in range(12):
         negatives.append(f"n{i}")
         s = float(rng.uniform(0.1, 0.5))
-        run.append({"system": "dense", "query_id": f"n{i}", "ranking": ["y", "z"],
-                    "scores": [s, s - 0.05]})
-        run.append({"system": "rrf", "query_id": f"n{i}", "ranking": ["y", "z"],
-                    "scores": [1 / 61, 1 / 62]})
+        run.append({"system": "dense", "query_id": f"n{i}", "ranking": ["y", "z"], "scores": [s, s - 0.05]})
+        run.append({"system": "rrf", "query_id": f"n{i}", "ranking": ["y", "z"], "scores": [1 / 61, 1 / 62]})
     return calibrate(judgments, run, negatives=negatives, n_resamples=10)
 
 
@@ -223,18 +217,23 @@ def test_from_predictions_goes_through_calibration():
 #   s1 recall@2: qa1 .5, qa2 1, qa3 0, qb1 1, qb2 1     recall@1: .5, 1, 0, 1, .5
 #   s2 recall@2: qa1 1, qa2 0, qa3 .5, qb1 0, qb2 .5    recall@1: .5, 0, .5, 0, .5
 
-LABELS = {"qa1": ("A", ["d1", "d2"]), "qa2": ("A", ["d3"]), "qa3": ("A", ["d4", "d5"]),
-          "qb1": ("B", ["d6"]), "qb2": ("B", ["d7", "d8"])}
+LABELS = {
+    "qa1": ("A", ["d1", "d2"]),
+    "qa2": ("A", ["d3"]),
+    "qa3": ("A", ["d4", "d5"]),
+    "qb1": ("B", ["d6"]),
+    "qb2": ("B", ["d7", "d8"]),
+}
 RANKINGS = {
     "s1": {"qa1": ["d1", "x"], "qa2": ["d3"], "qa3": ["x", "y"], "qb1": ["d6"], "qb2": ["d7", "d8"]},
     "s2": {"qa1": ["d1", "d2"], "qa2": ["x"], "qa3": ["d4"], "qb1": ["x"], "qb2": ["d7"]},
 }
 
 
-HAND_JUDGMENTS = [{"query_id": q, "doc_uri": d, "relevance": 1, "stratum": st}
-                  for q, (st, docs) in LABELS.items() for d in docs]
-HAND_RUN = [{"system": s, "query_id": q, "ranking": r}
-            for s, by_q in RANKINGS.items() for q, r in by_q.items()]
+HAND_JUDGMENTS = [
+    {"query_id": q, "doc_uri": d, "relevance": 1, "stratum": st} for q, (st, docs) in LABELS.items() for d in docs
+]
+HAND_RUN = [{"system": s, "query_id": q, "ranking": r} for s, by_q in RANKINGS.items() for q, r in by_q.items()]
 
 
 @pytest.fixture(scope="module")
@@ -259,8 +258,7 @@ def test_stratum_values_intervals_and_worst(hand_ev):
     assert 0.25 - half_b < 0 and 0.25 + half_b > 1  # 0.25 -/+ 3.18 over two queries
     assert (v.loc[("s2", "B"), "ci_low"], v.loc[("s2", "B"), "ci_high"]) == (0.0, 1.0)
     assert v.loc[("s1", "B"), "ci_low"] == pytest.approx(1.0)  # sd 0: zero-width
-    assert v["worst"].to_dict() == {("s1", "A"): True, ("s1", "B"): False,
-                                    ("s2", "A"): False, ("s2", "B"): True}
+    assert v["worst"].to_dict() == {("s1", "A"): True, ("s1", "B"): False, ("s2", "A"): False, ("s2", "B"): True}
 
 
 def test_stratum_plot_labels_n_and_highlights_worst(hand_ev):
@@ -277,11 +275,16 @@ def test_stratum_plot_labels_n_and_highlights_worst(hand_ev):
 
 
 def test_stratum_interval_skipped_for_single_query():
-    judgments = [{"query_id": "q1", "doc_uri": "d1", "relevance": 1, "stratum": "solo"},
-                 {"query_id": "q2", "doc_uri": "d2", "relevance": 1, "stratum": "pair"},
-                 {"query_id": "q3", "doc_uri": "d3", "relevance": 1, "stratum": "pair"}]
-    run = [{"query_id": "q1", "ranking": ["d1"]}, {"query_id": "q2", "ranking": ["d2"]},
-           {"query_id": "q3", "ranking": ["x"]}]
+    judgments = [
+        {"query_id": "q1", "doc_uri": "d1", "relevance": 1, "stratum": "solo"},
+        {"query_id": "q2", "doc_uri": "d2", "relevance": 1, "stratum": "pair"},
+        {"query_id": "q3", "doc_uri": "d3", "relevance": 1, "stratum": "pair"},
+    ]
+    run = [
+        {"query_id": "q1", "ranking": ["d1"]},
+        {"query_id": "q2", "ranking": ["d2"]},
+        {"query_id": "q3", "ranking": ["x"]},
+    ]
     d = P.StratumDisplay.from_evaluation(evaluate(judgments, run, k=1), "recall")
     assert np.isnan(d.values.loc[("run", "solo"), "ci_low"])
     assert np.isfinite(d.values.loc[("run", "pair"), "ci_low"])
@@ -299,8 +302,7 @@ def test_metric_at_k_values(hand_ev):
 
 
 def test_per_query_delta_order_and_counts(hand_ev):
-    d = P.PerQueryDeltaDisplay.from_evaluation(hand_ev, "recall", k=2, baseline="s1",
-                                               candidate="s2")
+    d = P.PerQueryDeltaDisplay.from_evaluation(hand_ev, "recall", k=2, baseline="s1", candidate="s2")
     assert d.deltas["query_id"].tolist() == ["qa1", "qa3", "qb2", "qa2", "qb1"]
     np.testing.assert_allclose(d.deltas["delta"], [0.5, 0.5, -0.5, -1, -1])
     assert d.counts == {"wins": 2, "losses": 3, "ties": 0}
@@ -317,8 +319,9 @@ def test_per_query_delta_order_and_counts(hand_ev):
 
 def test_per_query_delta_from_a_comparison():
     compare = pytest.importorskip("retrieval_eval.analysis.decisions.compare")
-    cmp = compare.compare(HAND_JUDGMENTS, HAND_RUN, baseline="s1", k=2, metrics=["recall"],
-                          n_resamples=20, calibration=False)
+    cmp = compare.compare(
+        HAND_JUDGMENTS, HAND_RUN, baseline="s1", k=2, metrics=["recall"], n_resamples=20, calibration=False
+    )
     d = P.PerQueryDeltaDisplay.from_comparison(cmp, "recall")
     assert (d.baseline, d.candidate, d.metric) == ("s1", "s2", "recall@2")
     assert d.deltas["query_id"].tolist() == ["qa1", "qa3", "qb2", "qa2", "qb1"]
@@ -346,10 +349,10 @@ def test_per_query_delta_defaults_to_the_two_systems_and_needs_names_otherwise(h
 
 
 def _drift_result():
-    findings = pd.DataFrame({c: pd.Series([], dtype="string") for c in
-                             ("query_id", "doc_uri", "chunk_id", "status", "reanchor_to")})
-    summary = DriftSummary(valid=5, re_anchorable=1, merged=0, split=2, orphaned=3,
-                           invalid_ratio=6 / 11)
+    findings = pd.DataFrame(
+        {c: pd.Series([], dtype="string") for c in ("query_id", "doc_uri", "chunk_id", "status", "reanchor_to")}
+    )
+    summary = DriftSummary(valid=5, re_anchorable=1, merged=0, split=2, orphaned=3, invalid_ratio=6 / 11)
     return DriftResult(findings=findings, summary=summary)
 
 
@@ -446,10 +449,12 @@ def test_unknown_system_and_metric_are_refused(small_cal, hand_ev):
 
 def test_importing_plotting_does_not_import_matplotlib():
     """No viz module (nor every public viz name) loads matplotlib or ipywidgets on import."""
-    code = ("import sys, pkgutil, importlib, retrieval_eval.viz as v; "
-            "[importlib.import_module(f'retrieval_eval.viz.{m.name}') "
-            "for m in pkgutil.iter_modules(v.__path__)]; [getattr(v, n) for n in v.__all__]; "
-            "bad = [m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]; "
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, pkgutil, importlib, retrieval_eval.viz as v; "
+        "[importlib.import_module(f'retrieval_eval.viz.{m.name}') "
+        "for m in pkgutil.iter_modules(v.__path__)]; [getattr(v, n) for n in v.__all__]; "
+        "bad = [m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

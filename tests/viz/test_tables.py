@@ -20,16 +20,17 @@ def test_markdown_escapes_pipes_and_line_breaks():
     # a line break is a control character: shown as a visible escape (its backslash escaped
     # for Markdown, so it renders as \n), and the row stays whole
     out = tables.markdown(["name", "value"], [["a|b", 1.5], ["two\nlines", 2]])
-    assert out == ("| name | value |\n"
-                   "| --- | ---: |\n"
-                   "| a\\|b | 1.5000 |\n"
-                   "| two\\\\nlines | 2 |\n")  # renders as two\nlines
+    assert out == (
+        "| name | value |\n| --- | ---: |\n| a\\|b | 1.5000 |\n| two\\\\nlines | 2 |\n"
+    )  # renders as two\nlines
 
 
 def test_latex_escapes_every_special_character():
     out = tables.latex(["metric"], [["hit_rate@10 & 50% of $#{x}~^\\<>"]])
-    assert (r"hit\_rate@10 \& 50\% of \$\#\{x\}\textasciitilde{}\textasciicircum{}"
-            r"\textbackslash{}\textless{}\textgreater{} \\") in out
+    assert (
+        r"hit\_rate@10 \& 50\% of \$\#\{x\}\textasciitilde{}\textasciicircum{}"
+        r"\textbackslash{}\textless{}\textgreater{} \\"
+    ) in out
     assert out.startswith("\\begin{table}[t]\n\\centering\n\\begin{tabular}{l}\n\\toprule\n")
     assert out.endswith("\\bottomrule\n\\end{tabular}\n\\end{table}\n")
 
@@ -53,8 +54,9 @@ def test_evaluation_markdown_has_the_spec_numbers():
 
 
 def test_evaluation_with_nothing_scored_shows_na_not_zero():
-    ev = rev.evaluate([{"query_id": "q1", "doc_uri": "d1", "relevance": 0}],
-                      [{"query_id": "q1", "ranking": ["d1"]}], k=(1,))
+    ev = rev.evaluate(
+        [{"query_id": "q1", "doc_uri": "d1", "relevance": 0}], [{"query_id": "q1", "ranking": ["d1"]}], k=(1,)
+    )
     row = ev.to_markdown().splitlines()[2]
     assert row.startswith("| run | 0 | n/a | n/a |")  # no query had a positive: no number exists
 

@@ -69,12 +69,15 @@ def test_starts_at_the_calibrated_cutoff_of_the_first_system(explorer):
     assert s["negatives_above"] == [] and s["positives_below"] == ["p3"]
 
 
-@pytest.mark.parametrize("cutoff, neg_sat, pos_ret, recall, above, below", [
-    (0.6, 2 / 3, 1.0, 3.5 / 4, ["n1"], []),  # a hit exactly at the cutoff stays
-    (0.68, 1.0, 3 / 4, 1.5 / 4, [], ["p3"]),  # p2 keeps only x (0.7), not d (0.65)
-    (0.3, 2 / 3, 1.0, 1.0, ["n1"], []),
-    (0.85, 1.0, 1 / 4, 0.5 / 4, [], ["p3", "p2", "p1"]),
-])
+@pytest.mark.parametrize(
+    "cutoff, neg_sat, pos_ret, recall, above, below",
+    [
+        (0.6, 2 / 3, 1.0, 3.5 / 4, ["n1"], []),  # a hit exactly at the cutoff stays
+        (0.68, 1.0, 3 / 4, 1.5 / 4, [], ["p3"]),  # p2 keeps only x (0.7), not d (0.65)
+        (0.3, 2 / 3, 1.0, 1.0, ["n1"], []),
+        (0.85, 1.0, 1 / 4, 0.5 / 4, [], ["p3", "p2", "p1"]),
+    ],
+)
 def test_slider_updates_numbers_and_lists(explorer, cutoff, neg_sat, pos_ret, recall, above, below):
     explorer.slider.value = cutoff
     s = explorer.state()

@@ -83,19 +83,45 @@ for _mod in EXTRA_MODULES:
 
 #: Measures whose names take a cutoff after ``@`` in ir_measures / ranx / project style.
 _AT_NAMES = {
-    "p": "P", "precision": "P", "r": "recall", "recall": "recall", "success": "success",
-    "hits": "hits", "hit_rate": "success", "ap": "map_cut", "map": "map_cut",
-    "ndcg": "ndcg_exp_cut", "ndcg_burges": "ndcg_exp_cut", "ndcg_linear": "ndcg_cut",
-    "rr": "recip_rank_cut", "mrr": "recip_rank_cut", "iprec": "iprec_at_recall",
+    "p": "P",
+    "precision": "P",
+    "r": "recall",
+    "recall": "recall",
+    "success": "success",
+    "hits": "hits",
+    "hit_rate": "success",
+    "ap": "map_cut",
+    "map": "map_cut",
+    "ndcg": "ndcg_exp_cut",
+    "ndcg_burges": "ndcg_exp_cut",
+    "ndcg_linear": "ndcg_cut",
+    "rr": "recip_rank_cut",
+    "mrr": "recip_rank_cut",
+    "iprec": "iprec_at_recall",
 }
 _AT_CASE = {"nDCG": "ndcg_cut", "Judged": "Judged"}  # case-sensitive: ir_measures' nDCG@k is trec_eval's
 #: Whole-ranking names in other spellings (case-insensitive unless listed in _PLAIN_CASE).
 _PLAIN = {
-    "ap": "map", "map": "map", "gmap": "gm_map", "rprec": "Rprec", "r_precision": "Rprec",
-    "r-precision": "Rprec", "bpref": "bpref", "rr": "recip_rank", "mrr": "recip_rank",
-    "recip_rank": "recip_rank", "setp": "set_P", "setr": "set_recall", "setf": "set_F",
-    "setap": "set_map", "setrelp": "set_relative_P", "numq": "num_q", "numret": "num_ret",
-    "numrel": "num_rel", "numrelret": "num_rel_ret", "11pt": "11pt_avg",
+    "ap": "map",
+    "map": "map",
+    "gmap": "gm_map",
+    "rprec": "Rprec",
+    "r_precision": "Rprec",
+    "r-precision": "Rprec",
+    "bpref": "bpref",
+    "rr": "recip_rank",
+    "mrr": "recip_rank",
+    "recip_rank": "recip_rank",
+    "setp": "set_P",
+    "setr": "set_recall",
+    "setf": "set_F",
+    "setap": "set_map",
+    "setrelp": "set_relative_P",
+    "numq": "num_q",
+    "numret": "num_ret",
+    "numrel": "num_rel",
+    "numrelret": "num_rel_ret",
+    "11pt": "11pt_avg",
     "precision": "set_P",  # ranx's precision without k: the whole ranking (plain recall is trec_eval's)
 }
 _PLAIN_CASE = {"nDCG": "ndcg"}
@@ -248,16 +274,18 @@ def _parse(text: str) -> list[Measure]:
         out = _parse(f"{family}{rest}")  # SetF(beta=0.5) is set_F_0.5
         if rel is not None and not 1 <= rel == int(rel):
             _bad(text, f"rel must be an integer >= 1, got {rel}")
-        return out if rel is None else [
-            Measure(m.family, m.param, rel, name=name_of(FAMILIES[m.family], m.param, rel)) for m in out]
+        return (
+            out
+            if rel is None
+            else [Measure(m.family, m.param, rel, name=name_of(FAMILIES[m.family], m.param, rel)) for m in out]
+        )
     if rest:
         _bad(text)
     if base.lower() == "numret" and rel is not None:
         return [make("num_rel_ret", None, rel)]  # ir_measures: NumRet(rel=r) counts grades >= r
     if family is not None:
         fam = FAMILIES[family]
-        return [make(family, None, rel)] if fam.param is None else [
-            make(family, p, rel) for p in fam.defaults]
+        return [make(family, None, rel)] if fam.param is None else [make(family, p, rel) for p in fam.defaults]
     # P_10, ndcg_cut_10, iprec_at_recall_0.10, Rprec_mult_0.20, set_F_0.5
     m = re.fullmatch(r"(.+?)_(\d+(?:\.\d+)?)", base)
     if m and m.group(1) in FAMILIES and FAMILIES[m.group(1)].param is not None:
@@ -278,7 +306,7 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
         names = [cast("str | Measure", names)]
     out: dict[str, Measure] = {}
     for n in names:
-        for m in ([n] if isinstance(n, Measure) else parse_measure(n)):
+        for m in [n] if isinstance(n, Measure) else parse_measure(n):
             out.setdefault(m.name, m)
     return list(out.values())
 
@@ -298,15 +326,17 @@ def measures() -> pd.DataFrame:
             param = fam.optional
         else:
             param = f"{fam.param}: " + ",".join(fmt_param(fam, d).lstrip("_") or "1" for d in fam.defaults)
-        rows.append({
-            "name": fam.name,
-            "aliases": ", ".join(dict.fromkeys(a for a in fam.aliases if a != fam.name)),
-            "parameter": param,
-            "cutoff": fam.param == "cutoff",
-            "aggregate": fam.aggregate,
-            "definition": fam.definition,
-            "verified_against": fam.verified,
-        })
+        rows.append(
+            {
+                "name": fam.name,
+                "aliases": ", ".join(dict.fromkeys(a for a in fam.aliases if a != fam.name)),
+                "parameter": param,
+                "cutoff": fam.param == "cutoff",
+                "aggregate": fam.aggregate,
+                "definition": fam.definition,
+                "verified_against": fam.verified,
+            }
+        )
     out = pd.DataFrame(rows)
     for col in ("name", "aliases", "parameter", "aggregate", "definition", "verified_against"):
         out[col] = out[col].astype(pd.StringDtype())
@@ -322,6 +352,8 @@ def markdown_table() -> str:
     row: Any  # itertuples' rows are namedtuples the stubs cannot know the fields of
     for row in table.itertuples(index=False):
         aliases = ", ".join(f"`{a}`" for a in row.aliases.split(", ") if a)
-        lines.append(f"| `{row.name}` | {aliases} | {row.parameter} | {row.aggregate} | "
-                     f"{row.definition} | {row.verified_against} |")
+        lines.append(
+            f"| `{row.name}` | {aliases} | {row.parameter} | {row.aggregate} | "
+            f"{row.definition} | {row.verified_against} |"
+        )
     return "\n".join(lines)
