@@ -350,10 +350,15 @@ class MetricAtKDisplay:
         systems = select_systems(evaluation.systems, system)
         ks = list(evaluation.ks)
         names = [evaluation.metric(base, k) for k in ks]
-        missing = [n for n in names if n not in evaluation.summary.columns]
-        if missing:
-            raise ValueError(f"no metric {', '.join(missing)} in the evaluation")
-        table = evaluation.summary.loc[systems, names].astype(np.float64)
+        if all(n in evaluation.summary.columns for n in names):
+            table = evaluation.summary.loc[systems, names].astype(np.float64)
+        else:  # evaluate(measures=...) without k: the summary holds what was asked, per_query all
+            missing = [n for n in names if n not in evaluation.per_query.columns]
+            if missing:
+                raise ValueError(f"no metric {', '.join(missing)} in the evaluation")
+            # the summary's mean: an excluded query's cells are NaN, so a mean that skips NaN
+            means = evaluation.per_query.groupby("system", observed=True, sort=False)[names].mean()
+            table = means.loc[systems].astype(np.float64)
         values = pd.DataFrame(
             {
                 "system": pd.array(np.repeat(np.asarray(systems, dtype=object), len(ks)), dtype=ID),

@@ -5,6 +5,7 @@ systems' colours."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import retrieval_eval as rev
@@ -159,3 +160,17 @@ def test_run_queries_without_judgments_are_named_in_the_view(demo):
     # declared negatives (expect_none) are not "without judgments": the demo has none such
     full = rev.evaluate(demo.judgments, demo.runs, queries=demo.queries)
     assert full.unjudged_queries == []
+
+
+def test_metric_at_k_of_an_evaluation_made_with_measures_only():
+    # evaluate(measures=...) without k keeps only the asked measures in the summary; the
+    # metric-at-k plot reads the spec's columns from per_query, with the summary's means
+    demo = rev.load_demo()
+    runs = rev.in_given_order(demo.runs)
+    full = rev.evaluate(demo.judgments, runs, k=(1, 5, 10), queries=demo.queries)
+    asked = rev.evaluate(demo.judgments, runs, queries=demo.queries, measures=["nDCG@10"])
+    assert "recall@5" not in asked.summary.columns
+    got = asked.plot("metric_at_k").values
+    want = full.plot("metric_at_k").values
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=0, atol=1e-12)
+    assert got["value"].notna().all()
