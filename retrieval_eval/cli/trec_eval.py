@@ -330,10 +330,10 @@ def cmd_trec_eval(args: argparse.Namespace, out) -> int:
     int
         The exit code: 0 done.
     """
+    check_options(args)
     handler = rel_info_handler(args)  # -R prefs, qrels_prefs, qrels_jg: another reader
     if handler is not None:
         return handler(args, out)
-    check_options(args)
     try:
         want_runid, want_num_q, ms, shown = _requested(args.measure, args.compat)
     except ValueError as err:

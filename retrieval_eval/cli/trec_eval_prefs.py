@@ -121,7 +121,8 @@ def cmd_rel_info(args: argparse.Namespace, out) -> int:
     ----------
     args : argparse.Namespace
         The ``trec_eval`` command's arguments (``rel_info_format``, ``qrels``, ``run``,
-        ``measure``, ``per_query``, ``complete``, ``no_summary``, ``max_ret``, ``level``).
+        ``measure``, ``per_query``, ``complete``, ``no_summary``, ``max_ret``, ``level``), their
+        values already checked by the command (:func:`.trec_eval_options.check_options`).
     out : Out
         Where the output goes.
 
@@ -133,10 +134,6 @@ def cmd_rel_info(args: argparse.Namespace, out) -> int:
     fmt = args.rel_info_format
     if fmt not in FORMATS:
         raise CLIError(f"trec_eval: Illegal rel_format '{fmt}' (qrels, prefs, qrels_prefs or qrels_jg)")
-    if args.level < 1:
-        raise CLIError("-l: the relevance level must be >= 1 (an unjudged document has grade 0)")
-    if args.max_ret is not None and not 0 <= args.max_ret < 1 << 63:
-        raise CLIError("-M: the number of documents must be >= 0 and below 2^63 (the largest int64)")
     wanted, ms = requested(args.measure, fmt)
     judgments, run, runid = _read(args)
     per_query = _evaluate(args, judgments, run, ms)

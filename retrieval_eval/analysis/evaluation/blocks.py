@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import FormatError
+from ...io.byte_ranges import lines_before
 from ...model import ID
 
 
@@ -59,15 +60,7 @@ def relabel(err: FormatError, path, offset: int) -> FormatError:
     (counted only now: counting every block's lines costs more than the error ever does)."""
     if err.line is None:
         return FormatError(str(path), None, err.detail)
-    before = 0
-    with open(path, "rb") as fh:
-        while offset > 0:
-            piece = fh.read(min(offset, 1 << 24))
-            if not piece:
-                break
-            before += piece.count(b"\n")
-            offset -= len(piece)
-    return FormatError(str(path), err.line + before, err.detail)
+    return FormatError(str(path), err.line + lines_before(path, offset), err.detail)
 
 
 SPACE = b" \t\r\n\v\f"
