@@ -15,6 +15,7 @@ import pytest
 import retrieval_eval as rev
 from retrieval_eval.analysis.evaluation.ties import tied_rankings
 from retrieval_eval.cli.app import main
+from retrieval_eval.model import ID
 
 # Three judged queries: q1 and q2 have positives, q3 has none (trec_eval scores it 0, the spec
 # leaves it out). No score ties: the name tests say nothing about ties.
@@ -145,6 +146,45 @@ def test_only_ties_out_of_trec_evals_order_count():
     assert tied_rankings(rev.as_run(TIED)) == (1, 2)
     assert tied_rankings(rev.as_run(TIED[1:])) == (0, 1)
     assert issubclass(rev.TiedScoresWarning, UserWarning)
+
+
+def _tied_rankings_by_sorting(run: pd.DataFrame) -> tuple[int, int]:
+    """The oracle: the definition, spelled out with a sort per ranking and Python string order."""
+    n_all = len(run[["system", "query_id"]].drop_duplicates())
+    out = set()
+    for key, part in run.groupby(["system", "query_id"], sort=False):
+        part = part[part["score"].notna()]
+        part = part.sort_values(["score", "rank"], kind="stable")  # stable: given order breaks equal ranks
+        docs, scores = list(part["doc_id"].astype(object)), list(part["score"])
+        if any(scores[i] == scores[i + 1] and docs[i + 1] > docs[i] for i in range(len(docs) - 1)):
+            out.add(key)
+    return len(out), n_all
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_tied_rankings_equal_the_definition_on_random_runs(seed):
+    """Interleaved rankings, two systems, NaN scores, scores that go up, a ranking given twice,
+    repeated ranks, few distinct scores (many ties) and ids whose UTF-8 bytes order them as
+    code points (non-ASCII, astral)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    docs = np.array(["a", "b", "z", "é", "ß", "\U0001f600", "A", "aa", "d1", "d10", "d2"], dtype=object)
+    run = pd.DataFrame(
+        {
+            "system": rng.choice(["s1", "s2"], n),
+            "query_id": rng.choice([f"q{i}" for i in range(int(rng.integers(1, 120 if seed % 3 else 40)))], n),
+            "rank": rng.integers(1, 40 if seed % 2 else 4, n),
+            "doc_id": rng.choice(docs, n),
+            "score": rng.choice(
+                [1.0, 2.0, 3.0, np.nan, 0.5], n, p=[0.3, 0.3, 0.2, 0.1 * (seed % 3 > 0), 0.2 - 0.1 * (seed % 3 > 0)]
+            ),
+        }
+    )
+    if seed % 3 == 0:  # whole rankings, scores never going up, no NaN: the neighbours-only path
+        run = run.sort_values(["system", "query_id", "score"], ascending=[True, True, False])
+        run["rank"] = run.groupby(["system", "query_id"]).cumcount() + 1
+    run = run.astype({"system": ID, "query_id": ID, "doc_id": ID}).reset_index(drop=True)
+    assert tied_rankings(run) == _tied_rankings_by_sorting(run)
 
 
 @pytest.mark.parametrize(

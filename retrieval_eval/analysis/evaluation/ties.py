@@ -21,6 +21,9 @@ from contextvars import ContextVar
 import numpy as np
 import pandas as pd
 
+from ...arrays import arrow as _arrow
+from ...arrays import codes as _codes
+from ...arrays import take as _take
 from .heads import run_of
 
 __all__ = [
@@ -46,19 +49,67 @@ class TiedScoresWarning(UserWarning):
 def tied_rankings(run: pd.DataFrame) -> tuple[int, int]:
     """``(rankings whose tied scores are out of trec_eval's order, rankings)`` of a run frame.
 
-    Within a ranking, documents of one score must come in doc id descending order (trec_eval's
-    tie order, by code point) for the given order to be trec_eval's; NaN scores never tie."""
-    n_all = int(run[["system", "query_id"]].drop_duplicates().shape[0])
-    scored = run.loc[run["score"].notna(), ["system", "query_id", "score", "rank", "doc_id"]]
-    if len(scored) < 2:
+    Within a ranking (the rows of one (system, query), by rank, equal ranks in the frame's
+    order: the scan's order), documents of one score must come in doc id descending order
+    (trec_eval's tie order, by code point) for the given order to be trec_eval's; NaN scores
+    never tie. Doc ids are compared by arrow (UTF-8 bytes order strings by code point).
+
+    No row is sorted in the usual case, a frame of whole rankings in rank order whose scores
+    never go up: tied documents are then neighbours, and only neighbours are compared. Any
+    other frame has only its rows whose (ranking, score) repeats sorted.
+    """
+    from ...engine.scan import ranking_starts
+
+    n = len(run)
+    if n == 0:
+        return 0, 0
+    score = run["score"].to_numpy(dtype=np.float64)
+    starts, in_order = ranking_starts(run)
+    # Whole rankings in rank order (blocks of a few rows each are an interleaved frame: sorted).
+    blocks = in_order and len(starts) <= n // 4 and not np.isnan(score).any()
+    if blocks:
+        heads = pd.DataFrame({c: _take(_arrow(run[c]), starts) for c in ("system", "query_id")})
+        blocks = not heads.duplicated().any()  # each ranking in one block
+    if blocks:
+        inside = np.ones(n - 1, dtype=bool)  # neighbours i, i + 1 in one ranking
+        inside[starts[1:] - 1] = False
+        if bool(np.all((score[1:] <= score[:-1]) | ~inside)):  # scores never go up
+            pair = np.flatnonzero(inside & (score[1:] == score[:-1]))
+            block = np.searchsorted(starts, pair, side="right") - 1
+            return _rising(run, pair, pair + 1, block), len(starts)
+    return _tied_by_sorting(run, score)
+
+
+def _tied_by_sorting(run: pd.DataFrame, score: np.ndarray) -> tuple[int, int]:
+    """:func:`tied_rankings` of any frame: the rows whose (ranking, score) repeats, sorted by
+    (ranking, score, rank, frame order); tied documents are then neighbours."""
+    sys_code, _ = _codes(_arrow(run["system"]))
+    q_code, queries = _codes(_arrow(run["query_id"]))
+    cell = sys_code.astype(np.int64) * max(len(queries), 1) + q_code
+    n_all = int(np.count_nonzero(np.bincount(cell)))
+    scored = np.flatnonzero(~np.isnan(score))
+    # Candidates: a (cell, score) seen twice. Keyed by a hash, so a collision only adds rows.
+    key = cell[scored].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ score[scored].view(np.uint64)
+    rows = scored[pd.Series(key).duplicated(keep=False).to_numpy()]
+    if len(rows) < 2:
         return 0, n_all
-    scored = scored.sort_values(["system", "query_id", "score", "rank"], kind="stable")
-    same = scored[["system", "query_id", "score"]].ne(scored[["system", "query_id", "score"]].shift()).any(axis=1)
-    docs = scored["doc_id"].astype(object).to_numpy()
-    rising = np.zeros(len(scored), dtype=bool)
-    rising[1:] = docs[1:] > docs[:-1]  # a later tied document with a larger id: trec_eval puts it first
-    out = ~same.to_numpy() & rising
-    return int(scored.loc[out, ["system", "query_id"]].drop_duplicates().shape[0]), n_all
+    rank = run["rank"].to_numpy(dtype=np.int64)
+    rows = rows[np.lexsort((rows, rank[rows], score[rows], cell[rows]))]
+    tied = (cell[rows[1:]] == cell[rows[:-1]]) & (score[rows[1:]] == score[rows[:-1]])
+    pair = np.flatnonzero(tied)
+    return _rising(run, rows[pair], rows[pair + 1], cell[rows[pair]]), n_all
+
+
+def _rising(run: pd.DataFrame, before: np.ndarray, after: np.ndarray, ranking: np.ndarray) -> int:
+    """How many rankings hold a tied pair (row ``after`` ranked below row ``before``) whose
+    later document has the larger id: trec_eval would put it first."""
+    import pyarrow.compute as pc
+
+    if not len(before):
+        return 0
+    doc = _arrow(run["doc_id"])
+    larger = pc.fill_null(pc.greater(_take(doc, after), _take(doc, before)), False)
+    return len(np.unique(ranking[larger.to_numpy(zero_copy_only=False)]))
 
 
 def tie_message(run: pd.DataFrame, label: str, order: str, fix: str) -> str | None:
