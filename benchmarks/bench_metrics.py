@@ -323,11 +323,20 @@ def pytrec_mrr_at_10(data) -> float:
     return _pytrec_means(per_query, ["recip_rank"])["recip_rank"]
 
 
-def pyarrow_csv_load(paths: dict[str, Path]):
+def pyarrow_csv_load(paths: dict[str, Path], pool: str = "system"):
     """The floor: the same TREC files read by pyarrow's CSV reader (space-delimited, typed
-    columns), nothing checked, grouped or computed."""
+    columns), nothing checked, grouped or computed.
+
+    ``pool="system"`` (the ``pyarrow-csv`` tool) builds the columns in the system allocator,
+    as our reader does (``io.columns.read_pool``): on this VM arrow's default pool (mimalloc)
+    hands freed pages back and faults them in again, 1.6-3.3 s of system time per read of the
+    deep run, which would make the floor slow and the ratio flattering. ``pool="default"`` (the
+    ``pyarrow-csv-mimalloc`` tool) is that default, for reference.
+    """
     import pyarrow as pa
     import pyarrow.csv as csv
+
+    memory_pool = pa.system_memory_pool() if pool == "system" else pa.default_memory_pool()
 
     def read(path: Path, names: list[str], types: dict) -> pa.Table:
         return csv.read_csv(
@@ -335,6 +344,7 @@ def pyarrow_csv_load(paths: dict[str, Path]):
             read_options=csv.ReadOptions(column_names=names),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=csv.ConvertOptions(column_types=types),
+            memory_pool=memory_pool,
         )
 
     return (
@@ -350,6 +360,7 @@ def pyarrow_csv_load(paths: dict[str, Path]):
 TOOLS = {
     # name: (label, loader(paths) -> data, compute(data) -> means)
     "pyarrow-csv": ("pyarrow", pyarrow_csv_load, lambda data: {}),
+    "pyarrow-csv-mimalloc": ("pyarrow", lambda p: pyarrow_csv_load(p, "default"), lambda data: {}),
     "ours-trec": ("ours", lambda p: ours_load(p, "trec"), ours_compute),
     "ours-jsonl": ("ours", lambda p: ours_load(p, "jsonl"), ours_compute),
     "ranx": ("ranx", ranx_load, ranx_compute),

@@ -30,6 +30,7 @@ __all__ = [
     "is_path",
     "object_lines",
     "os_file",
+    "plain_space_blocks",
     "plain_space_table",
     "read_bytes",
     "read_error",
@@ -37,6 +38,7 @@ __all__ = [
     "stream_bytes",
     "strip_bom",
     "utf8_bytes",
+    "view_blocks",
 ]
 
 
@@ -164,19 +166,25 @@ _FEW_X = 32
 
 
 def plain_space_table(path: str | os.PathLike[str]) -> bool:
-    """True when a whitespace table file has only the bytes arrow's space-delimited read handles.
+    """True when a whitespace table file has only the bytes arrow's space-delimited read handles
+    (:func:`plain_space_blocks` of the file, read in blocks)."""
+    return plain_space_blocks(file_blocks(path))
+
+
+def plain_space_blocks(blocks: Iterable[bytes | bytearray]) -> bool:
+    """True when the text cut into ``blocks`` has only the bytes arrow's space-delimited read handles.
 
     That is: ASCII (so valid UTF-8 and no BOM), no ``0x`` (:func:`has_hex_prefix`), no tab,
     vertical tab or form feed, and no
     carriage return outside a CRLF line end (arrow would end a line at a lone one; the careful
     pass splits on it inside the line). Empty fields (repeated, leading or trailing spaces) and
-    ``#`` lines are found afterwards in arrow's columns (:func:`plain_fields`). The file is
-    scanned in blocks with single-byte searches. False for an empty file too: the caller then
-    takes the exact path.
+    ``#`` lines are found afterwards in arrow's columns (:func:`plain_fields`). Each block is
+    scanned with single-byte searches. False for no text at all: the caller then takes the
+    exact path.
     """
     cr = crlf = 0
     tail: bytes | bytearray = b""
-    for block in file_blocks(path):
+    for block in blocks:
         if not block.isascii() or b"\t" in block or b"\v" in block or b"\f" in block:
             return False
         if has_hex_prefix(block) or (tail == b"0" and cast(bytes, block[:1]) in (b"x", b"X")):
@@ -187,6 +195,12 @@ def plain_space_table(path: str | os.PathLike[str]) -> bool:
             crlf += block.count(b"\r\n")
         tail = block[-1:]
     return bool(tail) and cr == crlf
+
+
+def view_blocks(view: memoryview) -> Iterator[bytes]:
+    """The bytes of ``view``, ``_SCAN_BLOCK`` at a time, each copied (a cache-sized copy, so the
+    bytes methods of a scan apply; the text is never copied whole)."""
+    return (bytes(view[i : i + _SCAN_BLOCK]) for i in range(0, len(view), _SCAN_BLOCK))
 
 
 def object_lines(blocks: Iterable[bytes | bytearray | memoryview], ascii_only: bool = False) -> int | None:

@@ -38,10 +38,10 @@ from .columns import (
     release,
     utf8_view,
 )
-from .text import checked_bytes, decode, read_bytes, regular_file, utf8_bytes
-from .whitespace import INT_RE, arrow_table, delimiter, parse_float_field, space_table_file, table_lines
+from .text import checked_bytes, decode, plain_space_blocks, read_bytes, regular_file, utf8_bytes, view_blocks
+from .whitespace import INT_RE, arrow_table, delimiter, parse_float_field, space_table_file, strict_table, table_lines
 
-__all__ = ["from_trec_run", "order_trec", "read_trec_run"]
+__all__ = ["from_trec_run", "order_trec", "read_trec_run", "trec_run_view"]
 
 
 def order_trec(system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.ndarray, order: str) -> pd.DataFrame:
@@ -205,7 +205,7 @@ def _trec_run_read(
 ) -> pd.DataFrame | None:
     """The run frame from arrow's read of a TREC run whose first line is ``first``, else None.
 
-    ``read(types, bools)`` reads the whole file (see :func:`_csv_table`). It reads first as
+    ``read(types, bools)`` reads the whole file (see :func:`strict_table`). It reads first as
     :func:`_trec_run_guess` says; when arrow refuses that (another Q0 field or run name) or a
     line has another run name (which only matters when ``system`` is not given), it reads
     again with the Q0 and run_name columns as dictionary codes (:data:`_TREC_RUN_TYPES`).
@@ -448,6 +448,28 @@ def read_trec_run(path: str | os.PathLike[str], order: str = "rank", system: str
         return fast
     data, text = checked_bytes(read_bytes(path), label)
     return _from_trec(text, data, label, order, system)
+
+
+def trec_run_view(view: memoryview, label: str = "run", order: str = "rank", system: str | None = None) -> pd.DataFrame:
+    """:func:`from_trec_run` of the bytes ``view`` shows, the same frame or the same message.
+
+    Plain text (see :func:`~retrieval_eval.io.text.plain_space_blocks`) is read by arrow
+    straight from the view, as a file is from disk: the text is never copied whole. Anything
+    else is copied once and read by :func:`from_trec_run`. The frame holds no reference to the
+    view's memory, so a reader may fill it again (the streamed reader's reused buffer).
+    """
+    usual = order in ("rank", "score") and (system is None or (isinstance(system, str) and system))
+    if usual and len(view) and plain_space_blocks(view_blocks(view)):
+        head = bytes(view[:65536])
+        first = head[: head.find(b"\n") + 1] if b"\n" in head else head
+
+        def read(types: dict[str, pa.DataType], bools: tuple[list[str], list[str]] | None) -> pa.Table | None:
+            return strict_table(pa.BufferReader(pa.py_buffer(view)), _TREC_RUN_NAMES, types, " ", True, 0, bools)
+
+        fast = _trec_run_read(read, first, order, system)
+        if fast is not None:
+            return fast
+    return from_trec_run(bytes(view), label=label, order=order, system=system)
 
 
 def trec_run_rows(content: bytes, label: str = "run", system: str | None = None) -> pd.DataFrame:

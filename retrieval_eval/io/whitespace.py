@@ -18,7 +18,7 @@ import pyarrow as pa
 from .columns import read_pool
 from .text import has_hex_prefix, os_file, plain_space_table, strip_bom
 
-__all__ = ["INT_RE", "arrow_table", "delimiter", "parse_float_field", "space_table_file", "table_lines"]
+__all__ = ["INT_RE", "arrow_table", "strict_table", "delimiter", "parse_float_field", "space_table_file", "table_lines"]
 
 
 INT_RE = re.compile(r"[+-]?[0-9]+\Z")
@@ -50,7 +50,7 @@ def arrow_table(
         other = b" " if delim == "\t" else b"\t"
         if other in data or b"\v" in data or b"\f" in data or data.count(b"\r") != data.count(b"\r\n"):
             return None
-    return _csv_table(pa.BufferReader(data), names, types, delim, keep_it, bools=bools)
+    return strict_table(pa.BufferReader(data), names, types, delim, keep_it, bools=bools)
 
 
 #: arrow's CSV block: 4 MB chunks keep the parse buffers in flight (two threads) small; larger
@@ -58,7 +58,7 @@ def arrow_table(
 _CSV_BLOCK = 1 << 22
 
 
-def _csv_table(
+def strict_table(
     source: Any,
     names: list[str],
     types: dict[str, pa.DataType],
@@ -117,7 +117,7 @@ def space_table_file(
     The two run at once: arrow parses on its own threads while this one scans the bytes (the
     scan holds the GIL, the parse does not need it), which takes 0.1-0.15 s off a 10M-line file.
     A file the scan refuses costs that parse for nothing, and then takes the exact path.
-    ``scan=False`` reads a file already scanned. ``bools``: see :func:`_csv_table`.
+    ``scan=False`` reads a file already scanned. ``bools``: see :func:`strict_table`.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -127,7 +127,7 @@ def space_table_file(
         except (OSError, pa.ArrowException):
             return None
         with source:
-            return _csv_table(source, names, types, " ", keep_it, skip_rows, bools)
+            return strict_table(source, names, types, " ", keep_it, skip_rows, bools)
 
     if not scan:
         return parse(), True

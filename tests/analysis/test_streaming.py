@@ -82,6 +82,34 @@ def test_a_query_longer_than_a_block_is_one_block(tmp_path):
     assert_same(re_.evaluate(j, r), re_.evaluate(j, r, chunk_rows=50))
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_trec_blocks_read_every_row_as_the_whole_file_does(tmp_path, seed):
+    """The block reader (one reused buffer, whole queries) against the whole-file read: plain
+    text (arrow from the buffer) and text the careful pass reads (comments, blank lines, CRLF,
+    tabs, no final newline), queries longer than a block, two systems, blocks of 1-40 rows."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for q in range(int(rng.integers(1, 25))):
+        for sys_ in ("a", "b")[: 1 + seed % 2]:
+            for r in range(1, int(rng.choice([1, 3, 60])) + 1):
+                sep = "\t" if seed % 5 == 1 and rng.random() < 0.2 else " "
+                lines.append(
+                    sep.join([f"q{q}", "Q0", f"d{int(rng.integers(0, 99))}", str(r), f"{rng.random():.3f}", sys_])
+                )
+                if seed % 5 == 2 and rng.random() < 0.05:
+                    lines.append(rng.choice(["# a comment", ""]))
+    end = "\r\n" if seed % 5 == 3 else "\n"
+    text = end.join(lines) + ("" if seed % 5 == 4 else end)
+    path = tmp_path / "run.trec"
+    path.write_bytes(text.encode())
+    whole = formats.read_trec_run(path)
+    for chunk_rows in (1, 7, 40):
+        blocks = list(run_blocks(str(path), chunk_rows))
+        assert len(blocks) > 1 or len(whole) <= chunk_rows
+        streamed = pd.concat(blocks, ignore_index=True)
+        pd.testing.assert_frame_equal(streamed, whole)
+
+
 def test_streamed_blocks_hold_whole_queries_and_every_row(tmp_path):
     j, r = make_case(6)
     path = tmp_path / "run.trec"

@@ -116,13 +116,13 @@ def test_read_trec_run_fast_path_matches_the_careful_pass(case, system, order, t
 )
 def test_trec_run_reads_q0_and_run_name_as_bits_then_as_codes(text, system, reads, tmp_path, monkeypatch):
     got = []
-    real = io_ws._csv_table
+    real = io_ws.strict_table
 
     def spy(source, names, types, *args, **kwargs):
         got.append("bool" if pa.types.is_boolean(types["m"]) else "dictionary")
         return real(source, names, types, *args, **kwargs)
 
-    monkeypatch.setattr(io_ws, "_csv_table", spy)
+    monkeypatch.setattr(io_ws, "strict_table", spy)
     path = tmp_path / "run.trec"
     path.write_text(text)
     try:

@@ -64,22 +64,23 @@ def relabel(err: FormatError, path, offset: int) -> FormatError:
 
 
 SPACE = b" \t\r\n\v\f"
+_SEPARATOR = np.frombuffer(SPACE, dtype=np.uint8)  # what may follow a line's first field
+_INDENT = np.frombuffer(b" \t\v\f\r", dtype=np.uint8)  # the line is looked at in Python
 
 
 def trailing_query(data) -> tuple[int, bytes | None]:
-    """Where the lines of the last query of ``data`` begin, and that query's id.
+    """Where the lines of the last query of ``data`` (bytes, a bytearray or a memoryview)
+    begin, and that query's id; (0, None) when ``data`` has no line of content.
 
-    Found on the bytes (numpy, no per-line Python), from the end in growing windows, so the
-    cost is that of the last query's lines: the lines from there on start with the id and a
-    space or tab. (0, None) when the last line is blank or a comment.
+    The last query is that of the last line of content (not blank, not a ``#`` comment); its
+    lines are the lines from the cut on, blank and comment lines among them (a reader skips
+    those, so they never part a ranking). Found on the bytes (numpy, no per-line Python but
+    for indented lines), from the end in growing windows, so the cost is that of the last
+    query's lines.
     """
-    end = len(data)
-    while end and data[end - 1] in SPACE:
-        end -= 1
-    last = bytes(data[data.rfind(b"\n", 0, end) + 1 : end]).split(None, 1)
-    if not last or last[0].startswith(b"#"):
+    qid = _last_query(data)
+    if qid is None:
         return 0, None
-    qid = last[0]
     buf = np.frombuffer(data, dtype=np.uint8)
     window = 1 << 16
     while True:
@@ -88,19 +89,54 @@ def trailing_query(data) -> tuple[int, bytes | None]:
         starts = np.flatnonzero(part == 10) + 1  # line starts inside the window
         if lo == 0:
             starts = np.r_[0, starts]
-        starts = starts[starts + len(qid) < len(part)]
-        same = np.ones(len(starts), dtype=bool)
-        for i, byte in enumerate(qid):
-            same &= part[starts + i] == byte
-        after = part[starts + len(qid)]
-        same &= (after == 32) | (after == 9)
-        other = np.flatnonzero(~same)
-        if len(other) and other[-1] + 1 == len(starts):
-            return 0, None  # the last line is the id alone (or binary): the reader refuses it by line
+        starts = starts[starts < len(part)]
+        other = np.flatnonzero(~_of_query(part, starts, qid))
         if len(other):
             return lo + int(starts[other[-1] + 1]), qid
         if lo == 0:
             return 0, qid
+        window *= 4
+
+
+def _of_query(part: np.ndarray, starts: np.ndarray, qid: bytes) -> np.ndarray:
+    """Per line (starting at ``starts`` in ``part``): whether it is a line of query ``qid``,
+    a blank line or a comment."""
+    padded = np.r_[part, np.full(len(qid) + 1, 10, dtype=np.uint8)]  # a short last line reads newlines
+    first = padded[starts]
+    same = np.ones(len(starts), dtype=bool)
+    for i, byte in enumerate(qid):
+        same &= padded[starts + i] == byte
+    same &= np.isin(padded[starts + len(qid)], _SEPARATOR)
+    belongs = same | (first == 10) | (first == 35)  # blank, "#"
+    for at in np.flatnonzero(np.isin(first, _INDENT)):  # rare: the line's fields after its indent
+        line_end = np.flatnonzero(padded[starts[at] :] == 10)[0]
+        fields = bytes(padded[starts[at] : starts[at] + line_end]).split(None, 1)
+        belongs[at] = not fields or fields[0].startswith(b"#") or fields[0] == qid
+    return belongs
+
+
+def _last_query(data) -> bytes | None:
+    """The first field of the last line of content of ``data``, None when it has none."""
+    end = len(data)
+    while end > 0:
+        line = _last_line(data, end)
+        fields = line.split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            return fields[0]
+        end -= len(line) + 1
+    return None
+
+
+def _last_line(data, end: int) -> bytes:
+    """The bytes of the line ending at ``end`` (before the newline there, if any), found from
+    the end in growing windows."""
+    window = 1 << 12
+    while True:
+        lo = max(end - window, 0)
+        part = bytes(data[lo:end])
+        at = part.rfind(b"\n")
+        if at >= 0 or lo == 0:
+            return part[at + 1 :]
         window *= 4
 
 
