@@ -110,6 +110,32 @@ def test_trec_blocks_read_every_row_as_the_whole_file_does(tmp_path, seed):
         pd.testing.assert_frame_equal(streamed, whole)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_block_heads_equal_the_scan_of_every_row(seed):
+    """The usual block's heads (only the first rows of each ranking deduplicated) equal the
+    heads the scan of every row gives; blocks with a doc repeated near the top, NaN scores,
+    a ranking in two pieces or ranks out of order take the scan itself."""
+    from retrieval_eval.analysis.evaluation import heads as h
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in range(int(rng.integers(1, 15))):
+        for sys_ in ("a", "b")[: 1 + seed % 2]:
+            depth = int(rng.choice([1, 5, 10, 11, 30]))
+            docs = rng.permutation(999)[:depth] if seed % 3 else rng.integers(0, 12, depth)  # 0: repeats
+            rows += [(sys_, f"q{q}", r + 1, f"d{d}", float(depth - r)) for r, d in enumerate(docs)]
+    block = pd.DataFrame(rows, columns=["system", "query_id", "rank", "doc_id", "score"])
+    if seed % 5 == 4:
+        block.loc[rng.random(len(block)) < 0.1, "score"] = np.nan
+    if seed % 7 == 6 and len(block) > 3:
+        block = pd.concat([block.iloc[2:], block.iloc[:2]], ignore_index=True)  # a ranking in two pieces
+    block = formats.as_run(block)
+    keys = np.arange(len(block), dtype=np.int64) * 3 + 100
+    got = h.block_heads(block, keys)
+    want = h._heads_by_scan(block, block[h._RUN], keys)
+    pd.testing.assert_frame_equal(got, want)
+
+
 def test_streamed_blocks_hold_whole_queries_and_every_row(tmp_path):
     j, r = make_case(6)
     path = tmp_path / "run.trec"

@@ -116,6 +116,39 @@ def block_heads(block: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame | None:
         order = np.argsort(keys, kind="stable")
         block, keys = block.iloc[order].reset_index(drop=True), keys[order]
     run = block[_RUN]
+    usual = _whole_ranking_heads(run, keys)
+    if usual is not None:
+        return usual
+    return _heads_by_scan(block, run, keys)
+
+
+def _whole_ranking_heads(run: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame | None:
+    """:func:`block_heads` of the usual block, else None: every ranking in one piece in rank
+    order, every row scored, and no key repeated among the first :data:`HEAD_DEPTH` rows of a
+    ranking. Its head is then those rows (a repeat further down does not reach them), so only
+    they are deduplicated (to renumber them as the scan does), not the whole block."""
+    from ...engine.kernels import ranges
+    from ...engine.scan import ranking_starts
+
+    if np.isnan(run["score"].to_numpy(dtype=np.float64)).any():
+        return None
+    starts, in_order = ranking_starts(run)
+    if not in_order:
+        return None
+    pieces = pd.DataFrame({c: arrays.take(arrays.arrow(run[c]), starts) for c in ("system", "query_id")})
+    if pieces.duplicated().any():  # a ranking in two pieces
+        return None
+    top = np.minimum(np.diff(np.r_[starts, len(run)]), HEAD_DEPTH)
+    rows = run.iloc[ranges(starts, top)].reset_index(drop=True)
+    head = engine.dedupe_run(rows, depth=HEAD_DEPTH)
+    if len(head) != len(rows):  # a key repeated near the top: the whole rankings decide
+        return None
+    head["_first"] = np.repeat(keys[starts], top)
+    return head
+
+
+def _heads_by_scan(block: pd.DataFrame, run: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame:
+    """:func:`block_heads` of any block: the scan of every row, NaN scores looked after."""
     head = engine.dedupe_run(run, depth=HEAD_DEPTH)
     ranking = np.cumsum(head["rank"].to_numpy() == 1) - 1
     head["_first"] = _first_keys(run, keys)[ranking]

@@ -97,9 +97,8 @@ def block_metrics(
 
 
 def _unique(values):
-    import pyarrow.compute as pc
-
-    return pc.unique(arrays.whole(arrays.arrow(values)))
+    """The distinct values of a string column (each run of equal values hashed once)."""
+    return arrays.codes(arrays.arrow(values))[1]
 
 
 def _template(judgments: pd.DataFrame, k, threshold, gain) -> pd.DataFrame:
@@ -505,7 +504,10 @@ def _first_keys(system, keys: np.ndarray) -> dict:
     """Each system's smallest key: the place of its first row in the run."""
     if not len(keys):
         return {}
-    codes, names = arrays.codes(arrays.arrow(system))
+    arr = arrays.arrow(system)
+    if kernels.one_value(arr):  # the usual block: one system (its column's chunks say so)
+        return {arr[0].as_py(): int(keys.min())}
+    codes, names = arrays.codes(arr)
     first = np.full(len(names), np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, codes, keys)
     return dict(zip(names.tolist(), first.tolist()))
