@@ -73,6 +73,18 @@ def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
     )
 
 
+def whole_ranking_starts(run: pd.DataFrame) -> np.ndarray | None:
+    """The first row of each ranking when every ranking is one block of rows with ranks going
+    up strictly (the usual run, read from a file), else None. None too for blocks of under four
+    rows on average: that is rows of interleaved rankings, whose blocks cost more to check
+    than the caller's general path."""
+    starts, in_order = ranking_starts(run)
+    if not in_order or len(starts) > len(run) // 4:
+        return None
+    heads = pd.DataFrame({c: _take(_arrow(run[c]), starts) for c in ("system", "query_id")})
+    return None if heads.duplicated().any() else starts
+
+
 def beside_starts(run: pd.DataFrame, work: Callable[[], T]) -> tuple[T, tuple[np.ndarray, bool] | None]:
     """``work()``, and the run's ranking boundaries (:func:`ranking_starts`) found beside it on
     a second thread when the run is large (arrow compares neighbours without the GIL); None

@@ -32,7 +32,7 @@ _INT = r"^\s*[+-]?[0-9]+\s*$"
 _FLOAT = r"^\s*([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(nan|NaN|inf|Inf|infinity|Infinity))\s*$"
 
 
-def csv_table(path: Any, data: bytes | None, label: str) -> pa.Table:
+def _csv_table(path: Any, data: bytes | None, label: str) -> pa.Table:
     """Every CSV column as text (types are checked per column afterwards, naming the line)."""
     import pyarrow.csv as pcsv
 
@@ -192,7 +192,7 @@ def _frame(table: pa.Table) -> pd.DataFrame:
 def _load(path: Any, fmt: str, data: bytes | None, label: str) -> tuple[pa.Table, _Where]:
     if fmt == "parquet":
         return _parquet_table(path, data, label), _Where(label, False)
-    return csv_table(path, data, label), _Where(label, True)
+    return _csv_table(path, data, label), _Where(label, True)
 
 
 def _refuse_swapped(columns: list[str], role: str, label: str, api: bool) -> None:

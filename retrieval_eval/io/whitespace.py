@@ -18,7 +18,7 @@ import pyarrow as pa
 from .columns import read_pool
 from .text import has_hex_prefix, os_file, plain_space_table, strip_bom
 
-__all__ = ["INT_RE", "arrow_table", "strict_table", "delimiter", "parse_float_field", "space_table_file", "table_lines"]
+__all__ = ["INT_RE", "arrow_table", "delimiter", "parse_float_field", "space_table_file", "strict_table", "table_lines"]
 
 
 INT_RE = re.compile(r"[+-]?[0-9]+\Z")

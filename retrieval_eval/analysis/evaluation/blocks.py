@@ -101,16 +101,20 @@ def trailing_query(data) -> tuple[int, bytes | None]:
 def _of_query(part: np.ndarray, starts: np.ndarray, qid: bytes) -> np.ndarray:
     """Per line (starting at ``starts`` in ``part``): whether it is a line of query ``qid``,
     a blank line or a comment."""
-    padded = np.r_[part, np.full(len(qid) + 1, 10, dtype=np.uint8)]  # a short last line reads newlines
-    first = padded[starts]
+
+    def byte(i: int) -> np.ndarray:  # each line's byte i; past the end a short last line reads "\n"
+        at = starts + i
+        return np.where(at < len(part), part[np.minimum(at, len(part) - 1)], 10)
+
+    first = byte(0)
     same = np.ones(len(starts), dtype=bool)
-    for i, byte in enumerate(qid):
-        same &= padded[starts + i] == byte
-    same &= np.isin(padded[starts + len(qid)], _SEPARATOR)
+    for i, b in enumerate(qid):
+        same &= byte(i) == b
+    same &= np.isin(byte(len(qid)), _SEPARATOR)
     belongs = same | (first == 10) | (first == 35)  # blank, "#"
+    ends = np.r_[starts[1:], len(part)]  # each line runs to the next one's start
     for at in np.flatnonzero(np.isin(first, _INDENT)):  # rare: the line's fields after its indent
-        line_end = np.flatnonzero(padded[starts[at] :] == 10)[0]
-        fields = bytes(padded[starts[at] : starts[at] + line_end]).split(None, 1)
+        fields = bytes(part[starts[at] : ends[at]]).split(None, 1)
         belongs[at] = not fields or fields[0].startswith(b"#") or fields[0] == qid
     return belongs
 

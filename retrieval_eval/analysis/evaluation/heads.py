@@ -128,15 +128,12 @@ def _whole_ranking_heads(run: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame | 
     ranking. Its head is then those rows (a repeat further down does not reach them), so only
     they are deduplicated (to renumber them as the scan does), not the whole block."""
     from ...engine.kernels import ranges
-    from ...engine.scan import ranking_starts
+    from ...engine.scan import whole_ranking_starts
 
     if np.isnan(run["score"].to_numpy(dtype=np.float64)).any():
         return None
-    starts, in_order = ranking_starts(run)
-    if not in_order:
-        return None
-    pieces = pd.DataFrame({c: arrays.take(arrays.arrow(run[c]), starts) for c in ("system", "query_id")})
-    if pieces.duplicated().any():  # a ranking in two pieces
+    starts = whole_ranking_starts(run)
+    if starts is None:
         return None
     top = np.minimum(np.diff(np.r_[starts, len(run)]), HEAD_DEPTH)
     rows = run.iloc[ranges(starts, top)].reset_index(drop=True)

@@ -58,19 +58,14 @@ def tied_rankings(run: pd.DataFrame) -> tuple[int, int]:
     never go up: tied documents are then neighbours, and only neighbours are compared. Any
     other frame has only its rows whose (ranking, score) repeats sorted.
     """
-    from ...engine.scan import ranking_starts
+    from ...engine.scan import whole_ranking_starts
 
     n = len(run)
     if n == 0:
         return 0, 0
     score = run["score"].to_numpy(dtype=np.float64)
-    starts, in_order = ranking_starts(run)
-    # Whole rankings in rank order (blocks of a few rows each are an interleaved frame: sorted).
-    blocks = in_order and len(starts) <= n // 4 and not np.isnan(score).any()
-    if blocks:
-        heads = pd.DataFrame({c: _take(_arrow(run[c]), starts) for c in ("system", "query_id")})
-        blocks = not heads.duplicated().any()  # each ranking in one block
-    if blocks:
+    starts = None if np.isnan(score).any() else whole_ranking_starts(run)
+    if starts is not None:
         inside = np.ones(n - 1, dtype=bool)  # neighbours i, i + 1 in one ranking
         inside[starts[1:] - 1] = False
         if bool(np.all((score[1:] <= score[:-1]) | ~inside)):  # scores never go up
