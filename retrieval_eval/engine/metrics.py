@@ -124,6 +124,18 @@ def compute(
     an integer >= 1: an unjudged entry counts as grade 0, so a lower threshold would count
     every unjudged entry as relevant.
     """
+    return compute_and_unjudged(judgments, run, k, threshold, gain)[0]
+
+
+def compute_and_unjudged(
+    judgments: pd.DataFrame,
+    run: pd.DataFrame,
+    k: int | Iterable[int] = (10,),
+    threshold: int = 1,
+    gain: str = "exponential",
+) -> tuple[pd.DataFrame, pd.Index]:
+    """:func:`compute`, and the run's queries it ignored (no judgment), in the order they first
+    appear in the run: the scan found them, so no caller reads the run's query column again."""
     if gain not in GAINS:
         raise ValueError(f"gain must be one of {GAINS}, got {gain!r}")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) or threshold < 1:
@@ -164,7 +176,7 @@ def compute(
         }
     )
     frame.attrs["systems"] = list(systems)
-    return frame
+    return frame, rk.unjudged
 
 
 def _first_reads(

@@ -221,7 +221,7 @@ def evaluate_frames(
     labels = j
     if len(j) and (j["relevance"].to_numpy() < 0).any():
         labels = j.assign(relevance=np.maximum(j["relevance"].to_numpy(), 0))
-    per_query = engine.compute(labels, r, k=ks, threshold=threshold, gain=gain)
+    per_query, unjudged = engine.compute_and_unjudged(labels, r, k=ks, threshold=threshold, gain=gain)
     return finish_evaluation(
         labels,
         r,
@@ -234,6 +234,7 @@ def evaluate_frames(
         measures=measures,
         excluded_as_nan=excluded_as_nan,
         measure_labels=j,
+        unjudged=unjudged,
     )
 
 

@@ -361,6 +361,7 @@ def finish_evaluation(
     heads=None,
     heads_note=None,
     measure_labels=None,
+    unjudged=None,
 ) -> Evaluation:
     """The :class:`Evaluation` of the engine's per-query frame: strata from ``queries``,
     empty rankings (``empty``, else the run's ``attrs``), negatives, summary, strata,
@@ -370,6 +371,8 @@ def finish_evaluation(
     Everything after the engine runs here, so the in-memory, streamed and Dask paths build
     one and the same object from one and the same per-query frame. ``r`` may be None when
     the run was never held whole (``by_stratum`` then carries the (stratum, query) frame).
+    ``unjudged``: the run's queries without a judgment, as the engine found them
+    (:func:`retrieval_eval.engine.metrics.compute_and_unjudged`); None when the run was not held.
     """
     _fill_strata(per_query, queries)
     _mark_answered(per_query, (r.attrs.get("empty_rankings") or []) if empty is None else empty)
@@ -408,7 +411,7 @@ def finish_evaluation(
         strata=strata,
         heads=heads,
         heads_note=heads_note,
-        unjudged=_unjudged(j, r, negs),
+        unjudged=_unjudged(negs, unjudged),
         catalogue=asked.catalogue if asked is not None else None,
     )
 
@@ -456,23 +459,10 @@ def _name_asked(per_query: pd.DataFrame, summary: pd.DataFrame, asked) -> tuple[
     return per_query, summary
 
 
-def _unjudged(j: pd.DataFrame, r: pd.DataFrame | None, negs) -> Any:
-    """Run queries without a judgment (left out, and said so); None when the run was not held."""
-    if r is None:
+def _unjudged(negs, found: pd.Index | None) -> Any:
+    """The run's queries without a judgment (left out, and said so), as the engine's scan found
+    them (:func:`retrieval_eval.engine.metrics.compute_and_unjudged`), but for the negatives
+    ``negs`` (declared to have no answer); None when the run was not held."""
+    if found is None:
         return None
-    # distinct ids found by arrow (a sorted run hashes one id per ranking), never a Python
-    # string per run row: at 10M rows that took 4 s of a 5 s evaluate and most of its peak
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ... import arrays
-
-    _, ran = arrays.codes(arrays.arrow(r["query_id"]))
-    known = pa.concat_arrays(
-        [
-            arrays.whole(arrays.arrow(j["query_id"])).cast(pa.large_string()),
-            pa.array([str(q) for q in negs], type=pa.large_string()),
-        ]
-    )
-    keep = ~pc.is_in(arrays.arrow(ran), value_set=known).to_numpy(zero_copy_only=False)
-    return ran.to_numpy(dtype=object)[keep]
+    return found[~found.isin([str(q) for q in negs])].to_numpy(dtype=object)

@@ -188,10 +188,13 @@ def public(fn):
     def call(*args, **kwargs):
         if _SCOPE.get() is not None:  # inside another public call: that one warns
             return fn(*args, **kwargs)
+        from ...engine.scan import found_once
+
         messages: list[str] = []
         token = _SCOPE.set(messages)
         try:
-            result = fn(*args, **kwargs)
+            with found_once():  # the tie check and the engine find a run's rankings once
+                result = fn(*args, **kwargs)
         finally:
             _SCOPE.reset(token)
         if messages:

@@ -28,6 +28,7 @@ Measures reduce the arrays with ``np.bincount`` / cumulative sums.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -280,15 +281,7 @@ def _reordered(
     )
     new = np.arange(n, dtype=np.int64) if perm is None else perm.copy()
     new[at] = src[order]
-    return Rankings(
-        starts=rk.starts,
-        lengths=rk.lengths,
-        system=rk.system,
-        query=rk.query,
-        order=new,
-        systems=rk.systems,
-        queries=rk.queries,
-    )
+    return dataclasses.replace(rk, order=new)
 
 
 def _label_levels(judgments: pd.DataFrame) -> np.ndarray:
