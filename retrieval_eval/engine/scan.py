@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -37,6 +35,7 @@ from ..model import ID
 from .duplicates import repeat_anywhere
 from .kernels import fetch, find, first_appearance, groups, hashes, lookup, one_value, ranges, repeats, same
 from .labels import label_keys
+from .remembered import recalled, remember
 
 T = TypeVar("T")
 
@@ -66,13 +65,13 @@ class Rankings:
 
 def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
     """The first row of each (system, query) block of a run frame, and whether ranks go up
-    strictly inside every block (see :func:`_block_starts`). Inside :func:`found_once`, found
-    once per run."""
+    strictly inside every block (see :func:`_block_starts`). Inside
+    :func:`.remembered.found_once`, found once per run."""
     columns = _ranking_columns(run)
-    found = _recalled(columns)
+    found = recalled(columns)
     if found is None:
         found = _find_starts(*columns)
-        _remember(columns, found)
+        remember(columns, found)
     return found
 
 
@@ -84,52 +83,6 @@ def _find_starts(sys_arr: Any, q_arr: Any, rank: np.ndarray) -> tuple[np.ndarray
     import pyarrow as pa
 
     return _block_starts(None if one_value(sys_arr) else sys_arr, q_arr, pa.array(rank), strict=True)
-
-
-#: Inside :func:`found_once`: the ranking boundaries of the run read last, with its columns
-#: (held, so that no other array can take their place in memory). One run only: a streamed
-#: call reads block after block, and none is held past the next.
-_FOUND: ContextVar[list[tuple[tuple[Any, ...], tuple[Any, ...], tuple[np.ndarray, bool]]] | None] = ContextVar(
-    "ranking_starts_found", default=None
-)
-
-
-@contextmanager
-def found_once() -> Iterator[None]:
-    """Within: :func:`ranking_starts` of a run is found once, however many readers ask in turn
-    (in one public call the tie check, the scan and the catalogue's scan each do: 0.05-0.1 s
-    per 10M rows each time). Nothing writes to a frame's columns within a call, and arrow's are
-    immutable, so columns whose values sit at the same place in memory hold the same values."""
-    token = _FOUND.set([])
-    try:
-        yield
-    finally:
-        _FOUND.reset(token)
-
-
-def _place(arr: Any) -> tuple[Any, ...]:
-    """Where an array's values sit in memory: its buffers' addresses (and offsets, lengths)."""
-    import pyarrow as pa
-
-    if isinstance(arr, np.ndarray):
-        return (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str)
-    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    return tuple((c.type, c.offset, len(c), tuple(0 if b is None else b.address for b in c.buffers())) for c in chunks)
-
-
-def _recalled(columns: tuple[Any, ...]) -> tuple[np.ndarray, bool] | None:
-    """What :func:`ranking_starts` found of these columns, when they are the run read last."""
-    memo = _FOUND.get()
-    if not memo:
-        return None
-    where, _, found = memo[0]
-    return found if where == tuple(_place(c) for c in columns) else None
-
-
-def _remember(columns: tuple[Any, ...], found: tuple[np.ndarray, bool]) -> None:
-    memo = _FOUND.get()
-    if memo is not None:
-        memo[:] = [(tuple(_place(c) for c in columns), columns, found)]
 
 
 def whole_ranking_starts(run: pd.DataFrame) -> np.ndarray | None:
@@ -151,7 +104,7 @@ def beside_starts(run: pd.DataFrame, work: Callable[[], T]) -> tuple[T, tuple[np
     if len(run) < STEP_ROWS:
         return work(), None
     columns = _ranking_columns(run)
-    found = _recalled(columns)
+    found = recalled(columns)
     if found is not None:
         return work(), found
     from concurrent.futures import ThreadPoolExecutor
@@ -160,7 +113,7 @@ def beside_starts(run: pd.DataFrame, work: Callable[[], T]) -> tuple[T, tuple[np
         finding = pool.submit(_find_starts, *columns)
         got = work()
         found = finding.result()
-    _remember(columns, found)
+    remember(columns, found)
     return got, found
 
 

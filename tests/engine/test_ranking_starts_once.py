@@ -1,4 +1,4 @@
-"""A run's ranking boundaries are found once per public call (``engine.scan.found_once``).
+"""A run's ranking boundaries are found once per public call (``engine.remembered.found_once``).
 
 In one ``evaluate`` the tie check, the scan and the catalogue's scan each ask where the run's
 rankings start (0.05-0.1 s per 10M rows each time; issue 30, goal 2). Within a public call the
@@ -15,6 +15,7 @@ import pytest
 
 import retrieval_eval as rev
 from retrieval_eval.engine import scan
+from retrieval_eval.engine.remembered import found_once
 
 
 def _data(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -64,7 +65,7 @@ def test_another_frame_of_the_same_shape_is_read_afresh(counted: list[int]) -> N
     rng = np.random.default_rng(1)
     shuffled = run.iloc[rng.permutation(len(run))].reset_index(drop=True)
     reranked = run.assign(rank=run["rank"].to_numpy()[::-1].copy())
-    with scan.found_once():
+    with found_once():
         first = scan.ranking_starts(run)
         again = scan.ranking_starts(run.copy(deep=False))  # the same columns: remembered
         assert len(counted) == 1
@@ -94,7 +95,7 @@ def test_frames_read_in_turn_in_one_call_score_as_each_alone() -> None:
     reranked = run.assign(rank=run["rank"].to_numpy()[::-1].copy())
     frames = (run, shuffled, reranked, run.copy(deep=False), run)
     alone = [rev.compute(judgments, f, k=(3, 10)) for f in frames]
-    with scan.found_once():
+    with found_once():
         together = [rev.compute(judgments, f, k=(3, 10)) for f in frames]
     for want, got in zip(alone, together):
         pd.testing.assert_frame_equal(got, want)

@@ -188,7 +188,7 @@ def public(fn):
     def call(*args, **kwargs):
         if _SCOPE.get() is not None:  # inside another public call: that one warns
             return fn(*args, **kwargs)
-        from ...engine.scan import found_once
+        from ...engine.remembered import found_once
 
         messages: list[str] = []
         token = _SCOPE.set(messages)
