@@ -18,7 +18,6 @@ codes); each step reduces its rows to per-ranking sums, each an ``np.bincount``.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,8 +58,7 @@ class Rankings:
     order: np.ndarray | None  # row permutation putting interleaved rankings together
     systems: pd.Index
     queries: pd.Index
-    #: The run's queries not among ``queries`` (code -1), in the order they first appear.
-    unjudged: pd.Index = dataclasses.field(default_factory=lambda: pd.Index([], dtype=ID))
+    unjudged: pd.Index  # the run's queries not among ``queries`` (code -1), first appearance order
 
 
 def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:

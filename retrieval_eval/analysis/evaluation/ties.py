@@ -24,6 +24,7 @@ import pandas as pd
 from ...arrays import arrow as _arrow
 from ...arrays import codes as _codes
 from ...arrays import take as _take
+from ...engine.remembered import found_once
 from .heads import run_of
 
 __all__ = [
@@ -188,8 +189,6 @@ def public(fn):
     def call(*args, **kwargs):
         if _SCOPE.get() is not None:  # inside another public call: that one warns
             return fn(*args, **kwargs)
-        from ...engine.remembered import found_once
-
         messages: list[str] = []
         token = _SCOPE.set(messages)
         try:
