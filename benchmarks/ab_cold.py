@@ -40,7 +40,8 @@ t4 = time.perf_counter()
 import json, resource
 u = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"import": t1 - t0, "read_qrels": t2 - t1, "read_trec_run": t3 - t2,
-                  "evaluate": t4 - t3, "cpu": u.ru_utime + u.ru_stime, "ndcg@10": float(s.iloc[0]["ndcg_linear@10"])}))
+                  "evaluate": t4 - t3, "cpu": u.ru_utime + u.ru_stime, "ndcg@10": float(s.iloc[0]["ndcg_linear@10"]),
+                  "package": rev.__file__}))
 """
 
 #: ``--all-trec``: trec_eval's whole per-query set (bench_all_trec.py's) instead of evaluate's.
@@ -63,9 +64,14 @@ def run_once(package_dir: Path, data: Path, all_trec: bool = False) -> dict:
         argv = [sys.executable, "-c", CHILD_ALL_TREC, str(data), ",".join(ALL_TREC)]
     else:
         argv = [sys.executable, "-c", CHILD, str(data)]
+    # The child runs in ``package_dir``: ``python -c`` puts its working directory first on
+    # sys.path, ahead of PYTHONPATH, so run from a checkout it would time that checkout's copy.
     out, out["wall"] = timed_child(
-        argv, f"the run with {package_dir}", env={**os.environ, "PYTHONPATH": str(package_dir)}
+        argv, f"the run with {package_dir}", env={**os.environ, "PYTHONPATH": str(package_dir)}, cwd=package_dir
     )
+    imported = Path(out.pop("package")).resolve()
+    if not imported.is_relative_to(package_dir):
+        raise RuntimeError(f"the run with {package_dir} imported {imported}")
     return out
 
 

@@ -445,11 +445,11 @@ def bytecode_note() -> str:
     )
 
 
-def timed_child(argv: list[str], what: str, env: dict | None = None) -> tuple[dict, float]:
-    """Run ``argv`` in a fresh process: the JSON object its last output line holds, and the
-    process's wall time from start to exit."""
+def timed_child(argv: list[str], what: str, env: dict | None = None, cwd: Path | None = None) -> tuple[dict, float]:
+    """Run ``argv`` in a fresh process (in ``cwd``): the JSON object its last output line holds,
+    and the process's wall time from start to exit."""
     started = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd)
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise RuntimeError(f"{what} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
