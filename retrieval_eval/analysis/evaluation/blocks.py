@@ -1,5 +1,6 @@
 """Blocks of whole queries: a run frame cut in memory, a parquet dataset read in record
-batches, and the byte-level helpers the line readers of :mod:`.streaming` use (where the last
+batches, the labels of a block's queries found in one lookup (:class:`JudgmentIndex`), and the
+byte-level helpers the line readers of :mod:`.streaming` use (where the last
 query of a block of bytes begins; a reader's error with the line counted in the file).
 """
 
@@ -7,13 +8,78 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
+from ... import arrays
+from ...engine import kernels
 from ...errors import FormatError
 from ...io.byte_ranges import lines_before
 from ...model import ID
+
+T = TypeVar("T")
+
+#: The judgments' columns the engine reads.
+JUDGMENT_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
+
+
+class JudgmentIndex:
+    """The judgments, with the rows of each query found in one lookup (no scan per block).
+
+    ``rows(qids)`` gives the row positions of the labels of those queries, each query's rows in
+    file order (the engine's rules, last label wins and the stratum of the first label line,
+    read a query's own rows in order; nothing reads across queries).
+    """
+
+    def __init__(self, judgments: pd.DataFrame):
+        from ...io.columns import rows_of
+
+        # Taken from once per block: its id columns in one chunk each (see rows_of), once.
+        self.frame = rows_of(judgments[JUDGMENT_COLUMNS], np.arange(len(judgments)))
+        codes, self.queries = arrays.codes(arrays.arrow(judgments["query_id"]))
+        self.order = np.argsort(codes, kind="stable")
+        self.bounds = np.searchsorted(codes[self.order], np.arange(len(self.queries) + 1))
+
+    def rows(self, qids) -> np.ndarray:
+        at = kernels.lookup(qids, self.queries)
+        at = np.sort(at[at >= 0])
+        lo, hi = self.bounds[at], self.bounds[at + 1]
+        return self.order[kernels.ranges(lo, hi - lo)]
+
+    def take(self, qids) -> pd.DataFrame:
+        return self.frame.iloc[self.rows(qids)]
+
+
+def read_ahead(blocks: Iterator[T]) -> Iterator[T]:
+    """The items of ``blocks`` in order, the next one read on a second thread while the caller
+    works on this one: a file's next block is parsed (by arrow, without the GIL) while the
+    engine scores the last. At most two blocks are held, the one given and the one coming.
+
+    An error reading a block is raised where that block is asked for; a caller that stops early
+    (its own error, or ``close()``) waits for the block being read, then closes ``blocks``.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    done = object()
+
+    def step():
+        return next(blocks, done)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="read_ahead") as pool:
+        coming = pool.submit(step)
+        try:
+            while (item := coming.result()) is not done:
+                coming = pool.submit(step)
+                yield item
+                del item
+        finally:
+            if not coming.cancel():
+                coming.exception()  # wait: a generator cannot be closed while it runs
+            close = getattr(blocks, "close", None)
+            if close is not None:
+                close()
 
 
 def is_parquet(path) -> bool:

@@ -129,6 +129,7 @@ def _whole_ranking_heads(run: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame | 
     they are deduplicated (to renumber them as the scan does), not the whole block."""
     from ...engine.kernels import ranges
     from ...engine.scan import whole_ranking_starts
+    from ...io.columns import rows_of
 
     if np.isnan(run["score"].to_numpy(dtype=np.float64)).any():
         return None
@@ -136,7 +137,7 @@ def _whole_ranking_heads(run: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame | 
     if starts is None:
         return None
     top = np.minimum(np.diff(np.r_[starts, len(run)]), HEAD_DEPTH)
-    rows = run.iloc[ranges(starts, top)].reset_index(drop=True)
+    rows = rows_of(run, ranges(starts, top))
     head = engine.dedupe_run(rows, depth=HEAD_DEPTH)
     if len(head) != len(rows):  # a key repeated near the top: the whole rankings decide
         return None

@@ -29,40 +29,16 @@ from ... import arrays
 from ...engine import kernels
 from ...engine import metrics as engine
 from ...engine.metrics import ID
+from ...engine.remembered import found_once
 from ...errors import FormatError
-from .blocks import frame_blocks, is_parquet, parquet_blocks, relabel, trailing_query
+from .blocks import JUDGMENT_COLUMNS as _JUDGMENT_COLUMNS
+from .blocks import JudgmentIndex, frame_blocks, is_parquet, parquet_blocks, read_ahead, relabel, trailing_query
 from .heads import block_heads, join_heads
 from .result import finish_evaluation, negative_id_list
 from .strata import stratum_keys, stratum_run
 
-#: The judgments' columns the engine reads.
-_JUDGMENT_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
 #: Bytes read for the first block per row asked for (later blocks use the measured size).
 _FIRST_BYTES_PER_ROW = 48
-
-
-class JudgmentIndex:
-    """The judgments, with the rows of each query found in one lookup (no scan per block).
-
-    ``rows(qids)`` gives the row positions of the labels of those queries, each query's rows in
-    file order (the engine's rules, last label wins and the stratum of the first label line,
-    read a query's own rows in order; nothing reads across queries).
-    """
-
-    def __init__(self, judgments: pd.DataFrame):
-        self.frame = judgments[_JUDGMENT_COLUMNS]
-        codes, self.queries = arrays.codes(arrays.arrow(judgments["query_id"]))
-        self.order = np.argsort(codes, kind="stable")
-        self.bounds = np.searchsorted(codes[self.order], np.arange(len(self.queries) + 1))
-
-    def rows(self, qids) -> np.ndarray:
-        at = kernels.lookup(qids, self.queries)
-        at = np.sort(at[at >= 0])
-        lo, hi = self.bounds[at], self.bounds[at + 1]
-        return self.order[kernels.ranges(lo, hi - lo)]
-
-    def take(self, qids) -> pd.DataFrame:
-        return self.frame.iloc[self.rows(qids)]
 
 
 def block_metrics(
@@ -88,7 +64,7 @@ def block_metrics(
     run = as_run(run)
     if index is None:
         index = JudgmentIndex(as_judgments(judgments))
-    qids = _unique(run["query_id"])
+    qids = _queries(run)
     out = engine.compute(index.take(qids), run, k=k, threshold=threshold, gain=gain)
     systems = out.attrs["systems"] if len(run) else []
     out = out[~out["missing"].to_numpy()].reset_index(drop=True)
@@ -96,9 +72,16 @@ def block_metrics(
     return out
 
 
-def _unique(values):
-    """The distinct values of a string column (each run of equal values hashed once)."""
-    return arrays.codes(arrays.arrow(values))[1]
+def _queries(run: pd.DataFrame):
+    """The distinct query ids of a run frame (arrow strings, in order of first appearance):
+    those of its rankings' first rows, where the engine finds the rankings (found once per
+    block, see :meth:`Plan.score`)."""
+    import pyarrow.compute as pc
+
+    from ...engine.scan import ranking_starts
+
+    starts, _ = ranking_starts(run)
+    return pc.unique(arrays.take(arrays.arrow(run["query_id"]), starts))
 
 
 def _template(judgments: pd.DataFrame, k, threshold, gain) -> pd.DataFrame:
@@ -393,21 +376,27 @@ class Plan:
         out: dict[str, Any] = {"rows": None, "first": {}, "rows2": None, "first2": {}, "heads": None}
         if not len(block):
             return out
-        out["heads"] = block_heads(block, keys)
+        with found_once():  # the heads, the queries and the engine find the block's rankings once
+            self._score(block, keys, out)
+        return out
+
+    def _score(self, block: pd.DataFrame, keys: np.ndarray, out: dict[str, Any]) -> None:
+        # The order matters: the block's rankings are remembered until another frame's are
+        # found, and the heads find those of their own rows last.
         out["rows"] = block_metrics(None, block, self.ks, self.threshold, self.gain, index=self.index)
+        qids = _queries(block) if self.spanning else None
+        out["heads"] = block_heads(block, keys)
         out["first"] = _first_keys(block["system"], keys)
         if self.spanning:
             judged = kernels.lookup(block["query_id"], self.index.queries) >= 0
             assert self.mapping is not None and self.composite is not None  # set with spanning
             r2 = stratum_run(block, self.mapping)
             if len(r2):
-                qids = _unique(block["query_id"])
                 rows = self.index.rows(qids)
                 labels = self.index.frame.iloc[rows].assign(query_id=self.composite.take(rows))
                 pq2 = engine.compute(labels, r2, k=self.ks, threshold=self.threshold, gain=self.gain)
                 out["rows2"] = pq2[~pq2["missing"].to_numpy()]
                 out["first2"] = _first_keys(block["system"][judged], keys[judged])
-        return out
 
     def finish(
         self, scored: list[dict], queries=None, negatives=None, empty=(), label: str = "run", heads: bool = True
@@ -565,8 +554,9 @@ def evaluate_streamed(
 
     Notes
     -----
-    Peak memory is the judgments plus one block (the bytes, the parsed frame and the engine's
-    temporaries) plus the per-query frame, which holds one row per (system, judged query).
+    Peak memory is the judgments plus two blocks (the one scored, with the engine's
+    temporaries, and the next, read from a file on a second thread meanwhile: the bytes and
+    the parsed frame) plus the per-query frame, which holds one row per (system, judged query).
     """
     from ...io.text import is_path as _is_path
 
@@ -575,7 +565,8 @@ def evaluate_streamed(
     scored: list[Any]
     empty: list[Any]
     scored, empty = [], []
-    for block, keys in _blocks(run, chunk_rows, system=system):
+    blocks = _blocks(run, chunk_rows, system=system)
+    for block, keys in read_ahead(blocks) if _is_path(run) else blocks:
         empty.extend(block.attrs.get("empty_rankings") or [])
         scored.append(plan.score(block, keys))
         del block
