@@ -8,20 +8,27 @@ Dask, once the cluster is up) and ends when the ``Evaluation`` is built:
 * ``streaming``: ``evaluate(qrels, run, chunk_rows=--chunk-rows)``;
 * ``dask1``: :func:`retrieval_eval.dask.evaluate` of the path on a ``LocalCluster`` of one
   single-threaded worker process, the file cut into ``--blocksize`` byte ranges read by the
-  package's TREC reader on the worker (labels broadcast);
+  package's TREC reader on the worker (labels broadcast); ``dask1x2``: the same worker with two
+  threads (what ``LocalCluster(n_workers=1)`` and ``dask worker`` give on a 2-core machine);
 * ``dask2-broadcast``, ``dask2-partitioned``: two workers, the labels sent whole to each or
   partitioned with the run on ``query_id`` (the memory per worker of both label modes).
 
-It prints each variant's time, rate and peak RSS (client and workers), the ratio of the Dask
-rate to the streaming rate, and whether every summary is equal to the streaming one, bit for
-bit. ``--worker-env`` sets the worker processes' environment: ``dask`` keeps distributed's
-defaults (``OMP_NUM_THREADS=1``, which also caps arrow's CPU thread pool at one thread, and
-``MALLOC_TRIM_THRESHOLD_=65536``); ``match`` (the default) sets ``OMP_NUM_THREADS`` to the
-client's value or the machine's core count, so arrow parses with as many threads as in the
-streaming process (``MALLOC_TRIM_THRESHOLD_`` stays distributed's).
+``--rounds`` runs the variants that many times, in alternated order; it prints each run's time,
+rate and peak RSS (client and workers), the paired median of each Dask rate over the streaming
+rate, and whether every summary is equal to the streaming one, bit for bit, and writes the
+result to ``benchmarks/results/`` (:mod:`record`).
+
+``--worker-env`` sets the worker processes' environment: ``dask`` keeps distributed's defaults
+(``OMP_NUM_THREADS=1``, which also caps arrow's CPU thread pool at one thread, and
+``MALLOC_TRIM_THRESHOLD_=65536``); ``match`` (the default) gives the workers the streaming
+process's: ``OMP_NUM_THREADS`` the client's value or the machine's core count (arrow parses
+with as many threads), and ``MALLOC_TRIM_THRESHOLD_`` as the client has it (unset, as a rule).
+Setting it at all turns off glibc's sliding mmap threshold: every allocation over 128 KiB is
+then a fresh mapping, faulted in page by page and unmapped when freed (on the 2-core box,
+1.4-1.7M page faults and 2.9-3.6 s of system time per 20M rows, against 0.2-0.3M and 0.7-0.9 s).
 
     python benchmarks/bench_dask.py --rows 2000000
-    python benchmarks/bench_dask.py --rows 20000000 --blocksize 64MB
+    python benchmarks/bench_dask.py --rows 20000000 --blocksize 64MB --rounds 3 --variants streaming,dask1,dask1x2
     python benchmarks/bench_dask.py --rows 2000000 --variants dask2-broadcast,dask2-partitioned
 """
 
@@ -30,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -40,10 +48,14 @@ from bench_scale import generate  # (the same generated files)
 
 
 def _worker_env(mode: str) -> dict:
-    """The worker processes' environment over distributed's defaults (see the module's notes)."""
+    """The worker processes' environment over distributed's defaults (see the module's notes;
+    None: the variable is not set in the worker)."""
     if mode == "dask":
         return {}
-    return {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(os.cpu_count() or 1))}
+    return {
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(os.cpu_count() or 1)),
+        "MALLOC_TRIM_THRESHOLD_": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+    }
 
 
 def _warm() -> None:
@@ -57,7 +69,7 @@ def _warm() -> None:
     from_trec_run(b"q1 Q0 d1 1 0.5 r\n")
 
 
-def _dask(judgments, run_path: str, workers: int, labels: str, blocksize: str, worker_env: str) -> tuple:
+def _dask(judgments, run_path: str, workers: int, threads: int, labels: str, blocksize: str, worker_env: str) -> tuple:
     import resource
 
     import dask
@@ -69,7 +81,7 @@ def _dask(judgments, run_path: str, workers: int, labels: str, blocksize: str, w
     with (
         dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in env.items()}),
         LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
+            n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None, memory_limit=0
         ) as cluster,
         Client(cluster) as c,
     ):
@@ -93,10 +105,11 @@ def child(variant: str, run_path: str, qrels_path: str, chunk_rows: int, blocksi
         ev = rev.evaluate(judgments, run_path, chunk_rows=chunk_rows)
         out["scoring_s"] = time.perf_counter() - started
     elif variant.startswith("dask"):
-        workers = int(variant[4])
+        shape = variant[4:].split("-", 1)[0]  # "1" or "1x2": workers (x threads per worker)
+        workers, threads = (int(x) for x in (shape.split("x") + ["1"])[:2])
         labels = variant.split("-", 1)[1] if "-" in variant else "broadcast"
         ev, out["scoring_s"], out["worker_peak_mib"] = _dask(
-            judgments, run_path, workers, labels, blocksize, worker_env
+            judgments, run_path, workers, threads, labels, blocksize, worker_env
         )
     else:
         raise SystemExit(f"unknown variant {variant}")
@@ -126,6 +139,7 @@ def main(argv=None) -> None:
     ap.add_argument("--chunk-rows", type=int, default=2_000_000)
     ap.add_argument("--blocksize", default="64MB")
     ap.add_argument("--variants", default="streaming,dask1")
+    ap.add_argument("--rounds", type=int, default=1, help="alternated rounds (the ratios are paired)")
     ap.add_argument("--worker-env", choices=("match", "dask"), default="match")
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -135,28 +149,47 @@ def main(argv=None) -> None:
     if args.child:
         print(json.dumps(child(args.child, args.run, args.qrels, args.chunk_rows, args.blocksize, args.worker_env)))
         return
+    from record import Recorder
+
+    recorder = Recorder("bench_dask", argv)
     run_path, qrels_path = generate(args.rows, args.depth)
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
-    print(f"{'variant':<18} {'rows':>12} {'scoring s':>9} {'Mrows/s':>8} {'wall s':>7}  peak MiB (client; workers)")
-    results = []
-    for variant in args.variants.split(","):
-        got = measure(variant, args, run_path, qrels_path)
-        got["rows"] = args.rows
-        results.append(got)
-        rate = args.rows / got["scoring_s"] / 1e6
+    print(
+        f"{'round':<6}{'variant':<18} {'rows':>12} {'scoring s':>9} {'Mrows/s':>8} {'wall s':>7}  peak MiB (client; workers)"
+    )
+    variants = args.variants.split(",")
+    runs: dict[str, list[dict]] = {v: [] for v in variants}
+    for round_ in range(args.rounds):
+        for variant in variants if round_ % 2 == 0 else variants[::-1]:
+            got = measure(variant, args, run_path, qrels_path)
+            got["rows"] = args.rows
+            runs[variant].append(got)
+            rate = args.rows / got["scoring_s"] / 1e6
+            print(
+                f"{round_ + 1:<6}{variant:<18} {args.rows:>12,} {got['scoring_s']:>9.2f} {rate:>8.2f} "
+                f"{got['wall_s']:>7.1f}  {got['client_peak_mib']}; {got.get('worker_peak_mib', '')}",
+                flush=True,
+            )
+    base = variants[0]
+    summary: dict[str, float] = {f"{v} scoring s": statistics.median(r["scoring_s"] for r in runs[v]) for v in variants}
+    for variant in variants[1:]:
+        same = all(r["summary"] == runs[base][0]["summary"] for r in runs[variant] + runs[base])
+        ratios = [b["scoring_s"] / g["scoring_s"] for b, g in zip(runs[base], runs[variant])]
+        ratio = statistics.median(ratios)
+        summary[f"{variant} / {base} rate"] = ratio
         print(
-            f"{variant:<18} {args.rows:>12,} {got['scoring_s']:>9.1f} {rate:>8.2f} {got['wall_s']:>7.1f}  "
-            f"{got['client_peak_mib']}; {got.get('worker_peak_mib', '')}",
-            flush=True,
+            f"{variant} / {base}: {ratio:.2f}x the rate (paired median; rounds: "
+            f"{', '.join(f'{x:.2f}' for x in ratios)}); summary equal to the last bit: {same}"
         )
-    base = results[0]
-    for got in results[1:]:
-        same = got["summary"] == base["summary"]
-        ratio = base["scoring_s"] / got["scoring_s"]
-        print(f"{got['variant']} / {base['variant']}: {ratio:.2f}x the rate; summary equal to the last bit: {same}")
         if not same:
-            raise SystemExit(f"{got['variant']} and {base['variant']} disagree")
+            raise SystemExit(f"{variant} and {base} disagree")
     print(f"load after: {os.getloadavg()[0]:.2f}")
+    for rs in runs.values():
+        for r in rs:
+            r.pop("summary")
+    results = {"rows": args.rows, "depth": args.depth, "blocksize": args.blocksize, "chunk_rows": args.chunk_rows,
+               "worker_env": args.worker_env, "rounds": args.rounds, "runs": runs, "summary": summary}  # fmt: skip
+    recorder.write(results)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 

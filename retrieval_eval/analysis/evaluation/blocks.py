@@ -1,12 +1,14 @@
 """Blocks of whole queries: a run frame cut in memory, a parquet dataset read in record
-batches, the labels of a block's queries found in one lookup (:class:`JudgmentIndex`), and the
-byte-level helpers the line readers of :mod:`.streaming` use (where the last
-query of a block of bytes begins; a reader's error with the line counted in the file).
+batches, a TREC run read through one reused buffer (:func:`trec_blocks`), the next block read
+while the last is scored (:func:`read_ahead`), the labels of a block's queries found in one
+lookup (:class:`JudgmentIndex`), and the byte-level helpers the line readers of
+:mod:`.streaming` use (where the last query of a block of bytes begins; a reader's error with
+the line counted in the file).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,6 +23,8 @@ from ...model import ID
 
 T = TypeVar("T")
 
+#: Bytes read for the first block per row asked for (later blocks use the measured size).
+FIRST_BYTES_PER_ROW = 48
 #: The judgments' columns the engine reads.
 JUDGMENT_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
 
@@ -52,7 +56,7 @@ class JudgmentIndex:
         return self.frame.iloc[self.rows(qids)]
 
 
-def read_ahead(blocks: Iterator[T]) -> Iterator[T]:
+def read_ahead(blocks: Iterator[T]) -> Generator[T, None, None]:
     """The items of ``blocks`` in order, the next one read on a second thread while the caller
     works on this one: a file's next block is parsed (by arrow, without the GIL) while the
     engine scores the last. At most two blocks are held, the one given and the one coming.
@@ -250,3 +254,100 @@ def parquet_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
         raise FormatError(label, None, f"cannot read the parquet data ({err})") from None
     if held_rows:
         yield frame(held)
+
+
+def trec_blocks(path, chunk_rows: int, system, order: str = "rank") -> Iterator[pd.DataFrame]:
+    """A TREC run read in blocks of whole queries: each block is the lines from one cut to
+    the next, parsed by :func:`~retrieval_eval.io.trec.trec_run_view` (the frame
+    :func:`~retrieval_eval.formats.from_trec_run` gives); the lines of the block's last query
+    wait for the next block (they may go on there).
+
+    The file is read into one buffer, reused from block to block (:class:`_Buffer`): the
+    waiting lines move to its front and the next bytes are read in after them, so no block's
+    bytes are joined or copied, and the memory is touched once, not once per block.
+    """
+    from ...io.trec import trec_run_view
+
+    label = str(path)
+
+    def parse(view: memoryview, offset: int) -> pd.DataFrame:
+        try:
+            return trec_run_view(view, label, order, system)
+        except FormatError as err:
+            raise relabel(err, path, offset) from None
+
+    buffer = _Buffer(path, chunk_rows * FIRST_BYTES_PER_ROW)
+    held, held_qid = 0, None  # the buffer's first ``held`` bytes: lines of query ``held_qid``
+    size = buffer.size
+    with buffer:
+        while True:
+            end = buffer.fill(held, size)
+            if end == held:
+                break
+            cut, qid = trailing_query(buffer.view(held, end))  # in the bytes just read
+            if qid is None or (cut == 0 and (held_qid is None or qid == held_qid)):
+                held, held_qid = end, held_qid if qid is None else qid  # no cut yet: the block grows
+                continue
+            block, held_qid = held + cut, qid  # cut 0: the new bytes start a query
+            frame = parse(buffer.view(0, block), buffer.at)
+            size = max(256, int(block / max(len(frame), 1) * chunk_rows))
+            yield frame
+            held = buffer.keep(block, end)
+        if held:
+            yield parse(buffer.view(0, held), buffer.at)
+
+
+class _Buffer:
+    """A file read in whole lines into one reused bytearray.
+
+    ``fill(start, size)`` reads about ``size`` bytes after the first ``start`` (to the end of
+    a line) and returns where the bytes end; ``keep(lo, hi)`` moves bytes ``lo:hi`` to the
+    front (the lines that wait) and returns their length; ``at`` is the file offset of the
+    buffer's first byte. The buffer grows when a block needs more room, never shrinks.
+    """
+
+    def __init__(self, path, size: int):
+        from ...io.text import read_error
+
+        self.size, self.at = size, 0
+        self.data = bytearray(size + size // 4)
+        try:
+            self.fh = open(path, "rb")  # noqa: SIM115 (closed by __exit__)
+        except OSError as err:
+            raise read_error(path, err) from None
+
+    def __enter__(self) -> _Buffer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.fh.close()
+
+    def view(self, lo: int, hi: int) -> memoryview:
+        return memoryview(self.data)[lo:hi]
+
+    def _room(self, need: int, keep: int) -> None:
+        if need > len(self.data):
+            grown = bytearray(need + need // 4)
+            grown[:keep] = memoryview(self.data)[:keep]
+            self.data = grown
+
+    def fill(self, start: int, size: int) -> int:
+        self._room(start + size, start)
+        end = start
+        with memoryview(self.data) as view:
+            while end < start + size and (got := self.fh.readinto(view[end : start + size])):
+                end += got
+        if end == start + size and self.data[end - 1] != 0x0A:
+            rest = self.fh.readline()  # the line the read cut, to its end
+            self._room(end + len(rest), end)
+            self.data[end : end + len(rest)] = rest
+            end += len(rest)
+        return end
+
+    def keep(self, lo: int, hi: int) -> int:
+        if lo:
+            whole = np.frombuffer(self.data, dtype=np.uint8)
+            whole[: hi - lo] = whole[lo:hi].copy()  # the regions may overlap
+            del whole
+            self.at += lo
+        return hi - lo

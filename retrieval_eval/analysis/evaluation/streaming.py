@@ -31,14 +31,21 @@ from ...engine import metrics as engine
 from ...engine.metrics import ID
 from ...engine.remembered import found_once
 from ...errors import FormatError
+from .blocks import (
+    FIRST_BYTES_PER_ROW,
+    JudgmentIndex,
+    frame_blocks,
+    is_parquet,
+    parquet_blocks,
+    read_ahead,
+    relabel,
+    trailing_query,  # noqa: F401 (the old path retrieval_eval.streaming names it)
+    trec_blocks,
+)
 from .blocks import JUDGMENT_COLUMNS as _JUDGMENT_COLUMNS
-from .blocks import JudgmentIndex, frame_blocks, is_parquet, parquet_blocks, read_ahead, relabel, trailing_query
 from .heads import block_heads, join_heads
 from .result import finish_evaluation, negative_id_list
 from .strata import stratum_keys, stratum_run
-
-#: Bytes read for the first block per row asked for (later blocks use the measured size).
-_FIRST_BYTES_PER_ROW = 48
 
 
 def block_metrics(
@@ -169,7 +176,7 @@ def _blocks(
     elif jsonish(run, None):  # the io layer's one rule: JSON by name or first character
         blocks = _jsonl_blocks(run, int(chunk_rows), system)
     else:
-        blocks = _trec_blocks(run, int(chunk_rows), system, order)
+        blocks = trec_blocks(run, int(chunk_rows), system, order)
     offset = 0
     for block in blocks:
         yield block, offset + np.arange(len(block), dtype=np.int64)
@@ -204,109 +211,12 @@ def _lines(path, first_bytes: int) -> Generator[tuple[bytes, int], int | None, N
                 size = got
 
 
-def _trec_blocks(path, chunk_rows: int, system, order) -> Iterator[pd.DataFrame]:
-    """A TREC run read in blocks of whole queries: each block is the lines from one cut to
-    the next, parsed by :func:`~retrieval_eval.io.trec.trec_run_view` (the frame
-    :func:`~retrieval_eval.formats.from_trec_run` gives); the lines of the block's last query
-    wait for the next block (they may go on there).
-
-    The file is read into one buffer, reused from block to block (:class:`_Buffer`): the
-    waiting lines move to its front and the next bytes are read in after them, so no block's
-    bytes are joined or copied, and the memory is touched once, not once per block.
-    """
-    from ...io.trec import trec_run_view
-
-    label = str(path)
-
-    def parse(view: memoryview, offset: int) -> pd.DataFrame:
-        try:
-            return trec_run_view(view, label, order, system)
-        except FormatError as err:
-            raise relabel(err, path, offset) from None
-
-    buffer = _Buffer(path, chunk_rows * _FIRST_BYTES_PER_ROW)
-    held, held_qid = 0, None  # the buffer's first ``held`` bytes: lines of query ``held_qid``
-    size = buffer.size
-    with buffer:
-        while True:
-            end = buffer.fill(held, size)
-            if end == held:
-                break
-            cut, qid = trailing_query(buffer.view(held, end))  # in the bytes just read
-            if qid is None or (cut == 0 and (held_qid is None or qid == held_qid)):
-                held, held_qid = end, held_qid if qid is None else qid  # no cut yet: the block grows
-                continue
-            block, held_qid = held + cut, qid  # cut 0: the new bytes start a query
-            frame = parse(buffer.view(0, block), buffer.at)
-            size = max(256, int(block / max(len(frame), 1) * chunk_rows))
-            yield frame
-            held = buffer.keep(block, end)
-        if held:
-            yield parse(buffer.view(0, held), buffer.at)
-
-
-class _Buffer:
-    """A file read in whole lines into one reused bytearray.
-
-    ``fill(start, size)`` reads about ``size`` bytes after the first ``start`` (to the end of
-    a line) and returns where the bytes end; ``keep(lo, hi)`` moves bytes ``lo:hi`` to the
-    front (the lines that wait) and returns their length; ``at`` is the file offset of the
-    buffer's first byte. The buffer grows when a block needs more room, never shrinks.
-    """
-
-    def __init__(self, path, size: int):
-        from ...io.text import read_error
-
-        self.size, self.at = size, 0
-        self.data = bytearray(size + size // 4)
-        try:
-            self.fh = open(path, "rb")  # noqa: SIM115 (closed by __exit__)
-        except OSError as err:
-            raise read_error(path, err) from None
-
-    def __enter__(self) -> _Buffer:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.fh.close()
-
-    def view(self, lo: int, hi: int) -> memoryview:
-        return memoryview(self.data)[lo:hi]
-
-    def _room(self, need: int, keep: int) -> None:
-        if need > len(self.data):
-            grown = bytearray(need + need // 4)
-            grown[:keep] = memoryview(self.data)[:keep]
-            self.data = grown
-
-    def fill(self, start: int, size: int) -> int:
-        self._room(start + size, start)
-        end = start
-        with memoryview(self.data) as view:
-            while end < start + size and (got := self.fh.readinto(view[end : start + size])):
-                end += got
-        if end == start + size and self.data[end - 1] != 0x0A:
-            rest = self.fh.readline()  # the line the read cut, to its end
-            self._room(end + len(rest), end)
-            self.data[end : end + len(rest)] = rest
-            end += len(rest)
-        return end
-
-    def keep(self, lo: int, hi: int) -> int:
-        if lo:
-            whole = np.frombuffer(self.data, dtype=np.uint8)
-            whole[: hi - lo] = whole[lo:hi].copy()  # the regions may overlap
-            del whole
-            self.at += lo
-        return hi - lo
-
-
 def _jsonl_blocks(path, chunk_rows: int, system) -> Iterator[pd.DataFrame]:
     """A run JSONL read in blocks of whole lines (a line is a whole ranking)."""
     from ...io import parse_run
 
     label = str(path)
-    reader = _lines(path, chunk_rows * _FIRST_BYTES_PER_ROW)
+    reader = _lines(path, chunk_rows * FIRST_BYTES_PER_ROW)
     size = None
     while True:
         try:
