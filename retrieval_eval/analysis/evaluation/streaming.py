@@ -298,7 +298,7 @@ class Plan:
         out["heads"] = block_heads(block, keys)
         out["first"] = _first_keys(block["system"], keys)
         if self.spanning:
-            judged = kernels.lookup(block["query_id"], self.index.queries) >= 0
+            judged = self.index.judged(block["query_id"])
             assert self.mapping is not None and self.composite is not None  # set with spanning
             r2 = stratum_run(block, self.mapping)
             if len(r2):
