@@ -9,10 +9,11 @@ in a file whose lines of each query stand together (the usual order) every ranki
 one range. A query longer than a range makes the range before it longer and leaves the ranges
 it covers empty.
 
-Each range is parsed by :func:`~retrieval_eval.io.trec.from_trec_run` (the reader
-:func:`~retrieval_eval.io.trec.read_trec_run` uses): the same dialect, the same checks and the
-same one-line :class:`~retrieval_eval.errors.FormatError`, with the line counted in the whole
-file (:func:`lines_before`). :func:`range_rows` gives a range's rows unranked (the file's own
+Each range is parsed by :func:`~retrieval_eval.io.trec.trec_run_view` (the reader
+:func:`~retrieval_eval.io.trec.read_trec_run` uses) straight from the file mapped into memory
+(:func:`range_view`): the same dialect, the same checks and the same one-line
+:class:`~retrieval_eval.errors.FormatError`, with the line counted in the whole file
+(:func:`lines_before`). :func:`range_rows` gives a range's rows unranked (the file's own
 ranks, in file order), for a caller that puts the pieces of a ranking found in several ranges
 back together and orders them with :func:`~retrieval_eval.io.trec.order_trec`.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "parse_blocksize",
     "range_bytes",
     "range_rows",
+    "range_view",
     "read_range",
     "run_files",
 ]
@@ -162,6 +164,37 @@ def range_bytes(rng: ByteRange) -> tuple[bytes, int]:
         raise read_error(rng.path, err) from None
 
 
+def range_view(rng: ByteRange) -> tuple[memoryview | bytes, int]:
+    """:func:`range_bytes`, as a view of the file mapped into memory where it can be.
+
+    The reader then parses the page cache in place: no copy of the range, and none of the
+    page faults of filling a fresh buffer of its size (0.4 of 7 CPU seconds per 20M rows on
+    the 2-core box). The mapping goes when the last reference to the view does. A file that
+    cannot be mapped (a pipe, a special file) is read as bytes. As with any mapped read, a file
+    cut shorter in place while a range is parsed ends the process (replacing it by a rename,
+    as the package's own writers do, is safe).
+    """
+    import pyarrow as pa
+
+    try:
+        with open(rng.path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            lo, hi = _boundary(fh, rng.start, size), _boundary(fh, rng.end, size)
+    except OSError as err:
+        raise read_error(rng.path, err) from None
+    if hi <= lo:
+        return b"", lo
+    try:
+        with pa.memory_map(os.fsdecode(rng.path), "r") as mapped:
+            mapped.seek(lo)
+            buf = mapped.read_buffer(hi - lo)  # a slice of the mapping, not a copy
+    except (OSError, pa.ArrowException):
+        return range_bytes(rng)
+    if len(buf) != hi - lo:  # the file changed under us: the plain read says what is there
+        return range_bytes(rng)
+    return memoryview(buf), lo
+
+
 def lines_before(path: str | os.PathLike[str], offset: int) -> int:
     """Lines that end before byte ``offset`` of a file (the line count of a part's first line)."""
     before = 0
@@ -189,11 +222,11 @@ def read_range(rng: ByteRange, order: str = "rank", system: str | None = None) -
     FormatError
         The main reader's message for the range's first bad line, the line counted in the file.
     """
-    from .trec import from_trec_run
+    from .trec import trec_run_view
 
-    data, offset = range_bytes(rng)
+    data, offset = range_view(rng)
     try:
-        return from_trec_run(data, label=rng.path, order=order, system=system)
+        return trec_run_view(memoryview(data), label=rng.path, order=order, system=system)
     except FormatError as err:
         raise _in_file(err, rng.path, offset) from None
 

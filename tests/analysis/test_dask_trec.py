@@ -19,7 +19,8 @@ import retrieval_eval as rev
 import retrieval_eval.io as formats
 from retrieval_eval import dask as red
 from retrieval_eval.errors import FormatError
-from retrieval_eval.io.byte_ranges import byte_ranges, range_bytes, read_range
+from retrieval_eval.io import byte_ranges as br
+from retrieval_eval.io.byte_ranges import byte_ranges, range_bytes, range_view, read_range
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +88,37 @@ def test_ranges_cover_the_file_once_and_cut_between_queries(case, tmp_path, bloc
     full = [p for p, _ in pieces if _first_qid(p) is not None]
     for a, b in zip(full[:-1], full[1:]):
         assert _last_qid(a) != _first_qid(b)  # no query's lines cut in two
+    got = pd.concat([read_range(r) for r in ranges], ignore_index=True)
+    pd.testing.assert_frame_equal(got, rev.read_trec_run(path), check_exact=True)
+
+
+@pytest.mark.parametrize("blocksize", [97, 1000, 4096])
+def test_a_mapped_range_shows_the_bytes_a_read_gives(case, tmp_path, blocksize):
+    lines = _lines(case[1])
+    lines[0] = "\ufeff" + lines[0]  # a BOM: the reader's careful pass, from the mapped bytes
+    path = _write(tmp_path / "run.trec", lines)
+    ranges = byte_ranges(path, blocksize)
+    views = [range_view(r) for r in ranges]
+    assert any(isinstance(v, memoryview) and len(v) for v, _ in views)  # mapped, not read
+    assert [(bytes(v), at) for v, at in views] == [range_bytes(r) for r in ranges]
+    got = pd.concat([read_range(r) for r in ranges], ignore_index=True)
+    pd.testing.assert_frame_equal(got, rev.read_trec_run(path), check_exact=True)
+
+
+def test_a_file_that_cannot_be_mapped_is_read(case, tmp_path, monkeypatch):
+    import pyarrow as pa
+
+    path = _write(tmp_path / "run.trec", _lines(case[1]))
+    ranges = byte_ranges(path, 1000)
+    expected = [range_bytes(r) for r in ranges]
+
+    def refuse(*args, **kwargs):
+        raise OSError("no mapping here")
+
+    monkeypatch.setattr(pa, "memory_map", refuse)
+    views = [br.range_view(r) for r in ranges]
+    assert all(isinstance(v, bytes) for v, _ in views)
+    assert views == expected
     got = pd.concat([read_range(r) for r in ranges], ignore_index=True)
     pd.testing.assert_frame_equal(got, rev.read_trec_run(path), check_exact=True)
 
