@@ -27,6 +27,9 @@ first row).
 The labels are sent whole to every worker (``labels="broadcast"``), or, for large labels
 (``labels="partitioned"``), shuffled on ``query_id`` with the run into the same partitions
 (co-partitioned), so that a worker holds only its partition's labels.
+
+The tasks' functions live in :mod:`retrieval_eval.analysis.evaluation.partitions`, which does
+not import Dask's dataframe module: a worker imports only what it runs.
 """
 
 from __future__ import annotations
@@ -40,21 +43,32 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 import os
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from .analysis.evaluation.partitions import (
+    ROWS,
+    RUN,
+    bucket,
+    edges_scored,
+    keyed_part,
+    keyed_range,
+    keyed_rows,
+    label_keyed,
+    range_error,
+    score_frame_part,
+    score_moved,
+    score_pair,
+    score_range,
+    split_message,
+)
 from .analysis.evaluation.streaming import Plan
 from .errors import FormatError
-from .io.byte_ranges import ByteRange, byte_ranges, range_rows, read_range
+from .io.byte_ranges import ByteRange, byte_ranges
 
 #: Above this many labels, ``labels="auto"`` partitions the labels with the run instead of
 #: sending them whole to every worker (about 90 bytes a label on each worker: 450 MB).
 BROADCAST_MAX_LABELS = 5_000_000
 
-#: A row's key: its partition's number times this plus its place in the partition.
-_PART = np.int64(1) << np.int64(40)
-_RUN = ["system", "query_id", "rank", "doc_id", "score"]
-_ROWS = ["system", "query_id", "doc_id", "rank", "score"]
 #: The label columns a worker's plan reads (the engine's; the client keeps every column).
 _LABEL_COLUMNS = ["query_id", "doc_uri", "chunk_id", "relevance", "stratum"]
 
@@ -110,37 +124,11 @@ def read_run(path, fmt: str | None = None, blocksize="128MB") -> dd.DataFrame:
         strings = {"query_id": "string", "doc_id": "string", "system": "string"}
         return dd.read_csv(text, dtype=strings, blocksize=blocksize)
     ranges = byte_ranges(text, blocksize)
-    return _row_frames(ranges, None)[_RUN]
+    return _row_frames(ranges, None)[RUN]
 
 
 # --------------------------------------------------------------------------------------------
 # TREC text in byte ranges.
-
-
-def _range_keys(rng: ByteRange, n: int) -> np.ndarray:
-    return np.int64(rng.number) * _PART + np.arange(n, dtype=np.int64)
-
-
-def _score_range(rng: ByteRange, plan: Plan, system: str | None) -> dict:
-    """One byte range read by the TREC reader and scored; a bad line comes back as a value
-    (the client raises the first range's, as the reader of the whole file would)."""
-    try:
-        frame = read_range(rng, system=system)
-    except FormatError as err:
-        return {"error": err}
-    return {"scored": plan.score(frame, _range_keys(rng, len(frame)))}
-
-
-def _keyed_range(rng: ByteRange, system: str | None) -> pd.DataFrame:
-    """A range's run frame (the reader's order), with each row's ``_key``."""
-    frame = read_range(rng, system=system)
-    return frame[_RUN].assign(_key=_range_keys(rng, len(frame)))
-
-
-def _keyed_rows(rng: ByteRange, system: str | None) -> pd.DataFrame:
-    """A range's rows in file order with the file's own ranks, with each row's ``_key``."""
-    rows = range_rows(rng, system=system)
-    return rows[_ROWS].assign(_key=_range_keys(rng, len(rows)))
 
 
 def _meta(columns: list[str]) -> pd.DataFrame:
@@ -150,19 +138,19 @@ def _meta(columns: list[str]) -> pd.DataFrame:
 
 
 def _reader_frames(ranges: list[ByteRange], system: str | None) -> dd.DataFrame:
-    parts = [dask.delayed(_keyed_range, pure=True)(r, system) for r in ranges]
-    return dd.from_delayed(parts, meta=_meta(_RUN), verify_meta=False)
+    parts = [dask.delayed(keyed_range, pure=True)(r, system) for r in ranges]
+    return dd.from_delayed(parts, meta=_meta(RUN), verify_meta=False)
 
 
 def _row_frames(ranges: list[ByteRange], system: str | None) -> dd.DataFrame:
-    parts = [dask.delayed(_keyed_rows, pure=True)(r, system) for r in ranges]
-    return dd.from_delayed(parts, meta=_meta(_ROWS), verify_meta=False)
+    parts = [dask.delayed(keyed_rows, pure=True)(r, system) for r in ranges]
+    return dd.from_delayed(parts, meta=_meta(ROWS), verify_meta=False)
 
 
 def first_error(ranges: list[ByteRange], system: str | None) -> None:
     """Raise the error of the first range the reader refuses (the whole file's first bad
     line), if any: a task's exception would be whichever the scheduler met first."""
-    found = dask.compute(*[dask.delayed(_range_error, pure=True)(r, system) for r in ranges])
+    found = dask.compute(*[dask.delayed(range_error, pure=True)(r, system) for r in ranges])
     err = _whole_file_error(list(found))
     if err is not None:
         raise err
@@ -179,113 +167,17 @@ def _whole_file_error(errors: list[FormatError | None]) -> FormatError | None:
     return next((e for e in first if e.detail.startswith("not valid UTF-8")), first[0])
 
 
-def _range_error(rng: ByteRange, system: str | None) -> FormatError | None:
-    try:
-        range_rows(rng, system=system)
-    except FormatError as err:
-        return err
-    return None
-
-
 def _ranges_unshuffled(ranges: list[ByteRange], plan: Plan, system: str | None) -> list[dict]:
     plan_ = _shipped(plan)
-    done = dask.compute(*[dask.delayed(_score_range, pure=True)(r, plan_, system) for r in ranges])
+    done = dask.compute(*[dask.delayed(score_range, pure=True)(r, plan_, system) for r in ranges])
     err = _whole_file_error([d.get("error") for d in done])
     if err is not None:
         raise err
     return [d["scored"] for d in done]
 
 
-def score_reader_part(part: pd.DataFrame, plan: Plan) -> dict:
-    """A shuffled partition of reader frames: rows back in key order, then the engine.
-
-    Each ranking must come whole from one range (the reader ranked it there); a ranking from
-    two ranges (``split``) needs the file's own ranks (:func:`score_rows_part`).
-    """
-    part = part.sort_values("_key", kind="stable")
-    keys = part["_key"].to_numpy(dtype=np.int64)
-    cells = pd.DataFrame({"s": part["system"].array, "q": part["query_id"].array, "r": keys // _PART})
-    pieces = cells.drop_duplicates()
-    split = pieces.duplicated(["s", "q"]).to_numpy()
-    if split.any():
-        s, q = pieces.loc[split, ["s", "q"]].iloc[0]
-        return {"split": (str(s), str(q))}
-    return {"scored": plan.score(part[_RUN].reset_index(drop=True), keys)}
-
-
-def score_rows_part(part: pd.DataFrame, plan: Plan, order: str = "rank") -> dict:
-    """A shuffled partition of file rows (whole queries): rows back in file order, each
-    (system, query) ordered and ranked by the TREC reader's rule, then the engine. Each row's
-    key is its ranking's first row's place in the file (rankings in order of first appearance,
-    as the reader of the whole file puts them)."""
-    import pyarrow as pa
-
-    from .io.trec import order_trec
-
-    part = part.sort_values("_key", kind="stable").reset_index(drop=True)
-    if not len(part):
-        return {"scored": plan.score(part[_RUN].iloc[:0])}
-    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([part["system"].array, part["query_id"].array]))
-    first = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
-    first[codes[::-1]] = part["_key"].to_numpy(dtype=np.int64)[::-1]
-    run = order_trec(
-        pa.array(part["system"].array),
-        pa.array(part["query_id"].array),
-        pa.array(part["doc_id"].array),
-        part["rank"].to_numpy(dtype=np.int64),
-        part["score"].to_numpy(dtype=np.float64),
-        order,
-    )
-    return {"scored": plan.score(run, np.repeat(first, np.bincount(codes)))}
-
-
 # --------------------------------------------------------------------------------------------
 # A Dask DataFrame (parquet, CSV, or the caller's own).
-
-
-def _keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
-    number = partition_info["number"] if partition_info else 0
-    return part.assign(_key=np.int64(number) * _PART + np.arange(len(part), dtype=np.int64))
-
-
-def score_frame_part(part: pd.DataFrame, plan: Plan, number: int, system: str | None) -> dict:
-    """One partition through the plan: its rows back in run order, then the engine.
-
-    The rows of the partition's first and last query are set aside (``edge``, with their
-    keys) rather than scored: in a run sorted by query those are the only rankings a
-    partition boundary can cut, and the client scores them once put together.
-    """
-    if "_key" in part.columns:
-        keys = part["_key"].to_numpy(dtype=np.int64)
-        order = np.argsort(keys, kind="stable")
-        part, keys = part.iloc[order], keys[order]
-    else:
-        keys = np.int64(number) * _PART + np.arange(len(part), dtype=np.int64)
-    part = part[[c for c in _RUN if c in part.columns]].reset_index(drop=True)
-    if not len(part):
-        return {"scored": plan.score(part), "edge": (part, keys)}
-    qid = part["query_id"]
-    edge = qid.isin([qid.iloc[0], qid.iloc[-1]]).to_numpy()
-    inner = _as_run(part[~edge], system)
-    return {"scored": plan.score(inner, keys[~edge]), "edge": (part[edge], keys[edge])}
-
-
-def _as_run(rows: pd.DataFrame, system: str | None) -> pd.DataFrame:
-    from .io import as_run
-
-    return as_run(rows.reset_index(drop=True), system=system)
-
-
-def edges_scored(done: list[dict], plan: Plan, system: str | None) -> list[dict]:
-    """Every partition's scored rows, and the edge rankings of all partitions as one block."""
-    scored = [d["scored"] for d in done]
-    rows = [d["edge"][0] for d in done if len(d["edge"][0])]
-    if rows:
-        keys = np.concatenate([d["edge"][1] for d in done if len(d["edge"][0])])
-        order = np.argsort(keys, kind="stable")
-        edges = pd.concat(rows, ignore_index=True).iloc[order]
-        scored.append(plan.score(_as_run(edges, system), keys[order]))
-    return scored
 
 
 def _shipped(plan: Plan):
@@ -307,7 +199,7 @@ def _frames_unshuffled(ddf: dd.DataFrame, plan: Plan, system: str | None) -> lis
 
 def keyed_frame(ddf: dd.DataFrame) -> dd.DataFrame:
     """The caller's Dask DataFrame with each row's place in the run (``_key``)."""
-    return ddf.map_partitions(_keyed, meta=ddf._meta.assign(_key=pd.Series(dtype="int64")))
+    return ddf.map_partitions(keyed_part, meta=ddf._meta.assign(_key=pd.Series(dtype="int64")))
 
 
 # --------------------------------------------------------------------------------------------
@@ -470,22 +362,6 @@ class _Context:
         )
 
 
-def split_message(query, system) -> str:
-    return (
-        f"the ranking of query {query} (system {system}) is in two places, so it cannot be scored "
-        "partition by partition; sort the run by query first (TREC text: sort -s -k1,1), or pass shuffle=True"
-    )
-
-
-def score_moved(part: pd.DataFrame, plan: Plan, number: int, kind: str, system: str | None) -> dict:
-    """A partition after the shuffle on ``query_id``, scored as its rows' source needs."""
-    if kind == "reader":
-        return score_reader_part(part, plan)
-    if kind == "rows":
-        return score_rows_part(part, plan)
-    return score_frame_part(part, plan, number, system)
-
-
 # --------------------------------------------------------------------------------------------
 # The labels: broadcast, or partitioned with the run.
 
@@ -521,19 +397,6 @@ def labels_whole(judgments):
     return judgments
 
 
-def _bucket(part: pd.DataFrame, n: int) -> pd.DataFrame:
-    """Each row's partition after the shuffle: a hash of its query id (the same rule for the
-    run and the labels, so a query's rows and labels meet)."""
-    values = np.asarray(part["query_id"].astype(object).to_numpy(), dtype=object)
-    hashed = pd.util.hash_array(values, categorize=False) % np.uint64(n)
-    return part.assign(_part=hashed.astype(np.int64))
-
-
-def _label_keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
-    number = partition_info["number"] if partition_info else 0
-    return part.assign(_lkey=np.int64(number) * _PART + np.arange(len(part), dtype=np.int64))
-
-
 def _label_frame(judgments, plan: Plan) -> dd.DataFrame:
     """The labels as a Dask DataFrame, each row with its place (``_lkey``): the caller's Dask
     DataFrame or parquet dataset as it is (the workers read it), else the client's frame."""
@@ -545,12 +408,12 @@ def _label_frame(judgments, plan: Plan) -> dd.DataFrame:
         frame = plan.judgments[[c for c in _LABEL_COLUMNS if c in plan.judgments.columns]]
         ddf = dd.from_pandas(frame, npartitions=max(1, -(-len(frame) // 1_000_000)), sort=False)
     meta = ddf._meta.assign(_lkey=pd.Series(dtype="int64"))
-    return ddf.map_partitions(_label_keyed, meta=meta)
+    return ddf.map_partitions(label_keyed, meta=meta)
 
 
 def _moved_by_query(ddf: dd.DataFrame, n: int) -> dd.DataFrame:
     meta = ddf._meta.assign(_part=pd.Series(dtype="int64"))
-    return ddf.map_partitions(_bucket, n, meta=meta).shuffle(on="_part", npartitions=n)
+    return ddf.map_partitions(bucket, n, meta=meta).shuffle(on="_part", npartitions=n)
 
 
 def partitioned_scores(keyed: dd.DataFrame, judgments, plan: Plan, n: int, kind: str, system: str | None) -> list[dict]:
@@ -564,11 +427,3 @@ def partitioned_scores(keyed: dd.DataFrame, judgments, plan: Plan, n: int, kind:
         for i, (r, lab) in enumerate(zip(run_parts, label_parts))
     ]
     return list(dask.compute(*work))
-
-
-def score_pair(part: pd.DataFrame, labels: pd.DataFrame, params: tuple, number: int, kind: str, system) -> dict:
-    """One partition of the run with the labels of the same queries: a plan of those labels,
-    built on the worker (labels back in their order: the engine reads a query's in order)."""
-    labels = labels.sort_values("_lkey", kind="stable").drop(columns=["_lkey", "_part"])
-    plan = Plan(labels.reset_index(drop=True), *params)
-    return score_moved(part.drop(columns="_part"), plan, number, kind, system)
