@@ -6,6 +6,7 @@ Base layer: imports :mod:`retrieval_eval.model` only. No per-row Python anywhere
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,6 +21,8 @@ __all__ = [
     "arrow",
     "block_starts",
     "codes",
+    "keep_starts",
+    "kept_starts",
     "fixed_width",
     "offsets",
     "run_starts",
@@ -159,6 +162,50 @@ def block_starts(
     if only_in_order and not in_order:
         return np.zeros(0, dtype=np.int64), False
     return np.r_[0, pc.indices_nonzero(boundary).to_numpy() + 1].astype(np.int64), in_order
+
+
+#: The blocks a reader found in the frames it made: (system column, query column, starts), the
+#: columns' arrow arrays held weakly (a frame let go takes its entry with it). Newest last.
+_KEPT: list[tuple[weakref.ref, weakref.ref, np.ndarray]] = []
+_KEPT_MAX = 8
+
+
+def _held(column: Any) -> Any:
+    """The arrow array a pandas column holds: the object itself (``__arrow_array__``, which
+    pandas answers with its own array, where ``pa.array`` may wrap a single chunk anew)."""
+    values = column.array if isinstance(column, (pd.Series, pd.Index)) else column
+    get = getattr(values, "__arrow_array__", None)
+    return get() if get is not None else None
+
+
+def keep_starts(system: pd.Series, qid: pd.Series, starts: np.ndarray) -> None:
+    """Say that the (system, query) blocks of a frame's rows (columns ``system`` and ``qid``)
+    start at ``starts`` (what :func:`block_starts` finds): the TREC reader, which found them
+    while it read, hands them to the engine, which would compare the 10M neighbouring ids
+    again (0.1 s). Kept by the identity of the arrow arrays the columns hold: arrow's arrays
+    are immutable, so while the same objects live they hold the same values, and a column set
+    anew (pandas makes a new array) or a frame made of other rows has other objects."""
+    pair = _held(system), _held(qid)
+    if pair[0] is None or pair[1] is None:
+        return
+    live = [e for e in _KEPT if e[0]() is not None and e[1]() is not None]
+    _KEPT[:] = [*live[-(_KEPT_MAX - 1) :], (weakref.ref(pair[0]), weakref.ref(pair[1]), starts)]
+
+
+def kept_starts(system: pd.Series, qid: pd.Series, rank: np.ndarray) -> tuple[np.ndarray, bool] | None:
+    """:func:`block_starts` of these columns (``strict``) from what a reader kept of the very
+    arrays they hold, else None. Only the blocks are kept: whether the ranks go up inside each
+    is checked again on ``rank`` (a caller may have set the rank column), a neighbour compare
+    of int64s."""
+    if not _KEPT:
+        return None
+    pair = _held(system), _held(qid)
+    for s, q, starts in reversed(list(_KEPT)):  # a copy: a reader on another thread may add
+        if pair[0] is not None and s() is pair[0] and q() is pair[1]:
+            up = rank[1:] > rank[:-1]
+            up[starts[1:] - 1] = True  # a block's first row follows another block
+            return starts, bool(up.all())
+    return None
 
 
 #: Ids up to this many bytes are moved as numpy fixed-width items (:func:`fixed_width`).

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..arrays import arrow as _arrow
 from ..arrays import block_starts as _block_starts
+from ..arrays import kept_starts
 from ..arrays import take as _take
 from ..arrays import whole as _whole
 from ..model import ID
@@ -67,8 +68,8 @@ def ranking_starts(run: pd.DataFrame) -> tuple[np.ndarray, bool]:
     :func:`.remembered.found_once`, found once per run."""
     columns = _ranking_columns(run)
     found = recalled(columns)
-    if found is None:
-        found = _find_starts(*columns)
+    if found is None:  # the reader may have found them while it read the run
+        found = kept_starts(run["system"], run["query_id"], columns[2]) or _find_starts(*columns)
         remember(columns, found)
     return found
 

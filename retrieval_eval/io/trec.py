@@ -17,9 +17,9 @@ import pandas as pd
 import pyarrow as pa
 
 from ..arrays import block_starts as _block_starts
+from ..arrays import keep_starts, tie_runs
 from ..arrays import take as _take
 from ..arrays import take_strings as _take_strings
-from ..arrays import tie_runs
 from ..errors import FormatError
 from ..model import empty_run
 from .columns import (
@@ -80,7 +80,9 @@ def order_trec(system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.n
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
     s_arr = constant_strings(system, n) if isinstance(system, str) else arrow_strings(system)
-    return new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
+    frame = new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
+    keep_starts(frame["system"], frame["query_id"], starts)  # the groups stand together now
+    return frame
 
 
 def rank_order(codes: np.ndarray, rank: np.ndarray, doc: Any) -> np.ndarray:
@@ -325,7 +327,9 @@ def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None, name
         return order_trec(names, qid, doc, rank_in, score, order)
     rank = block_rank(first, len(score))
     s_arr = constant_strings(names, len(rank)) if isinstance(names, str) else arrow_strings(names)
-    return new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
+    frame = new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
+    keep_starts(frame["system"], frame["query_id"], first)
+    return frame
 
 
 def _trec_python(text: str, label: str) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:
