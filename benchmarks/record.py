@@ -117,6 +117,10 @@ class Recorder:
             "result": result,
         }
         path = directory / f"{self.bench}-{stamp}.json"
+        n = 1
+        while path.exists():  # two runs started in one minute: the second keeps the first
+            n += 1
+            path = directory / f"{self.bench}-{stamp}-{n}.json"
         path.write_text(json.dumps(record, indent=1, sort_keys=False, default=float) + "\n")
         print(f"result written to {path.relative_to(HERE.parent) if path.is_relative_to(HERE.parent) else path}")
         return path
