@@ -262,7 +262,13 @@ def test_rule2_sigterm_and_sigint_remove_the_temp_file(big, tmp_path, sig, code)
     proc.send_signal(sig)
     proc.wait(timeout=60)
     proc.stderr.close()
-    assert proc.returncode == code
+    if proc.returncode in (0, 1):
+        # The signal came after the last write (the temp file seen was the last to be renamed):
+        # nothing was left to interrupt, and the run ended as it would have (exit 1: labels to
+        # review). Then the new bytes are in place, whole.
+        assert path.read_bytes() == new
+    else:
+        assert proc.returncode == code
     assert temps(tmp_path) == []
     assert path.read_bytes() in (old, new)
     assert (tmp_path / "judgments.jsonl.bak").read_bytes() in (earlier, old)
