@@ -7,7 +7,8 @@ Dask, once the cluster is up) and ends when the ``Evaluation`` is built:
 
 * ``streaming``: ``evaluate(qrels, run, chunk_rows=--chunk-rows)``;
 * ``dask1``: :func:`retrieval_eval.dask.evaluate` of the path on a ``LocalCluster`` of one
-  single-threaded worker process, the file cut into ``--blocksize`` byte ranges read by the
+  single-threaded worker process, the file cut into ``--blocksize`` byte ranges (default 128 MB,
+  as :func:`retrieval_eval.dask.evaluate` cuts them) read by the
   package's TREC reader on the worker (labels broadcast); ``dask1x2``: the same worker with two
   threads (what ``LocalCluster(n_workers=1)`` and ``dask worker`` give on a 2-core machine);
 * ``dask2-broadcast``, ``dask2-partitioned``: two workers, the labels sent whole to each or
@@ -28,7 +29,8 @@ then a fresh mapping, faulted in page by page and unmapped when freed (on the 2-
 1.4-1.7M page faults and 2.9-3.6 s of system time per 20M rows, against 0.2-0.3M and 0.7-0.9 s).
 
     python benchmarks/bench_dask.py --rows 2000000
-    python benchmarks/bench_dask.py --rows 20000000 --blocksize 64MB --rounds 3 --variants streaming,dask1,dask1x2
+    python benchmarks/bench_dask.py --rows 20000000 --rounds 4 --variants streaming,dask1,dask1x2          # 128 MB ranges
+    python benchmarks/bench_dask.py --rows 20000000 --blocksize 64MB --rounds 6 --variants streaming,dask1x2,dask1
     python benchmarks/bench_dask.py --rows 2000000 --variants dask2-broadcast,dask2-partitioned
 """
 
@@ -137,7 +139,7 @@ def main(argv=None) -> None:
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--depth", type=int, default=1000)
     ap.add_argument("--chunk-rows", type=int, default=2_000_000)
-    ap.add_argument("--blocksize", default="64MB")
+    ap.add_argument("--blocksize", default="128MB", help="byte range size (default: retrieval_eval.dask's own)")
     ap.add_argument("--variants", default="streaming,dask1")
     ap.add_argument("--rounds", type=int, default=1, help="alternated rounds (the ratios are paired)")
     ap.add_argument("--worker-env", choices=("match", "dask"), default="match")
