@@ -150,18 +150,29 @@ def _boundary(fh: BinaryIO, at: int, size: int) -> int:
     return size
 
 
-def range_bytes(rng: ByteRange) -> tuple[bytes, int]:
-    """The bytes of a range moved to query boundaries, and their offset in the file."""
+def _bounds(rng: ByteRange) -> tuple[int, int]:
+    """Where a range starts and ends once moved to query boundaries."""
     try:
         with open(rng.path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            lo, hi = _boundary(fh, rng.start, size), _boundary(fh, rng.end, size)
-            if hi <= lo:
-                return b"", lo
-            fh.seek(lo)
-            return fh.read(hi - lo), lo
+            return _boundary(fh, rng.start, size), _boundary(fh, rng.end, size)
     except OSError as err:
         raise read_error(rng.path, err) from None
+
+
+def _read(path: str, lo: int, hi: int) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(lo)
+            return fh.read(hi - lo)
+    except OSError as err:
+        raise read_error(path, err) from None
+
+
+def range_bytes(rng: ByteRange) -> tuple[bytes, int]:
+    """The bytes of a range moved to query boundaries, and their offset in the file."""
+    lo, hi = _bounds(rng)
+    return (_read(rng.path, lo, hi) if hi > lo else b""), lo
 
 
 def range_view(rng: ByteRange) -> tuple[memoryview | bytes, int]:
@@ -176,12 +187,7 @@ def range_view(rng: ByteRange) -> tuple[memoryview | bytes, int]:
     """
     import pyarrow as pa
 
-    try:
-        with open(rng.path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            lo, hi = _boundary(fh, rng.start, size), _boundary(fh, rng.end, size)
-    except OSError as err:
-        raise read_error(rng.path, err) from None
+    lo, hi = _bounds(rng)
     if hi <= lo:
         return b"", lo
     try:
@@ -189,9 +195,9 @@ def range_view(rng: ByteRange) -> tuple[memoryview | bytes, int]:
             mapped.seek(lo)
             buf = mapped.read_buffer(hi - lo)  # a slice of the mapping, not a copy
     except (OSError, pa.ArrowException):
-        return range_bytes(rng)
+        return _read(rng.path, lo, hi), lo
     if len(buf) != hi - lo:  # the file changed under us: the plain read says what is there
-        return range_bytes(rng)
+        return _read(rng.path, lo, hi), lo
     return memoryview(buf), lo
 
 

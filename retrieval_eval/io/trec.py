@@ -79,9 +79,18 @@ def order_trec(system: Any, qid: Any, doc: Any, rank_in: np.ndarray, score: np.n
     starts = group_starts(codes)
     counts = np.diff(np.concatenate((starts, [n])))
     rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
-    s_arr = constant_strings(system, n) if isinstance(system, str) else arrow_strings(system)
+    return _grouped_frame(system, qid, rank, doc, score, starts)  # the groups stand together now
+
+
+def _grouped_frame(
+    system: Any, qid: Any, rank: np.ndarray, doc: Any, score: np.ndarray, starts: np.ndarray
+) -> pd.DataFrame:
+    """The run frame of rows whose (system, query) blocks start at ``starts``, which the
+    engine is handed (:func:`~retrieval_eval.arrays.keep_starts`) rather than finding them
+    again. ``system``: the run_name column, or a str naming every row."""
+    s_arr = constant_strings(system, len(rank)) if isinstance(system, str) else arrow_strings(system)
     frame = new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
-    keep_starts(frame["system"], frame["query_id"], starts)  # the groups stand together now
+    keep_starts(frame["system"], frame["query_id"], starts)
     return frame
 
 
@@ -325,11 +334,7 @@ def _trec_run_arrow(table: pa.Table | None, order: str, system: str | None, name
     if first is None:
         assert rank_in is not None
         return order_trec(names, qid, doc, rank_in, score, order)
-    rank = block_rank(first, len(score))
-    s_arr = constant_strings(names, len(rank)) if isinstance(names, str) else arrow_strings(names)
-    frame = new_run_frame(s_arr, arrow_strings(qid), rank, arrow_strings(doc), score)
-    keep_starts(frame["system"], frame["query_id"], first)
-    return frame
+    return _grouped_frame(names, qid, block_rank(first, len(score)), doc, score, first)
 
 
 def _trec_python(text: str, label: str) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:

@@ -27,8 +27,13 @@ RUN = ["system", "query_id", "rank", "doc_id", "score"]
 ROWS = ["system", "query_id", "doc_id", "rank", "score"]
 
 
+def part_keys(number: int, n: int) -> np.ndarray:
+    """The keys of the ``n`` rows of partition ``number``, in order."""
+    return np.int64(number) * PART + np.arange(n, dtype=np.int64)
+
+
 def range_keys(rng: ByteRange, n: int) -> np.ndarray:
-    return np.int64(rng.number) * PART + np.arange(n, dtype=np.int64)
+    return part_keys(rng.number, n)
 
 
 def score_range(rng: ByteRange, plan: Plan, system: str | None) -> dict:
@@ -106,7 +111,7 @@ def score_rows_part(part: pd.DataFrame, plan: Plan, order: str = "rank") -> dict
 
 def keyed_part(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
     number = partition_info["number"] if partition_info else 0
-    return part.assign(_key=np.int64(number) * PART + np.arange(len(part), dtype=np.int64))
+    return part.assign(_key=part_keys(number, len(part)))
 
 
 def score_frame_part(part: pd.DataFrame, plan: Plan, number: int, system: str | None) -> dict:
@@ -121,7 +126,7 @@ def score_frame_part(part: pd.DataFrame, plan: Plan, number: int, system: str | 
         order = np.argsort(keys, kind="stable")
         part, keys = part.iloc[order], keys[order]
     else:
-        keys = np.int64(number) * PART + np.arange(len(part), dtype=np.int64)
+        keys = part_keys(number, len(part))
     part = part[[c for c in RUN if c in part.columns]].reset_index(drop=True)
     if not len(part):
         return {"scored": plan.score(part), "edge": (part, keys)}
@@ -175,7 +180,7 @@ def bucket(part: pd.DataFrame, n: int) -> pd.DataFrame:
 
 def label_keyed(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
     number = partition_info["number"] if partition_info else 0
-    return part.assign(_lkey=np.int64(number) * PART + np.arange(len(part), dtype=np.int64))
+    return part.assign(_lkey=part_keys(number, len(part)))
 
 
 def score_pair(part: pd.DataFrame, labels: pd.DataFrame, params: tuple, number: int, kind: str, system) -> dict:
